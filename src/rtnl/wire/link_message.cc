@@ -1,0 +1,291 @@
+// rtnl/wire/link_message.cc — the RTM_NEWLINK/RTM_DELLINK that dumps and notifications
+// carry: LinkMessage <-> bytes, in the attribute order of Linux's rtnl_fill_ifinfo.
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "rtnl/wire/link.h"
+#include "rtnl/wire/raw_attrs.h"
+
+namespace ifcore::wire {
+
+namespace {
+
+template <class T>
+void put_opt_u32(MessageBuilder& b, std::uint16_t type, const std::optional<T>& v) {
+  if (v) b.put_u32(type, static_cast<std::uint32_t>(*v));
+}
+
+void put_opt_u8(MessageBuilder& b, std::uint16_t type, const std::optional<std::uint8_t>& v) {
+  if (v) b.put_u8(type, *v);
+}
+
+Result<void> put_kind_data(MessageBuilder& b, std::uint16_t type,
+                           const std::optional<AttrList>& list,
+                           const std::vector<std::uint8_t>& raw) {
+  if (list) {
+    auto n = b.begin_nest(type);
+    IFCORE_TRY(encode_attrs(b, *list));
+    b.end_nest(n);
+  } else if (!raw.empty()) {
+    b.put_bytes(type, raw);
+  }
+  return ok();
+}
+
+}  // namespace
+
+Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkMessage& m) {
+  b.begin(h);
+  ifinfomsg ifi{};
+  ifi.ifi_family = m.family;
+  ifi.ifi_type = m.hw_type;
+  ifi.ifi_index = m.ifindex;
+  ifi.ifi_flags = m.flags;
+  ifi.ifi_change = m.change;
+  b.put_struct(ifi);
+
+  // Linux 6.18 rtnl_fill_ifinfo order, as observed on this machine (docs/WIRE.md).
+  b.put_string(IFLA_IFNAME, m.name);
+  b.put_u32(IFLA_TXQLEN, m.txqlen);
+  put_opt_u8(b, IFLA_OPERSTATE, m.operstate);
+  put_opt_u8(b, IFLA_LINKMODE, m.link_mode);
+  put_opt_u32(b, IFLA_MTU, m.mtu);
+  put_opt_u32(b, IFLA_MIN_MTU, m.min_mtu);
+  put_opt_u32(b, IFLA_MAX_MTU, m.max_mtu);
+  put_opt_u32(b, IFLA_GROUP, m.group);
+  put_opt_u32(b, IFLA_PROMISCUITY, m.promiscuity);
+  put_opt_u32(b, IFLA_ALLMULTI, m.allmulti);
+  put_opt_u32(b, IFLA_NUM_TX_QUEUES, m.num_tx_queues);
+  put_opt_u32(b, IFLA_GSO_MAX_SEGS, m.gso_max_segs);
+  put_opt_u32(b, IFLA_GSO_MAX_SIZE, m.gso_max_size);
+  put_opt_u32(b, IFLA_GRO_MAX_SIZE, m.gro_max_size);
+  put_opt_u32(b, IFLA_NUM_RX_QUEUES, m.num_rx_queues);
+  put_opt_u32(b, IFLA_MASTER, m.master);
+  put_opt_u8(b, IFLA_CARRIER, m.carrier);
+  if (m.ifalias) b.put_string(IFLA_IFALIAS, *m.ifalias);
+  put_opt_u32(b, IFLA_CARRIER_CHANGES, m.carrier_changes);
+  put_opt_u32(b, IFLA_CARRIER_UP_COUNT, m.carrier_up_count);
+  put_opt_u32(b, IFLA_CARRIER_DOWN_COUNT, m.carrier_down_count);
+  put_opt_u8(b, IFLA_PROTO_DOWN, m.proto_down);
+  if (m.address) b.put_bytes(IFLA_ADDRESS, m.address->bytes());
+  if (m.broadcast) b.put_bytes(IFLA_BROADCAST, m.broadcast->bytes());
+  if (m.stats64) b.put_attr(IFLA_STATS64, &*m.stats64, sizeof(rtnl_link_stats64));
+  if (m.stats) b.put_attr(IFLA_STATS, &*m.stats, sizeof(rtnl_link_stats));
+  bool has_info = m.kind || m.info_data || !m.info_data_raw.empty() || m.slave_kind ||
+                  m.slave_data || !m.slave_data_raw.empty();
+  if (has_info) {
+    // Linux (rtnl_link_fill): the kind's own info first, then the port's.
+    auto info = b.begin_nest(IFLA_LINKINFO);
+    if (m.kind) b.put_string(IFLA_INFO_KIND, *m.kind);
+    auto r = put_kind_data(b, IFLA_INFO_DATA, m.info_data, m.info_data_raw);
+    if (r && m.slave_kind) b.put_string(IFLA_INFO_SLAVE_KIND, *m.slave_kind);
+    if (r) r = put_kind_data(b, IFLA_INFO_SLAVE_DATA, m.slave_data, m.slave_data_raw);
+    if (!r) {
+      b.cancel();
+      return r;
+    }
+    b.end_nest(info);
+  }
+  if (m.link_netnsid) b.put_s32(IFLA_LINK_NETNSID, *m.link_netnsid);
+  put_opt_u32(b, IFLA_LINK, m.link);
+  if (m.perm_address) b.put_bytes(IFLA_PERM_ADDRESS, m.perm_address->bytes());
+  if (m.qdisc) b.put_string(IFLA_QDISC, *m.qdisc);
+  if (m.inet_conf || m.inet6_flags || m.inet6_addr_gen_mode) {
+    auto af = b.begin_nest(IFLA_AF_SPEC);
+    if (m.inet_conf) {
+      auto in = b.begin_nest(AF_INET);
+      b.put_attr(IFLA_INET_CONF, m.inet_conf->data(), m.inet_conf->size() * sizeof(std::uint32_t));
+      b.end_nest(in);
+    }
+    if (m.inet6_flags || m.inet6_addr_gen_mode) {
+      auto in6 = b.begin_nest(AF_INET6);
+      put_opt_u32(b, IFLA_INET6_FLAGS, m.inet6_flags);
+      put_opt_u8(b, IFLA_INET6_ADDR_GEN_MODE, m.inet6_addr_gen_mode);
+      b.end_nest(in6);
+    }
+    b.end_nest(af);
+  }
+  auto e = b.end();
+  if (!e) return fail(e.error());
+  return ok();
+}
+
+namespace {
+
+template <class T, class V>
+Result<void> set(std::optional<T>& field, Result<V> v) {
+  if (!v) return fail(v.error());
+  field = static_cast<T>(*v);
+  return ok();
+}
+
+// Copies a stats struct; a shorter or longer payload (another kernel's layout) is
+// tolerated: missing counters read as 0, extra ones are dropped.
+template <class T>
+T copy_stats(const RawAttr& a) {
+  T s{};
+  std::memcpy(&s, a.data.data(), std::min(sizeof(T), a.data.size()));
+  return s;
+}
+
+void decode_kind_data(const RawAttr& a, const std::optional<std::string>& kind, bool slave,
+                      const DecodeContext& ctx, std::optional<AttrList>& list,
+                      std::vector<std::uint8_t>& raw) {
+  raw.assign(a.data.begin(), a.data.end());
+  if (!kind || !ctx.kind_policy) return;
+  auto policy = ctx.kind_policy(*kind, slave);
+  if (!policy) return;
+  DecodeContext inner = ctx;
+  ++inner.depth;
+  auto v = decode_attrs(a.data, *policy, a.offset + NLA_HDRLEN, inner);
+  if (v) list = std::move(*v);  // tolerant: a newer sender may know more types
+}
+
+Result<void> decode_linkinfo(const RawAttr& a, LinkMessage& m, const DecodeContext& ctx) {
+  auto inner = parse_nested(a);
+  if (!inner) return fail(inner.error());
+  const RawAttr* data = nullptr;
+  const RawAttr* slave = nullptr;
+  for (const RawAttr& x : *inner) {
+    if (x.type == IFLA_INFO_KIND) m.kind = x.as_string();
+    if (x.type == IFLA_INFO_SLAVE_KIND) m.slave_kind = x.as_string();
+    if (x.type == IFLA_INFO_DATA) data = &x;
+    if (x.type == IFLA_INFO_SLAVE_DATA) slave = &x;
+  }
+  if (data) decode_kind_data(*data, m.kind, false, ctx, m.info_data, m.info_data_raw);
+  if (slave) decode_kind_data(*slave, m.slave_kind, true, ctx, m.slave_data, m.slave_data_raw);
+  return ok();
+}
+
+Result<void> decode_af_spec(const RawAttr& a, LinkMessage& m) {
+  auto fams = parse_nested(a);
+  if (!fams) return fail(fams.error());
+  for (const RawAttr& f : *fams) {
+    if (f.type != AF_INET && f.type != AF_INET6) continue;
+    auto inner = parse_nested(f);
+    if (!inner) return fail(inner.error());
+    for (const RawAttr& x : *inner) {
+      if (f.type == AF_INET && x.type == IFLA_INET_CONF) {
+        std::vector<std::uint32_t> conf(x.data.size() / 4);
+        std::memcpy(conf.data(), x.data.data(), conf.size() * 4);
+        m.inet_conf = std::move(conf);
+      } else if (f.type == AF_INET6 && x.type == IFLA_INET6_FLAGS) {
+        IFCORE_TRY(set(m.inet6_flags, x.u32()));
+      } else if (f.type == AF_INET6 && x.type == IFLA_INET6_ADDR_GEN_MODE) {
+        IFCORE_TRY(set(m.inet6_addr_gen_mode, x.u8()));
+      }
+    }
+  }
+  return ok();
+}
+
+Result<void> decode_attr(const RawAttr& a, LinkMessage& m, const DecodeContext& ctx) {
+  switch (a.type) {
+    case IFLA_IFNAME:
+      m.name = a.as_string();
+      return ok();
+    case IFLA_TXQLEN: {
+      auto v = a.u32();
+      if (!v) return fail(v.error());
+      m.txqlen = *v;
+      return ok();
+    }
+    case IFLA_OPERSTATE:
+      return set(m.operstate, a.u8());
+    case IFLA_LINKMODE:
+      return set(m.link_mode, a.u8());
+    case IFLA_MTU:
+      return set(m.mtu, a.u32());
+    case IFLA_MIN_MTU:
+      return set(m.min_mtu, a.u32());
+    case IFLA_MAX_MTU:
+      return set(m.max_mtu, a.u32());
+    case IFLA_GROUP:
+      return set(m.group, a.u32());
+    case IFLA_PROMISCUITY:
+      return set(m.promiscuity, a.u32());
+    case IFLA_ALLMULTI:
+      return set(m.allmulti, a.u32());
+    case IFLA_NUM_TX_QUEUES:
+      return set(m.num_tx_queues, a.u32());
+    case IFLA_GSO_MAX_SEGS:
+      return set(m.gso_max_segs, a.u32());
+    case IFLA_GSO_MAX_SIZE:
+      return set(m.gso_max_size, a.u32());
+    case IFLA_GRO_MAX_SIZE:
+      return set(m.gro_max_size, a.u32());
+    case IFLA_NUM_RX_QUEUES:
+      return set(m.num_rx_queues, a.u32());
+    case IFLA_MASTER:
+      return set(m.master, a.u32());
+    case IFLA_CARRIER:
+      return set(m.carrier, a.u8());
+    case IFLA_IFALIAS:
+      m.ifalias = a.as_string();
+      return ok();
+    case IFLA_CARRIER_CHANGES:
+      return set(m.carrier_changes, a.u32());
+    case IFLA_CARRIER_UP_COUNT:
+      return set(m.carrier_up_count, a.u32());
+    case IFLA_CARRIER_DOWN_COUNT:
+      return set(m.carrier_down_count, a.u32());
+    case IFLA_PROTO_DOWN:
+      return set(m.proto_down, a.u8());
+    case IFLA_ADDRESS:
+      m.address = HwAddr(a.data);
+      return ok();
+    case IFLA_BROADCAST:
+      m.broadcast = HwAddr(a.data);
+      return ok();
+    case IFLA_PERM_ADDRESS:
+      m.perm_address = HwAddr(a.data);
+      return ok();
+    case IFLA_STATS64:
+      m.stats64 = copy_stats<rtnl_link_stats64>(a);
+      return ok();
+    case IFLA_STATS:
+      m.stats = copy_stats<rtnl_link_stats>(a);
+      return ok();
+    case IFLA_LINKINFO:
+      return decode_linkinfo(a, m, ctx);
+    case IFLA_LINK_NETNSID:
+      return set(m.link_netnsid, a.s32());
+    case IFLA_LINK:
+      return set(m.link, a.u32());
+    case IFLA_QDISC:
+      m.qdisc = a.as_string();
+      return ok();
+    case IFLA_AF_SPEC:
+      return decode_af_spec(a, m);
+    default:
+      return ok();  // a newer kernel's attribute: skipped
+  }
+}
+
+}  // namespace
+
+Result<LinkMessage> decode_link_message(const Message& msg, const DecodeContext& ctx) {
+  auto p = msg.payload();
+  auto ifi = read_struct<ifinfomsg>(p, "ifinfomsg");
+  if (!ifi) return fail(ifi.error());
+  LinkMessage m;
+  m.family = ifi->ifi_family;
+  m.hw_type = ifi->ifi_type;
+  m.ifindex = ifi->ifi_index;
+  m.flags = ifi->ifi_flags;
+  m.change = ifi->ifi_change;
+  std::size_t start = std::min<std::size_t>(NLMSG_ALIGN(sizeof(ifinfomsg)), p.size());
+  auto attrs = parse_raw_attrs(p.subspan(start), static_cast<int>(NLMSG_HDRLEN + start));
+  if (!attrs) return fail(attrs.error());
+  for (const RawAttr& a : *attrs) IFCORE_TRY(decode_attr(a, m, ctx));
+  return m;
+}
+
+}  // namespace ifcore::wire

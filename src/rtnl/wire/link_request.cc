@@ -1,0 +1,384 @@
+// rtnl/wire/link_request.cc — RTM_NEWLINK/SETLINK/DELLINK/GETLINK requests <-> values.
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include "rtnl/wire/link.h"
+#include "rtnl/wire/raw_attrs.h"
+
+namespace ifcore::wire {
+
+namespace {
+
+constexpr std::size_t kIfinfoLen = NLMSG_ALIGN(sizeof(ifinfomsg));
+
+// Linux: IFALIASZ and ALTIFNAMSIZ from <linux/if.h>.
+constexpr std::size_t kMaxAlias = IFALIASZ - 1;
+constexpr std::size_t kMaxAltName = ALTIFNAMSIZ - 1;
+
+// Read-only or meaningless-on-input IFLA_* types a client may send back: ignored, as Linux
+// ignores them in rtnl_setlink / rtnl_newlink.
+bool ignored_on_input(std::uint16_t t) {
+  switch (t) {
+    case IFLA_UNSPEC:
+    case IFLA_PAD:
+    case IFLA_EXT_MASK:
+    case IFLA_STATS:
+    case IFLA_STATS64:
+    case IFLA_QDISC:
+    case IFLA_MIN_MTU:
+    case IFLA_MAX_MTU:
+    case IFLA_PROMISCUITY:
+    case IFLA_ALLMULTI:
+    case IFLA_CARRIER_CHANGES:
+    case IFLA_CARRIER_UP_COUNT:
+    case IFLA_CARRIER_DOWN_COUNT:
+    case IFLA_COST:
+    case IFLA_PRIORITY:
+    case IFLA_WIRELESS:
+    case IFLA_PROTINFO:
+    case IFLA_EVENT:
+    case IFLA_XDP:
+    case IFLA_PARENT_DEV_NAME:
+    case IFLA_PARENT_DEV_BUS_NAME:
+    case IFCORE_IFLA_BULK:
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <class T, class V>
+Result<void> set(std::optional<T>& field, Result<V> v) {
+  if (!v) return fail(v.error());
+  field = static_cast<T>(*v);
+  return ok();
+}
+
+Result<void> decode_af_spec(const RawAttr& a, LinkRequest& req) {
+  auto fams = parse_nested(a);
+  if (!fams) return fail(fams.error());
+  for (const RawAttr& f : *fams) {
+    if (f.type != AF_INET6) {
+      if (f.type == AF_INET)
+        return fail_at(f.offset, EOPNOTSUPP, "IFLA_AF_SPEC family AF_INET not supported");
+      return fail_at(f.offset, EAFNOSUPPORT, "IFLA_AF_SPEC family {} not supported", f.type);
+    }
+    auto inner = parse_nested(f);
+    if (!inner) return fail(inner.error());
+    bool any = false;
+    for (const RawAttr& x : *inner) {
+      if (x.type == IFLA_INET6_ADDR_GEN_MODE) {
+        IFCORE_TRY(set(req.inet6_addr_gen_mode, x.u8()));
+        any = true;
+      } else if (x.type == IFLA_INET6_TOKEN) {
+        return fail_at(x.offset, EOPNOTSUPP, "IFLA_INET6_TOKEN not supported");
+      }
+      // Linux (inet6_validate_link_af) ignores other types.
+    }
+    if (!any) return fail_at(f.offset, EINVAL, "AF_INET6 link attributes carry nothing to change");
+  }
+  return ok();
+}
+
+Result<void> decode_link_info(const RawAttr& a, DecodedLink& out, const DecodeContext& ctx) {
+  auto raw = parse_nested(a);
+  if (!raw) return fail(raw.error());
+  LinkRequest& req = out.req;
+  const RawAttr* data = nullptr;
+  const RawAttr* slave = nullptr;
+  for (const RawAttr& x : *raw) {
+    switch (x.type) {
+      case IFLA_INFO_KIND:
+        IFCORE_TRY(set(req.kind, x.string()));
+        break;
+      case IFLA_INFO_SLAVE_KIND:
+        IFCORE_TRY(set(req.slave_kind, x.string()));
+        break;
+      case IFLA_INFO_DATA:
+        data = &x;
+        break;
+      case IFLA_INFO_SLAVE_DATA:
+        slave = &x;
+        break;
+      case IFLA_INFO_XSTATS:
+        break;  // read-only
+      default:
+        return fail_at(x.offset, EINVAL, "unknown attribute type {}", x.type);
+    }
+  }
+  DecodeContext inner = ctx;
+  ++inner.depth;
+  auto decode_data = [&](const RawAttr* d, const std::optional<std::string>& kind, bool is_slave,
+                         AttrList& list, std::vector<std::uint8_t>& raw_out, int& off,
+                         bool& decoded) -> Result<void> {
+    if (!d) return ok();
+    raw_out.assign(d->data.begin(), d->data.end());
+    off = d->offset + NLA_HDRLEN;
+    if (!kind || !ctx.kind_policy) return ok();
+    auto policy = ctx.kind_policy(*kind, is_slave);
+    if (!policy) return ok();
+    auto v = decode_attrs(d->data, *policy, off, inner);
+    if (!v) return fail(v.error());
+    list = std::move(*v);
+    decoded = true;
+    return ok();
+  };
+  req.has_info_data = data != nullptr;
+  req.has_slave_data = slave != nullptr;
+  IFCORE_TRY(decode_data(data, req.kind, false, req.info_data, out.info_data_raw,
+                         out.info_data_offset, out.info_data_decoded));
+  IFCORE_TRY(decode_data(slave, req.slave_kind, true, req.slave_data, out.slave_data_raw,
+                         out.slave_data_offset, out.slave_data_decoded));
+  return ok();
+}
+
+Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext& ctx) {
+  LinkRequest& r = out.req;
+  switch (a.type) {
+    case IFLA_IFNAME:
+      return set(r.name, a.string(IFNAMSIZ - 1));
+    case IFLA_ALT_IFNAME:
+      return set(r.alt_name, a.string(kMaxAltName));
+    case IFLA_MTU:
+      return set(r.mtu, a.u32());
+    case IFLA_ADDRESS:
+    case IFLA_BROADCAST: {
+      auto v = a.binary(0, HwAddr::kMaxLen);
+      if (!v) return fail(v.error());
+      (a.type == IFLA_ADDRESS ? r.address : r.broadcast) = HwAddr(*v);
+      return ok();
+    }
+    case IFLA_TXQLEN:
+      return set(r.txqlen, a.u32());
+    case IFLA_GROUP:
+      return set(r.group, a.u32());
+    case IFLA_MASTER:
+      return set(r.master, a.u32());
+    case IFLA_LINK:
+      return set(r.link, a.u32());
+    case IFLA_LINK_NETNSID:
+      return set(r.link_netnsid, a.s32());
+    case IFLA_TARGET_NETNSID:
+      return set(r.net_ns_id, a.s32());
+    case IFLA_NET_NS_FD:
+      return set(r.net_ns_fd, a.u32());
+    case IFLA_NET_NS_PID:
+      return set(r.net_ns_pid, a.u32());
+    case IFCORE_IFLA_NET_NS_NAME:
+      return set(r.net_ns_name, a.string(NAME_MAX));
+    case IFLA_OPERSTATE:
+      return set(r.operstate, a.u8());
+    case IFLA_LINKMODE:
+      return set(r.link_mode, a.u8());
+    case IFLA_IFALIAS: {
+      // `ip link set DEV alias ""` sends an empty payload to clear the alias.
+      std::string s = a.as_string();
+      if (s.size() > kMaxAlias)
+        return fail_at(a.offset, ERANGE, "attribute type {}: string of {} bytes exceeds {}", a.type,
+                       s.size(), kMaxAlias);
+      r.ifalias = std::move(s);
+      return ok();
+    }
+    case IFLA_NUM_TX_QUEUES:
+      return set(r.num_tx_queues, a.u32());
+    case IFLA_NUM_RX_QUEUES:
+      return set(r.num_rx_queues, a.u32());
+    case IFLA_GSO_MAX_SIZE:
+      return set(r.gso_max_size, a.u32());
+    case IFLA_GSO_MAX_SEGS:
+      return set(r.gso_max_segs, a.u32());
+    case IFLA_NEW_IFINDEX:
+      return set(r.new_ifindex, a.s32());
+    case IFLA_CARRIER:
+      return set(r.carrier, a.u8());
+    case IFLA_PROTO_DOWN:
+      return set(r.proto_down, a.u8());
+    case IFLA_AF_SPEC:
+      return decode_af_spec(a, r);
+    case IFLA_LINKINFO:
+      return decode_link_info(a, out, ctx);
+    case IFLA_PERM_ADDRESS:
+      // Linux: NLA_REJECT in ifla_policy.
+      return fail_at(a.offset, EINVAL, "attribute type {}: read-only", a.type);
+    default:
+      if (ignored_on_input(a.type)) return ok();
+      if (a.type <= IFLA_MAX)
+        return fail_at(a.offset, EOPNOTSUPP, "attribute type {} not supported", a.type);
+      return fail_at(a.offset, EINVAL, "unknown attribute type {}", a.type);
+  }
+}
+
+}  // namespace
+
+Result<DecodedLink> decode_link_body(std::span<const std::uint8_t> body, int base_offset,
+                                     const DecodeContext& ctx) {
+  if (ctx.depth >= kMaxNestDepth)
+    return fail_at(base_offset, EINVAL, "attribute nesting deeper than {}", kMaxNestDepth);
+  auto ifi = read_struct<ifinfomsg>(body, "ifinfomsg");
+  if (!ifi) return fail(ifi.error());
+  DecodedLink out;
+  LinkRequest& r = out.req;
+  r.family = ifi->ifi_family;
+  r.hw_type = ifi->ifi_type;
+  r.ifindex = ifi->ifi_index;
+  r.flags = ifi->ifi_flags;
+  r.change = ifi->ifi_change;
+  std::size_t start = std::min(kIfinfoLen, body.size());
+  auto attrs = parse_raw_attrs(body.subspan(start), base_offset + static_cast<int>(start));
+  if (!attrs) return fail(attrs.error());
+  for (const RawAttr& a : *attrs) IFCORE_TRY(decode_one(a, out, ctx));
+  return out;
+}
+
+Result<DecodedLink> decode_link_request(const Message& m, const DecodeContext& ctx) {
+  return decode_link_body(m.payload(), NLMSG_HDRLEN, ctx);
+}
+
+Result<void> encode_link_body(MessageBuilder& b, const LinkRequest& r, int depth) {
+  ifinfomsg ifi{};
+  ifi.ifi_family = r.family;
+  ifi.ifi_type = r.hw_type;
+  ifi.ifi_index = r.ifindex;
+  ifi.ifi_flags = r.flags;
+  ifi.ifi_change = r.change;
+  b.put_struct(ifi);
+  if (r.name) b.put_string(IFLA_IFNAME, *r.name);
+  if (r.alt_name) b.put_string(IFLA_ALT_IFNAME, *r.alt_name);
+  if (r.txqlen) b.put_u32(IFLA_TXQLEN, *r.txqlen);
+  if (r.operstate) b.put_u8(IFLA_OPERSTATE, *r.operstate);
+  if (r.link_mode) b.put_u8(IFLA_LINKMODE, *r.link_mode);
+  if (r.mtu) b.put_u32(IFLA_MTU, *r.mtu);
+  if (r.group) b.put_u32(IFLA_GROUP, *r.group);
+  if (r.num_tx_queues) b.put_u32(IFLA_NUM_TX_QUEUES, *r.num_tx_queues);
+  if (r.gso_max_segs) b.put_u32(IFLA_GSO_MAX_SEGS, *r.gso_max_segs);
+  if (r.gso_max_size) b.put_u32(IFLA_GSO_MAX_SIZE, *r.gso_max_size);
+  if (r.num_rx_queues) b.put_u32(IFLA_NUM_RX_QUEUES, *r.num_rx_queues);
+  if (r.master) b.put_u32(IFLA_MASTER, *r.master);
+  if (r.carrier) b.put_u8(IFLA_CARRIER, *r.carrier);
+  if (r.ifalias) b.put_string(IFLA_IFALIAS, *r.ifalias);
+  if (r.proto_down) b.put_u8(IFLA_PROTO_DOWN, *r.proto_down);
+  if (r.address) b.put_bytes(IFLA_ADDRESS, r.address->bytes());
+  if (r.broadcast) b.put_bytes(IFLA_BROADCAST, r.broadcast->bytes());
+  if (r.link) b.put_u32(IFLA_LINK, *r.link);
+  if (r.link_netnsid) b.put_s32(IFLA_LINK_NETNSID, *r.link_netnsid);
+  if (r.net_ns_id) b.put_s32(IFLA_TARGET_NETNSID, *r.net_ns_id);
+  if (r.net_ns_fd) b.put_u32(IFLA_NET_NS_FD, *r.net_ns_fd);
+  if (r.net_ns_pid) b.put_u32(IFLA_NET_NS_PID, *r.net_ns_pid);
+  if (r.net_ns_name) b.put_string(IFCORE_IFLA_NET_NS_NAME, *r.net_ns_name);
+  if (r.new_ifindex) b.put_s32(IFLA_NEW_IFINDEX, *r.new_ifindex);
+  if (r.kind || r.slave_kind || r.has_info_data || r.has_slave_data) {
+    auto info = b.begin_nest(IFLA_LINKINFO);
+    if (r.kind) b.put_string(IFLA_INFO_KIND, *r.kind);
+    if (r.has_info_data) {
+      auto d = b.begin_nest(IFLA_INFO_DATA);
+      IFCORE_TRY(encode_attrs(b, r.info_data, depth + 1));
+      b.end_nest(d);
+    }
+    if (r.slave_kind) b.put_string(IFLA_INFO_SLAVE_KIND, *r.slave_kind);
+    if (r.has_slave_data) {
+      auto d = b.begin_nest(IFLA_INFO_SLAVE_DATA);
+      IFCORE_TRY(encode_attrs(b, r.slave_data, depth + 1));
+      b.end_nest(d);
+    }
+    b.end_nest(info);
+  }
+  if (r.inet6_addr_gen_mode) {
+    auto af = b.begin_nest(IFLA_AF_SPEC);
+    auto in6 = b.begin_nest(AF_INET6);
+    b.put_u8(IFLA_INET6_ADDR_GEN_MODE, *r.inet6_addr_gen_mode);
+    b.end_nest(in6);
+    b.end_nest(af);
+  }
+  return ok();
+}
+
+Result<void> encode_link_request(MessageBuilder& b, const Header& h, const LinkRequest& req) {
+  b.begin(h);
+  auto r = encode_link_body(b, req);
+  if (!r) {
+    b.cancel();
+    return r;
+  }
+  auto e = b.end();
+  if (!e) return fail(e.error());
+  return ok();
+}
+
+Result<GetLinkRequest> decode_getlink(const Message& m) {
+  GetLinkRequest g;
+  g.dump = m.is_dump();
+  auto p = m.payload();
+  if (p.size() < sizeof(ifinfomsg)) {
+    if (g.dump) return g;  // struct rtgenmsg from an old client
+    return fail(EINVAL, "ifinfomsg payload too short ({} bytes, need {})", p.size(),
+                sizeof(ifinfomsg));
+  }
+  ifinfomsg ifi;
+  std::memcpy(&ifi, p.data(), sizeof(ifi));
+  g.ifindex = ifi.ifi_index;
+  auto attrs = parse_raw_attrs(p.subspan(kIfinfoLen), static_cast<int>(NLMSG_HDRLEN + kIfinfoLen));
+  if (!attrs) return fail(attrs.error());
+  for (const RawAttr& a : *attrs) {
+    switch (a.type) {
+      case IFLA_IFNAME:
+        IFCORE_TRY(set(g.name, a.string(IFNAMSIZ - 1)));
+        break;
+      case IFLA_ALT_IFNAME:
+        IFCORE_TRY(set(g.alt_name, a.string(kMaxAltName)));
+        break;
+      case IFLA_EXT_MASK: {
+        auto v = a.u32();
+        if (!v) return fail(v.error());
+        g.ext_mask = *v;
+        break;
+      }
+      case IFLA_MASTER:
+        IFCORE_TRY(set(g.filter_master, a.u32()));
+        break;
+      case IFLA_TARGET_NETNSID:
+        IFCORE_TRY(set(g.target_netnsid, a.s32()));
+        break;
+      case IFLA_LINKINFO: {
+        auto inner = parse_nested(a);
+        if (!inner) return fail(inner.error());
+        if (const RawAttr* k = find_raw(*inner, IFLA_INFO_KIND))
+          IFCORE_TRY(set(g.filter_kind, k->string()));
+        break;
+      }
+      default:
+        break;  // Linux parses GETLINK leniently
+    }
+  }
+  return g;
+}
+
+Result<void> encode_getlink(MessageBuilder& b, const Header& h, const GetLinkRequest& req) {
+  Header hh = h;
+  if (req.dump) hh.flags |= NLM_F_DUMP;
+  b.begin(hh);
+  ifinfomsg ifi{};
+  ifi.ifi_index = req.ifindex;
+  b.put_struct(ifi);
+  if (req.name) b.put_string(IFLA_IFNAME, *req.name);
+  if (req.alt_name) b.put_string(IFLA_ALT_IFNAME, *req.alt_name);
+  if (req.ext_mask) b.put_u32(IFLA_EXT_MASK, req.ext_mask);
+  if (req.filter_master) b.put_u32(IFLA_MASTER, *req.filter_master);
+  if (req.target_netnsid) b.put_s32(IFLA_TARGET_NETNSID, *req.target_netnsid);
+  if (req.filter_kind) {
+    auto n = b.begin_nest(IFLA_LINKINFO);
+    b.put_string(IFLA_INFO_KIND, *req.filter_kind);
+    b.end_nest(n);
+  }
+  auto e = b.end();
+  if (!e) return fail(e.error());
+  return ok();
+}
+
+}  // namespace ifcore::wire

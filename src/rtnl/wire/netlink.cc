@@ -1,0 +1,262 @@
+// rtnl/wire/netlink.cc — netlink framing, the message builder, DONE and ERROR messages.
+#include "rtnl/wire/netlink.h"
+
+#include <arpa/inet.h>
+#include <libmnl/libmnl.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "rtnl/wire/raw_attrs.h"
+
+namespace ifcore::wire {
+
+Result<std::vector<Message>> split_messages(std::span<const std::uint8_t> datagram) {
+  std::vector<Message> out;
+  std::size_t off = 0;
+  while (off < datagram.size()) {
+    std::size_t left = datagram.size() - off;
+    if (left < NLMSG_HDRLEN)
+      return fail(EINVAL, "truncated netlink header ({} bytes, need {})", left, NLMSG_HDRLEN);
+    Message m;
+    std::memcpy(&m.hdr, datagram.data() + off, sizeof(nlmsghdr));
+    if (m.hdr.nlmsg_len < NLMSG_HDRLEN)
+      return fail(EINVAL, "netlink message length {} smaller than header", m.hdr.nlmsg_len);
+    if (m.hdr.nlmsg_len > left)
+      return fail(EINVAL, "netlink message length {} past the end of the datagram ({} bytes left)",
+                  m.hdr.nlmsg_len, left);
+    // Only now is it safe to let libmnl look at the header.
+    const auto* nlh = reinterpret_cast<const nlmsghdr*>(datagram.data() + off);
+    int remaining = static_cast<int>(std::min<std::size_t>(left, INT32_MAX));
+    if (!mnl_nlmsg_ok(nlh, remaining))
+      return fail(EINVAL, "netlink message length {} invalid", m.hdr.nlmsg_len);
+    m.bytes = datagram.subspan(off, m.hdr.nlmsg_len);
+    out.push_back(m);
+    // The last message may omit its alignment padding.
+    off += std::min<std::size_t>(NLMSG_ALIGN(m.hdr.nlmsg_len), left);
+  }
+  return out;
+}
+
+// ---- MessageBuilder
+
+namespace {
+constexpr std::size_t kMaxAttrLen = 0xffff;
+}
+
+nlmsghdr* MessageBuilder::cur() {
+  return reinterpret_cast<nlmsghdr*>(buf_.data() + done_);
+}
+
+void MessageBuilder::grow(std::size_t extra) {
+  // Keep the buffer exactly as long as the open message (libmnl writes at its tail).
+  buf_.resize(buf_.size() + extra, 0);
+}
+
+void MessageBuilder::begin(const Header& h) {
+  buf_.resize(done_);
+  grow(MNL_ALIGN(sizeof(nlmsghdr)));
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buf_.data() + done_);
+  nlh->nlmsg_type = h.type;
+  nlh->nlmsg_flags = h.flags;
+  nlh->nlmsg_seq = h.seq;
+  nlh->nlmsg_pid = h.pid;
+  open_ = true;
+  sticky_.clear();
+}
+
+void MessageBuilder::put_raw(const void* data, std::size_t len) {
+  if (!open_) return;
+  grow(MNL_ALIGN(len));
+  void* p = mnl_nlmsg_put_extra_header(cur(), len);  // zeroes the padded area
+  if (len) std::memcpy(p, data, len);
+}
+
+void MessageBuilder::put_attr(std::uint16_t type, const void* data, std::size_t len) {
+  if (!open_) return;
+  if (len + MNL_ATTR_HDRLEN > kMaxAttrLen) {
+    if (sticky_.empty())
+      sticky_ = fmt::format("netlink attribute of {} bytes exceeds 65535", len + MNL_ATTR_HDRLEN);
+    return;
+  }
+  static const std::uint8_t kNothing = 0;
+  grow(MNL_ALIGN(MNL_ATTR_HDRLEN + len));
+  mnl_attr_put(cur(), type, len, data ? data : &kNothing);
+}
+
+void MessageBuilder::put_be16(std::uint16_t type, std::uint16_t host) {
+  std::uint16_t v = htons(host);
+  put_attr(type, &v, 2);
+}
+
+void MessageBuilder::put_be32(std::uint16_t type, std::uint32_t host) {
+  std::uint32_t v = htonl(host);
+  put_attr(type, &v, 4);
+}
+
+void MessageBuilder::put_string(std::uint16_t type, std::string_view s) {
+  if (!open_) return;
+  if (s.size() + 1 + MNL_ATTR_HDRLEN > kMaxAttrLen) return put_attr(type, nullptr, s.size() + 1);
+  grow(MNL_ALIGN(MNL_ATTR_HDRLEN + s.size() + 1));
+  // mnl_attr_put copies `len` bytes from `data`: give it a copy that ends in NUL.
+  std::string tmp(s);
+  mnl_attr_put(cur(), type, tmp.size() + 1, tmp.c_str());
+}
+
+std::size_t MessageBuilder::begin_nest(std::uint16_t type) {
+  if (!open_) return 0;
+  std::size_t token = buf_.size();
+  grow(MNL_ALIGN(MNL_ATTR_HDRLEN));
+  nlattr* start = mnl_attr_nest_start(cur(), type);
+  start->nla_type = type;  // Linux fills its replies with nla_nest_start_noflag
+  return token;
+}
+
+void MessageBuilder::end_nest(std::size_t token) {
+  if (!open_ || token < done_ || token + MNL_ATTR_HDRLEN > buf_.size()) return;
+  std::size_t len = buf_.size() - token;
+  if (len > kMaxAttrLen) {
+    if (sticky_.empty()) sticky_ = fmt::format("netlink attribute of {} bytes exceeds 65535", len);
+    return;
+  }
+  auto* start = reinterpret_cast<nlattr*>(buf_.data() + token);
+  mnl_attr_nest_end(cur(), start);
+}
+
+Result<std::span<const std::uint8_t>> MessageBuilder::end() {
+  if (!open_) return fail(EINVAL, "no message started");
+  open_ = false;
+  if (!sticky_.empty()) {
+    buf_.resize(done_);
+    return fail(EMSGSIZE, sticky_);
+  }
+  last_start_ = done_;
+  done_ = buf_.size();
+  ++count_;
+  return std::span<const std::uint8_t>(buf_.data() + last_start_, done_ - last_start_);
+}
+
+void MessageBuilder::drop_last() {
+  if (count_ == 0) return;
+  buf_.resize(last_start_);
+  done_ = last_start_;
+  --count_;
+  // Find the new last message so a second drop_last works.
+  std::size_t off = 0, prev = 0;
+  while (off < done_) {
+    prev = off;
+    off += NLMSG_ALIGN(reinterpret_cast<const nlmsghdr*>(buf_.data() + off)->nlmsg_len);
+  }
+  last_start_ = prev;
+}
+
+std::vector<std::uint8_t> MessageBuilder::take() {
+  buf_.resize(done_);
+  std::vector<std::uint8_t> out = std::move(buf_);
+  buf_.clear();
+  done_ = last_start_ = count_ = 0;
+  open_ = false;
+  return out;
+}
+
+void DatagramWriter::append(std::span<const std::uint8_t> message) {
+  std::size_t len = NLMSG_ALIGN(message.size());
+  if (out_.empty() || (!out_.back().empty() && out_.back().size() + len > limit_))
+    out_.emplace_back();
+  auto& d = out_.back();
+  d.insert(d.end(), message.begin(), message.end());
+  d.resize(d.size() + (len - message.size()), 0);
+}
+
+std::vector<std::vector<std::uint8_t>> DatagramWriter::take() {
+  return std::move(out_);
+}
+
+// ---- DONE and ERROR
+
+Result<void> encode_done(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid, int error) {
+  b.begin({NLMSG_DONE, NLM_F_MULTI, seq, portid});
+  b.put_struct(error);
+  auto r = b.end();
+  if (!r) return fail(r.error());
+  return ok();
+}
+
+Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> request,
+                          std::uint32_t portid, int error, std::string_view message,
+                          int attr_offset, AckOptions opts) {
+  if (request.size() < NLMSG_HDRLEN) return fail(EINVAL, "request shorter than a netlink header");
+  nlmsghdr req;
+  std::memcpy(&req, request.data(), sizeof(req));
+  std::size_t req_len = std::min<std::size_t>(req.nlmsg_len, request.size());
+  if (req_len < NLMSG_HDRLEN) req_len = NLMSG_HDRLEN;
+
+  bool capped = error == 0 || opts.cap_ack;
+  std::uint16_t flags = capped ? NLM_F_CAPPED : 0;
+  bool with_msg = opts.ext_ack && !message.empty();
+  bool with_offs = opts.ext_ack && error != 0 && attr_offset >= static_cast<int>(NLMSG_HDRLEN) &&
+                   static_cast<std::size_t>(attr_offset) < req_len;
+  if (with_msg || with_offs) flags |= NLM_F_ACK_TLVS;
+
+  b.begin({NLMSG_ERROR, flags, req.nlmsg_seq, portid});
+  std::int32_t neg = -error;
+  b.put_raw(&neg, sizeof(neg));
+  if (capped) {
+    b.put_raw(request.data(), NLMSG_HDRLEN);
+  } else {
+    b.put_raw(request.data(), req_len);
+  }
+  if (with_msg) b.put_string(NLMSGERR_ATTR_MSG, message);
+  if (with_offs) b.put_u32(NLMSGERR_ATTR_OFFS, static_cast<std::uint32_t>(attr_offset));
+  auto r = b.end();
+  if (!r) return fail(r.error());
+  return ok();
+}
+
+Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> request,
+                          std::uint32_t portid, const Error& e, AckOptions opts) {
+  return encode_error(b, request, portid, e.code, e.message, e.attr_offset, opts);
+}
+
+Result<ErrorReply> decode_error(const Message& m) {
+  if (m.hdr.nlmsg_type != NLMSG_ERROR) return fail(EINVAL, "not an NLMSG_ERROR message");
+  auto p = m.payload();
+  if (p.size() < sizeof(nlmsgerr))
+    return fail(EINVAL, "nlmsgerr payload too short ({} bytes, need {})", p.size(),
+                sizeof(nlmsgerr));
+  nlmsgerr e;
+  std::memcpy(&e, p.data(), sizeof(e));
+  ErrorReply r;
+  r.error = e.error == INT32_MIN ? INT32_MAX : -e.error;
+  r.request = e.msg;
+  r.capped = m.hdr.nlmsg_flags & NLM_F_CAPPED;
+  if (!(m.hdr.nlmsg_flags & NLM_F_ACK_TLVS)) return r;
+  std::size_t echoed = NLMSG_HDRLEN;
+  if (!r.capped) echoed = std::max<std::size_t>(NLMSG_HDRLEN, e.msg.nlmsg_len);
+  std::size_t tlv_start = sizeof(std::int32_t) + NLMSG_ALIGN(echoed);
+  if (tlv_start > p.size())
+    return fail(EINVAL, "echoed request of {} bytes past the end of the error message", echoed);
+  auto tlvs = parse_raw_attrs(p.subspan(tlv_start), static_cast<int>(NLMSG_HDRLEN + tlv_start));
+  if (!tlvs) return fail(tlvs.error());
+  for (const RawAttr& a : *tlvs) {
+    if (a.type == NLMSGERR_ATTR_MSG) {
+      r.message = a.as_string();
+    } else if (a.type == NLMSGERR_ATTR_OFFS) {
+      auto v = a.as_u32();
+      if (!v) return fail(v.error());
+      r.attr_offset = static_cast<int>(*v);
+    }
+  }
+  return r;
+}
+
+Result<int> decode_done(const Message& m) {
+  if (m.hdr.nlmsg_type != NLMSG_DONE) return fail(EINVAL, "not an NLMSG_DONE message");
+  auto p = m.payload();
+  if (p.size() < sizeof(int)) return 0;
+  int v;
+  std::memcpy(&v, p.data(), sizeof(v));
+  return v == INT32_MIN ? INT32_MAX : (v < 0 ? -v : v);
+}
+
+}  // namespace ifcore::wire

@@ -1,0 +1,101 @@
+// rtnl/wire/raw_attrs.cc — checked walking of netlink attribute TLVs and typed readers.
+#include "rtnl/wire/raw_attrs.h"
+
+#include <arpa/inet.h>
+#include <libmnl/libmnl.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace ifcore::wire {
+
+Result<std::vector<RawAttr>> parse_raw_attrs(std::span<const std::uint8_t> bytes, int base_offset) {
+  std::vector<RawAttr> out;
+  std::size_t off = 0;
+  while (off < bytes.size()) {
+    std::size_t left = bytes.size() - off;
+    int at = base_offset + static_cast<int>(off);
+    if (left < NLA_HDRLEN)
+      return fail_at(at, EINVAL, "{} bytes leftover after parsing attributes", left);
+    nlattr h;
+    std::memcpy(&h, bytes.data() + off, sizeof(h));
+    if (h.nla_len < NLA_HDRLEN)
+      return fail_at(at, EINVAL, "attribute length {} smaller than header", h.nla_len);
+    if (h.nla_len > left)
+      return fail_at(at, EINVAL, "attribute type {} length {} past the end ({} bytes left)",
+                     h.nla_type & NLA_TYPE_MASK, h.nla_len, left);
+    // Lengths are checked: libmnl may now look at this attribute.
+    const auto* nla = reinterpret_cast<const nlattr*>(bytes.data() + off);
+    RawAttr a;
+    a.type = mnl_attr_get_type(nla);
+    a.nested_flag = h.nla_type & NLA_F_NESTED;
+    a.data = bytes.subspan(off + NLA_HDRLEN, mnl_attr_get_payload_len(nla));
+    a.offset = at;
+    out.push_back(a);
+    off += std::min<std::size_t>(NLA_ALIGN(h.nla_len), left);
+  }
+  return out;
+}
+
+const RawAttr* find_raw(const std::vector<RawAttr>& list, std::uint16_t type) {
+  for (const auto& a : list)
+    if (a.type == type) return &a;
+  return nullptr;
+}
+
+namespace {
+template <class T>
+Result<T> read_exact(const RawAttr& a) {
+  if (a.data.size() != sizeof(T))
+    return fail_at(a.offset, EINVAL, "attribute type {}: invalid length {} (want {})", a.type,
+                   a.data.size(), sizeof(T));
+  T v;
+  std::memcpy(&v, a.data.data(), sizeof(T));
+  return v;
+}
+}  // namespace
+
+Result<std::uint8_t> RawAttr::u8() const {
+  return read_exact<std::uint8_t>(*this);
+}
+Result<std::uint16_t> RawAttr::u16() const {
+  return read_exact<std::uint16_t>(*this);
+}
+Result<std::uint32_t> RawAttr::u32() const {
+  return read_exact<std::uint32_t>(*this);
+}
+Result<std::uint64_t> RawAttr::u64() const {
+  return read_exact<std::uint64_t>(*this);
+}
+Result<std::uint16_t> RawAttr::be16() const {
+  return read_exact<std::uint16_t>(*this).map([](std::uint16_t v) { return ntohs(v); });
+}
+Result<std::uint32_t> RawAttr::be32() const {
+  return read_exact<std::uint32_t>(*this).map([](std::uint32_t v) { return ntohl(v); });
+}
+
+std::string RawAttr::as_string() const {
+  const char* p = reinterpret_cast<const char*>(data.data());
+  return std::string(p, strnlen(p, data.size()));
+}
+
+Result<std::string> RawAttr::string(std::size_t max_len) const {
+  // Linux (validate_nla, NLA_STRING): an empty payload is ERANGE; a trailing NUL does not
+  // count against the maximum.
+  if (data.empty()) return fail_at(offset, ERANGE, "attribute type {}: empty string", type);
+  std::string s = as_string();
+  if (max_len && s.size() > max_len)
+    return fail_at(offset, ERANGE, "attribute type {}: string of {} bytes exceeds {}", type,
+                   s.size(), max_len);
+  return s;
+}
+
+Result<std::span<const std::uint8_t>> RawAttr::binary(std::size_t min_len,
+                                                      std::size_t max_len) const {
+  if (data.size() < min_len || (max_len && data.size() > max_len))
+    return fail_at(offset, ERANGE, "attribute type {}: length {} out of range [{}, {}]", type,
+                   data.size(), min_len, max_len);
+  return data;
+}
+
+}  // namespace ifcore::wire

@@ -1,0 +1,73 @@
+// rtnl/wire/raw_attrs.h — netlink attributes (struct nlattr TLVs) as checked byte views.
+//
+// parse_raw_attrs() walks a span once and checks every length before anything reads a
+// payload, so neither libmnl nor the typed accessors can read past the buffer. Offsets
+// are reported relative to the start of the request's nlmsghdr, as NLMSGERR_ATTR_OFFS wants.
+#pragma once
+
+#include <linux/netlink.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ifcore/result.h"
+
+namespace ifcore::wire {
+
+// An Error that points at the attribute at `offset` (from the start of the nlmsghdr).
+template <typename... Args>
+tl::unexpected<Error> fail_at(int offset, int code, fmt::format_string<Args...> f, Args&&... args) {
+  return tl::unexpected<Error>(Error{code, fmt::format(f, std::forward<Args>(args)...), offset});
+}
+
+// One attribute whose payload is known to lie inside the buffer.
+struct RawAttr {
+  std::uint16_t type = 0;              // nla_type without NLA_F_NESTED / NLA_F_NET_BYTEORDER
+  bool nested_flag = false;            // NLA_F_NESTED was set
+  std::span<const std::uint8_t> data;  // the payload (nla_len - 4 bytes)
+  int offset = 0;                      // of the nlattr header, from the start of the nlmsghdr
+
+  // Exact-size readers (Linux: NLA_U8..NLA_U64 with strict length validation).
+  // Errors: EINVAL "attribute type T: invalid length L (want N)", pointing at the attribute.
+  Result<std::uint8_t> u8() const;
+  Result<std::uint16_t> u16() const;
+  Result<std::uint32_t> u32() const;
+  Result<std::int32_t> s32() const {
+    return u32().map([](std::uint32_t v) { return std::int32_t(v); });
+  }
+  Result<std::uint64_t> u64() const;
+  Result<std::uint16_t> be16() const;  // returned in host order
+  Result<std::uint32_t> be32() const;
+  // A string accepted with or without its NUL (Linux: NLA_STRING); stops at the first NUL.
+  // `max_len` bytes at most before the NUL (0 = any).
+  // Errors: ERANGE "attribute type T: empty string" / "string of N bytes exceeds M".
+  Result<std::string> string(std::size_t max_len = 0) const;
+  // The payload up to its first NUL, without checks (for tolerant reply decoding).
+  std::string as_string() const;
+  // Byte payload of min..max bytes (max 0 = any).
+  // Errors: ERANGE "attribute type T: length L out of range [min, max]".
+  Result<std::span<const std::uint8_t>> binary(std::size_t min_len, std::size_t max_len) const;
+  // Errors: EINVAL like u32(); for reply readers that only need a value.
+  Result<std::uint32_t> as_u32() const { return u32(); }
+};
+
+// Splits `bytes` into attributes. `base_offset` is the offset of bytes[0] from the start
+// of the nlmsghdr (for error offsets). The last attribute may omit its padding.
+// Errors: EINVAL "attribute length N smaller than header", EINVAL "attribute type T
+// length L past the end (R bytes left)", EINVAL "N bytes leftover after parsing
+// attributes" (Linux: nla_validate with NL_VALIDATE_TRAILING); all point at the attribute.
+Result<std::vector<RawAttr>> parse_raw_attrs(std::span<const std::uint8_t> bytes, int base_offset);
+
+// The payload of a nested attribute as its own attribute list.
+// Errors: as parse_raw_attrs.
+inline Result<std::vector<RawAttr>> parse_nested(const RawAttr& a) {
+  return parse_raw_attrs(a.data, a.offset + NLA_HDRLEN);
+}
+
+// The first attribute of `type`, or nullptr.
+const RawAttr* find_raw(const std::vector<RawAttr>& list, std::uint16_t type);
+
+}  // namespace ifcore::wire
