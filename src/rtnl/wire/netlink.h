@@ -103,6 +103,13 @@ class MessageBuilder {
   std::size_t begin_nest(std::uint16_t type);
   void end_nest(std::size_t token);
 
+  // Overwrites bytes already written in the open message at `pos` (a token from
+  // begin_nest, plus an offset): for headers like rtnexthop whose fields follow a length.
+  void patch(std::size_t pos, const void* data, std::size_t len) {
+    if (open_ && pos >= done_ && pos + len <= buf_.size())
+      std::memcpy(buf_.data() + pos, data, len);
+  }
+
   // Finishes the current message and returns its bytes (valid until the next write).
   // Errors: EMSGSIZE "netlink attribute of N bytes exceeds 65535" (sticky, from any put
   // since begin), EINVAL "no message started".

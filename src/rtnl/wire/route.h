@@ -1,0 +1,84 @@
+// rtnl/wire/route.h — RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE: struct rtmsg and its RTA_*
+// attributes as one value, decoded and encoded in the order of Linux's fib_dump_info
+// (IPv4) and rt6_fill_node (IPv6).
+#pragma once
+
+#include <linux/rtnetlink.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ifcore/addr.h"
+#include "ifcore/result.h"
+#include "rtnl/wire/netlink.h"
+
+namespace ifcore::wire {
+
+// One hop of RTA_MULTIPATH (struct rtnexthop + its attributes).
+struct RouteNexthop {
+  std::uint8_t flags = 0;  // RTNH_F_*
+  std::uint8_t hops = 0;   // weight - 1
+  std::int32_t ifindex = 0;
+  std::optional<IpAddr> gateway;  // RTA_GATEWAY (same family as the route)
+  std::optional<IpAddr> via;      // RTA_VIA (struct rtvia: any family)
+
+  friend bool operator==(const RouteNexthop&, const RouteNexthop&) = default;
+};
+
+// One RTAX_* metric inside RTA_METRICS. RTAX_CC_ALGO is a string, every other one a u32.
+struct RouteMetric {
+  std::uint16_t type = 0;
+  std::uint32_t value = 0;
+  std::string str;  // RTAX_CC_ALGO only
+
+  friend bool operator==(const RouteMetric&, const RouteMetric&) = default;
+};
+
+struct RouteMessage {
+  // rtmsg
+  std::uint8_t family = 0;
+  std::uint8_t dst_len = 0;
+  std::uint8_t src_len = 0;
+  std::uint8_t tos = 0;
+  std::uint8_t table = 0;     // RT_TABLE_* (RT_TABLE_COMPAT when the id needs RTA_TABLE)
+  std::uint8_t protocol = 0;  // RTPROT_*
+  std::uint8_t scope = 0;     // RT_SCOPE_*
+  std::uint8_t type = 0;      // RTN_*
+  std::uint32_t flags = 0;    // RTM_F_*
+
+  std::optional<std::uint32_t> table_id;   // RTA_TABLE
+  std::optional<IpAddr> dst, src;          // RTA_DST, RTA_SRC
+  std::optional<std::uint32_t> iif, oif;   // RTA_IIF, RTA_OIF
+  std::optional<IpAddr> gateway;           // RTA_GATEWAY
+  std::optional<IpAddr> via;               // RTA_VIA
+  std::optional<std::uint32_t> priority;   // RTA_PRIORITY (the metric)
+  std::optional<IpAddr> prefsrc;           // RTA_PREFSRC
+  std::vector<RouteMetric> metrics;        // RTA_METRICS (empty: absent)
+  std::vector<RouteNexthop> multipath;     // RTA_MULTIPATH (empty: absent)
+  std::optional<std::uint8_t> pref;        // RTA_PREF (IPv6 router preference)
+  std::optional<std::uint64_t> expires;    // RTA_EXPIRES (u32 in IPv6 requests, u64 from ipmr)
+  std::optional<rta_cacheinfo> cacheinfo;  // RTA_CACHEINFO
+  bool has_encap = false;                  // RTA_ENCAP / RTA_ENCAP_TYPE were present (ignored)
+
+  // The table: RTA_TABLE when present, else rtm_table.
+  std::uint32_t table_or_id() const { return table_id ? *table_id : table; }
+};
+
+// Decodes a route message (a request, a dump reply or a notification). Unknown types are
+// skipped; RTA_ENCAP is not decoded (has_encap says it was there). A GETROUTE dump may
+// carry a struct rtgenmsg only.
+// Errors: EINVAL "rtmsg payload too short ...", EINVAL for malformed TLVs, addresses not
+// matching the family, fixed-size attributes of the wrong size, a malformed rtnexthop.
+Result<RouteMessage> decode_route(const Message& m);
+
+// Writes `r` as one message of type h.type. IPv4 order (fib_dump_info): RTA_TABLE,
+// RTA_DST, RTA_SRC, RTA_IIF, RTA_PRIORITY, RTA_METRICS, RTA_PREFSRC, then RTA_GATEWAY or
+// RTA_VIA and RTA_OIF, or RTA_MULTIPATH; RTA_EXPIRES, RTA_CACHEINFO, RTA_PREF. IPv6
+// (rt6_fill_node): RTA_TABLE, RTA_DST, RTA_SRC, RTA_IIF, RTA_PREFSRC, RTA_METRICS,
+// RTA_PRIORITY, next hops, RTA_EXPIRES, RTA_CACHEINFO, RTA_PREF.
+// Errors: EMSGSIZE from the builder.
+Result<void> encode_route(MessageBuilder& b, const Header& h, const RouteMessage& r);
+
+}  // namespace ifcore::wire

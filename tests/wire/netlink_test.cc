@@ -1,0 +1,277 @@
+// tests/wire/netlink_test.cc — framing: splitting datagrams, the builder, DONE, ERROR/ACK
+// with and without NETLINK_CAP_ACK / NETLINK_EXT_ACK, and dumps cut into datagrams.
+#include "rtnl/wire/netlink.h"
+
+#include <gtest/gtest.h>
+#include <net/if.h>
+
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include "wire/fixture.h"
+
+namespace ifcore::wire {
+namespace {
+
+using namespace test;
+
+TEST(Split, TwoMessages) {
+  Bytes d = cat({nlmsg(RTM_GETLINK, NLM_F_REQUEST, 1, 0, Bytes(16, 0)),
+                 nlmsg(RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, 2, 7, {1, 0, 0, 0})});
+  auto r = split_messages(d);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].hdr.nlmsg_type, RTM_GETLINK);
+  EXPECT_EQ((*r)[0].payload().size(), 16u);
+  EXPECT_EQ((*r)[1].hdr.nlmsg_seq, 2u);
+  EXPECT_EQ((*r)[1].hdr.nlmsg_pid, 7u);
+  EXPECT_TRUE((*r)[1].is_dump());
+}
+
+TEST(Split, LastMessageWithoutPaddingIsAccepted) {
+  Bytes d = nlmsg(RTM_GETADDR, 0, 1, 0, {2});  // 17 bytes
+  auto r = split_messages(d);
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)[0].bytes.size(), 17u);
+}
+
+TEST(SplitMalformed, TruncatedNlmsghdr) {
+  Bytes d = nlmsg(RTM_GETLINK, 0, 1, 0, {});
+  d.resize(12);
+  auto r = split_messages(d);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EINVAL);
+  EXPECT_EQ(r.error().message, "truncated netlink header (12 bytes, need 16)");
+}
+
+TEST(SplitMalformed, NlmsgLenSmallerThanHeader) {
+  Bytes d = nlmsg(RTM_GETLINK, 0, 1, 0, {});
+  d[0] = 8;
+  auto r = split_messages(d);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EINVAL);
+  EXPECT_EQ(r.error().message, "netlink message length 8 smaller than header");
+}
+
+TEST(SplitMalformed, LengthPastTheEndOfTheDatagram) {
+  Bytes d = nlmsg(RTM_GETLINK, 0, 1, 0, Bytes(16, 0));
+  d[0] = 64;
+  auto r = split_messages(d);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EINVAL);
+  EXPECT_EQ(r.error().message,
+            "netlink message length 64 past the end of the datagram (32 bytes left)");
+}
+
+TEST(SplitMalformed, SecondMessageTruncated) {
+  Bytes d = cat({nlmsg(RTM_GETLINK, 0, 1, 0, {}), Bytes{1, 2, 3}});
+  auto r = split_messages(d);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EINVAL);
+}
+
+TEST(Builder, WritesHeaderStructAttributesAndNest) {
+  MessageBuilder b;
+  b.begin({RTM_NEWLINK, NLM_F_MULTI, 9, 1234});
+  std::uint32_t word = 0xaabbccdd;
+  b.put_struct(word);
+  b.put_u8(1, 0x7f);
+  b.put_string(2, "ab");
+  auto n = b.begin_nest(3);
+  b.put_u16(4, 0x0102);
+  b.put_be16(5, 0x0102);
+  b.end_nest(n);
+  auto r = b.end();
+  ASSERT_TRUE(r);
+  Bytes want = nlmsg(RTM_NEWLINK, NLM_F_MULTI, 9, 1234,
+                     cat({le32(0xaabbccdd), attr(1, {0x7f}), attr(2, cstr("ab")),
+                          attr(3, cat({attr(4, le16(0x0102)), attr(5, {0x01, 0x02})}))}));
+  EXPECT_EQ(to_bytes(*r), want);
+  EXPECT_EQ(b.count(), 1u);
+}
+
+TEST(Builder, OversizedAttributeIsEmsgsize) {
+  MessageBuilder b;
+  b.begin({RTM_NEWLINK, 0, 1, 0});
+  Bytes big(70000, 1);
+  b.put_bytes(1, big);
+  auto r = b.end();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EMSGSIZE);
+  EXPECT_EQ(b.size(), 0u);
+}
+
+TEST(Builder, OversizedNestIsEmsgsize) {
+  MessageBuilder b;
+  b.begin({RTM_NEWLINK, 0, 1, 0});
+  auto n = b.begin_nest(1);
+  for (int i = 0; i < 3; ++i) b.put_bytes(2, Bytes(30000, 0));
+  b.end_nest(n);
+  auto r = b.end();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EMSGSIZE);
+}
+
+TEST(Builder, FitsAndDropLast) {
+  MessageBuilder b(64);
+  EXPECT_TRUE(b.fits(1000));  // the first message always fits
+  b.begin({1, 0, 1, 0});
+  b.put_raw(Bytes(24, 0).data(), 24);
+  ASSERT_TRUE(b.end());  // 40 bytes
+  EXPECT_TRUE(b.fits(24));
+  EXPECT_FALSE(b.fits(25));
+  b.begin({2, 0, 2, 0});
+  b.put_raw(Bytes(24, 0).data(), 24);
+  ASSERT_TRUE(b.end());
+  EXPECT_TRUE(b.over_limit());
+  b.drop_last();
+  EXPECT_EQ(b.count(), 1u);
+  EXPECT_EQ(b.size(), 40u);
+  EXPECT_FALSE(b.over_limit());
+}
+
+TEST(Done, CarriesFourByteErrorAndMulti) {
+  MessageBuilder b;
+  ASSERT_TRUE(encode_done(b, 77, 4242));
+  EXPECT_EQ(to_bytes(b.bytes()), nlmsg(NLMSG_DONE, NLM_F_MULTI, 77, 4242, le32(0)));
+  Bytes keep = to_bytes(b.bytes());
+  auto d = decode_done(one(keep));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(*d, 0);
+}
+
+TEST(Done, DumpInterruptedCarriesNegativeErrno) {
+  MessageBuilder b;
+  ASSERT_TRUE(encode_done(b, 1, 1, -EINTR));
+  Bytes keep = to_bytes(b.bytes());
+  EXPECT_EQ(*decode_done(one(keep)), EINTR);
+}
+
+// A request to answer: RTM_NEWLINK with IFLA_MTU at offset 32.
+Bytes sample_request() {
+  return nlmsg(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, 5, 99,
+               cat({ifinfo(0, 0, 3, 0, 0), attr(IFLA_MTU, le32(70000))}));
+}
+
+TEST(ErrorReply, AckIsCappedEvenWithoutCapAck) {
+  Bytes req = sample_request();
+  MessageBuilder b;
+  ASSERT_TRUE(encode_ack(b, req, 99, {}));
+  Bytes hdr(req.begin(), req.begin() + 16);
+  EXPECT_EQ(to_bytes(b.bytes()), nlmsg(NLMSG_ERROR, NLM_F_CAPPED, 5, 99, cat({le32(0), hdr})));
+}
+
+TEST(ErrorReply, ErrorEchoesWholeRequestWithoutCapAck) {
+  Bytes req = sample_request();
+  MessageBuilder b;
+  ASSERT_TRUE(encode_error(b, req, 99, EINVAL, "mtu too big", 32, {}));
+  EXPECT_EQ(to_bytes(b.bytes()),
+            nlmsg(NLMSG_ERROR, 0, 5, 99, cat({le32(std::uint32_t(-EINVAL)), req})));
+}
+
+TEST(ErrorReply, ErrorCappedWithCapAck) {
+  Bytes req = sample_request();
+  MessageBuilder b;
+  ASSERT_TRUE(encode_error(b, req, 99, ERANGE, "x", 32, {.cap_ack = true}));
+  Bytes hdr(req.begin(), req.begin() + 16);
+  EXPECT_EQ(to_bytes(b.bytes()),
+            nlmsg(NLMSG_ERROR, NLM_F_CAPPED, 5, 99, cat({le32(std::uint32_t(-ERANGE)), hdr})));
+}
+
+TEST(ErrorReply, ExtAckAddsMessageAndOffset) {
+  Bytes req = sample_request();
+  MessageBuilder b;
+  ASSERT_TRUE(
+      encode_error(b, req, 99, EINVAL, "mtu too big", 32, {.cap_ack = true, .ext_ack = true}));
+  Bytes hdr(req.begin(), req.begin() + 16);
+  Bytes want =
+      nlmsg(NLMSG_ERROR, NLM_F_CAPPED | NLM_F_ACK_TLVS, 5, 99,
+            cat({le32(std::uint32_t(-EINVAL)), hdr, attr(NLMSGERR_ATTR_MSG, cstr("mtu too big")),
+                 attr(NLMSGERR_ATTR_OFFS, le32(32))}));
+  EXPECT_EQ(to_bytes(b.bytes()), want);
+
+  Bytes keep = to_bytes(b.bytes());
+  auto e = decode_error(one(keep));
+  ASSERT_TRUE(e) << e.error().message;
+  EXPECT_EQ(e->error, EINVAL);
+  EXPECT_EQ(e->message, "mtu too big");
+  EXPECT_EQ(e->attr_offset, 32);
+  EXPECT_TRUE(e->capped);
+  EXPECT_EQ(e->request.nlmsg_seq, 5u);
+}
+
+TEST(ErrorReply, ExtAckWithFullEchoDecodes) {
+  Bytes req = sample_request();
+  MessageBuilder b;
+  ASSERT_TRUE(encode_error(b, req, 99, Error{EEXIST, "device exists", -1}, {.ext_ack = true}));
+  Bytes keep = to_bytes(b.bytes());
+  auto e = decode_error(one(keep));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error, EEXIST);
+  EXPECT_EQ(e->message, "device exists");
+  EXPECT_EQ(e->attr_offset, -1);
+  EXPECT_FALSE(e->capped);
+}
+
+TEST(ErrorReply, OffsetOutsideRequestIsNotReported) {
+  Bytes req = sample_request();
+  MessageBuilder b;
+  ASSERT_TRUE(encode_error(b, req, 99, EINVAL, "", 400, {.ext_ack = true}));
+  EXPECT_EQ(b.bytes()[6] & (NLM_F_ACK_TLVS >> 8), 0);  // no TLVs at all
+}
+
+TEST(ErrorReplyMalformed, PayloadTooShort) {
+  Bytes d = nlmsg(NLMSG_ERROR, 0, 1, 0, le32(0));
+  auto e = decode_error(one(d));
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, EINVAL);
+}
+
+TEST(Dump, SplitIntoPageSizedDatagrams) {
+  // 100 messages of 100 bytes each in 4 KiB datagrams: 40 per datagram.
+  DatagramWriter w(4096);
+  for (int i = 0; i < 100; ++i) {
+    MessageBuilder b;
+    b.begin({RTM_NEWLINK, NLM_F_MULTI, 1, 1});
+    b.put_raw(Bytes(84, std::uint8_t(i)).data(), 84);
+    ASSERT_TRUE(b.end());
+    w.append(b.bytes());
+  }
+  MessageBuilder done;
+  ASSERT_TRUE(encode_done(done, 1, 1));
+  w.append(done.bytes());
+  auto grams = w.take();
+  ASSERT_EQ(grams.size(), 3u);
+  EXPECT_EQ(grams[0].size(), 4000u);
+  EXPECT_EQ(grams[1].size(), 4000u);
+  EXPECT_EQ(grams[2].size(), 2000u + 20u);
+  std::size_t total = 0;
+  for (const auto& g : grams) {
+    EXPECT_LE(g.size(), 4096u);
+    auto r = split_messages(g);
+    ASSERT_TRUE(r);
+    total += r->size();
+  }
+  EXPECT_EQ(total, 101u);
+}
+
+TEST(Dump, BuilderResumePattern) {
+  // A handler fills one builder until it overshoots, then moves the last message on.
+  MessageBuilder b(1024);
+  int written = 0;
+  for (int i = 0; i < 50; ++i) {
+    b.begin({RTM_NEWLINK, NLM_F_MULTI, 1, 1});
+    b.put_raw(Bytes(100, 0).data(), 100);
+    ASSERT_TRUE(b.end());
+    if (b.over_limit()) {
+      b.drop_last();
+      break;
+    }
+    ++written;
+  }
+  EXPECT_EQ(written, 8);  // 8 * 116 = 928 <= 1024 < 1044
+  EXPECT_LE(b.size(), 1024u);
+}
+
+}  // namespace
+}  // namespace ifcore::wire
