@@ -1,0 +1,53 @@
+# ifcore — two commands do everything: `make run` and `make test`.
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+# Debian packages the project needs (see ../DESIGN in docs/ARCHITECTURE.md).
+PACKAGES := build-essential cmake pkg-config liburcu-dev libexpected-dev libmnl-dev \
+            libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev \
+            libbenchmark-dev linux-libc-dev iproute2
+
+.PHONY: all deps build test run micro clean format asan
+
+all: build
+
+deps:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	echo "ifcore: installing missing packages:$$missing"; \
+	if [ "$$(id -u)" != 0 ]; then \
+	  echo "ifcore: these Debian packages are missing and installing them needs root:$$missing" >&2; \
+	  echo "ifcore: run 'sudo make deps' or install them with apt-get" >&2; exit 1; \
+	fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update -qq && apt-get install -y --no-install-recommends $$missing
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+run: build
+	$(BUILD)/bin/ifcore-demo
+
+micro: build
+	$(BUILD)/bin/ifcore-micro
+
+# Sanitizer build in its own tree: ASan + LSan + UBSan.
+asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DIFCORE_SANITIZE=address $(CMAKE_FLAGS)
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ctest --output-on-failure -j $(JOBS)
+
+format:
+	find include src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) build-asan

@@ -1,0 +1,15 @@
+# One helper registers every test: a GoogleTest binary per folder of tests/.
+#   ifcore_add_test(NAME name SOURCES a.cc b.cc LIBS lib...)
+function(ifcore_add_test)
+  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
+  if(NOT T_SOURCES)
+    message(STATUS "ifcore: ${T_NAME} has no sources yet")
+    return()
+  endif()
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} ifcore_test_support GTest::gtest GTest::gmock
+                        GTest::gtest_main Threads::Threads)
+  set_target_properties(${T_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60
+                       PROPERTIES ENVIRONMENT "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp")
+endfunction()

@@ -1,0 +1,271 @@
+// ifcore/device.h — a network device (Linux: struct net_device) and its references.
+//
+// Who may read what:
+//  - Immutable after allocation: id(), kind().
+//  - Atomic or RCU-published (any thread, inside an rcu::ReadGuard for the *_rcu
+//    accessors and for pointers such as master()/link()): ifindex, name, flags, mtu,
+//    address, group, txqlen, operstate, carrier, state, namespace.
+//  - Control lock only: the upper/lower adjacency lists and the kind's private state.
+// Writers hold the engine's control lock (a `Control`, see engine.h). The `set_*_locked`
+// setters change a field without notifying anybody: kinds use them while setting a device
+// up before registration; everything else goes through `Control`, which notifies.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ifcore/addr.h"
+#include "ifcore/clock.h"
+#include "ifcore/result.h"
+
+namespace ifcore {
+
+class Device;
+class Engine;
+class Kind;
+class Namespace;
+class Control;
+
+// Linux: enum netdev_reg_state (NETREG_*).
+enum class RegState : std::uint8_t {
+  Uninitialized,  // allocated, not yet visible
+  Registered,     // listed and live
+  Unregistering,  // in a batch being unregistered: unlisted, notifiers running
+  Unregistered,   // notified; waiting for its references to drop
+  Released,       // references gone; freed after a grace period
+};
+const char* to_string(RegState s);
+
+// Kind-private state (Linux: netdev_priv). Kinds derive from it.
+class DevicePriv {
+ public:
+  virtual ~DevicePriv() = default;
+};
+
+// Per-device traffic counters (IFLA_STATS64 subset). Context: any thread.
+struct LinkCounters {
+  std::atomic<std::uint64_t> rx_packets{0}, tx_packets{0}, rx_bytes{0}, tx_bytes{0};
+  std::atomic<std::uint64_t> rx_dropped{0}, tx_dropped{0}, rx_errors{0}, tx_errors{0};
+  std::atomic<std::uint64_t> multicast{0};
+};
+
+// A copy of a device's state at one moment, read under the control lock or RCU.
+struct DeviceSnapshot {
+  std::uint64_t id = 0;
+  int ifindex = 0;
+  std::string name;
+  std::string kind;
+  std::uint16_t hw_type = 0;
+  std::uint32_t flags = 0;
+  std::uint32_t mtu = 0, min_mtu = 0, max_mtu = 0;
+  HwAddr address, broadcast, perm_address;
+  std::uint32_t group = 0;
+  std::uint32_t txqlen = 0;
+  std::uint8_t operstate = 0;
+  std::uint8_t link_mode = 0;
+  bool carrier = false;
+  std::uint32_t carrier_up_count = 0, carrier_down_count = 0;
+  int master_ifindex = 0;
+  int link_ifindex = 0;
+  std::string ns_name;
+  std::string alias;
+  std::uint32_t num_tx_queues = 1, num_rx_queues = 1;
+  std::uint32_t gso_max_size = 65536, gso_max_segs = 65535;
+  RegState state = RegState::Uninitialized;
+};
+
+class Device {
+ public:
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  // --- identity
+  std::uint64_t id() const { return id_; }  // engine-unique, never reused
+  const Kind& kind() const { return *kind_; }
+  Engine& engine() const { return *engine_; }
+  int ifindex() const { return ifindex_.load(std::memory_order_acquire); }
+  // Context: control lock, or inside an rcu::ReadGuard (the namespace may change).
+  Namespace& ns() const { return *ns_.load(std::memory_order_acquire); }
+
+  // --- name. name_rcu(): Context: inside an rcu::ReadGuard; the view ends with it.
+  std::string_view name_rcu() const;
+  std::string name() const;  // Context: any thread (takes a read-side section)
+
+  // --- scalar state. Context: any thread.
+  std::uint32_t flags() const { return flags_.load(std::memory_order_relaxed); }
+  bool is_up() const;
+  std::uint32_t mtu() const { return mtu_.load(std::memory_order_relaxed); }
+  std::uint32_t min_mtu() const { return min_mtu_; }
+  std::uint32_t max_mtu() const { return max_mtu_; }
+  std::uint16_t hw_type() const { return hw_type_; }
+  std::uint32_t group() const { return group_.load(std::memory_order_relaxed); }
+  std::uint32_t txqlen() const { return txqlen_.load(std::memory_order_relaxed); }
+  std::uint8_t operstate() const { return operstate_.load(std::memory_order_relaxed); }
+  std::uint8_t link_mode() const { return link_mode_.load(std::memory_order_relaxed); }
+  bool carrier() const { return carrier_.load(std::memory_order_relaxed); }
+  std::uint32_t carrier_up_count() const { return carrier_up_.load(std::memory_order_relaxed); }
+  std::uint32_t carrier_down_count() const { return carrier_down_.load(std::memory_order_relaxed); }
+  RegState state() const { return state_.load(std::memory_order_acquire); }
+  std::uint32_t num_tx_queues() const { return num_tx_queues_; }
+  std::uint32_t num_rx_queues() const { return num_rx_queues_; }
+
+  // What rtnetlink reports (Linux: dev_get_flags adds IFF_RUNNING, IFF_LOWER_UP and
+  // IFF_DORMANT from the running state; rtnl_fill_ifinfo reports DOWN when not running).
+  std::uint32_t reported_flags() const;
+  std::uint8_t reported_operstate() const;
+
+  // --- addresses. Context: any thread (copies under a read-side section).
+  HwAddr address() const;
+  HwAddr broadcast() const;
+  HwAddr perm_address() const;
+  std::string alias() const;
+
+  // --- relations. Pointers: Context: control lock, or inside an rcu::ReadGuard.
+  Device* master() const { return master_.load(std::memory_order_acquire); }
+  // The device IFLA_LINK names: the lower device of a vlan/macvlan, a veth's peer.
+  Device* link() const { return link_.load(std::memory_order_acquire); }
+  // Context: control lock.
+  const std::vector<Device*>& uppers_locked() const { return uppers_; }
+  const std::vector<Device*>& lowers_locked() const { return lowers_; }
+  bool has_upper_locked(const Device& d) const;
+  // True if `d` is this device or (transitively) above it. Context: control lock.
+  bool is_upper_or_self_locked(const Device& d) const;
+
+  // --- kind-private state. Context: control lock (or the kind's own rules).
+  DevicePriv* priv() const { return priv_.get(); }
+  template <class T>
+  T& priv_as() const {
+    return static_cast<T&>(*priv_);
+  }
+
+  // --- counters (frame path). Context: any thread.
+  LinkCounters& counters() const { return counters_; }
+
+  // --- references. An approximation while live (the sum of shards), exact once
+  // unregistering. Context: any thread.
+  std::int64_t refcount() const;
+
+  // A consistent copy. Context: control lock.
+  DeviceSnapshot snapshot_locked() const;
+
+  // --- setters that do not notify. Context: control lock held, or the device not yet
+  // registered. Use `Control` for changes that others must hear about.
+  void set_name_locked(std::string_view name);
+  void set_flags_locked(std::uint32_t f) { flags_.store(f, std::memory_order_relaxed); }
+  void set_mtu_locked(std::uint32_t v) { mtu_.store(v, std::memory_order_relaxed); }
+  void set_mtu_range_locked(std::uint32_t min, std::uint32_t max) {
+    min_mtu_ = min;
+    max_mtu_ = max;
+  }
+  void set_hw_type_locked(std::uint16_t t) { hw_type_ = t; }
+  void set_address_locked(const HwAddr& a);
+  void set_broadcast_locked(const HwAddr& a);
+  void set_perm_address_locked(const HwAddr& a);
+  void set_alias_locked(std::string_view alias);
+  void set_group_locked(std::uint32_t g) { group_.store(g, std::memory_order_relaxed); }
+  void set_txqlen_locked(std::uint32_t q) { txqlen_.store(q, std::memory_order_relaxed); }
+  void set_operstate_locked(std::uint8_t s) { operstate_.store(s, std::memory_order_relaxed); }
+  void set_link_mode_locked(std::uint8_t m) { link_mode_.store(m, std::memory_order_relaxed); }
+  // Sets carrier and counts the transition (IFLA_CARRIER_CHANGES). Returns true if it changed.
+  bool set_carrier_locked(bool on);
+  // Validates an mtu for this device (Linux: dev_validate_mtu). Errors: EINVAL.
+  Result<void> validate_mtu(std::uint32_t mtu) const;
+  void set_link_locked(Device* d) { link_.store(d, std::memory_order_release); }
+  void set_queues_locked(std::uint32_t tx, std::uint32_t rx) {
+    num_tx_queues_ = tx;
+    num_rx_queues_ = rx;
+  }
+  void set_priv(std::unique_ptr<DevicePriv> p) { priv_ = std::move(p); }
+
+ private:
+  friend class Engine;
+  friend class Control;
+  friend class Namespace;
+  friend class Ref;
+  friend struct DeviceAccess;  // core internals
+  Device(Engine& engine, const Kind& kind, Namespace& ns);
+
+  struct NameBox;
+  struct AddrBox;
+  struct TextBox;
+
+  const std::uint64_t id_;
+  Engine* const engine_;
+  const Kind* const kind_;
+  std::atomic<Namespace*> ns_;
+  std::atomic<int> ifindex_{0};
+  std::atomic<const NameBox*> name_{nullptr};
+  std::atomic<std::uint32_t> flags_{0};
+  std::atomic<std::uint32_t> mtu_{1500};
+  std::uint32_t min_mtu_ = 68, max_mtu_ = 65535;
+  std::uint16_t hw_type_ = 1;  // ARPHRD_ETHER
+  std::atomic<const AddrBox*> address_{nullptr};
+  std::atomic<const AddrBox*> broadcast_{nullptr};
+  std::atomic<const AddrBox*> perm_address_{nullptr};
+  std::atomic<const TextBox*> alias_{nullptr};
+  std::atomic<std::uint32_t> group_{0};
+  std::atomic<std::uint32_t> txqlen_{1000};
+  std::atomic<std::uint8_t> operstate_{0};
+  std::atomic<std::uint8_t> link_mode_{0};
+  std::atomic<bool> carrier_{true};  // Linux: carrier is on until a driver says otherwise
+  std::atomic<std::uint32_t> carrier_up_{0}, carrier_down_{0};
+  std::atomic<RegState> state_{RegState::Uninitialized};
+  std::uint32_t num_tx_queues_ = 1, num_rx_queues_ = 1;
+  std::atomic<Device*> master_{nullptr};
+  std::atomic<Device*> link_{nullptr};
+  std::vector<Device*> uppers_, lowers_;  // control lock
+  std::unique_ptr<DevicePriv> priv_;      // control lock
+  mutable LinkCounters counters_;
+
+  // References (see ref.cc): shard slot, mode, exact count once unregistering.
+  std::uint32_t ref_slot_ = 0;
+  std::atomic<bool> ref_dying_{false};
+  std::atomic<std::int64_t> ref_exact_{1};  // 1 = the registry's own reference
+  struct Tracker;
+  std::unique_ptr<Tracker> tracker_;  // debug mode only
+
+  // Finalizer bookkeeping (control lock / finalizer lock).
+  TimePoint unregistered_at_{};
+  TimePoint next_report_{};
+  bool zero_reported_ = false;
+};
+
+// A counted reference on a device (Linux: dev_hold/dev_put with a netdev_tracker).
+// Move-only; the destructor drops it. `holder` names who holds it (a string with static
+// storage, e.g. "inet6"), listed in leak reports in debug mode.
+//
+// Context: any thread; never blocks; the device must not be Released. Taking a Ref on a
+// device found by an RCU lookup is allowed inside the read-side section; the Ref then keeps
+// the device alive beyond it. The Ref that drops the last reference of an unregistered
+// device wakes the finalizer.
+class [[nodiscard]] Ref {
+ public:
+  Ref() = default;
+  Ref(Device& dev, const char* holder);
+  Ref(Ref&& o) noexcept : dev_(o.dev_), holder_(o.holder_), track_id_(o.track_id_) {
+    o.dev_ = nullptr;
+  }
+  Ref& operator=(Ref&& o) noexcept;
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+  ~Ref() { reset(); }
+
+  void reset();
+  Device* get() const { return dev_; }
+  Device* operator->() const { return dev_; }
+  Device& operator*() const { return *dev_; }
+  explicit operator bool() const { return dev_ != nullptr; }
+  const char* holder() const { return holder_; }
+
+ private:
+  Device* dev_ = nullptr;
+  const char* holder_ = nullptr;
+  std::uint64_t track_id_ = 0;
+};
+
+}  // namespace ifcore

@@ -1,0 +1,250 @@
+// ifcore/engine.h — the engine: namespaces, the control lock, the notifier chain, the
+// unregister batches, the finalizer, the policies and the statistics.
+//
+// Lock order (every file that takes locks repeats it):
+//   1. Engine::control_ (the control lock, "rtnl")
+//   2. Finalizer::mu_ (the todo list)
+//   3. Device::Tracker::mu (debug ref tracking), RefShards::mu_ (shard registry)
+// RCU read-side sections may be entered with or without any of them, and never block.
+//
+// All changes go through a `Control`: a move-only handle that holds the control lock and
+// offers every mutation. Reads need no lock: see Namespace::find_*_rcu and rcu.h.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "ifcore/config.h"
+#include "ifcore/device.h"
+#include "ifcore/kind.h"
+#include "ifcore/link_request.h"
+#include "ifcore/namespace.h"
+#include "ifcore/notifier.h"
+#include "ifcore/result.h"
+
+namespace ifcore {
+
+class Engine;
+class Finalizer;
+class NotifierChain;
+
+// Counters and cumulative time per phase. Read with Engine::stats().
+struct Stats {
+  std::uint64_t devices_registered = 0;
+  std::uint64_t devices_unregistered = 0;
+  std::uint64_t devices_released = 0;
+  std::uint64_t devices_leaked = 0;      // reported at least once as waiting too long
+  std::uint64_t leak_reports = 0;        // "waiting for ... to become free" lines
+  std::uint64_t batches = 0;             // unregister batches committed
+  std::uint64_t notifier_passes = 0;     // one per event per batch (or per device)
+  std::uint64_t notifier_calls = 0;      // subscriber invocations
+  std::uint64_t grace_periods = 0;
+  std::uint64_t barriers = 0;
+  std::uint64_t ref_waits = 0;           // callers that had to wait for references
+  std::uint64_t rebroadcasts = 0;        // Unregister re-broadcasts (legacy waits)
+  Duration notifier_time{};
+  Duration grace_time{};
+  Duration barrier_time{};
+  Duration ref_wait_time{};              // time callers spent waiting for references
+  Duration unlist_time{};
+  Duration free_time{};
+};
+
+// Pernet hooks (Linux: pernet_operations): run for every namespace made or destroyed,
+// including those that exist when the hook is added. Context: control lock.
+class PernetHooks {
+ public:
+  virtual ~PernetHooks() = default;
+  virtual Result<void> init(Control& ctl, Namespace& ns) { return ok(); }
+  // Called after every device of the namespace has been unregistered.
+  virtual void exit(Control& ctl, Namespace& ns) {}
+  // Called before the devices are unregistered (e.g. to flush routes).
+  virtual void pre_exit(Control& ctl, Namespace& ns) {}
+};
+
+// A set of devices to unregister together (Linux: unregister_netdevice_queue + _many).
+class UnregisterBatch {
+ public:
+  // Adds `dev` once (later adds are ignored). Context: control lock.
+  void add(Device& dev);
+  bool contains(const Device& dev) const;
+  std::span<Device* const> devices() const { return devices_; }
+  bool empty() const { return devices_.empty(); }
+  std::size_t size() const { return devices_.size(); }
+
+ private:
+  std::vector<Device*> devices_;
+  std::unordered_set<std::uint64_t> ids_;  // for contains()
+};
+
+// A report of a device that waits for its references too long.
+struct LeakReport {
+  std::string name;
+  int ifindex = 0;
+  std::uint64_t device_id = 0;
+  std::int64_t usage_count = 0;
+  std::vector<std::string> holders;  // in debug mode (track_refs)
+  Duration waited{};
+};
+
+// The control handle: proof that the caller holds the engine's control lock.
+// Context of every method: the lock is held by this handle's owner thread.
+class Control {
+ public:
+  Control(Control&& o) noexcept;
+  Control& operator=(Control&&) = delete;
+  Control(const Control&) = delete;
+  ~Control();
+
+  Engine& engine() const { return *engine_; }
+
+  // ---- namespaces
+  Namespace* find_namespace(std::string_view name) const;
+  Namespace* find_namespace_by_id(int id) const;
+  std::vector<Namespace*> namespaces() const;  // in order of creation
+  // Errors: EEXIST (name taken), EINVAL (bad name).
+  Result<Namespace*> create_namespace(std::string_view name);
+  // Unregisters every device of the namespace in ONE batch, then frees the namespace.
+  Result<void> destroy_namespace(Namespace& ns);
+
+  // ---- lookups (no RCU section needed: the lock keeps the tables still)
+  Device* find(Namespace& ns, std::string_view name) const;
+  Device* find(Namespace& ns, int ifindex) const;
+
+  // ---- kinds and plug-ins
+  const Kind* find_kind(std::string_view name) const;
+  SubscriptionId subscribe(Subscriber& s, SubscribeOptions opts);
+  // replay_down: send GoingDown/Down (for up devices) and Unregister for existing devices.
+  void unsubscribe(SubscriptionId id, bool replay_down = false);
+  // Changes a subscriber's priority (keeps its registration order among equals).
+  void set_priority(SubscriptionId id, int priority);
+  Result<void> add_pernet(PernetHooks& hooks);
+  void remove_pernet(PernetHooks& hooks);
+  // Runs the chain for one event. Vetoable events stop at the first error and return it.
+  Result<void> notify(const EventInfo& ev);
+  // Tells subscribers that state changed (NetdevEvent::Change) with the changed flags.
+  void notify_change(Device& dev, std::uint32_t flags_changed = 0);
+
+  // ---- device lifecycle, for kinds
+  // A new device of `kind` in `ns`, set up with Ethernet defaults (mtu 1500, random
+  // address). Not visible until registered.
+  std::unique_ptr<Device> alloc_device(const Kind& kind, Namespace& ns);
+  // Names, indexes, lists and notifies (Register). `name` may hold one "%d".
+  // `ifindex` 0 = allocate. Errors: EINVAL/ENAMETOOLONG (name), EEXIST (name taken),
+  // EBUSY (ifindex taken), ENFILE (no free %d number), a subscriber's veto.
+  Result<Device*> register_device(std::unique_ptr<Device> dev, std::string_view name,
+                                  int ifindex = 0);
+  // Applies the generic attributes of a create request (mtu, address, txqlen, group...)
+  // to an unregistered device. Errors: EINVAL, ERANGE with a message.
+  Result<void> apply_create_attrs(Device& dev, const LinkRequest& req);
+
+  // ---- requests (what RTM_NEWLINK/SETLINK/DELLINK do)
+  // Create: kind validate + new_link, then flags and master. Both-or-neither.
+  // Errors: EOPNOTSUPP (unknown kind), EEXIST, EINVAL, ENODEV...
+  Result<Device*> create_link(Namespace& ns, const LinkRequest& req);
+  // Change an existing device. Validates everything first; if a step is vetoed, the steps
+  // already made are undone. Errors: as the single operations below.
+  Result<void> change_link(Device& dev, const LinkRequest& req);
+  // Delete: the kind's del_link (cascade) and one batch.
+  Result<void> delete_link(Device& dev);
+  // Delete many devices in one batch (each with its cascade). Fails (changing nothing) if
+  // any of them refuses.
+  Result<void> delete_links(std::span<Device* const> devs);
+
+  // ---- single changes (each notifies; vetoes leave state unchanged)
+  Result<void> open(Device& dev);          // IFF_UP on (dev_open)
+  Result<void> close(Device& dev);         // IFF_UP off (dev_close)
+  // Linux: dev_change_flags: UP via open/close, others (PROMISC, ALLMULTI, NOARP...) set.
+  Result<void> change_flags(Device& dev, std::uint32_t flags);
+  Result<void> set_mtu(Device& dev, std::uint32_t mtu);
+  Result<void> set_address(Device& dev, const HwAddr& addr);
+  Result<void> set_broadcast(Device& dev, const HwAddr& addr);
+  Result<void> rename(Device& dev, std::string_view name);
+  Result<void> set_alias(Device& dev, std::string_view alias);
+  Result<void> set_group(Device& dev, std::uint32_t group);
+  Result<void> set_txqlen(Device& dev, std::uint32_t txqlen);
+  // Enslave `port` to `master`, or release it from its master (`master` == nullptr).
+  // Errors: EOPNOTSUPP (master's kind has no ports), ELOOP/EBUSY (loops), EINVAL.
+  Result<void> set_master(Device& port, Device* master);
+  // Adjacency (Linux: netdev_upper_dev_link). Errors: EBUSY (already linked, or a second
+  // master), ELOOP (the upper is already below the lower).
+  Result<void> link_upper(Device& lower, Device& upper, bool master);
+  void unlink_upper(Device& lower, Device& upper);
+  // Moves a device to another namespace (Linux: dev_change_net_namespace): notifies
+  // Unregister in the old one and Register in the new one; keeps the ifindex if free.
+  // Errors: EINVAL (kind cannot move), EEXIST (name taken there, no new name given).
+  Result<void> move_to_namespace(Device& dev, Namespace& to, std::string_view new_name = {});
+  // Carrier and operstate (the link watch calls these). Notifies Change if changed.
+  void set_carrier(Device& dev, bool on);
+  void set_operstate(Device& dev, std::uint8_t operstate);
+
+  // ---- unregister
+  // The kind's del_link: adds `dev` and its cascade to `batch`. Errors: EOPNOTSUPP.
+  Result<void> queue_unregister(Device& dev, UnregisterBatch& batch);
+  // Unregisters every device of the batch: close the up ones, unlist them, one notifier
+  // pass per event, one grace period, hand them to the finalizer. Never fails.
+  void commit(UnregisterBatch& batch);
+
+ private:
+  friend class Engine;
+  explicit Control(Engine& e);
+  Engine* engine_;
+  std::unique_lock<std::mutex> lock_;
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineConfig cfg = {});
+  ~Engine();  // destroys every namespace, waits for the finalizer (reports leaks)
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Takes the control lock. Context: not inside an rcu::ReadGuard; not re-entrant.
+  Control control();
+
+  // Plug-ins. Kinds must outlive the engine (use static instances or add_kind).
+  void register_kind(const Kind& kind);
+  void add_kind(std::unique_ptr<Kind> kind);
+
+  const EngineConfig& config() const { return cfg_; }
+  Policies policies() const;
+  // Context: takes the control lock.
+  void set_policies(const Policies& p);
+
+  Stats stats() const;
+  void reset_stats();
+  TimeSource& time() const { return *time_; }
+  void log(LogLevel level, std::string_view text) const;
+
+  // Waits until every device unregistered so far is released, or `timeout` passes.
+  // Returns true if none is left waiting. Context: not holding the control lock.
+  bool drain(Duration timeout = std::chrono::seconds(10));
+  // Checks the finalizer's leak-report deadlines now (tests with a FakeTime call this
+  // after advancing it; with the steady clock the finalizer wakes at each deadline).
+  void check_leaks();
+  std::size_t pending_finalization() const;
+  // Devices waiting for their references, with holders in debug mode.
+  std::vector<LeakReport> waiting_devices() const;
+
+  // ---- internals shared by core's files (not for embedders)
+  struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
+  friend class Control;
+  EngineConfig cfg_;
+  std::shared_ptr<TimeSource> time_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ifcore

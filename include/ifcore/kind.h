@@ -1,0 +1,82 @@
+// ifcore/kind.h — a kind of device (Linux: struct rtnl_link_ops), plugged into core.
+//
+// Core never names a kind: kinds register themselves with the engine
+// (`Engine::register_kind`) and core calls them through this interface.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "ifcore/attr.h"
+#include "ifcore/link_request.h"
+#include "ifcore/result.h"
+
+namespace ifcore {
+
+class Control;
+class Device;
+class Namespace;
+class UnregisterBatch;
+
+class Kind {
+ public:
+  virtual ~Kind() = default;
+
+  // "dummy", "veth", ... (IFLA_INFO_KIND).
+  virtual std::string_view name() const = 0;
+
+  // Policy for IFLA_INFO_DATA and, for master kinds, IFLA_INFO_SLAVE_DATA of their ports.
+  virtual AttrPolicy policy() const { return {}; }
+  virtual AttrPolicy slave_policy() const { return {}; }
+
+  // Checks a create or change request without touching state.
+  // Context: control lock. Errors: EINVAL (and friends) with a message.
+  virtual Result<void> validate(Control& ctl, const LinkRequest& req) const { return ok(); }
+
+  // Allocates, sets up and registers the device(s) the request asks for, in `ns`.
+  // Generic attributes (mtu, address, txqlen, group...) are applied by core before
+  // registration; flags and master after. Both-or-neither: on error nothing stays registered.
+  // Context: control lock.
+  virtual Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const = 0;
+
+  // Applies IFLA_INFO_DATA to an existing device. Default: EOPNOTSUPP if data is given.
+  virtual Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const;
+
+  // Adds `dev` and whatever must die with it to `batch` (veth peer, vlans on it...).
+  // Errors: EOPNOTSUPP where the kind cannot be deleted (loopback). Context: control lock.
+  virtual Result<void> del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const;
+
+  // The attributes Linux reports in IFLA_INFO_DATA. Context: control lock.
+  virtual AttrList fill_info(const Device& dev) const { return {}; }
+  // For master kinds: IFLA_INFO_SLAVE_DATA of one port. Context: control lock.
+  virtual AttrList fill_slave_info(const Device& master, const Device& port) const { return {}; }
+  // For master kinds: applies IFLA_INFO_SLAVE_DATA to a port. Default: EOPNOTSUPP.
+  virtual Result<void> change_slave(Control& ctl, Device& master, Device& port,
+                                    const AttrList& data) const;
+
+  // Master kinds: make `port` a port of `master`, or release it. Default: EOPNOTSUPP
+  // (the device cannot be a master).
+  virtual Result<void> add_port(Control& ctl, Device& master, Device& port) const;
+  virtual Result<void> del_port(Control& ctl, Device& master, Device& port) const;
+
+  // Open/stop (Linux: ndo_open/ndo_stop): called when the device goes up/down, after the
+  // flag changes, so the kind can update carrier. Context: control lock.
+  virtual Result<void> open(Control& ctl, Device& dev) const { return ok(); }
+  virtual void stop(Control& ctl, Device& dev) const {}
+
+  // Called by core when a device has been unregistered (before the grace period): the
+  // kind drops links to other devices (Linux: ndo_uninit). Context: control lock.
+  virtual void uninit(Control& ctl, Device& dev) const {}
+  // Called by the finalizer when the last reference dropped, before the device is
+  // freed (Linux: priv_destructor). Context: the finalizer thread, no lock.
+  virtual void destruct(Device& dev) const {}
+
+  // Virtual devices' link changes are urgent for the link watch's adaptive policy.
+  virtual bool is_virtual() const { return true; }
+  // The ifindex IFLA_LINK reports (0 = none); default: dev.link().
+  virtual int link_ifindex(const Device& dev) const;
+  // Deletable as a cascade victim only? (loopback: never deletable).
+  virtual bool can_move_namespace() const { return true; }
+};
+
+}  // namespace ifcore

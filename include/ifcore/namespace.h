@@ -1,0 +1,74 @@
+// ifcore/namespace.h — a network namespace (Linux: struct net): its own tables by name and
+// by ifindex, its own loopback device, its own ifindex sequence.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ifcore {
+
+class Device;
+class Engine;
+class Registry;
+
+class Namespace {
+ public:
+  ~Namespace();
+  Namespace(const Namespace&) = delete;
+  Namespace& operator=(const Namespace&) = delete;
+
+  const std::string& name() const { return name_; }
+  // The namespace's id, engine-unique and never reused (used as the netnsid on the wire).
+  int id() const { return id_; }
+  Engine& engine() const { return *engine_; }
+
+  // Lock-free lookups. Context: inside an rcu::ReadGuard; the pointer is valid until the
+  // guard ends (take a Ref to keep it). Never blocks. Returns nullptr if absent.
+  Device* find_by_name_rcu(std::string_view name) const;
+  Device* find_by_index_rcu(int ifindex) const;
+  // The listed device with the smallest ifindex greater than `after` (a dump cursor).
+  // Context: inside an rcu::ReadGuard, or control lock.
+  Device* next_by_index_rcu(int after) const;
+
+  // Context: control lock. Devices in ifindex order.
+  std::vector<Device*> devices_locked() const;
+  std::size_t device_count() const;
+  // The loopback device (ifindex 1) once the loopback kind made it; nullptr before.
+  Device* loopback() const { return loopback_; }
+  void set_loopback_locked(Device* lo) { loopback_ = lo; }
+
+  // Per-namespace state of plug-ins (protocol settings, route tables), keyed by the
+  // plug-in's own tag address. Freed with the namespace. Context: control lock.
+  template <class T>
+  T* data_locked(const void* tag) const {
+    auto it = data_.find(tag);
+    return it == data_.end() ? nullptr : static_cast<T*>(it->second.get());
+  }
+  void set_data_locked(const void* tag, std::shared_ptr<void> p) { data_[tag] = std::move(p); }
+
+  // The next ifindex the namespace will hand out (tests use it to check wrap-around).
+  // Context: control lock.
+  void set_next_ifindex_locked(int next);
+  int next_ifindex_locked() const;
+
+  Registry& registry() const { return *registry_; }
+
+ private:
+  friend class Engine;
+  friend class Control;
+  Namespace(Engine& engine, std::string name, int id);
+
+  Engine* const engine_;
+  const std::string name_;
+  const int id_;
+  std::unique_ptr<Registry> registry_;
+  Device* loopback_ = nullptr;
+  std::unordered_map<const void*, std::shared_ptr<void>> data_;
+  bool dying_ = false;
+};
+
+}  // namespace ifcore

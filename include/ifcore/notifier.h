@@ -1,0 +1,91 @@
+// ifcore/notifier.h — the ordered notifier chain (Linux: netdev_chain).
+//
+// Subscribers run in order of priority (higher first), ties in order of subscription.
+// Every event is delivered under the engine's control lock, with a `Control` the
+// subscriber may use to make further changes (as Linux notifiers run under RTNL).
+//
+// Vetoes: a subscriber returning an error from a vetoable event (PreUp, PreChangeMtu,
+// PreChangeAddr, PreChangeUpper, PreChangeName, Register) stops the chain; the change does
+// not happen and the caller gets the subscriber's errno and message. For Register, the
+// subscribers that already saw it are sent Unregister. Errors from other events are
+// logged and ignored, as Linux ignores them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ifcore/addr.h"
+#include "ifcore/result.h"
+
+namespace ifcore {
+
+class Control;
+class Device;
+
+// Linux: NETDEV_* in include/linux/netdevice.h (the subset ifcore models).
+enum class NetdevEvent : std::uint8_t {
+  Register,
+  PreUp,
+  Up,
+  GoingDown,
+  Down,
+  Change,        // flags other than UP, carrier/operstate (from the link watch)
+  PreChangeMtu,
+  ChangeMtu,
+  PreChangeAddr,
+  ChangeAddr,
+  PreChangeName,
+  ChangeName,
+  PreChangeUpper,
+  ChangeUpper,
+  ChangeInfoData,  // kind attributes changed
+  Unregister,
+};
+const char* to_string(NetdevEvent e);
+bool is_vetoable(NetdevEvent e);
+
+// Events delivered once per batch with every device of the batch.
+enum class BatchEvent : std::uint8_t {
+  UnregisterBatch,  // after the per-device Unregister pass (Linux: NETDEV_UNREGISTER_BATCH)
+};
+
+struct EventInfo {
+  NetdevEvent event;
+  Device& dev;
+  // ChangeMtu / PreChangeMtu
+  std::uint32_t old_mtu = 0, new_mtu = 0;
+  // ChangeName / PreChangeName
+  std::string_view old_name, new_name;
+  // ChangeAddr / PreChangeAddr
+  const HwAddr* new_addr = nullptr;
+  // ChangeUpper / PreChangeUpper: `upper` is being linked (linking) or unlinked above dev
+  Device* upper = nullptr;
+  bool linking = false;
+  bool upper_is_master = false;
+  // Change: which IFF_* flags changed
+  std::uint32_t flags_changed = 0;
+  // Register/Unregister delivered as a replay to one subscriber
+  bool replay = false;
+};
+
+class Subscriber {
+ public:
+  virtual ~Subscriber() = default;
+  // Context: control lock held (through `ctl`). May call `ctl` to change other state.
+  virtual Result<void> on_event(Control& ctl, const EventInfo& ev) = 0;
+  // Context: control lock held. Default: nothing.
+  virtual void on_batch(Control& ctl, BatchEvent ev, std::span<Device* const> devices) {}
+};
+
+// Options for subscribing and unsubscribing.
+struct SubscribeOptions {
+  std::string name;       // for logs and the chain listing
+  int priority = 0;       // higher first
+  bool replay = true;     // replay Register (and Up for up devices) for existing devices
+};
+
+using SubscriptionId = std::uint64_t;
+
+}  // namespace ifcore

@@ -1,0 +1,309 @@
+// Control: the lock holder's handle. Namespaces, plug-ins, registration.
+//
+// Lock order: control lock -> Finalizer::mu_ -> leaves (see engine.h).
+#include <net/if.h>
+#include <linux/if_arp.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "base/rcu.h"
+#include "core/engine_impl.h"
+#include "core/registry.h"
+
+namespace ifcore {
+
+Control::Control(Engine& e) : engine_(&e), lock_(e.impl().control) {}
+
+Control::Control(Control&& o) noexcept : engine_(o.engine_), lock_(std::move(o.lock_)) {}
+
+Control::~Control() {
+  if (!lock_.owns_lock()) return;
+  // Linux: rtnl_unlock runs the todo list. Under the legacy policies the caller waits
+  // here, without the lock, for each device's references, as netdev_run_todo did.
+  auto& impl = engine_->impl();
+  std::vector<Device*> todo;
+  todo.swap(impl.legacy_todo);
+  Policies p = impl.policies;
+  lock_.unlock();
+  if (todo.empty()) return;
+  // Linux (netdev_run_todo): one barrier for the whole list, then wait per device.
+  {
+    auto t0 = Clock::now();
+    rcu::barrier();
+    if (p.grace == GracePolicy::Kernel) std::this_thread::sleep_until(t0 + p.grace_floor);
+    impl.stats.barriers.fetch_add(1, std::memory_order_relaxed);
+    StatsCounters::add(impl.stats.barrier_ns, Clock::now() - t0);
+  }
+  for (Device* d : todo) impl.legacy_wait(*d);
+}
+
+// ---------------------------------------------------------------- namespaces
+
+Namespace* Control::find_namespace(std::string_view name) const {
+  for (auto& ns : engine_->impl().namespaces)
+    if (ns->name() == name) return ns.get();
+  return nullptr;
+}
+
+Namespace* Control::find_namespace_by_id(int id) const {
+  for (auto& ns : engine_->impl().namespaces)
+    if (ns->id() == id) return ns.get();
+  return nullptr;
+}
+
+std::vector<Namespace*> Control::namespaces() const {
+  std::vector<Namespace*> out;
+  for (auto& ns : engine_->impl().namespaces) out.push_back(ns.get());
+  return out;
+}
+
+Result<Namespace*> Control::create_namespace(std::string_view name) {
+  if (name.empty() || name.size() > 255 || name == "." || name == ".." ||
+      name.find('/') != std::string_view::npos)
+    return fail(EINVAL, "namespace name \"{}\" is not valid", name);
+  if (find_namespace(name)) return fail(EEXIST, "namespace \"{}\" already exists", name);
+  auto& impl = engine_->impl();
+  auto* ns = new Namespace(*engine_, std::string(name), impl.next_ns_id++);
+  impl.namespaces.emplace_back(ns);
+  for (std::size_t i = 0; i < impl.pernet.size(); ++i) {
+    auto r = impl.pernet[i]->init(*this, *ns);
+    if (!r) {
+      for (std::size_t j = i; j-- > 0;) impl.pernet[j]->exit(*this, *ns);
+      (void)destroy_namespace(*ns);
+      return fail(std::move(r).error());
+    }
+  }
+  return ns;
+}
+
+Result<void> Control::destroy_namespace(Namespace& ns) {
+  auto& impl = engine_->impl();
+  auto it = std::find_if(impl.namespaces.begin(), impl.namespaces.end(),
+                         [&](auto& p) { return p.get() == &ns; });
+  if (it == impl.namespaces.end()) return fail(ENOENT, "namespace is not known");
+  ns.dying_ = true;
+  for (auto h = impl.pernet.rbegin(); h != impl.pernet.rend(); ++h) (*h)->pre_exit(*this, ns);
+  // Linux: default_device_exit_batch — every device in ONE batch. Devices that can move
+  // would go back to the initial namespace in Linux; in ifcore they are deleted with it.
+  UnregisterBatch batch;
+  for (Device* d : ns.devices_locked()) {
+    for (Device* up : d->uppers_locked()) (void)up;
+    batch.add(*d);
+    // Cascades (veth peers in other namespaces, vlans on these devices) come along.
+    (void)d->kind().del_link(*this, *d, batch);
+  }
+  commit(batch);
+  for (auto h = impl.pernet.rbegin(); h != impl.pernet.rend(); ++h) (*h)->exit(*this, ns);
+  std::unique_ptr<Namespace> owned = std::move(*it);
+  impl.namespaces.erase(it);
+  // Readers that found the namespace's devices are gone after the batch's grace period;
+  // the namespace itself is reached only under the control lock.
+  owned.reset();
+  return ok();
+}
+
+Device* Control::find(Namespace& ns, std::string_view name) const {
+  rcu::ReadGuard g;
+  return ns.find_by_name_rcu(name);
+}
+
+Device* Control::find(Namespace& ns, int ifindex) const {
+  rcu::ReadGuard g;
+  return ns.find_by_index_rcu(ifindex);
+}
+
+// ---------------------------------------------------------------- plug-ins
+
+const Kind* Control::find_kind(std::string_view name) const {
+  auto& kinds = engine_->impl().kinds;
+  auto it = kinds.find(name);
+  return it == kinds.end() ? nullptr : it->second;
+}
+
+SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {
+  auto& impl = engine_->impl();
+  bool replay = opts.replay;
+  SubscriptionId id = impl.chain.add(s, opts);
+  if (!replay) return id;
+  // Linux: register_netdevice_notifier replays REGISTER and UP for existing devices.
+  for (auto& ns : impl.namespaces) {
+    for (Device* d : ns->devices_locked()) {
+      EventInfo reg{NetdevEvent::Register, *d};
+      reg.replay = true;
+      (void)s.on_event(*this, reg);
+      if (d->is_up()) {
+        EventInfo up{NetdevEvent::Up, *d};
+        up.replay = true;
+        (void)s.on_event(*this, up);
+      }
+    }
+  }
+  return id;
+}
+
+void Control::unsubscribe(SubscriptionId id, bool replay_down) {
+  auto& impl = engine_->impl();
+  Subscriber* s = impl.chain.remove(id);
+  if (!s || !replay_down) return;
+  // Linux: unregister_netdevice_notifier sends DOWN and UNREGISTER for existing devices.
+  for (auto& ns : impl.namespaces) {
+    for (Device* d : ns->devices_locked()) {
+      if (d->is_up()) {
+        EventInfo gd{NetdevEvent::GoingDown, *d};
+        gd.replay = true;
+        (void)s->on_event(*this, gd);
+        EventInfo down{NetdevEvent::Down, *d};
+        down.replay = true;
+        (void)s->on_event(*this, down);
+      }
+      EventInfo un{NetdevEvent::Unregister, *d};
+      un.replay = true;
+      (void)s->on_event(*this, un);
+    }
+  }
+}
+
+void Control::set_priority(SubscriptionId id, int priority) {
+  engine_->impl().chain.set_priority(id, priority);
+}
+
+Result<void> Control::add_pernet(PernetHooks& hooks) {
+  auto& impl = engine_->impl();
+  std::vector<Namespace*> done;
+  for (auto& ns : impl.namespaces) {
+    auto r = hooks.init(*this, *ns);
+    if (!r) {
+      for (Namespace* d : done) hooks.exit(*this, *d);
+      return r;
+    }
+    done.push_back(ns.get());
+  }
+  impl.pernet.push_back(&hooks);
+  return ok();
+}
+
+void Control::remove_pernet(PernetHooks& hooks) {
+  auto& v = engine_->impl().pernet;
+  auto it = std::find(v.begin(), v.end(), &hooks);
+  if (it == v.end()) return;
+  v.erase(it);
+  for (auto& ns : engine_->impl().namespaces) hooks.exit(*this, *ns);
+}
+
+Result<void> Control::notify(const EventInfo& ev) { return engine_->impl().call_chain(*this, ev); }
+
+void Control::notify_change(Device& dev, std::uint32_t flags_changed) {
+  EventInfo ev{NetdevEvent::Change, dev};
+  ev.flags_changed = flags_changed;
+  (void)engine_->impl().call_chain(*this, ev);
+}
+
+// ---------------------------------------------------------------- registration
+
+std::unique_ptr<Device> Control::alloc_device(const Kind& kind, Namespace& ns) {
+  // Linux: alloc_netdev + ether_setup defaults.
+  std::unique_ptr<Device> d(DeviceAccess::make(*engine_, kind, ns));
+  d->set_hw_type_locked(ARPHRD_ETHER);
+  d->set_mtu_locked(1500);
+  d->set_mtu_range_locked(68, 65535);  // ETH_MIN_MTU .. ETH_MAX_MTU
+  d->set_flags_locked(IFF_BROADCAST | IFF_MULTICAST);
+  d->set_txqlen_locked(1000);
+  d->set_address_locked(HwAddr::random_ether());
+  d->set_broadcast_locked(HwAddr::ethernet({0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
+  return d;
+}
+
+Result<void> Control::apply_create_attrs(Device& dev, const LinkRequest& req) {
+  // Linux: rtnl_create_link applies these before register_netdevice.
+  if (req.mtu) IFCORE_TRY(dev.validate_mtu(*req.mtu));
+  if (req.address && req.address->size() != dev.address().size())
+    return fail(EINVAL, "address of {} bytes does not match the device's {}",
+                req.address->size(), dev.address().size());
+  if (req.address && dev.hw_type() == ARPHRD_ETHER && !req.address->is_valid_ether())
+    return fail(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
+                req.address->to_string());
+  if (req.mtu) dev.set_mtu_locked(*req.mtu);
+  if (req.address) {
+    dev.set_address_locked(*req.address);
+  }
+  if (req.broadcast) dev.set_broadcast_locked(*req.broadcast);
+  if (req.txqlen) dev.set_txqlen_locked(*req.txqlen);
+  if (req.group) dev.set_group_locked(*req.group);
+  if (req.num_tx_queues || req.num_rx_queues)
+    dev.set_queues_locked(req.num_tx_queues.value_or(dev.num_tx_queues()),
+                          req.num_rx_queues.value_or(dev.num_rx_queues()));
+  if (req.operstate) dev.set_operstate_locked(*req.operstate);
+  if (req.link_mode) dev.set_link_mode_locked(*req.link_mode);
+  if (req.ifalias) dev.set_alias_locked(*req.ifalias);
+  return ok();
+}
+
+Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::string_view name,
+                                         int ifindex) {
+  auto& impl = engine_->impl();
+  Namespace& ns = dev->ns();
+  Registry& reg = ns.registry();
+  std::string final_name(name);
+  if (name.find('%') != std::string_view::npos) {
+    auto n = reg.resolve_pattern(name);
+    if (!n) return fail(n.error());
+    final_name = std::move(*n);
+  }
+  IFCORE_TRY(validate_device_name(final_name));
+  if (reg.name_taken(final_name)) return fail(EEXIST, "device \"{}\" already exists", final_name);
+  if (ifindex < 0) return fail(EINVAL, "ifindex {} is not valid", ifindex);
+  if (ifindex > 0 && reg.index_taken(ifindex))
+    return fail(EBUSY, "ifindex {} is in use", ifindex);
+  if (ifindex == 0) {
+    auto i = reg.alloc_ifindex();
+    if (!i) return fail(i.error());
+    ifindex = *i;
+  }
+  Device* d = dev.release();
+  d->set_name_locked(final_name);
+  DeviceAccess::set_ifindex(*d, ifindex);
+  if (d->perm_address().empty()) d->set_perm_address_locked(d->address());
+  auto ins = reg.insert(*d, final_name, ifindex);
+  if (!ins) {
+    delete d;
+    return fail(ins.error());
+  }
+  reg.maybe_resize();
+  DeviceAccess::set_state(*d, RegState::Registered);
+  impl.stats.devices_registered.fetch_add(1, std::memory_order_relaxed);
+  // Linux: register_netdevice sends REGISTER; a veto unregisters the device again.
+  std::size_t notified = 0;
+  EventInfo ev{NetdevEvent::Register, *d};
+  auto r = impl.call_chain(*this, ev, &notified);
+  if (!r) {
+    auto list = impl.chain.snapshot();
+    EventInfo un{NetdevEvent::Unregister, *d};
+    for (std::size_t i = 0; i < notified && i < list->size(); ++i)
+      (void)(*list)[i].sub->on_event(*this, un);
+    reg.erase(*d, final_name, ifindex);
+    DeviceAccess::set_state(*d, RegState::Unregistered);
+    impl.stats.devices_registered.fetch_sub(1, std::memory_order_relaxed);
+    // Nobody else saw it for long: one grace period, then free.
+    Device* victim = d;
+    DeviceAccess::kill_refs(impl, std::span<Device* const>(&victim, 1));
+    if (DeviceAccess::exact(*d) == 1) {
+      rcu::retire(d);
+    } else {
+      impl.finalizer.adopt(std::span<Device* const>(&victim, 1), false);
+      DeviceAccess::drop_exact(*d, 1);
+    }
+    return fail(std::move(r).error());
+  }
+  return d;
+}
+
+// ---------------------------------------------------------------- batches
+
+void UnregisterBatch::add(Device& dev) {
+  if (ids_.insert(dev.id()).second) devices_.push_back(&dev);
+}
+
+bool UnregisterBatch::contains(const Device& dev) const { return ids_.count(dev.id()) != 0; }
+
+}  // namespace ifcore

@@ -1,0 +1,199 @@
+// Device fields: RCU-published boxes for names and addresses, snapshots, adjacency checks.
+#include "ifcore/device.h"
+
+#include <net/if.h>
+#include <linux/if.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "base/rcu.h"
+#include "core/engine_impl.h"
+#include "core/ref_shards.h"
+#include "ifcore/kind.h"
+#include "ifcore/namespace.h"
+
+namespace ifcore {
+
+struct Device::NameBox {
+  char s[16] = {};
+  std::uint8_t len = 0;
+};
+struct Device::AddrBox {
+  HwAddr a;
+};
+struct Device::TextBox {
+  std::string s;
+};
+
+namespace {
+
+template <class Box>
+void publish(std::atomic<const Box*>& slot, const Box* next) {
+  const Box* old = slot.exchange(next, std::memory_order_acq_rel);
+  rcu::retire(const_cast<Box*>(old));
+}
+
+}  // namespace
+
+const char* to_string(RegState s) {
+  switch (s) {
+    case RegState::Uninitialized: return "uninitialized";
+    case RegState::Registered: return "registered";
+    case RegState::Unregistering: return "unregistering";
+    case RegState::Unregistered: return "unregistered";
+    case RegState::Released: return "released";
+  }
+  return "?";
+}
+
+Device::Device(Engine& engine, const Kind& kind, Namespace& ns)
+    : id_(engine.impl().next_device_id.fetch_add(1)),
+      engine_(&engine),
+      kind_(&kind),
+      ns_(&ns),
+      ref_slot_(RefShards::instance().alloc_slot()) {
+  name_.store(new NameBox{});
+  if (engine.config().track_refs) tracker_ = std::make_unique<Tracker>();
+}
+
+Device::~Device() {
+  // Context: no reader can reach the device (released after a grace period, or never
+  // registered). The slot reads zero in every arena: folded at kill, or never used live
+  // by others (an unregistered device's Refs must all be dropped before it is freed).
+  if (!ref_dying_.load()) RefShards::instance().fold(ref_slot_);
+  RefShards::instance().free_slot(ref_slot_);
+  delete name_.load();
+  delete address_.load();
+  delete broadcast_.load();
+  delete perm_address_.load();
+  delete alias_.load();
+}
+
+std::string_view Device::name_rcu() const {
+  const NameBox* b = name_.load(std::memory_order_acquire);
+  return {b->s, b->len};
+}
+
+std::string Device::name() const {
+  rcu::ReadGuard g;
+  return std::string(name_rcu());
+}
+
+bool Device::is_up() const { return flags() & IFF_UP; }
+
+std::uint32_t Device::reported_flags() const {
+  std::uint32_t f = flags() & ~std::uint32_t(IFF_RUNNING | unsigned(IFF_LOWER_UP) | unsigned(IFF_DORMANT));
+  if (is_up()) {
+    std::uint8_t op = operstate();
+    if (op == IF_OPER_UP || op == IF_OPER_UNKNOWN) f |= IFF_RUNNING;
+    if (carrier()) f |= unsigned(IFF_LOWER_UP);
+    if (op == IF_OPER_DORMANT) f |= unsigned(IFF_DORMANT);
+  }
+  return f;
+}
+
+std::uint8_t Device::reported_operstate() const {
+  return is_up() ? operstate() : std::uint8_t(IF_OPER_DOWN);
+}
+
+void Device::set_name_locked(std::string_view name) {
+  auto* b = new NameBox{};
+  b->len = static_cast<std::uint8_t>(std::min<std::size_t>(name.size(), 15));
+  std::memcpy(b->s, name.data(), b->len);
+  publish(name_, static_cast<const NameBox*>(b));
+}
+
+HwAddr Device::address() const {
+  rcu::ReadGuard g;
+  const AddrBox* b = address_.load(std::memory_order_acquire);
+  return b ? b->a : HwAddr{};
+}
+
+HwAddr Device::broadcast() const {
+  rcu::ReadGuard g;
+  const AddrBox* b = broadcast_.load(std::memory_order_acquire);
+  return b ? b->a : HwAddr{};
+}
+
+HwAddr Device::perm_address() const {
+  rcu::ReadGuard g;
+  const AddrBox* b = perm_address_.load(std::memory_order_acquire);
+  return b ? b->a : HwAddr{};
+}
+
+std::string Device::alias() const {
+  rcu::ReadGuard g;
+  const TextBox* b = alias_.load(std::memory_order_acquire);
+  return b ? b->s : std::string{};
+}
+
+void Device::set_address_locked(const HwAddr& a) { publish(address_, new const AddrBox{a}); }
+void Device::set_broadcast_locked(const HwAddr& a) { publish(broadcast_, new const AddrBox{a}); }
+void Device::set_perm_address_locked(const HwAddr& a) {
+  publish(perm_address_, new const AddrBox{a});
+}
+void Device::set_alias_locked(std::string_view alias) {
+  publish(alias_, alias.empty() ? nullptr : new const TextBox{std::string(alias)});
+}
+
+bool Device::set_carrier_locked(bool on) {
+  if (carrier_.exchange(on, std::memory_order_relaxed) == on) return false;
+  (on ? carrier_up_ : carrier_down_).fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+Result<void> Device::validate_mtu(std::uint32_t mtu) const {
+  // Linux: dev_validate_mtu's messages; max_mtu 0 means no maximum.
+  if (mtu < min_mtu_) return fail(EINVAL, "mtu less than device minimum");
+  if (max_mtu_ > 0 && mtu > max_mtu_) return fail(EINVAL, "mtu greater than device maximum");
+  return ok();
+}
+
+bool Device::has_upper_locked(const Device& d) const {
+  for (Device* u : uppers_)
+    if (u == &d) return true;
+  return false;
+}
+
+bool Device::is_upper_or_self_locked(const Device& d) const {
+  // Depth-first over the upper graph; the graph is acyclic (link_upper refuses loops)
+  // and bounded, so this terminates.
+  if (&d == this) return true;
+  for (Device* u : uppers_)
+    if (u->is_upper_or_self_locked(d)) return true;
+  return false;
+}
+
+DeviceSnapshot Device::snapshot_locked() const {
+  DeviceSnapshot s;
+  s.id = id_;
+  s.ifindex = ifindex();
+  s.name = name();
+  s.kind = std::string(kind_->name());
+  s.hw_type = hw_type_;
+  s.flags = flags();
+  s.mtu = mtu();
+  s.min_mtu = min_mtu_;
+  s.max_mtu = max_mtu_;
+  s.address = address();
+  s.broadcast = broadcast();
+  s.perm_address = perm_address();
+  s.group = group();
+  s.txqlen = txqlen();
+  s.operstate = operstate();
+  s.link_mode = link_mode();
+  s.carrier = carrier();
+  s.carrier_up_count = carrier_up_count();
+  s.carrier_down_count = carrier_down_count();
+  s.master_ifindex = master() ? master()->ifindex() : 0;
+  s.link_ifindex = kind_->link_ifindex(*this);
+  s.ns_name = ns().name();
+  s.alias = alias();
+  s.num_tx_queues = num_tx_queues_;
+  s.num_rx_queues = num_rx_queues_;
+  s.state = state();
+  return s;
+}
+
+}  // namespace ifcore

@@ -1,0 +1,198 @@
+// The engine: construction and teardown, grace periods, the chain calls, statistics.
+//
+// Lock order: control lock -> Finalizer::mu_ -> leaves (see engine.h).
+#include "ifcore/engine.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "base/rcu.h"
+#include "core/engine_impl.h"
+
+namespace ifcore {
+
+Engine::Impl::Impl(Engine& e) : engine(e), finalizer(*this) {}
+Engine::Impl::~Impl() = default;
+
+void Engine::Impl::grace_period() {
+  auto t0 = Clock::now();
+  rcu::synchronize();
+  if (policies.grace == GracePolicy::Kernel) std::this_thread::sleep_until(t0 + policies.grace_floor);
+  stats.grace_periods.fetch_add(1, std::memory_order_relaxed);
+  StatsCounters::add(stats.grace_ns, Clock::now() - t0);
+}
+
+void Engine::Impl::barrier() {
+  auto t0 = Clock::now();
+  rcu::barrier();
+  if (policies.grace == GracePolicy::Kernel) std::this_thread::sleep_until(t0 + policies.grace_floor);
+  stats.barriers.fetch_add(1, std::memory_order_relaxed);
+  StatsCounters::add(stats.barrier_ns, Clock::now() - t0);
+}
+
+Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified) {
+  auto t0 = Clock::now();
+  auto list = chain.snapshot();
+  std::size_t n = 0;
+  Result<void> result;
+  for (const auto& e : *list) {
+    ++n;
+    auto r = e.sub->on_event(ctl, ev);
+    if (!r) {
+      if (is_vetoable(ev.event)) {
+        --n;
+        result = fail(std::move(r).error());
+        break;
+      }
+      engine.log(LogLevel::Warning, fmt::format("subscriber \"{}\" failed {} for \"{}\": {}",
+                                                e.name, to_string(ev.event), ev.dev.name(),
+                                                r.error().message));
+    }
+  }
+  stats.notifier_calls.fetch_add(n + (result ? 0 : 1), std::memory_order_relaxed);
+  stats.notifier_passes.fetch_add(1, std::memory_order_relaxed);
+  StatsCounters::add(stats.notifier_ns, Clock::now() - t0);
+  if (notified) *notified = n;
+  return result;
+}
+
+void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event,
+                                   std::span<Device* const> devs) {
+  if (devs.empty()) return;
+  auto t0 = Clock::now();
+  auto list = chain.snapshot();
+  std::uint64_t calls = 0;
+  for (Device* d : devs) {
+    EventInfo ev{event, *d};
+    for (const auto& e : *list) {
+      ++calls;
+      auto r = e.sub->on_event(ctl, ev);
+      if (!r)
+        engine.log(LogLevel::Warning, fmt::format("subscriber \"{}\" failed {} for \"{}\": {}",
+                                                  e.name, to_string(event), d->name(),
+                                                  r.error().message));
+    }
+  }
+  stats.notifier_calls.fetch_add(calls, std::memory_order_relaxed);
+  stats.notifier_passes.fetch_add(1, std::memory_order_relaxed);
+  StatsCounters::add(stats.notifier_ns, Clock::now() - t0);
+}
+
+void Engine::Impl::call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs) {
+  if (devs.empty()) return;
+  auto t0 = Clock::now();
+  auto list = chain.snapshot();
+  for (const auto& e : *list) e.sub->on_batch(ctl, event, devs);
+  stats.notifier_calls.fetch_add(list->size(), std::memory_order_relaxed);
+  StatsCounters::add(stats.notifier_ns, Clock::now() - t0);
+}
+
+// ---------------------------------------------------------------- Engine
+
+Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)) {
+  time_ = cfg_.time ? cfg_.time : std::make_shared<SteadyTime>();
+  rcu::register_thread();
+  impl_ = std::make_unique<Impl>(*this);
+  impl_->policies = cfg_.policies;
+  impl_->finalizer.start();
+  if (!cfg_.default_namespace.empty()) {
+    auto ctl = control();
+    auto ns = ctl.create_namespace(cfg_.default_namespace);
+    if (!ns) log(LogLevel::Error, "cannot create the default namespace: " + ns.error().message);
+  }
+}
+
+Engine::~Engine() {
+  {
+    auto ctl = control();
+    auto all = ctl.namespaces();
+    for (auto it = all.rbegin(); it != all.rend(); ++it) (void)ctl.destroy_namespace(**it);
+    for (auto* h : std::vector<PernetHooks*>(impl_->pernet)) ctl.remove_pernet(*h);
+  }
+  if (!impl_->finalizer.drain(cfg_.leak_report_after)) {
+    for (auto& r : impl_->finalizer.waiting())
+      log(LogLevel::Error, fmt::format("engine destroyed while {} still has {} references; "
+                                       "leaking it",
+                                       r.name, r.usage_count));
+  }
+  impl_->finalizer.stop();
+  rcu::barrier();  // run every pending free before the engine's memory goes
+}
+
+Control Engine::control() { return Control(*this); }
+
+void Engine::register_kind(const Kind& kind) {
+  auto ctl = control();
+  impl_->kinds[std::string(kind.name())] = &kind;
+}
+
+void Engine::add_kind(std::unique_ptr<Kind> kind) {
+  auto ctl = control();
+  impl_->kinds[std::string(kind->name())] = kind.get();
+  impl_->owned_kinds.push_back(std::move(kind));
+}
+
+Policies Engine::policies() const {
+  std::lock_guard lk(impl_->control);
+  return impl_->policies;
+}
+
+void Engine::set_policies(const Policies& p) {
+  auto ctl = control();
+  impl_->policies = p;
+}
+
+Stats Engine::stats() const {
+  auto& c = impl_->stats;
+  auto ns = [](const std::atomic<std::int64_t>& a) { return Duration(std::chrono::nanoseconds(a.load())); };
+  Stats s;
+  s.devices_registered = c.devices_registered.load();
+  s.devices_unregistered = c.devices_unregistered.load();
+  s.devices_released = c.devices_released.load();
+  s.devices_leaked = c.devices_leaked.load();
+  s.leak_reports = c.leak_reports.load();
+  s.batches = c.batches.load();
+  s.notifier_passes = c.notifier_passes.load();
+  s.notifier_calls = c.notifier_calls.load();
+  s.grace_periods = c.grace_periods.load();
+  s.barriers = c.barriers.load();
+  s.ref_waits = c.ref_waits.load();
+  s.rebroadcasts = c.rebroadcasts.load();
+  s.notifier_time = ns(c.notifier_ns);
+  s.grace_time = ns(c.grace_ns);
+  s.barrier_time = ns(c.barrier_ns);
+  s.ref_wait_time = ns(c.ref_wait_ns);
+  s.unlist_time = ns(c.unlist_ns);
+  s.free_time = ns(c.free_ns);
+  return s;
+}
+
+void Engine::reset_stats() {
+  auto& c = impl_->stats;
+  for (auto* a : {&c.devices_registered, &c.devices_unregistered, &c.devices_released,
+                  &c.devices_leaked, &c.leak_reports, &c.batches, &c.notifier_passes,
+                  &c.notifier_calls, &c.grace_periods, &c.barriers, &c.ref_waits,
+                  &c.rebroadcasts})
+    a->store(0);
+  for (auto* a : {&c.notifier_ns, &c.grace_ns, &c.barrier_ns, &c.ref_wait_ns, &c.unlist_ns,
+                  &c.free_ns})
+    a->store(0);
+}
+
+void Engine::log(LogLevel level, std::string_view text) const {
+  if (cfg_.log) {
+    cfg_.log(level, text);
+    return;
+  }
+  static const char* names[] = {"debug", "info", "warning", "error"};
+  std::fprintf(stderr, "ifcore: %s: %.*s\n", names[static_cast<int>(level)],
+               static_cast<int>(text.size()), text.data());
+}
+
+bool Engine::drain(Duration timeout) { return impl_->finalizer.drain(timeout); }
+void Engine::check_leaks() { impl_->finalizer.check_deadlines(); }
+std::size_t Engine::pending_finalization() const { return impl_->finalizer.pending(); }
+std::vector<LeakReport> Engine::waiting_devices() const { return impl_->finalizer.waiting(); }
+
+}  // namespace ifcore

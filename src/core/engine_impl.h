@@ -1,0 +1,139 @@
+// Engine internals shared by core's files: the control lock, namespaces, kinds, the chain,
+// pernet hooks, statistics, the finalizer. Not a public header.
+//
+// Lock order (as in engine.h): control lock -> Finalizer::mu_ -> leaves (Tracker::mu,
+// RefShards::mu_). The finalizer thread never takes the control lock while holding mu_.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/notifier_chain.h"
+#include "ifcore/engine.h"
+
+namespace ifcore {
+
+struct Device::Tracker {
+  std::mutex mu;
+  std::uint64_t next = 0;
+  std::map<std::uint64_t, std::string> live;
+};
+
+// Internal access to Device's private parts for core's files.
+struct DeviceAccess {
+  static void get(Device& d);
+  static void put(Device& d);
+  static void drop_exact(Device& d, std::int64_t n);
+  static std::uint64_t track(Device& d, const char* holder);
+  static void untrack(Device& d, std::uint64_t id);
+  static std::vector<std::string> holders(const Device& d);
+  // Sets the dying flag of every device, waits one grace period, folds the shards.
+  static void kill_refs(Engine::Impl& impl, std::span<Device* const> devs);
+  static void set_state(Device& d, RegState s) { d.state_.store(s, std::memory_order_release); }
+  static void set_ifindex(Device& d, int i) { d.ifindex_.store(i, std::memory_order_release); }
+  static void set_ns(Device& d, Namespace& ns) { d.ns_.store(&ns, std::memory_order_release); }
+  static void set_master(Device& d, Device* m) { d.master_.store(m, std::memory_order_release); }
+  static std::vector<Device*>& uppers(Device& d) { return d.uppers_; }
+  static std::vector<Device*>& lowers(Device& d) { return d.lowers_; }
+  static TimePoint& unregistered_at(Device& d) { return d.unregistered_at_; }
+  static TimePoint& next_report(Device& d) { return d.next_report_; }
+  static std::int64_t exact(const Device& d) { return d.ref_exact_.load(std::memory_order_acquire); }
+  static Device* make(Engine& e, const Kind& k, Namespace& ns) { return new Device(e, k, ns); }
+};
+
+// Statistics as atomics; Engine::stats() copies them out.
+struct StatsCounters {
+  std::atomic<std::uint64_t> devices_registered{0}, devices_unregistered{0},
+      devices_released{0}, devices_leaked{0}, leak_reports{0}, batches{0}, notifier_passes{0},
+      notifier_calls{0}, grace_periods{0}, barriers{0}, ref_waits{0}, rebroadcasts{0};
+  std::atomic<std::int64_t> notifier_ns{0}, grace_ns{0}, barrier_ns{0}, ref_wait_ns{0},
+      unlist_ns{0}, free_ns{0};
+  static void add(std::atomic<std::int64_t>& a, Duration d) {
+    a.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(),
+                std::memory_order_relaxed);
+  }
+};
+
+// Frees devices once their last reference drops (Linux: netdev_run_todo +
+// netdev_wait_allrefs, without the polling). One thread per engine.
+class Finalizer {
+ public:
+  explicit Finalizer(Engine::Impl& impl);
+  ~Finalizer();  // stops the thread; devices still waiting are reported and leaked
+  void start();
+  void stop();
+
+  // Hands unregistered devices over (their registry reference not yet dropped).
+  // `caller_waits`: a legacy-policy caller will wait for and release them itself.
+  void adopt(std::span<Device* const> devs, bool caller_waits);
+  // The last reference of `d` dropped. Context: any thread, any lock, RCU callbacks too.
+  void ready(Device& d);
+  // For legacy waits: frees `d` now (its count is zero). Context: no control lock.
+  void release_now(Device& d);
+  // Checks leak deadlines now (the thread also does so at each deadline).
+  void check_deadlines();
+  bool drain(Duration timeout);
+  std::size_t pending() const;
+  std::vector<LeakReport> waiting() const;
+
+ private:
+  void run();
+  void release_locked_out(std::vector<Device*>& devs);  // called without mu_
+  void report(Device& d, TimePoint now);
+
+  Engine::Impl& impl_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;        // wakes the thread
+  std::condition_variable idle_cv_;   // wakes drain()
+  std::unordered_map<Device*, bool> waiting_;  // device -> caller_waits
+  std::vector<Device*> ready_;
+  bool stop_ = false;
+  bool kick_ = false;
+  std::thread thread_;
+};
+
+struct Engine::Impl {
+  explicit Impl(Engine& e);
+  ~Impl();
+
+  Engine& engine;
+  std::mutex control;  // the control lock ("rtnl")
+  Policies policies;   // control lock to write; copied under it
+  std::vector<std::unique_ptr<Namespace>> namespaces;  // control lock
+  int next_ns_id = 0;
+  std::map<std::string, const Kind*, std::less<>> kinds;
+  std::vector<std::unique_ptr<Kind>> owned_kinds;
+  NotifierChain chain;
+  std::vector<PernetHooks*> pernet;
+  StatsCounters stats;
+  std::atomic<std::uint64_t> next_device_id{1};
+  Finalizer finalizer;
+  // Devices a legacy-policy caller must wait for once it drops the control lock
+  // (Linux: the todo list run by rtnl_unlock).
+  std::vector<Device*> legacy_todo;
+
+  // A grace period per the policy (counted). Context: not in a read-side section.
+  void grace_period();
+  // Waits for queued RCU callbacks per the policy (counted).
+  void barrier();
+  void last_ref_dropped(Device& d) { finalizer.ready(d); }
+
+  // Runs the chain for one event on one device (counts calls). Vetoable events stop at
+  // the first error; `notified` receives how many subscribers saw it.
+  Result<void> call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified = nullptr);
+  // One pass of `event` over many devices (counted as one pass).
+  void call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs);
+  void call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs);
+  // The legacy wait for one device, run by the caller after dropping the control lock.
+  void legacy_wait(Device& d);
+};
+
+}  // namespace ifcore

@@ -1,0 +1,38 @@
+// Default behaviour of a kind's optional hooks.
+#include "ifcore/kind.h"
+
+#include <cerrno>
+
+#include "ifcore/engine.h"
+
+namespace ifcore {
+
+Result<void> Kind::change_link(Control&, Device& dev, const LinkRequest& req) const {
+  if (req.has_info_data && !req.info_data.empty())
+    return fail(EOPNOTSUPP, "kind \"{}\" cannot change its attributes", name());
+  return ok();
+}
+
+Result<void> Kind::del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const {
+  batch.add(dev);
+  return ok();
+}
+
+Result<void> Kind::change_slave(Control&, Device& master, Device&, const AttrList&) const {
+  return fail(EOPNOTSUPP, "device \"{}\" has no port attributes", master.name());
+}
+
+Result<void> Kind::add_port(Control&, Device& master, Device&) const {
+  return fail(EOPNOTSUPP, "device \"{}\" cannot be a master", master.name());
+}
+
+Result<void> Kind::del_port(Control&, Device& master, Device&) const {
+  return fail(EOPNOTSUPP, "device \"{}\" cannot be a master", master.name());
+}
+
+int Kind::link_ifindex(const Device& dev) const {
+  Device* l = dev.link();
+  return l ? l->ifindex() : 0;
+}
+
+}  // namespace ifcore

@@ -1,0 +1,315 @@
+// Single changes to a device, each with its notifications (Linux: dev_open, dev_close,
+// dev_change_flags, dev_set_mtu, dev_set_mac_address, dev_change_name, the adjacency
+// lists, dev_change_net_namespace).
+//
+// Lock order: every function here runs under the control lock (a Control).
+#include <net/if.h>
+#include <linux/if.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "base/rcu.h"
+#include "core/engine_impl.h"
+#include "core/registry.h"
+
+namespace ifcore {
+
+namespace {
+
+// Linux: MAX_NEST_DEV, the deepest stack of upper devices.
+constexpr int kMaxNestDepth = 8;
+
+int upper_depth(const Device& d) {
+  int depth = 0;
+  for (Device* u : d.uppers_locked()) depth = std::max(depth, 1 + upper_depth(*u));
+  return depth;
+}
+
+int lower_depth(const Device& d) {
+  int depth = 0;
+  for (Device* l : d.lowers_locked()) depth = std::max(depth, 1 + lower_depth(*l));
+  return depth;
+}
+
+// Linux: default_operstate + rfc2863_policy (link_mode dormant).
+std::uint8_t derived_operstate(const Device& d) {
+  if (!d.carrier()) {
+    int link = d.kind().link_ifindex(d);
+    return link && link != d.ifindex() ? IF_OPER_LOWERLAYERDOWN : IF_OPER_DOWN;
+  }
+  if (d.link_mode() == IF_LINK_MODE_DORMANT) return IF_OPER_DORMANT;
+  return IF_OPER_UP;
+}
+
+}  // namespace
+
+Result<void> Control::open(Device& dev) {
+  if (dev.is_up()) return ok();
+  auto& impl = engine_->impl();
+  IFCORE_TRY(impl.call_chain(*this, EventInfo{NetdevEvent::PreUp, dev}));
+  dev.set_flags_locked(dev.flags() | IFF_UP);
+  auto r = dev.kind().open(*this, dev);
+  if (!r) {
+    dev.set_flags_locked(dev.flags() & ~IFF_UP);
+    return r;
+  }
+  (void)impl.call_chain(*this, EventInfo{NetdevEvent::Up, dev});
+  return ok();
+}
+
+Result<void> Control::close(Device& dev) {
+  if (!dev.is_up()) return ok();
+  auto& impl = engine_->impl();
+  Device* one = &dev;
+  impl.call_chain_many(*this, NetdevEvent::GoingDown, std::span<Device* const>(&one, 1));
+  dev.kind().stop(*this, dev);
+  dev.set_flags_locked(dev.flags() & ~IFF_UP);
+  impl.call_chain_many(*this, NetdevEvent::Down, std::span<Device* const>(&one, 1));
+  return ok();
+}
+
+Result<void> Control::change_flags(Device& dev, std::uint32_t flags) {
+  // Linux: __dev_change_flags. Only these flags are the user's to set; IFF_UP goes
+  // through open/close; the rest are kept.
+  constexpr std::uint32_t kUserFlags = IFF_DEBUG | IFF_NOTRAILERS | IFF_NOARP | IFF_DYNAMIC |
+                                       IFF_MULTICAST | IFF_PORTSEL | IFF_AUTOMEDIA |
+                                       IFF_PROMISC | IFF_ALLMULTI;
+  std::uint32_t old = dev.flags();
+  std::uint32_t next = (old & ~kUserFlags) | (flags & kUserFlags);
+  if ((flags ^ old) & IFF_UP) {
+    if (flags & IFF_UP) {
+      dev.set_flags_locked(next & ~IFF_UP);
+      auto r = open(dev);
+      if (!r) {
+        dev.set_flags_locked(old);
+        return r;
+      }
+    } else {
+      dev.set_flags_locked(next | IFF_UP);
+      IFCORE_TRY(close(dev));
+    }
+  } else {
+    dev.set_flags_locked(next);
+  }
+  std::uint32_t changed = (old ^ dev.flags()) & ~IFF_UP;
+  // Linux: __dev_notify_flags sends CHANGE for other flag changes of an up device.
+  if (changed && dev.is_up()) notify_change(dev, changed);
+  return ok();
+}
+
+Result<void> Control::set_mtu(Device& dev, std::uint32_t mtu) {
+  IFCORE_TRY(dev.validate_mtu(mtu));
+  std::uint32_t old = dev.mtu();
+  if (mtu == old) return ok();
+  auto& impl = engine_->impl();
+  EventInfo pre{NetdevEvent::PreChangeMtu, dev};
+  pre.old_mtu = old;
+  pre.new_mtu = mtu;
+  IFCORE_TRY(impl.call_chain(*this, pre));
+  dev.set_mtu_locked(mtu);
+  EventInfo ev{NetdevEvent::ChangeMtu, dev};
+  ev.old_mtu = old;
+  ev.new_mtu = mtu;
+  (void)impl.call_chain(*this, ev);
+  return ok();
+}
+
+Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
+  HwAddr old = dev.address();
+  if (addr.size() != old.size())
+    return fail(EINVAL, "address of {} bytes does not match the device's {}", addr.size(),
+                old.size());
+  if (addr == old) return ok();
+  if (dev.hw_type() == 1 /* ARPHRD_ETHER */ && !addr.is_valid_ether())
+    return fail(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
+                addr.to_string());
+  auto& impl = engine_->impl();
+  EventInfo pre{NetdevEvent::PreChangeAddr, dev};
+  pre.new_addr = &addr;
+  IFCORE_TRY(impl.call_chain(*this, pre));
+  dev.set_address_locked(addr);
+  EventInfo ev{NetdevEvent::ChangeAddr, dev};
+  ev.new_addr = &addr;
+  (void)impl.call_chain(*this, ev);
+  return ok();
+}
+
+Result<void> Control::set_broadcast(Device& dev, const HwAddr& addr) {
+  if (addr.size() != dev.broadcast().size())
+    return fail(EINVAL, "broadcast address of {} bytes does not match the device's {}",
+                addr.size(), dev.broadcast().size());
+  dev.set_broadcast_locked(addr);
+  notify_change(dev);
+  return ok();
+}
+
+Result<void> Control::rename(Device& dev, std::string_view name) {
+  std::string old = dev.name();
+  if (name == old) return ok();
+  Registry& reg = dev.ns().registry();
+  std::string next(name);
+  if (name.find('%') != std::string_view::npos) {
+    auto n = reg.resolve_pattern(name);
+    if (!n) return fail(n.error());
+    next = std::move(*n);
+  }
+  IFCORE_TRY(validate_device_name(next));
+  // Linux: dev_change_name refuses to rename a running device.
+  if (dev.is_up()) return fail(EBUSY, "device \"{}\" is up: cannot rename it", old);
+  if (reg.name_taken(next)) return fail(EEXIST, "device \"{}\" already exists", next);
+  auto& impl = engine_->impl();
+  EventInfo pre{NetdevEvent::PreChangeName, dev};
+  pre.old_name = old;
+  pre.new_name = next;
+  IFCORE_TRY(impl.call_chain(*this, pre));
+  IFCORE_TRY(reg.rename(dev, old, next));
+  dev.set_name_locked(next);
+  EventInfo ev{NetdevEvent::ChangeName, dev};
+  ev.old_name = old;
+  ev.new_name = next;
+  (void)impl.call_chain(*this, ev);
+  return ok();
+}
+
+Result<void> Control::set_alias(Device& dev, std::string_view alias) {
+  // Linux: IFALIASZ is 256 bytes including the NUL.
+  if (alias.size() >= 256) return fail(EINVAL, "alias is longer than 255 bytes");
+  dev.set_alias_locked(alias);
+  notify_change(dev);
+  return ok();
+}
+
+Result<void> Control::set_group(Device& dev, std::uint32_t group) {
+  if (dev.group() == group) return ok();
+  dev.set_group_locked(group);
+  notify_change(dev);
+  return ok();
+}
+
+Result<void> Control::set_txqlen(Device& dev, std::uint32_t txqlen) {
+  if (dev.txqlen() == txqlen) return ok();
+  dev.set_txqlen_locked(txqlen);
+  notify_change(dev);
+  return ok();
+}
+
+Result<void> Control::link_upper(Device& lower, Device& upper, bool master) {
+  // Linux: __netdev_upper_dev_link.
+  if (&lower == &upper) return fail(EBUSY, "device \"{}\" cannot be its own upper", lower.name());
+  if (upper.is_upper_or_self_locked(lower) || lower.is_upper_or_self_locked(upper)) {
+    if (lower.has_upper_locked(upper))
+      return fail(EEXIST, "device \"{}\" is already linked to \"{}\"", lower.name(),
+                  upper.name());
+    if (upper.is_upper_or_self_locked(lower))
+      return fail(EBUSY, "device \"{}\" is an upper of \"{}\": that would make a loop",
+                  lower.name(), upper.name());
+  }
+  if (master && lower.master())
+    return fail(EBUSY, "device \"{}\" already has a master", lower.name());
+  if (upper_depth(lower) + lower_depth(upper) + 1 > kMaxNestDepth)
+    return fail(EMLINK, "too many levels of upper devices");
+  auto& impl = engine_->impl();
+  EventInfo pre{NetdevEvent::PreChangeUpper, lower};
+  pre.upper = &upper;
+  pre.linking = true;
+  pre.upper_is_master = master;
+  IFCORE_TRY(impl.call_chain(*this, pre));
+  DeviceAccess::uppers(lower).push_back(&upper);
+  DeviceAccess::lowers(upper).push_back(&lower);
+  if (master) DeviceAccess::set_master(lower, &upper);
+  EventInfo ev = pre;
+  ev.event = NetdevEvent::ChangeUpper;
+  (void)impl.call_chain(*this, ev);
+  return ok();
+}
+
+void Control::unlink_upper(Device& lower, Device& upper) {
+  auto& ups = DeviceAccess::uppers(lower);
+  auto it = std::find(ups.begin(), ups.end(), &upper);
+  if (it == ups.end()) return;
+  bool master = lower.master() == &upper;
+  auto& impl = engine_->impl();
+  EventInfo pre{NetdevEvent::PreChangeUpper, lower};
+  pre.upper = &upper;
+  pre.linking = false;
+  pre.upper_is_master = master;
+  (void)impl.call_chain(*this, pre);
+  ups.erase(it);
+  auto& lows = DeviceAccess::lowers(upper);
+  lows.erase(std::remove(lows.begin(), lows.end(), &lower), lows.end());
+  if (master) DeviceAccess::set_master(lower, nullptr);
+  EventInfo ev = pre;
+  ev.event = NetdevEvent::ChangeUpper;
+  (void)impl.call_chain(*this, ev);
+}
+
+Result<void> Control::set_master(Device& port, Device* master) {
+  // Linux: do_set_master.
+  Device* cur = port.master();
+  if (cur == master) return ok();
+  if (cur) IFCORE_TRY(cur->kind().del_port(*this, *cur, port));
+  if (master) {
+    auto r = master->kind().add_port(*this, *master, port);
+    if (!r) {
+      if (cur) (void)cur->kind().add_port(*this, *cur, port);  // put it back
+      return r;
+    }
+  }
+  return ok();
+}
+
+void Control::set_carrier(Device& dev, bool on) {
+  if (!dev.set_carrier_locked(on)) return;
+  std::uint8_t op = derived_operstate(dev);
+  dev.set_operstate_locked(op);
+  notify_change(dev);
+}
+
+void Control::set_operstate(Device& dev, std::uint8_t operstate) {
+  if (dev.operstate() == operstate) return;
+  dev.set_operstate_locked(operstate);
+  notify_change(dev);
+}
+
+Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_view new_name) {
+  // Linux: __dev_change_net_namespace.
+  if (&dev.ns() == &to) return ok();
+  if (!dev.kind().can_move_namespace())
+    return fail(EINVAL, "device \"{}\" cannot change namespace", dev.name());
+  if (dev.state() != RegState::Registered)
+    return fail(EINVAL, "device \"{}\" is not registered", dev.name());
+  Registry& dst = to.registry();
+  std::string name = new_name.empty() ? dev.name() : std::string(new_name);
+  if (name.find('%') != std::string::npos) {
+    auto n = dst.resolve_pattern(name);
+    if (!n) return fail(n.error());
+    name = *n;
+  }
+  IFCORE_TRY(validate_device_name(name));
+  if (dst.name_taken(name))
+    return fail(EEXIST, "device \"{}\" already exists in namespace \"{}\"", name, to.name());
+  int ifindex = dev.ifindex();
+  if (dst.index_taken(ifindex)) {
+    auto i = dst.alloc_ifindex();
+    if (!i) return fail(i.error());
+    ifindex = *i;
+  }
+  auto& impl = engine_->impl();
+  (void)close(dev);
+  // Tell everybody the device leaves (routes, addresses, masters go), then arrives.
+  Device* one = &dev;
+  DeviceAccess::set_state(dev, RegState::Unregistering);
+  impl.call_chain_many(*this, NetdevEvent::Unregister, std::span<Device* const>(&one, 1));
+  dev.ns().registry().erase(dev, dev.name(), dev.ifindex());
+  DeviceAccess::set_ns(dev, to);
+  DeviceAccess::set_ifindex(dev, ifindex);
+  dev.set_name_locked(name);
+  auto ins = dst.insert(dev, name, ifindex);
+  DeviceAccess::set_state(dev, RegState::Registered);
+  if (!ins) return ins;  // cannot happen: checked above under the same lock
+  (void)impl.call_chain(*this, EventInfo{NetdevEvent::Register, dev});
+  return ok();
+}
+
+}  // namespace ifcore

@@ -1,0 +1,38 @@
+// Namespace: its registry and its plug-in data.
+#include "ifcore/namespace.h"
+
+#include "core/registry.h"
+#include "ifcore/device.h"
+
+namespace ifcore {
+
+Namespace::Namespace(Engine& engine, std::string name, int id)
+    : engine_(&engine), name_(std::move(name)), id_(id), registry_(std::make_unique<Registry>()) {}
+
+Namespace::~Namespace() = default;
+
+Device* Namespace::find_by_name_rcu(std::string_view name) const {
+  return registry_->find_name_rcu(name);
+}
+
+Device* Namespace::find_by_index_rcu(int ifindex) const {
+  return registry_->find_index_rcu(ifindex);
+}
+
+Device* Namespace::next_by_index_rcu(int after) const { return registry_->next_index_rcu(after); }
+
+std::vector<Device*> Namespace::devices_locked() const {
+  std::vector<Device*> out;
+  out.reserve(registry_->size());
+  rcu::ReadGuard g;
+  for (Device* d = registry_->next_index_rcu(0); d; d = registry_->next_index_rcu(d->ifindex()))
+    out.push_back(d);
+  return out;
+}
+
+std::size_t Namespace::device_count() const { return registry_->size(); }
+
+void Namespace::set_next_ifindex_locked(int next) { registry_->set_next_ifindex(next); }
+int Namespace::next_ifindex_locked() const { return registry_->next_ifindex(); }
+
+}  // namespace ifcore

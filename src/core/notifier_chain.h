@@ -1,0 +1,43 @@
+// The notifier chain: subscribers ordered by priority (higher first), then by order of
+// subscription. Copy-on-write: a call iterates a snapshot, so a subscriber may subscribe
+// or unsubscribe others (or itself) while being called.
+//
+// Context: every method runs under the control lock.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ifcore/notifier.h"
+
+namespace ifcore {
+
+struct StatsCounters;
+
+class NotifierChain {
+ public:
+  struct Entry {
+    SubscriptionId id;
+    int priority;
+    std::uint64_t seq;
+    Subscriber* sub;
+    std::string name;
+  };
+  using List = std::vector<Entry>;
+
+  SubscriptionId add(Subscriber& s, const SubscribeOptions& o);
+  // Returns the removed entry's subscriber, or nullptr if unknown.
+  Subscriber* remove(SubscriptionId id);
+  void set_priority(SubscriptionId id, int priority);
+  std::shared_ptr<const List> snapshot() const { return list_; }
+  const Entry* find(SubscriptionId id) const;
+
+ private:
+  void publish(List next);
+  std::shared_ptr<const List> list_ = std::make_shared<List>();
+  SubscriptionId next_id_ = 1;
+  std::uint64_t next_seq_ = 1;
+};
+
+}  // namespace ifcore

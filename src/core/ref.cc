@@ -1,0 +1,216 @@
+// References: sharded while live, exact once unregistering; see ref_shards.h.
+//
+// Lock order: RefShards::mu_ and Device::Tracker::mu are leaves.
+#include <cassert>
+#include <cstdlib>
+
+#include "base/rcu.h"
+#include "core/engine_impl.h"
+#include "core/ref_shards.h"
+#include "ifcore/device.h"
+
+namespace ifcore {
+
+// ---------------------------------------------------------------- shards
+
+RefShards& RefShards::instance() {
+  static RefShards* shards = new RefShards();  // never destroyed: threads may outlive main
+  return *shards;
+}
+
+RefShards::Arena::~Arena() {
+  for (auto& c : chunks) delete[] c.load();
+}
+
+std::atomic<std::int64_t>* RefShards::Arena::chunk(std::uint32_t i, bool create) {
+  auto* c = chunks[i].load(std::memory_order_acquire);
+  if (c || !create) return c;
+  c = new std::atomic<std::int64_t>[kChunk]();
+  chunks[i].store(c, std::memory_order_release);  // only the owner thread creates
+  return c;
+}
+
+struct ArenaOwner {
+  RefShards::Arena* arena = nullptr;
+  ~ArenaOwner() {
+    if (!arena) return;
+    auto& s = RefShards::instance();
+    std::lock_guard lk(s.mu_);
+    arena->owned.store(false);
+    s.orphans_.push_back(arena);
+  }
+};
+thread_local ArenaOwner t_arena;
+
+RefShards::Arena* RefShards::arena_for_thread() {
+  if (t_arena.arena) return t_arena.arena;
+  std::lock_guard lk(mu_);
+  Arena* a;
+  if (!orphans_.empty()) {
+    a = orphans_.back();
+    orphans_.pop_back();
+    a->owned.store(true);
+  } else {
+    a = new Arena();
+    arenas_.push_back(a);
+  }
+  t_arena.arena = a;
+  return a;
+}
+
+std::uint32_t RefShards::alloc_slot() {
+  std::lock_guard lk(mu_);
+  if (!free_slots_.empty()) {
+    auto s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  if (next_slot_ >= kChunk * kMaxChunks) {
+    std::fprintf(stderr, "ifcore: out of reference slots (%u devices alive)\n", next_slot_);
+    std::abort();
+  }
+  return next_slot_++;
+}
+
+void RefShards::free_slot(std::uint32_t slot) {
+  std::lock_guard lk(mu_);
+  free_slots_.push_back(slot);
+}
+
+std::atomic<std::int64_t>& RefShards::local(std::uint32_t slot) {
+  Arena* a = arena_for_thread();
+  return a->chunk(slot / kChunk, true)[slot % kChunk];
+}
+
+std::int64_t RefShards::fold(std::uint32_t slot) {
+  std::lock_guard lk(mu_);
+  std::int64_t sum = 0;
+  for (Arena* a : arenas_) {
+    auto* c = a->chunk(slot / kChunk, false);
+    if (!c) continue;
+    sum += c[slot % kChunk].exchange(0, std::memory_order_acq_rel);
+  }
+  return sum;
+}
+
+std::int64_t RefShards::peek(std::uint32_t slot) const {
+  std::lock_guard lk(mu_);
+  std::int64_t sum = 0;
+  for (Arena* a : arenas_) {
+    auto* c = a->chunks[slot / kChunk].load(std::memory_order_acquire);
+    if (c) sum += c[slot % kChunk].load(std::memory_order_relaxed);
+  }
+  return sum;
+}
+
+// ---------------------------------------------------------------- Ref
+
+namespace {
+
+inline void shard_add(std::atomic<std::int64_t>& c, std::int64_t d) {
+  // Single writer: a plain load and store, no locked instruction.
+  c.store(c.load(std::memory_order_relaxed) + d, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void DeviceAccess::get(Device& d) {
+  rcu::register_thread();
+  rcu::read_lock();
+  if (!d.ref_dying_.load(std::memory_order_acquire))
+    shard_add(RefShards::instance().local(d.ref_slot_), 1);
+  else
+    d.ref_exact_.fetch_add(1, std::memory_order_relaxed);
+  rcu::read_unlock();
+}
+
+void DeviceAccess::put(Device& d) {
+  rcu::register_thread();
+  rcu::read_lock();
+  if (!d.ref_dying_.load(std::memory_order_acquire)) {
+    shard_add(RefShards::instance().local(d.ref_slot_), -1);
+    rcu::read_unlock();
+    return;
+  }
+  rcu::read_unlock();
+  drop_exact(d, 1);
+}
+
+void DeviceAccess::drop_exact(Device& d, std::int64_t n) {
+  auto before = d.ref_exact_.fetch_sub(n, std::memory_order_acq_rel);
+  if (before == n) d.engine().impl().last_ref_dropped(d);
+  if (before < n) {
+    d.engine().log(LogLevel::Error,
+                   fmt::format("device id {}: reference count went negative", d.id()));
+  }
+}
+
+Ref::Ref(Device& dev, const char* holder) : dev_(&dev), holder_(holder) {
+  DeviceAccess::get(dev);
+  if (dev.tracker_) track_id_ = DeviceAccess::track(dev, holder);
+}
+
+Ref& Ref::operator=(Ref&& o) noexcept {
+  if (this != &o) {
+    reset();
+    dev_ = o.dev_;
+    holder_ = o.holder_;
+    track_id_ = o.track_id_;
+    o.dev_ = nullptr;
+  }
+  return *this;
+}
+
+void Ref::reset() {
+  Device* d = dev_;
+  if (!d) return;
+  dev_ = nullptr;
+  if (track_id_) DeviceAccess::untrack(*d, track_id_);
+  track_id_ = 0;
+  DeviceAccess::put(*d);
+}
+
+std::int64_t Device::refcount() const {
+  std::int64_t exact = ref_exact_.load(std::memory_order_acquire);
+  if (ref_dying_.load(std::memory_order_acquire)) return exact;
+  return exact + RefShards::instance().peek(ref_slot_);
+}
+
+// ---------------------------------------------------------------- tracking (debug mode)
+
+std::uint64_t DeviceAccess::track(Device& d, const char* holder) {
+  auto& t = *d.tracker_;
+  std::lock_guard lk(t.mu);
+  auto id = ++t.next;
+  t.live.emplace(id, holder ? holder : "?");
+  return id;
+}
+
+void DeviceAccess::untrack(Device& d, std::uint64_t id) {
+  auto& t = *d.tracker_;
+  std::lock_guard lk(t.mu);
+  t.live.erase(id);
+}
+
+std::vector<std::string> DeviceAccess::holders(const Device& d) {
+  std::vector<std::string> out;
+  if (!d.tracker_) return out;
+  std::lock_guard lk(d.tracker_->mu);
+  std::map<std::string, int> counts;
+  for (auto& [id, h] : d.tracker_->live) ++counts[h];
+  for (auto& [h, n] : counts) out.push_back(n == 1 ? h : fmt::format("{} x{}", h, n));
+  return out;
+}
+
+// Switches a batch to exact counting: ONE grace period for the whole batch.
+void DeviceAccess::kill_refs(Engine::Impl& impl, std::span<Device* const> devs) {
+  for (Device* d : devs) d->ref_dying_.store(true, std::memory_order_release);
+  impl.grace_period();
+  auto& shards = RefShards::instance();
+  for (Device* d : devs) {
+    auto sum = shards.fold(d->ref_slot_);
+    if (sum) d->ref_exact_.fetch_add(sum, std::memory_order_acq_rel);
+  }
+}
+
+}  // namespace ifcore

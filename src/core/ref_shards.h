@@ -1,0 +1,59 @@
+// Sharded reference counters (the kernel's percpu_ref idea, per thread here).
+//
+// Every device owns a slot number. Every thread that takes or drops references owns an
+// arena: one counter per slot, written only by that thread (relaxed load + store, no
+// shared cache line). A live device's count is its exact count plus the sum of its slot
+// over every arena. To switch a batch of devices to exact counting: set each device's
+// dying flag, wait ONE grace period (every get/put runs inside a read-side section, so
+// after it nobody is still adding to a shard), then fold the shards into the exact count.
+//
+// Lock order: RefShards::mu_ is a leaf (see engine.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace ifcore {
+
+class RefShards {
+ public:
+  static constexpr std::uint32_t kChunk = 4096;
+  static constexpr std::uint32_t kMaxChunks = 2048;  // 8 M slots
+
+  static RefShards& instance();
+
+  // Slots. Context: any thread. A freed slot must read zero in every arena.
+  std::uint32_t alloc_slot();
+  void free_slot(std::uint32_t slot);
+
+  // The calling thread's counter for `slot`. Context: inside a read-side section.
+  std::atomic<std::int64_t>& local(std::uint32_t slot);
+
+  // Sums the slot over every arena and zeroes it. Context: after the grace period that
+  // follows setting the device's dying flag (no concurrent writers of this slot).
+  std::int64_t fold(std::uint32_t slot);
+  // Sums without zeroing (approximate while writers run). Context: any thread.
+  std::int64_t peek(std::uint32_t slot) const;
+
+  struct Arena {
+    std::atomic<std::atomic<std::int64_t>*> chunks[kMaxChunks] = {};
+    std::atomic<bool> owned{true};
+    ~Arena();
+    std::atomic<std::int64_t>* chunk(std::uint32_t i, bool create);
+  };
+
+ private:
+  RefShards() = default;
+  Arena* arena_for_thread();
+
+  mutable std::mutex mu_;
+  std::vector<Arena*> arenas_;      // never shrinks: a dead thread's counts still count
+  std::vector<Arena*> orphans_;     // arenas of exited threads, reused by new threads
+  std::vector<std::uint32_t> free_slots_;
+  std::uint32_t next_slot_ = 0;
+  friend struct ArenaOwner;
+};
+
+}  // namespace ifcore

@@ -1,0 +1,325 @@
+// Per-namespace tables: names in a cds_lfht, ifindexes in an RCU-published two-level
+// array (pages of 4096 slots under a growable top array).
+//
+// Lock order: writers hold the control lock; readers only an RCU read-side section.
+#include "core/registry.h"
+
+#include <urcu/rculfhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "ifcore/device.h"
+
+namespace ifcore {
+
+// ---------------------------------------------------------------- names
+
+namespace {
+
+constexpr std::size_t kNameMax = 15;  // IFNAMSIZ - 1
+constexpr int kMaxPatternNumbers = 32768;  // Linux: 8 * PAGE_SIZE bits of in-use bitmap
+
+bool kernel_isspace(unsigned char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+std::uint64_t hash_name(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+Result<void> validate_device_name(std::string_view name) {
+  // Linux: dev_valid_name.
+  if (name.empty()) return fail(EINVAL, "device name is empty");
+  if (name.size() > kNameMax)
+    return fail(EINVAL, "device name \"{}\" is longer than {} bytes", name, kNameMax);
+  if (name == "." || name == "..") return fail(EINVAL, "device name \"{}\" is not valid", name);
+  for (unsigned char c : name) {
+    if (c == '/' || c == ':' || c == '\0' || kernel_isspace(c))
+      return fail(EINVAL, "device name \"{}\" contains a character that is not allowed", name);
+  }
+  return ok();
+}
+
+bool is_name_pattern(std::string_view name) {
+  auto p = name.find('%');
+  if (p == std::string_view::npos) return false;
+  return p + 1 < name.size() && name[p + 1] == 'd' &&
+         name.find('%', p + 2) == std::string_view::npos;
+}
+
+namespace {
+
+// The number `name` carries for `pattern` ("eth%d" and "eth12" -> 12), or -1.
+int pattern_number(std::string_view pattern, std::string_view name) {
+  auto p = pattern.find('%');
+  std::string_view pre = pattern.substr(0, p), post = pattern.substr(p + 2);
+  if (name.size() <= pre.size() + post.size()) return -1;
+  if (name.substr(0, pre.size()) != pre) return -1;
+  if (name.substr(name.size() - post.size()) != post) return -1;
+  std::string_view digits = name.substr(pre.size(), name.size() - pre.size() - post.size());
+  if (digits.size() > 1 && digits[0] == '0') return -1;  // not what "%d" prints
+  int n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+    if (n >= kMaxPatternNumbers) return -1;
+  }
+  return n;
+}
+
+std::string format_pattern(std::string_view pattern, int n) {
+  auto p = pattern.find('%');
+  return fmt::format("{}{}{}", pattern.substr(0, p), n, pattern.substr(p + 2));
+}
+
+}  // namespace
+
+struct Registry::NameNode {
+  cds_lfht_node node;  // first member: the node's address is the struct's
+  Device* dev;
+  std::uint8_t len;
+  char name[16];
+  rcu_head rcu;
+
+  std::string_view key() const { return {name, len}; }
+  static void free_rcu(rcu_head* h) {
+    auto* n = reinterpret_cast<NameNode*>(reinterpret_cast<char*>(h) - offsetof(NameNode, rcu));
+    delete n;
+  }
+};
+
+namespace {
+
+int match_name(cds_lfht_node* node, const void* key) {
+  auto* n = reinterpret_cast<const Registry::NameNode*>(node);
+  return n->key() == *static_cast<const std::string_view*>(key);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- index pages
+
+struct Registry::Page {
+  static constexpr int kSlots = 4096;
+  std::atomic<Device*> slot[kSlots] = {};
+  int used = 0;  // control lock
+};
+
+struct Registry::Top {
+  std::size_t n;
+  std::unique_ptr<std::atomic<Page*>[]> pages;
+  explicit Top(std::size_t count) : n(count), pages(new std::atomic<Page*>[count]()) {}
+};
+
+Registry::Registry() {
+  table_size_ = 1024;
+  names_ = cds_lfht_new_flavor(table_size_, table_size_, 1ul << 22, 0, rcu::flavor(), nullptr);
+  top_.store(new Top(16));
+}
+
+Registry::~Registry() {
+  // Context: no reader can reach the namespace any more (it was unlisted and a grace
+  // period passed), so nodes are freed directly.
+  rcu::register_thread();
+  cds_lfht_iter it;
+  cds_lfht_node* node;
+  rcu::read_lock();
+  cds_lfht_first(names_, &it);
+  while ((node = cds_lfht_iter_get_node(&it)) != nullptr) {
+    cds_lfht_next(names_, &it);
+    if (cds_lfht_del(names_, node) == 0) delete reinterpret_cast<NameNode*>(node);
+  }
+  rcu::read_unlock();
+  cds_lfht_destroy(names_, nullptr);
+  Top* t = top_.load();
+  for (std::size_t i = 0; i < t->n; ++i) delete t->pages[i].load();
+  delete t;
+}
+
+Device* Registry::find_name_rcu(std::string_view name) const {
+  cds_lfht_iter it;
+  cds_lfht_lookup(names_, hash_name(name), match_name, &name, &it);
+  cds_lfht_node* node = cds_lfht_iter_get_node(&it);
+  return node ? reinterpret_cast<NameNode*>(node)->dev : nullptr;
+}
+
+Device* Registry::find_index_rcu(int ifindex) const {
+  if (ifindex <= 0) return nullptr;
+  Top* t = top_.load(std::memory_order_acquire);
+  std::size_t p = static_cast<std::size_t>(ifindex) / Page::kSlots;
+  if (p >= t->n) return nullptr;
+  Page* page = t->pages[p].load(std::memory_order_acquire);
+  return page ? page->slot[ifindex % Page::kSlots].load(std::memory_order_acquire) : nullptr;
+}
+
+Device* Registry::next_index_rcu(int after) const {
+  Top* t = top_.load(std::memory_order_acquire);
+  std::size_t i = after < 0 ? 0 : static_cast<std::size_t>(after) + 1;
+  for (std::size_t p = i / Page::kSlots; p < t->n; ++p) {
+    Page* page = t->pages[p].load(std::memory_order_acquire);
+    if (!page) {
+      i = (p + 1) * Page::kSlots;
+      continue;
+    }
+    for (std::size_t s = i % Page::kSlots; s < Page::kSlots; ++s)
+      if (Device* d = page->slot[s].load(std::memory_order_acquire)) return d;
+    i = (p + 1) * Page::kSlots;
+  }
+  return nullptr;
+}
+
+Registry::Page* Registry::page_for(int ifindex, bool create) {
+  std::size_t p = static_cast<std::size_t>(ifindex) / Page::kSlots;
+  Top* t = top_.load(std::memory_order_relaxed);
+  if (p >= t->n) {
+    if (!create) return nullptr;
+    std::size_t n = t->n;
+    while (n <= p) n *= 2;
+    auto* bigger = new Top(n);
+    for (std::size_t i = 0; i < t->n; ++i) bigger->pages[i].store(t->pages[i].load());
+    top_.store(bigger, std::memory_order_release);
+    rcu::retire(t);
+    t = bigger;
+  }
+  Page* page = t->pages[p].load(std::memory_order_relaxed);
+  if (!page && create) {
+    page = new Page();
+    t->pages[p].store(page, std::memory_order_release);
+  }
+  return page;
+}
+
+bool Registry::name_taken(std::string_view name) const {
+  rcu::ReadGuard g;
+  return find_name_rcu(name) != nullptr;
+}
+
+bool Registry::index_taken(int ifindex) const {
+  rcu::ReadGuard g;
+  return find_index_rcu(ifindex) != nullptr;
+}
+
+Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
+  if (index_taken(ifindex)) return fail(EBUSY, "ifindex {} is in use", ifindex);
+  auto* n = new NameNode{};
+  n->dev = &dev;
+  n->len = static_cast<std::uint8_t>(name.size());
+  std::memcpy(n->name, name.data(), name.size());
+  cds_lfht_node_init(&n->node);
+  rcu::ReadGuard g;
+  std::string_view key = n->key();
+  cds_lfht_node* got = cds_lfht_add_unique(names_, hash_name(key), match_name, &key, &n->node);
+  if (got != &n->node) {
+    delete n;
+    return fail(EEXIST, "device \"{}\" already exists", name);
+  }
+  Page* page = page_for(ifindex, true);
+  page->slot[ifindex % Page::kSlots].store(&dev, std::memory_order_release);
+  ++page->used;
+  ++count_;
+  return ok();
+}
+
+void Registry::erase(Device& dev, std::string_view name, int ifindex) {
+  {
+    rcu::ReadGuard g;
+    cds_lfht_iter it;
+    cds_lfht_lookup(names_, hash_name(name), match_name, &name, &it);
+    cds_lfht_node* node = cds_lfht_iter_get_node(&it);
+    if (node && reinterpret_cast<NameNode*>(node)->dev == &dev && cds_lfht_del(names_, node) == 0)
+      rcu::call(&reinterpret_cast<NameNode*>(node)->rcu, NameNode::free_rcu);
+  }
+  Page* page = page_for(ifindex, false);
+  if (page && page->slot[ifindex % Page::kSlots].load() == &dev) {
+    page->slot[ifindex % Page::kSlots].store(nullptr, std::memory_order_release);
+    if (--page->used == 0) {
+      Top* t = top_.load(std::memory_order_relaxed);
+      t->pages[static_cast<std::size_t>(ifindex) / Page::kSlots].store(nullptr);
+      rcu::retire(page);
+    }
+  }
+  --count_;
+  name_freed(name);
+}
+
+Result<void> Registry::rename(Device& dev, std::string_view old_name, std::string_view new_name) {
+  auto* n = new NameNode{};
+  n->dev = &dev;
+  n->len = static_cast<std::uint8_t>(new_name.size());
+  std::memcpy(n->name, new_name.data(), new_name.size());
+  cds_lfht_node_init(&n->node);
+  rcu::ReadGuard g;
+  std::string_view key = n->key();
+  cds_lfht_node* got = cds_lfht_add_unique(names_, hash_name(key), match_name, &key, &n->node);
+  if (got != &n->node) {
+    delete n;
+    return fail(EEXIST, "device \"{}\" already exists", new_name);
+  }
+  cds_lfht_iter it;
+  cds_lfht_lookup(names_, hash_name(old_name), match_name, &old_name, &it);
+  cds_lfht_node* old = cds_lfht_iter_get_node(&it);
+  if (old && reinterpret_cast<NameNode*>(old)->dev == &dev && cds_lfht_del(names_, old) == 0)
+    rcu::call(&reinterpret_cast<NameNode*>(old)->rcu, NameNode::free_rcu);
+  name_freed(old_name);
+  return ok();
+}
+
+void Registry::name_freed(std::string_view name) {
+  for (auto& [pattern, low] : pattern_low_) {
+    int n = pattern_number(pattern, name);
+    if (n >= 0 && n < low) low = n;
+  }
+}
+
+Result<int> Registry::alloc_ifindex() {
+  // Linux allocates cyclically in 1..INT_MAX, skipping indexes in use.
+  int candidate = next_ifindex_;
+  for (std::size_t tries = 0; tries <= count_ + 1; ++tries) {
+    if (candidate <= 0) candidate = 1;  // wrapped past INT_MAX
+    if (!index_taken(candidate)) {
+      next_ifindex_ = candidate == INT_MAX ? 1 : candidate + 1;
+      return candidate;
+    }
+    candidate = candidate == INT_MAX ? 1 : candidate + 1;
+  }
+  return fail(ENFILE, "no free ifindex");
+}
+
+Result<std::string> Registry::resolve_pattern(std::string_view pattern) {
+  if (!is_name_pattern(pattern))
+    return fail(EINVAL, "device name pattern \"{}\" must hold exactly one %d", pattern);
+  auto it = pattern_low_.find(pattern);
+  if (it == pattern_low_.end()) it = pattern_low_.emplace(std::string(pattern), 0).first;
+  for (int n = it->second; n < kMaxPatternNumbers; ++n) {
+    std::string name = format_pattern(pattern, n);
+    if (name.size() > kNameMax) break;
+    if (!name_taken(name)) {
+      it->second = n;
+      return name;
+    }
+  }
+  return fail(ENFILE, "no free name for pattern \"{}\"", pattern);
+}
+
+void Registry::maybe_resize() {
+  // Keep the load factor between 1/4 and 2 with explicit resizes (no auto-resize).
+  std::size_t want = table_size_;
+  while (count_ > want * 2 && want < (1ul << 22)) want *= 2;
+  while (count_ * 4 < want && want > 1024) want /= 2;
+  if (want != table_size_) {
+    table_size_ = want;
+    cds_lfht_resize(names_, want);
+  }
+}
+
+}  // namespace ifcore

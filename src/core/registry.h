@@ -1,0 +1,84 @@
+// The tables of one namespace: name -> device (liburcu cds_lfht) and ifindex -> device
+// (an RCU-published two-level array). Readers take no lock; writers hold the control lock.
+//
+// Lock order: writers hold the control lock (engine.h); readers hold nothing but an RCU
+// read-side section.
+#pragma once
+
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/rcu.h"
+#include "ifcore/result.h"
+
+struct cds_lfht;
+
+namespace ifcore {
+
+class Device;
+
+// Linux: dev_valid_name. Errors: EINVAL (empty, ".", "..", '/', ':' or whitespace),
+// ENAMETOOLONG is NOT used: Linux says EINVAL for names of 16 bytes or more too.
+Result<void> validate_device_name(std::string_view name);
+// True if `name` holds exactly one "%d" and no other '%'.
+bool is_name_pattern(std::string_view name);
+
+class Registry {
+ public:
+  Registry();
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  // Lock-free lookups. Context: inside an RCU read-side section.
+  Device* find_name_rcu(std::string_view name) const;
+  Device* find_index_rcu(int ifindex) const;
+  Device* next_index_rcu(int after) const;
+
+  // Context: control lock for everything below.
+  // Lists `dev` under `name` and `ifindex`. Errors: EEXIST (name), EBUSY (ifindex).
+  Result<void> insert(Device& dev, std::string_view name, int ifindex);
+  // Unlists a device (name and index are free at once).
+  void erase(Device& dev, std::string_view name, int ifindex);
+  // Replaces one name with another for `dev`. Errors: EEXIST.
+  Result<void> rename(Device& dev, std::string_view old_name, std::string_view new_name);
+  bool name_taken(std::string_view name) const;
+  bool index_taken(int ifindex) const;
+
+  // Allocates the next ifindex (monotonic, wraps past INT_MAX, never one in use).
+  // Errors: ENFILE when every index is taken.
+  Result<int> alloc_ifindex();
+  void set_next_ifindex(int next) { next_ifindex_ = next < 1 ? 1 : next; }
+  int next_ifindex() const { return next_ifindex_; }
+
+  // Resolves "name%d" to the lowest free number (Linux: __dev_alloc_name).
+  // Errors: EINVAL (bad pattern), ENFILE (all of 0..32767 taken).
+  Result<std::string> resolve_pattern(std::string_view pattern);
+
+  std::size_t size() const { return count_; }
+  // Grows or shrinks the name table to fit the current count (after big batches).
+  void maybe_resize();
+
+  struct NameNode;  // a name table entry (public for the table's match callback)
+
+ private:
+  struct Page;
+  struct Top;
+  Page* page_for(int ifindex, bool create);
+  void name_freed(std::string_view name);
+
+  cds_lfht* names_ = nullptr;
+  std::atomic<Top*> top_{nullptr};
+  std::size_t count_ = 0;
+  std::size_t table_size_ = 0;
+  int next_ifindex_ = 1;
+  // "%d" patterns seen, with the lowest number that may be free.
+  std::map<std::string, int, std::less<>> pattern_low_;
+};
+
+}  // namespace ifcore

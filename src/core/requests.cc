@@ -1,0 +1,160 @@
+// Whole requests, as RTM_NEWLINK and RTM_SETLINK carry them: create a device, or change
+// many of its properties at once with an undo log, so that a failed request changes
+// nothing.
+//
+// Lock order: runs under the control lock.
+#include <net/if.h>
+
+#include <cerrno>
+#include <functional>
+
+#include "core/engine_impl.h"
+#include "core/registry.h"
+
+namespace ifcore {
+
+namespace {
+
+// Linux: rtnl_dev_combine_flags.
+std::uint32_t combine_flags(const Device& dev, const LinkRequest& req) {
+  std::uint32_t flags = req.flags;
+  if (req.change) flags = (flags & req.change) | (dev.flags() & ~req.change);
+  return flags;
+}
+
+// Checks of generic attributes that need no device (Linux: validate_linkmsg).
+Result<void> validate_generic(const LinkRequest& req) {
+  if (req.name && !is_name_pattern(*req.name)) IFCORE_TRY(validate_device_name(*req.name));
+  if (req.ifalias && req.ifalias->size() >= 256) return fail(EINVAL, "alias is longer than 255 bytes");
+  return ok();
+}
+
+}  // namespace
+
+Result<Device*> Control::create_link(Namespace& ns, const LinkRequest& req) {
+  if (!req.kind) return fail(EOPNOTSUPP, "Unknown device type");
+  const Kind* kind = find_kind(*req.kind);
+  if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
+  IFCORE_TRY(validate_generic(req));
+  if (req.master) {
+    if (*req.master && !find(ns, static_cast<int>(*req.master)))
+      return fail(EINVAL, "master device {} does not exist", *req.master);
+  }
+  IFCORE_TRY(kind->validate(*this, req));
+  auto made = kind->new_link(*this, ns, req);
+  if (!made) return made;
+  Device& dev = **made;
+  // Linux: rtnl_configure_link (flags), then the master.
+  auto undo = [&](Error e) -> Result<Device*> {
+    (void)delete_link(dev);
+    return fail(std::move(e));
+  };
+  if (req.flags || req.change) {
+    auto r = change_flags(dev, combine_flags(dev, req));
+    if (!r) return undo(std::move(r).error());
+  }
+  if (req.master && *req.master) {
+    Device* m = find(ns, static_cast<int>(*req.master));
+    auto r = set_master(dev, m);
+    if (!r) return undo(std::move(r).error());
+  }
+  return &dev;
+}
+
+Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
+  // Validate everything that can be checked before changing anything.
+  IFCORE_TRY(validate_generic(req));
+  Namespace* target = nullptr;
+  if (req.net_ns_name) {
+    target = find_namespace(*req.net_ns_name);
+    if (!target) return fail(EINVAL, "namespace \"{}\" does not exist", *req.net_ns_name);
+  } else if (req.net_ns_id) {
+    target = find_namespace_by_id(*req.net_ns_id);
+    if (!target) return fail(EINVAL, "invalid target namespace id {}", *req.net_ns_id);
+  }
+  if (req.address && req.address->size() < dev.address().size())
+    return fail(EINVAL, "address of {} bytes is shorter than the device's {}",
+                req.address->size(), dev.address().size());
+  Device* master = nullptr;
+  if (req.master && *req.master) {
+    master = find(dev.ns(), static_cast<int>(*req.master));
+    if (!master) return fail(EINVAL, "master device {} does not exist", *req.master);
+  }
+  if (req.kind && *req.kind != dev.kind().name())
+    return fail(EOPNOTSUPP, "device \"{}\" is of kind \"{}\", not \"{}\"", dev.name(),
+                dev.kind().name(), *req.kind);
+  if (req.has_info_data) IFCORE_TRY(dev.kind().validate(*this, req));
+
+  // Apply in Linux's order (do_setlink), remembering how to undo each step.
+  std::vector<std::function<void()>> undo;
+  auto rollback = [&](Error e) -> Result<void> {
+    for (auto it = undo.rbegin(); it != undo.rend(); ++it) (*it)();
+    return fail(std::move(e));
+  };
+#define IFCORE_STEP(expr, revert)                                  \
+  do {                                                             \
+    auto step_r_ = (expr);                                         \
+    if (!step_r_) return rollback(std::move(step_r_).error());     \
+    undo.push_back(revert);                                        \
+  } while (0)
+
+  if (req.has_info_data) IFCORE_STEP(dev.kind().change_link(*this, dev, req), [] {});
+  if (target && target != &dev.ns()) {
+    Namespace* from = &dev.ns();
+    std::string old = dev.name();
+    IFCORE_STEP(move_to_namespace(dev, *target, req.name.value_or("")),
+                ([this, &dev, from, old] { (void)move_to_namespace(dev, *from, old); }));
+  } else if (req.name) {
+    std::string old = dev.name();
+    IFCORE_STEP(rename(dev, *req.name), ([this, &dev, old] { (void)rename(dev, old); }));
+  }
+  if (req.address) {
+    HwAddr old = dev.address();
+    HwAddr next(req.address->bytes().first(dev.address().size()));
+    IFCORE_STEP(set_address(dev, next), ([this, &dev, old] { (void)set_address(dev, old); }));
+  }
+  if (req.broadcast) {
+    HwAddr old = dev.broadcast();
+    IFCORE_STEP(set_broadcast(dev, *req.broadcast),
+                ([this, &dev, old] { (void)set_broadcast(dev, old); }));
+  }
+  if (req.mtu) {
+    std::uint32_t old = dev.mtu();
+    IFCORE_STEP(set_mtu(dev, *req.mtu), ([this, &dev, old] { (void)set_mtu(dev, old); }));
+  }
+  if (req.group) {
+    std::uint32_t old = dev.group();
+    IFCORE_STEP(set_group(dev, *req.group), ([this, &dev, old] { (void)set_group(dev, old); }));
+  }
+  if (req.master) {
+    Device* old = dev.master();
+    IFCORE_STEP(set_master(dev, master), ([this, &dev, old] { (void)set_master(dev, old); }));
+  }
+  if (req.has_slave_data) {
+    Device* m = dev.master();
+    if (!m) return rollback(Error{EINVAL, fmt::format("device \"{}\" has no master", dev.name())});
+    IFCORE_STEP(m->kind().change_slave(*this, *m, dev, req.slave_data), [] {});
+  }
+  if (req.flags || req.change) {
+    std::uint32_t old = dev.flags();
+    IFCORE_STEP(change_flags(dev, combine_flags(dev, req)),
+                ([this, &dev, old] { (void)change_flags(dev, old); }));
+  }
+  if (req.txqlen) {
+    std::uint32_t old = dev.txqlen();
+    IFCORE_STEP(set_txqlen(dev, *req.txqlen), ([this, &dev, old] { (void)set_txqlen(dev, old); }));
+  }
+  if (req.ifalias) {
+    std::string old = dev.alias();
+    IFCORE_STEP(set_alias(dev, *req.ifalias), ([this, &dev, old] { (void)set_alias(dev, old); }));
+  }
+  if (req.link_mode && *req.link_mode != dev.link_mode()) {
+    dev.set_link_mode_locked(*req.link_mode);
+    notify_change(dev);
+  }
+  if (req.operstate) set_operstate(dev, *req.operstate);
+#undef IFCORE_STEP
+  return ok();
+}
+
+}  // namespace ifcore

@@ -1,0 +1,160 @@
+// Unregister: batches (Linux: unregister_netdevice_many), and the legacy waits for
+// references (Linux: netdev_wait_allrefs) that the seeds measured.
+//
+// Lock order: commit() runs under the control lock; legacy_wait() runs without it and
+// takes it only to re-broadcast.
+#include <net/if.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "base/rcu.h"
+#include "core/engine_impl.h"
+#include "core/registry.h"
+
+namespace ifcore {
+
+namespace {
+
+void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
+                      const Policies& p) {
+  impl.stats.batches.fetch_add(1, std::memory_order_relaxed);
+  bool single = p.unregister == UnregisterPolicy::Single;
+
+  // 1. Close the up ones, all together (Linux: dev_close_many).
+  std::vector<Device*> up;
+  for (Device* d : devs)
+    if (d->is_up()) up.push_back(d);
+  if (!up.empty()) {
+    impl.call_chain_many(ctl, NetdevEvent::GoingDown, up);
+    for (Device* d : up) {
+      d->kind().stop(ctl, *d);
+      d->set_flags_locked(d->flags() & ~IFF_UP);
+    }
+    impl.call_chain_many(ctl, NetdevEvent::Down, up);
+    // The kernel of seed 002 deactivated each device with its own grace period.
+    if (single) impl.grace_period();
+  }
+
+  // 2. Unlist: names and indexes are free at once.
+  auto t0 = Clock::now();
+  for (Device* d : devs) {
+    DeviceAccess::set_state(*d, RegState::Unregistering);
+    d->ns().registry().erase(*d, d->name(), d->ifindex());
+  }
+  StatsCounters::add(impl.stats.unlist_ns, Clock::now() - t0);
+  // Seed 002's kernel: synchronize_net after unlisting, per device.
+  if (single) impl.grace_period();
+
+  // 3. One notifier pass per event over the whole batch.
+  impl.call_chain_many(ctl, NetdevEvent::Unregister, devs);
+  impl.call_batch(ctl, BatchEvent::UnregisterBatch, devs);
+
+  // 4. The kinds drop their links; adjacency left over is unlinked.
+  for (Device* d : devs) d->kind().uninit(ctl, *d);
+  for (Device* d : devs) {
+    while (!d->uppers_locked().empty()) ctl.unlink_upper(*d, *d->uppers_locked().back());
+    while (!d->lowers_locked().empty()) ctl.unlink_upper(*d->lowers_locked().back(), *d);
+  }
+
+  // 5. One grace period for the batch: references switch to exact counting.
+  DeviceAccess::kill_refs(impl, devs);
+
+  // 6. To the finalizer; drop the registry's reference.
+  bool caller_waits = p.ref_wait != RefWaitPolicy::Event;
+  for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Unregistered);
+  impl.stats.devices_unregistered.fetch_add(devs.size(), std::memory_order_relaxed);
+  impl.finalizer.adopt(devs, caller_waits);
+  if (caller_waits) impl.legacy_todo.insert(impl.legacy_todo.end(), devs.begin(), devs.end());
+  for (Device* d : devs) DeviceAccess::drop_exact(*d, 1);
+}
+
+}  // namespace
+
+Result<void> Control::queue_unregister(Device& dev, UnregisterBatch& batch) {
+  if (batch.contains(dev)) return ok();
+  if (dev.state() != RegState::Registered)
+    return fail(ENODEV, "device \"{}\" is not registered", dev.name());
+  return dev.kind().del_link(*this, dev, batch);
+}
+
+void Control::commit(UnregisterBatch& batch) {
+  if (batch.empty()) return;
+  auto& impl = engine_->impl();
+  Policies p = impl.policies;
+  std::vector<Device*> devs(batch.devices().begin(), batch.devices().end());
+  // Devices already gone (e.g. queued twice through cascades) are skipped.
+  devs.erase(std::remove_if(devs.begin(), devs.end(),
+                            [](Device* d) { return d->state() != RegState::Registered; }),
+             devs.end());
+  if (p.unregister == UnregisterPolicy::Single) {
+    for (Device* d : devs) commit_one_batch(*this, impl, std::span<Device* const>(&d, 1), p);
+  } else {
+    commit_one_batch(*this, impl, devs, p);
+  }
+  std::vector<Namespace*> touched;
+  for (Device* d : devs)
+    if (std::find(touched.begin(), touched.end(), &d->ns()) == touched.end())
+      touched.push_back(&d->ns());
+  for (Namespace* ns : touched) ns->registry().maybe_resize();
+  batch = UnregisterBatch{};
+}
+
+Result<void> Control::delete_link(Device& dev) {
+  UnregisterBatch batch;
+  IFCORE_TRY(queue_unregister(dev, batch));
+  commit(batch);
+  return ok();
+}
+
+Result<void> Control::delete_links(std::span<Device* const> devs) {
+  UnregisterBatch batch;
+  for (Device* d : devs) IFCORE_TRY(queue_unregister(*d, batch));
+  commit(batch);
+  return ok();
+}
+
+void Engine::Impl::legacy_wait(Device& d) {
+  // Linux: netdev_wait_allrefs — check, re-broadcast UNREGISTER every second, sleep.
+  Policies p;
+  {
+    std::lock_guard lk(control);
+    p = policies;
+  }
+  auto t0 = Clock::now();
+  auto rebroadcast_at = t0 + p.rebroadcast_interval;
+  int wait_ms = 0;
+  bool waited = false;
+  while (DeviceAccess::exact(d) != 0) {
+    waited = true;
+    if (Clock::now() >= rebroadcast_at) {
+      {
+        Control ctl = engine.control();
+        EventInfo ev{NetdevEvent::Unregister, d};
+        ev.replay = true;
+        (void)call_chain(ctl, ev);
+        stats.rebroadcasts.fetch_add(1, std::memory_order_relaxed);
+      }
+      barrier();
+      rebroadcast_at = Clock::now() + p.rebroadcast_interval;
+    }
+    if (p.ref_wait == RefWaitPolicy::Backoff) {
+      if (wait_ms == 0) {
+        barrier();
+        wait_ms = 1;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+        wait_ms = std::min(wait_ms * 2, 250);
+      }
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+  if (waited) {
+    stats.ref_waits.fetch_add(1, std::memory_order_relaxed);
+    StatsCounters::add(stats.ref_wait_ns, Clock::now() - t0);
+  }
+  finalizer.release_now(d);
+}
+
+}  // namespace ifcore

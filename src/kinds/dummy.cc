@@ -1,0 +1,23 @@
+// Dummy: Linux's dummy_setup values (IFF_NOARP, mtu 0..max, carrier on).
+#include "kinds/dummy.h"
+
+#include <net/if.h>
+#include <linux/if.h>
+
+namespace ifcore::kinds {
+
+Result<Device*> Dummy::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
+  auto dev = ctl.alloc_device(*this, ns);
+  dev->set_flags_locked((dev->flags() | IFF_NOARP) & ~IFF_MULTICAST);
+  dev->set_mtu_range_locked(0, 0);  // Linux: dummy has min_mtu 0, max_mtu 0 (no maximum)
+  dev->set_operstate_locked(IF_OPER_UNKNOWN);
+  IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
+  return ctl.register_device(std::move(dev), req.name.value_or("dummy%d"), req.ifindex);
+}
+
+void Dummy::install(Engine& engine) {
+  static Dummy kind;
+  engine.register_kind(kind);
+}
+
+}  // namespace ifcore::kinds

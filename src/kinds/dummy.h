@@ -1,0 +1,15 @@
+// The dummy kind: a device with carrier always on, that drops what it is sent.
+#pragma once
+
+#include "ifcore/engine.h"
+
+namespace ifcore::kinds {
+
+class Dummy final : public Kind {
+ public:
+  std::string_view name() const override { return "dummy"; }
+  Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
+  static void install(Engine& engine);
+};
+
+}  // namespace ifcore::kinds

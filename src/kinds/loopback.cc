@@ -1,0 +1,44 @@
+// Loopback: Linux's loopback_setup values (mtu 65536, IFF_LOOPBACK, zero address).
+#include "kinds/loopback.h"
+
+#include <net/if.h>
+#include <linux/if.h>
+#include <linux/if_arp.h>
+
+#include <cerrno>
+
+namespace ifcore::kinds {
+
+Result<Device*> Loopback::new_link(Control& ctl, Namespace& ns, const LinkRequest&) const {
+  return fail(EOPNOTSUPP, "loopback devices are made with their namespace");
+}
+
+Result<void> Loopback::del_link(Control&, Device& dev, UnregisterBatch&) const {
+  return fail(EOPNOTSUPP, "device \"{}\" is a loopback device: it cannot be deleted", dev.name());
+}
+
+Result<void> Loopback::init(Control& ctl, Namespace& ns) {
+  auto dev = ctl.alloc_device(*this, ns);
+  dev->set_hw_type_locked(ARPHRD_LOOPBACK);
+  dev->set_mtu_locked(65536);
+  dev->set_mtu_range_locked(0, 0);
+  dev->set_flags_locked(IFF_LOOPBACK);
+  dev->set_address_locked(HwAddr::ethernet({0, 0, 0, 0, 0, 0}));
+  dev->set_broadcast_locked(HwAddr::ethernet({0, 0, 0, 0, 0, 0}));
+  dev->set_txqlen_locked(1000);
+  dev->set_operstate_locked(IF_OPER_UNKNOWN);
+  auto r = ctl.register_device(std::move(dev), "lo", 1);
+  if (!r) return fail(r.error());
+  ns.set_loopback_locked(*r);
+  return ok();
+}
+
+void Loopback::install(Engine& engine) {
+  static Loopback kind;
+  engine.register_kind(kind);
+  auto ctl = engine.control();
+  auto r = ctl.add_pernet(kind);
+  if (!r) engine.log(LogLevel::Error, "loopback: " + r.error().message);
+}
+
+}  // namespace ifcore::kinds
