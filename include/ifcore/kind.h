@@ -71,6 +71,10 @@ class Kind {
   // freed (Linux: priv_destructor). Context: the finalizer thread, no lock.
   virtual void destruct(Device& dev) const {}
 
+  // True for kinds that stack on a lower device and die with it (vlan, macvlan): when the
+  // lower is queued for unregister, its uppers of such kinds are queued into the same batch.
+  virtual bool dies_with_lower() const { return false; }
+
   // Virtual devices' link changes are urgent for the link watch's adaptive policy.
   virtual bool is_virtual() const { return true; }
   // The ifindex IFLA_LINK reports (0 = none); default: dev.link().

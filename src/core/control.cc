@@ -88,10 +88,9 @@ Result<void> Control::destroy_namespace(Namespace& ns) {
   // would go back to the initial namespace in Linux; in ifcore they are deleted with it.
   UnregisterBatch batch;
   for (Device* d : ns.devices_locked()) {
-    for (Device* up : d->uppers_locked()) (void)up;
-    batch.add(*d);
-    // Cascades (veth peers in other namespaces, vlans on these devices) come along.
-    (void)d->kind().del_link(*this, *d, batch);
+    // Cascades (veth peers in other namespaces, vlans on these devices) come along; the
+    // loopback device, which refuses a user's delete, goes too.
+    if (!queue_unregister(*d, batch)) batch.add(*d);
   }
   commit(batch);
   for (auto h = impl.pernet.rbegin(); h != impl.pernet.rend(); ++h) (*h)->exit(*this, ns);

@@ -75,7 +75,14 @@ Result<void> Control::queue_unregister(Device& dev, UnregisterBatch& batch) {
   if (batch.contains(dev)) return ok();
   if (dev.state() != RegState::Registered)
     return fail(ENODEV, "device \"{}\" is not registered", dev.name());
-  return dev.kind().del_link(*this, dev, batch);
+  IFCORE_TRY(dev.kind().del_link(*this, dev, batch));
+  // Uppers stacked on this device die with it, in the same batch (Linux: vlan and macvlan
+  // queue themselves from their lower's NETDEV_UNREGISTER into the same list).
+  std::vector<Device*> uppers = dev.uppers_locked();
+  for (Device* up : uppers)
+    if (up->kind().dies_with_lower() && up->state() == RegState::Registered)
+      IFCORE_TRY(queue_unregister(*up, batch));
+  return ok();
 }
 
 void Control::commit(UnregisterBatch& batch) {

@@ -1,0 +1,80 @@
+// ifcore/rtnl.h — rtnetlink served from an engine: the interface every face uses.
+//
+// A `Session` is one client's conversation (Linux: one NETLINK_ROUTE socket). A face feeds
+// it the datagrams the client sent and delivers the datagrams it produces: the daemon over
+// an AF_UNIX SOCK_SEQPACKET socket, the CLI's embedded mode and the bench in-process. The
+// bytes are exactly what Linux's rtnetlink would exchange.
+//
+// Context: a Session is used by one thread at a time. Notifications are queued on the
+// session from whichever thread changed the engine; `pending_notifications` and
+// `pop_notification` are safe to call from the session's thread at any time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ifcore/engine.h"
+
+namespace ifcore::rtnl {
+
+struct SessionOptions {
+  std::string ns = "default";     // the namespace the session is bound to
+  bool may_write = true;          // false: changes get EPERM (peer not authorised)
+  std::uint32_t port_id = 0;      // the client's netlink port id (nlmsg_pid in replies)
+  std::size_t max_queued = 4096;  // notification datagrams queued before ENOBUFS
+  std::size_t datagram_size = 4096;  // dump datagrams are kept near this size
+};
+
+using Datagram = std::vector<std::uint8_t>;
+using SendFn = std::function<void(Datagram&&)>;
+
+class Session {
+ public:
+  virtual ~Session() = default;
+
+  // Handles one datagram from the client (one or more netlink messages); every reply
+  // datagram (data, dump parts, NLMSG_DONE, acks, errors) goes to `send`, in order.
+  // Never throws; malformed bytes get an NLMSG_ERROR, as Linux answers them.
+  virtual void handle(std::span<const std::uint8_t> datagram, const SendFn& send) = 0;
+
+  // Socket options a client sets with setsockopt(SOL_NETLINK, ...).
+  virtual void set_option(int optname, int value) = 0;  // NETLINK_CAP_ACK, NETLINK_EXT_ACK...
+  // Multicast membership (RTNLGRP_* numbers, as NETLINK_ADD_MEMBERSHIP), and the legacy
+  // bind-time group mask (nl_groups).
+  virtual void add_membership(unsigned group) = 0;
+  virtual void drop_membership(unsigned group) = 0;
+  virtual void set_group_mask(std::uint32_t mask) = 0;
+
+  // Notifications queued for this session.
+  virtual std::size_t pending_notifications() const = 0;
+  virtual bool pop_notification(Datagram& out) = 0;
+  // True once the queue overflowed (the client must be told ENOBUFS, then resynchronise
+  // with a dump); reading it clears it.
+  virtual bool take_overflow() = 0;
+  // Called (from any thread) when a notification is queued; the daemon uses it to wake
+  // its event loop. May be empty.
+  virtual void set_wakeup(std::function<void()> wake) = 0;
+};
+
+// Serves rtnetlink for one engine. Thread-safe.
+class Server {
+ public:
+  explicit Server(Engine& engine);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Errors: ENOENT if the namespace does not exist.
+  Result<std::unique_ptr<Session>> open_session(SessionOptions opts);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ifcore::rtnl
