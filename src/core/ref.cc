@@ -203,13 +203,22 @@ std::vector<std::string> DeviceAccess::holders(const Device& d) {
 }
 
 // Switches a batch to exact counting: ONE grace period for the whole batch.
+//
+// Between setting the dying flag and the fold, a Ref taken live (counted in a shard) may be
+// dropped exactly (counted in ref_exact_), so the exact count alone can dip below the
+// truth. A bias keeps it far from zero until the shards are folded in (percpu_ref does
+// the same), so the last put is recognised exactly once.
 void DeviceAccess::kill_refs(Engine::Impl& impl, std::span<Device* const> devs) {
-  for (Device* d : devs) d->ref_dying_.store(true, std::memory_order_release);
+  constexpr std::int64_t kBias = std::int64_t(1) << 40;
+  for (Device* d : devs) {
+    d->ref_exact_.fetch_add(kBias, std::memory_order_acq_rel);
+    d->ref_dying_.store(true, std::memory_order_release);
+  }
   impl.grace_period();
   auto& shards = RefShards::instance();
   for (Device* d : devs) {
     auto sum = shards.fold(d->ref_slot_);
-    if (sum) d->ref_exact_.fetch_add(sum, std::memory_order_acq_rel);
+    drop_exact(*d, kBias - sum);
   }
 }
 

@@ -94,15 +94,16 @@ void Control::commit(UnregisterBatch& batch) {
   devs.erase(std::remove_if(devs.begin(), devs.end(),
                             [](Device* d) { return d->state() != RegState::Registered; }),
              devs.end());
+  // Noted before the commit: once committed, a device may be freed at any moment.
+  std::vector<Namespace*> touched;
+  for (Device* d : devs)
+    if (std::find(touched.begin(), touched.end(), &d->ns()) == touched.end())
+      touched.push_back(&d->ns());
   if (p.unregister == UnregisterPolicy::Single) {
     for (Device* d : devs) commit_one_batch(*this, impl, std::span<Device* const>(&d, 1), p);
   } else {
     commit_one_batch(*this, impl, devs, p);
   }
-  std::vector<Namespace*> touched;
-  for (Device* d : devs)
-    if (std::find(touched.begin(), touched.end(), &d->ns()) == touched.end())
-      touched.push_back(&d->ns());
   for (Namespace* ns : touched) ns->registry().maybe_resize();
   batch = UnregisterBatch{};
 }

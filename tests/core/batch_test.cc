@@ -1,0 +1,97 @@
+// Unregister batches: one notifier pass per event and ONE grace period per batch; the
+// `single` policy pays per device; a namespace goes in one batch.
+#include "support/engine_fixture.h"
+
+namespace ifcore {
+namespace {
+
+using Batch = test::EngineTest;
+
+TEST_F(Batch, TenThousandDevicesCostExactlyOneGracePeriod) {
+  auto ctl = engine->control();
+  std::vector<Device*> devs;
+  for (int i = 0; i < 10000; ++i) devs.push_back(dummy(ctl, "d%d"));
+  for (int i = 0; i < 10000; i += 2) ASSERT_TRUE(ctl.open(*devs[i]));
+  Stats before = engine->stats();
+  UnregisterBatch batch;
+  for (Device* d : devs) ASSERT_TRUE(ctl.queue_unregister(*d, batch));
+  ctl.commit(batch);
+  Stats after = engine->stats();
+  EXPECT_EQ(after.grace_periods - before.grace_periods, 1u);
+  EXPECT_EQ(after.batches - before.batches, 1u);
+  // GOING_DOWN, DOWN, UNREGISTER: one pass each over the whole batch.
+  EXPECT_EQ(after.notifier_passes - before.notifier_passes, 3u);
+  EXPECT_EQ(after.devices_unregistered - before.devices_unregistered, 10000u);
+  EXPECT_EQ(ns(ctl).device_count(), 1u);  // lo
+  // Names are free at once.
+  EXPECT_NE(dummy(ctl, "d0"), nullptr);
+}
+
+class SingleBatch : public test::EngineTest {
+  void configure(EngineConfig& cfg) override { cfg.policies.unregister = UnregisterPolicy::Single; }
+};
+
+TEST_F(SingleBatch, EachDevicePaysItsOwnGracePeriods) {
+  auto ctl = engine->control();
+  std::vector<Device*> devs;
+  for (int i = 0; i < 50; ++i) devs.push_back(dummy(ctl, "d%d"));
+  for (Device* d : devs) ASSERT_TRUE(ctl.open(*d));
+  Stats before = engine->stats();
+  ASSERT_TRUE(ctl.delete_links(devs));
+  Stats after = engine->stats();
+  EXPECT_GE(after.grace_periods - before.grace_periods, 50u);
+  EXPECT_EQ(after.batches - before.batches, 50u);
+}
+
+TEST_F(Batch, DestroyingANamespaceUnregistersAllOfItsDevicesInOneBatch) {
+  auto ctl = engine->control();
+  auto other = ctl.create_namespace("gone");
+  ASSERT_TRUE(other);
+  for (int i = 0; i < 500; ++i) ASSERT_TRUE(ctl.create_link(**other, test::link_req("dummy", "d%d")));
+  Stats before = engine->stats();
+  ASSERT_TRUE(ctl.destroy_namespace(**other));
+  Stats after = engine->stats();
+  EXPECT_EQ(after.batches - before.batches, 1u);
+  EXPECT_EQ(after.grace_periods - before.grace_periods, 1u);
+  EXPECT_EQ(after.devices_unregistered - before.devices_unregistered, 501u);  // with its lo
+  EXPECT_EQ(ctl.find_namespace("gone"), nullptr);
+  // The default namespace is untouched.
+  EXPECT_EQ(ns(ctl).device_count(), 1u);
+}
+
+TEST_F(Batch, NamespaceNamesAreCheckedAndUnique) {
+  auto ctl = engine->control();
+  auto dup = ctl.create_namespace("default");
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().code, EEXIST);
+  for (const char* bad : {"", ".", "..", "a/b"}) {
+    auto r = ctl.create_namespace(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().code, EINVAL);
+  }
+}
+
+TEST_F(Batch, LoopbackCannotBeDeleted) {
+  auto ctl = engine->control();
+  auto r = ctl.delete_link(*ns(ctl).loopback());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EOPNOTSUPP);
+  EXPECT_EQ(ns(ctl).loopback()->state(), RegState::Registered);
+}
+
+TEST_F(Batch, DevicesAreReleasedWithoutWaiting) {
+  Device* d;
+  {
+    auto ctl = engine->control();
+    d = dummy(ctl, "r0");
+    ASSERT_TRUE(ctl.delete_link(*d));
+  }
+  EXPECT_TRUE(engine->drain(std::chrono::seconds(5)));
+  Stats s = engine->stats();
+  EXPECT_EQ(s.devices_released, s.devices_unregistered);
+  EXPECT_EQ(s.ref_wait_time, Duration::zero());
+  EXPECT_EQ(s.ref_waits, 0u);
+}
+
+}  // namespace
+}  // namespace ifcore
