@@ -1,14 +1,24 @@
 // Registers every built-in kind with an engine.
 #include "kinds/install.h"
 
+#include "kinds/bridge.h"
 #include "kinds/dummy.h"
 #include "kinds/loopback.h"
+#include "kinds/macvlan.h"
+#include "kinds/tunnel.h"
+#include "kinds/veth.h"
+#include "kinds/vlan.h"
 
 namespace ifcore::kinds {
 
 void install_all(Engine& engine) {
   Loopback::install(engine);
   Dummy::install(engine);
+  Veth::install(engine);
+  Vlan::install(engine);
+  Macvlan::install(engine);
+  Bridge::install(engine);
+  Tunnel::install(engine);
 }
 
 }  // namespace ifcore::kinds

@@ -1,0 +1,249 @@
+// Bridge: Linux net/bridge semantics for ports joining and leaving (br_if.c br_add_if,
+// br_del_if, br_mtu_auto_adjust; br_stp_if.c br_stp_recalculate_bridge_id; br.c
+// br_device_event), written for ifcore. Attributes are in bridge_attrs.cc.
+#include "kinds/bridge.h"
+
+#include <linux/if.h>
+#include <linux/if_arp.h>
+#include <net/if.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "kinds/bridge_priv.h"
+#include "kinds/common.h"
+#include "kinds/macvlan.h"
+
+namespace ifcore::kinds {
+
+using bridge::Port;
+using bridge::Priv;
+
+namespace {
+
+// Linux: br_port_state_selection without STP timers: an enabled port (bridge up, port up
+// with carrier) forwards; with STP on it stays listening (ifcore runs no STP timers).
+// The bridge has carrier while a port forwards.
+void update_states(Control& ctl, Device& br) {
+  Priv* p = bridge::priv(br);
+  if (!p || br.state() != RegState::Registered) return;
+  bool any = false;
+  for (auto& port : p->ports) {
+    Device& d = *port->dev;
+    bool enabled = br.is_up() && d.is_up() && d.carrier();
+    std::uint8_t next = !enabled         ? BR_STATE_DISABLED
+                        : p->s.stp_state ? BR_STATE_LISTENING
+                                         : BR_STATE_FORWARDING;
+    bool was_enabled = port->s.state != BR_STATE_DISABLED;
+    if (!enabled || !was_enabled || p->s.stp_state) port->s.state = next;
+    any = any || port->s.state == BR_STATE_FORWARDING;
+  }
+  ctl.set_carrier(br, any && br.is_up());
+}
+
+// Linux: br_mtu_auto_adjust: the smallest port mtu (1500 without ports), unless the
+// user set the bridge's mtu.
+void adjust_mtu(Control& ctl, Device& br) {
+  Priv* p = bridge::priv(br);
+  if (!p || p->mtu_set_by_user || br.state() != RegState::Registered) return;
+  std::uint32_t mtu = 0;
+  for (auto& port : p->ports) mtu = mtu ? std::min(mtu, port->dev->mtu()) : port->dev->mtu();
+  if (!mtu) mtu = 1500;
+  if (mtu == br.mtu()) return;
+  p->adjusting = true;
+  (void)ctl.set_mtu(br, mtu);
+  p->adjusting = false;
+}
+
+// Linux: br_stp_recalculate_bridge_id: the lowest port address, unless the user set one;
+// a bridge without ports keeps its address.
+void adjust_address(Control& ctl, Device& br) {
+  Priv* p = bridge::priv(br);
+  if (!p || p->addr_set_by_user || p->ports.empty() || br.state() != RegState::Registered) return;
+  HwAddr lowest = p->ports.front()->dev->address();
+  for (auto& port : p->ports) lowest = std::min(lowest, port->dev->address());
+  if (lowest == br.address()) return;
+  p->adjusting = true;
+  (void)ctl.set_address(br, lowest);
+  p->adjusting = false;
+}
+
+// Releases `port` from `br` (Linux: del_nbp).
+void remove_port(Control& ctl, Device& br, Device& port) {
+  Priv* p = bridge::priv(br);
+  if (!p) return;
+  auto it = std::find_if(p->ports.begin(), p->ports.end(),
+                         [&](const auto& e) { return e->dev.get() == &port; });
+  if (it == p->ports.end()) return;
+  std::unique_ptr<Port> gone = std::move(*it);
+  p->ports.erase(it);
+  ctl.unlink_upper(port, br);
+  gone.reset();  // drops the reference on the port
+  adjust_mtu(ctl, br);
+  adjust_address(ctl, br);
+  update_states(ctl, br);
+}
+
+// Linux: br_device_event for ports, and the bridge's own mtu/address changes.
+class Watch final : public Subscriber {
+ public:
+  Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+    Device& dev = ev.dev;
+    if (Priv* self = bridge::priv(dev)) {
+      if (!self->adjusting && ev.event == NetdevEvent::ChangeMtu) self->mtu_set_by_user = true;
+      if (!self->adjusting && ev.event == NetdevEvent::ChangeAddr) self->addr_set_by_user = true;
+      return ok();
+    }
+    Device* br = dev.master();
+    if (!br || !bridge::priv(*br) || !bridge::priv(*br)->find(dev)) return ok();
+    switch (ev.event) {
+      case NetdevEvent::Unregister:  // also a move to another namespace
+        remove_port(ctl, *br, dev);
+        break;
+      case NetdevEvent::ChangeMtu:
+        adjust_mtu(ctl, *br);
+        break;
+      case NetdevEvent::ChangeAddr:
+        adjust_address(ctl, *br);
+        break;
+      case NetdevEvent::Up:
+      case NetdevEvent::Down:
+      case NetdevEvent::Change:
+        update_states(ctl, *br);
+        break;
+      default:
+        break;
+    }
+    return ok();
+  }
+};
+
+}  // namespace
+
+AttrPolicy Bridge::policy() const {
+  return bridge::policy();
+}
+AttrPolicy Bridge::slave_policy() const {
+  return bridge::port_policy();
+}
+
+Result<void> Bridge::validate(Control&, const LinkRequest& req) const {
+  // Checks that need no device: on the defaults (never stricter than the device's own
+  // settings, which change_link checks again).
+  bridge::Settings s = bridge::default_settings();
+  return bridge::change(s, req.info_data);
+}
+
+Result<Device*> Bridge::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
+  // Linux: br_dev_setup (random address, mtu 1500, no carrier until a port forwards),
+  // then br_changelink with the request's data.
+  auto priv = std::make_unique<Priv>();
+  priv->s = bridge::default_settings();
+  IFCORE_TRY(bridge::change(priv->s, req.info_data));
+  priv->addr_set_by_user = req.address.has_value();
+  auto dev = ctl.alloc_device(*this, ns);
+  dev->set_carrier_locked(false);
+  dev->set_operstate_locked(IF_OPER_DOWN);
+  dev->set_priv(std::move(priv));
+  IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
+  return ctl.register_device(std::move(dev), req.name.value_or("bridge%d"), req.ifindex);
+}
+
+Result<void> Bridge::change_link(Control& ctl, Device& dev, const LinkRequest& req) const {
+  Priv& p = *bridge::priv(dev);
+  bridge::Settings next = p.s;
+  IFCORE_TRY(bridge::change(next, req.info_data));
+  bool stp_changed = next.stp_state != p.s.stp_state;
+  p.s = std::move(next);
+  if (stp_changed) update_states(ctl, dev);
+  (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
+  return ok();
+}
+
+AttrList Bridge::fill_info(const Device& dev) const {
+  return bridge::fill(dev, *bridge::priv(dev));
+}
+
+AttrList Bridge::fill_slave_info(const Device& master, const Device& port) const {
+  const Priv* p = bridge::priv(master);
+  const Port* e = p ? p->find(port) : nullptr;
+  return e ? bridge::fill_port(master, *p, *e) : AttrList{};
+}
+
+Result<void> Bridge::change_slave(Control& ctl, Device& master, Device& port,
+                                  const AttrList& data) const {
+  Priv* p = bridge::priv(master);
+  Port* e = p ? p->find(port) : nullptr;
+  if (!e) return fail(EINVAL, "device \"{}\" is not a port of \"{}\"", port.name(), master.name());
+  bridge::PortSettings next = e->s;
+  IFCORE_TRY(bridge::change_port(p->s, port, next, data));
+  e->s = std::move(next);
+  update_states(ctl, master);
+  return ok();
+}
+
+Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const {
+  // Linux: br_add_if's checks, in its order.
+  if ((port.flags() & IFF_LOOPBACK) || port.hw_type() != ARPHRD_ETHER ||
+      !port.address().is_valid_ether())
+    return fail(EINVAL, "device \"{}\" cannot be a bridge port: not an Ethernet device",
+                port.name());
+  if (bridge::priv(port)) return fail(ELOOP, "Can not enslave a bridge to a bridge");
+  if (port.master())
+    return fail(EBUSY, "device \"{}\" is already a port of \"{}\"", port.name(),
+                port.master()->name());
+  // Linux: the port's receive handler is taken by macvlans (netdev_rx_handler_register).
+  if (Macvlan::has_macvlans(port))
+    return fail(EBUSY, "device \"{}\" has macvlans: it cannot be a bridge port", port.name());
+  Priv& p = *bridge::priv(master);
+  IFCORE_TRY(ctl.link_upper(port, master, /*master=*/true));  // ELOOP/EBUSY on loops
+  std::uint16_t no = 1;
+  while (std::any_of(p.ports.begin(), p.ports.end(), [&](auto& e) { return e->no == no; })) ++no;
+  auto e = std::make_unique<Port>();
+  e->dev = Ref(port, "bridge");
+  e->no = no;
+  e->s = bridge::default_port_settings(port);
+  p.ports.push_back(std::move(e));
+  adjust_mtu(ctl, master);
+  adjust_address(ctl, master);
+  update_states(ctl, master);
+  return ok();
+}
+
+Result<void> Bridge::del_port(Control& ctl, Device& master, Device& port) const {
+  if (!bridge::priv(master)->find(port))
+    return fail(EINVAL, "device \"{}\" is not a port of \"{}\"", port.name(), master.name());
+  remove_port(ctl, master, port);
+  return ok();
+}
+
+Result<void> Bridge::open(Control& ctl, Device& dev) const {
+  update_states(ctl, dev);
+  return ok();
+}
+
+void Bridge::stop(Control& ctl, Device& dev) const {
+  // Linux: br_dev_stop disables the ports; no port forwards, so no carrier.
+  if (Priv* p = bridge::priv(dev))
+    for (auto& port : p->ports) port->s.state = BR_STATE_DISABLED;
+  ctl.set_carrier(dev, false);
+}
+
+void Bridge::uninit(Control& ctl, Device& dev) const {
+  // Linux: br_dev_delete releases every port; the ports stay.
+  Priv* p = bridge::priv(dev);
+  if (!p) return;
+  auto ports = std::move(p->ports);
+  p->ports.clear();
+  for (auto& port : ports) ctl.unlink_upper(*port->dev, dev);
+}
+
+void Bridge::install(Engine& engine) {
+  static Bridge kind;
+  static Watch watch;
+  engine.register_kind(kind);
+  auto ctl = engine.control();
+  (void)ctl.subscribe(watch, SubscribeOptions{"bridge", 0, false});
+}
+
+}  // namespace ifcore::kinds

@@ -1,0 +1,76 @@
+// The bridge kind's private state, shared by bridge.cc (ports, subscriber) and
+// bridge_attrs.cc (IFLA_BR_* / IFLA_BRPORT_* attributes).
+#pragma once
+
+#include <linux/if_bridge.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "ifcore/engine.h"
+
+namespace ifcore::kinds::bridge {
+
+// Linux: the per-port settings of struct net_bridge_port, as far as ifcore models them.
+struct PortSettings {
+  std::uint8_t state = BR_STATE_DISABLED;
+  std::uint16_t priority = 32;  // Linux: 0x8000 >> BR_PORT_BITS
+  std::uint32_t cost = 100;     // Linux: port_cost() for a device of unknown speed
+  // Plain port options (IFLA_BRPORT_MODE, LEARNING, ...) by attribute type.
+  std::map<std::uint16_t, Attr> opts;
+};
+
+struct Port {
+  Ref dev;
+  std::uint16_t no = 0;  // port number, 1..
+  PortSettings s;
+};
+
+// Linux: struct net_bridge settings; times in clock_t (1/100 s) as on the wire.
+struct Settings {
+  std::uint32_t forward_delay = 1500, hello_time = 200, max_age = 2000, ageing_time = 30000;
+  std::uint32_t stp_state = 0;
+  std::uint16_t priority = 0x8000;
+  std::uint8_t vlan_filtering = 0;
+  std::uint16_t vlan_protocol = 0x8100;  // ETH_P_8021Q, host order
+  std::uint16_t group_fwd_mask = 0;
+  HwAddr group_addr = HwAddr::ethernet({0x01, 0x80, 0xc2, 0, 0, 0});
+  std::uint32_t boolopts = 0;
+  // Other plain options (mcast_*, nf_call_*, vlan_default_pvid, ...) by attribute type.
+  std::map<std::uint16_t, Attr> opts;
+};
+
+struct Priv final : DevicePriv {
+  Settings s;
+  bool mtu_set_by_user = false, addr_set_by_user = false;
+  bool adjusting = false;  // the bridge itself is changing its mtu/address
+  std::vector<std::unique_ptr<Port>> ports;
+
+  Port* find(const Device& d) const {
+    for (auto& p : ports)
+      if (p->dev.get() == &d) return p.get();
+    return nullptr;
+  }
+};
+
+Priv* priv(const Device& dev);
+Settings default_settings();
+PortSettings default_port_settings(const Device& dev);
+
+// Applies IFLA_INFO_DATA to `s` (Linux: br_validate + br_changelink); callers pass a copy
+// and keep it only on success, so a failed request changes nothing.
+Result<void> change(Settings& s, const AttrList& data);
+// The same for IFLA_INFO_SLAVE_DATA of one port (Linux: br_setport).
+Result<void> change_port(const Settings& br, const Device& port_dev, PortSettings& p,
+                         const AttrList& data);
+
+AttrPolicy policy();
+AttrPolicy port_policy();
+AttrList fill(const Device& dev, const Priv& p);
+AttrList fill_port(const Device& br, const Priv& p, const Port& port);
+// struct ifla_bridge_id of a bridge: priority (big endian) and address.
+std::vector<std::uint8_t> bridge_id(const Device& br, std::uint16_t priority);
+
+}  // namespace ifcore::kinds::bridge

@@ -1,0 +1,293 @@
+// Macvlan: Linux drivers/net/macvlan.c semantics (macvlan_validate,
+// macvlan_common_newlink, macvlan_changelink, macvlan_fill_info, macvlan_device_event),
+// written for ifcore.
+#include "kinds/macvlan.h"
+
+#include <linux/if.h>
+#include <linux/if_arp.h>
+#include <linux/if_link.h>
+#include <net/if.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "kinds/common.h"
+
+namespace ifcore::kinds {
+
+namespace {
+
+constexpr std::uint32_t kDefaultBcQueueLen = 1000;  // Linux: MACVLAN_DEFAULT_BC_QUEUE_LEN
+
+struct MacvlanPriv final : DevicePriv {
+  Ref lower;  // the real lower device (never a macvlan), held as Linux does
+  std::uint32_t mode = MACVLAN_MODE_VEPA;
+  std::uint16_t flags = 0;
+  std::vector<HwAddr> sources;  // source mode's allowed source addresses
+  std::uint32_t bc_queue_len = kDefaultBcQueueLen;
+};
+
+MacvlanPriv* macvlan_of(const Device& dev) {
+  return priv_of<MacvlanPriv>(dev);
+}
+
+constexpr AttrPolicyEntry kPolicy[] = {
+    {IFLA_MACVLAN_MODE, AttrShape::U32},
+    {IFLA_MACVLAN_FLAGS, AttrShape::U16},
+    {IFLA_MACVLAN_MACADDR_MODE, AttrShape::U32},
+    {IFLA_MACVLAN_MACADDR, AttrShape::Binary, 6, 6},
+    {IFLA_MACVLAN_MACADDR_DATA, AttrShape::Nested},  // a list of IFLA_MACVLAN_MACADDR
+    {IFLA_MACVLAN_MACADDR_COUNT, AttrShape::U32},
+    {IFLA_MACVLAN_BC_QUEUE_LEN, AttrShape::U32},
+    {IFLA_MACVLAN_BC_QUEUE_LEN_USED, AttrShape::U32},
+};
+
+Result<std::vector<HwAddr>> address_list(const AttrList& data) {
+  std::vector<HwAddr> out;
+  const Attr* a = find_attr(data, IFLA_MACVLAN_MACADDR_DATA);
+  if (!a) return out;
+  auto items = split_nested(a->bin, "macvlan address list");
+  if (!items) return fail(items.error());
+  for (const RawNested& it : *items) {
+    if (it.type != IFLA_MACVLAN_MACADDR || it.data.size() != 6)
+      return fail(EINVAL, "macvlan address list: attribute type {} of {} bytes is not an address",
+                  it.type, it.data.size());
+    HwAddr addr(it.data);
+    if (!addr.is_valid_ether())
+      return fail(EADDRNOTAVAIL, "macvlan address {} is not a valid unicast address",
+                  addr.to_string());
+    out.push_back(addr);
+  }
+  return out;
+}
+
+// Linux: macvlan_validate.
+Result<void> check_data(const AttrList& data) {
+  if (auto f = attr_num(data, IFLA_MACVLAN_FLAGS);
+      f && (*f & ~(MACVLAN_FLAG_NOPROMISC | MACVLAN_FLAG_NODST)))
+    return fail(EINVAL, "macvlan flags {:#x} are not known", *f);
+  if (auto m = attr_num(data, IFLA_MACVLAN_MODE)) {
+    switch (*m) {
+      case MACVLAN_MODE_PRIVATE:
+      case MACVLAN_MODE_VEPA:
+      case MACVLAN_MODE_BRIDGE:
+      case MACVLAN_MODE_PASSTHRU:
+      case MACVLAN_MODE_SOURCE:
+        break;
+      default:
+        return fail(EINVAL, "macvlan mode {} is not known", *m);
+    }
+  }
+  if (auto m = attr_num(data, IFLA_MACVLAN_MACADDR_MODE); m && *m > MACVLAN_MACADDR_SET)
+    return fail(EINVAL, "macvlan address mode {} is not known", *m);
+  if (const Attr* a = find_attr(data, IFLA_MACVLAN_MACADDR)) {
+    HwAddr addr(a->bin);
+    if (!addr.is_valid_ether())
+      return fail(EADDRNOTAVAIL, "macvlan address {} is not a valid unicast address",
+                  addr.to_string());
+  }
+  IFCORE_TRY(address_list(data));
+  if (find_attr(data, IFLA_MACVLAN_MACADDR_COUNT))
+    return fail(EINVAL, "macvlan address count is read-only");
+  if (find_attr(data, IFLA_MACVLAN_BC_QUEUE_LEN_USED))
+    return fail(EINVAL, "macvlan broadcast queue length used is read-only");
+  return ok();
+}
+
+// Linux: macvlan_changelink_sources. `data` was checked.
+Result<void> change_sources(MacvlanPriv& v, std::uint32_t mode, const AttrList& data) {
+  const Attr* one = find_attr(data, IFLA_MACVLAN_MACADDR);
+  switch (mode) {
+    case MACVLAN_MACADDR_ADD:
+    case MACVLAN_MACADDR_DEL: {
+      if (!one) return fail(EINVAL, "macvlan address mode {} needs an address", mode);
+      HwAddr addr(one->bin);
+      auto it = std::find(v.sources.begin(), v.sources.end(), addr);
+      if (mode == MACVLAN_MACADDR_ADD && it == v.sources.end()) v.sources.push_back(addr);
+      if (mode == MACVLAN_MACADDR_DEL && it != v.sources.end()) v.sources.erase(it);
+      return ok();
+    }
+    case MACVLAN_MACADDR_FLUSH:
+      v.sources.clear();
+      return ok();
+    default: {  // MACVLAN_MACADDR_SET
+      auto list = address_list(data);
+      if (!list) return fail(list.error());
+      v.sources.clear();
+      for (const HwAddr& a : *list)
+        if (std::find(v.sources.begin(), v.sources.end(), a) == v.sources.end())
+          v.sources.push_back(a);
+      return ok();
+    }
+  }
+}
+
+// Macvlans on the real lower device `lower`.
+std::vector<Device*> macvlans_on(const Device& lower) {
+  std::vector<Device*> out;
+  for (Device* u : lower.uppers_locked())
+    if (macvlan_of(*u) && u->state() == RegState::Registered) out.push_back(u);
+  return out;
+}
+
+// Linux: macvlan_device_event: mtu clamp and carrier transfer from the lower.
+class LowerWatch final : public Subscriber {
+ public:
+  Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+    if (ev.event != NetdevEvent::ChangeMtu && ev.event != NetdevEvent::Up &&
+        ev.event != NetdevEvent::Down && ev.event != NetdevEvent::Change)
+      return ok();
+    for (Device* m : macvlans_on(ev.dev)) {
+      if (ev.event == NetdevEvent::ChangeMtu) {
+        if (m->mtu() > ev.dev.mtu()) (void)ctl.set_mtu(*m, ev.dev.mtu());
+      } else {
+        transfer_carrier(ctl, ev.dev, *m);
+      }
+    }
+    return ok();
+  }
+};
+
+}  // namespace
+
+AttrPolicy Macvlan::policy() const {
+  return kPolicy;
+}
+
+bool Macvlan::has_macvlans(const Device& dev) {
+  return !macvlans_on(dev).empty();
+}
+
+Result<void> Macvlan::validate(Control&, const LinkRequest& req) const {
+  IFCORE_TRY(check_ether_address(req));
+  return check_data(req.info_data);
+}
+
+Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
+  auto found = find_lower(ctl, ns, req);
+  if (!found) return fail(found.error());
+  Device* lower = *found;
+  // Linux: a macvlan on a macvlan goes on the real lower device.
+  if (auto* lv = macvlan_of(*lower); lv && lv->lower) lower = lv->lower.get();
+  // Linux: macvlan_port_create: Ethernet and not loopback (EINVAL); the lower's receive
+  // path must be free (a bridge port's is taken: EBUSY).
+  if (lower->hw_type() != ARPHRD_ETHER || (lower->flags() & IFF_LOOPBACK))
+    return fail(EINVAL, "device \"{}\" cannot be a macvlan lower device", lower->name());
+  if (lower->master())
+    return fail(EBUSY, "device \"{}\" is a port of \"{}\"", lower->name(), lower->master()->name());
+  if (req.mtu && *req.mtu > lower->mtu())
+    return fail(EINVAL, "macvlan mtu {} exceeds the mtu {} of lower device \"{}\"", *req.mtu,
+                lower->mtu(), lower->name());
+  auto priv = std::make_unique<MacvlanPriv>();
+  priv->mode = static_cast<std::uint32_t>(
+      attr_num(req.info_data, IFLA_MACVLAN_MODE).value_or(MACVLAN_MODE_VEPA));
+  priv->flags = static_cast<std::uint16_t>(attr_num(req.info_data, IFLA_MACVLAN_FLAGS).value_or(0));
+  if (auto q = attr_num(req.info_data, IFLA_MACVLAN_BC_QUEUE_LEN))
+    priv->bc_queue_len = static_cast<std::uint32_t>(*q);
+  // Linux: only one macvlan in passthru mode, and only when it is alone on the lower.
+  auto siblings = macvlans_on(*lower);
+  for (Device* s : siblings)
+    if (macvlan_of(*s)->mode == MACVLAN_MODE_PASSTHRU)
+      return fail(EINVAL, "device \"{}\" already has a passthru macvlan \"{}\"", lower->name(),
+                  s->name());
+  if (priv->mode == MACVLAN_MODE_PASSTHRU && !siblings.empty())
+    return fail(EINVAL, "device \"{}\" has macvlans: passthru mode needs it alone", lower->name());
+  if (auto mm = attr_num(req.info_data, IFLA_MACVLAN_MACADDR_MODE)) {
+    if (priv->mode != MACVLAN_MODE_SOURCE)
+      return fail(EINVAL, "macvlan address mode needs source mode");
+    if (*mm != MACVLAN_MACADDR_SET)
+      return fail(EINVAL, "a new macvlan takes its source addresses with address mode set");
+    IFCORE_TRY(change_sources(*priv, MACVLAN_MACADDR_SET, req.info_data));
+  }
+
+  auto dev = ctl.alloc_device(*this, ns);
+  // Linux: mtu defaults to the lower's; range 68..the lower's maximum.
+  dev->set_mtu_range_locked(68, lower->max_mtu());
+  dev->set_mtu_locked(lower->mtu());
+  if (priv->mode == MACVLAN_MODE_PASSTHRU) dev->set_address_locked(lower->address());
+  dev->set_carrier_locked(lower->carrier() && lower->is_up());
+  dev->set_operstate_locked(IF_OPER_DOWN);
+  dev->set_link_locked(lower);
+  priv->lower = Ref(*lower, "macvlan");
+  dev->set_priv(std::move(priv));
+  IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
+  auto r = ctl.register_device(std::move(dev), req.name.value_or("macvlan%d"), req.ifindex);
+  if (!r) return r;
+  if (auto l = ctl.link_upper(*lower, **r, /*master=*/false); !l) {
+    (void)ctl.delete_link(**r);
+    return fail(l.error());
+  }
+  return r;
+}
+
+Result<void> Macvlan::change_link(Control& ctl, Device& dev, const LinkRequest& req) const {
+  // Linux: macvlan_changelink. Checked whole first, then applied to a copy.
+  IFCORE_TRY(check_data(req.info_data));
+  MacvlanPriv& cur = *macvlan_of(dev);
+  std::uint32_t mode = cur.mode;
+  if (auto m = attr_num(req.info_data, IFLA_MACVLAN_MODE)) {
+    mode = static_cast<std::uint32_t>(*m);
+    if ((mode == MACVLAN_MODE_PASSTHRU) != (cur.mode == MACVLAN_MODE_PASSTHRU))
+      return fail(EINVAL, "macvlan \"{}\": passthru mode cannot be set or cleared", dev.name());
+  }
+  std::vector<HwAddr> sources = cur.sources;
+  if (cur.mode == MACVLAN_MODE_SOURCE && mode != MACVLAN_MODE_SOURCE) sources.clear();
+  if (auto mm = attr_num(req.info_data, IFLA_MACVLAN_MACADDR_MODE)) {
+    if (mode != MACVLAN_MODE_SOURCE)
+      return fail(EINVAL, "macvlan \"{}\": address mode needs source mode", dev.name());
+    MacvlanPriv tmp;
+    tmp.sources = sources;
+    IFCORE_TRY(change_sources(tmp, static_cast<std::uint32_t>(*mm), req.info_data));
+    sources = std::move(tmp.sources);
+  }
+  cur.mode = mode;
+  cur.sources = std::move(sources);
+  if (auto f = attr_num(req.info_data, IFLA_MACVLAN_FLAGS))
+    cur.flags = static_cast<std::uint16_t>(*f);
+  if (auto q = attr_num(req.info_data, IFLA_MACVLAN_BC_QUEUE_LEN))
+    cur.bc_queue_len = static_cast<std::uint32_t>(*q);
+  (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
+  return ok();
+}
+
+AttrList Macvlan::fill_info(const Device& dev) const {
+  // Linux: macvlan_fill_info.
+  const MacvlanPriv& v = *macvlan_of(dev);
+  AttrList out;
+  out.push_back(Attr::u32(IFLA_MACVLAN_MODE, v.mode));
+  out.push_back(Attr::u16(IFLA_MACVLAN_FLAGS, v.flags));
+  out.push_back(
+      Attr::u32(IFLA_MACVLAN_MACADDR_COUNT, static_cast<std::uint32_t>(v.sources.size())));
+  if (!v.sources.empty()) {
+    AttrList list;
+    for (const HwAddr& a : v.sources) list.push_back(Attr::binary(IFLA_MACVLAN_MACADDR, a.bytes()));
+    out.push_back(Attr::nest(IFLA_MACVLAN_MACADDR_DATA, std::move(list)));
+  }
+  out.push_back(Attr::u32(IFLA_MACVLAN_BC_QUEUE_LEN, v.bc_queue_len));
+  // Linux: the port's queue is as long as the longest any of its macvlans asked for.
+  std::uint32_t used = v.bc_queue_len;
+  if (v.lower)
+    for (Device* s : macvlans_on(*v.lower)) used = std::max(used, macvlan_of(*s)->bc_queue_len);
+  out.push_back(Attr::u32(IFLA_MACVLAN_BC_QUEUE_LEN_USED, used));
+  return out;
+}
+
+Result<void> Macvlan::open(Control& ctl, Device& dev) const {
+  if (auto* v = macvlan_of(dev); v && v->lower) transfer_carrier(ctl, *v->lower, dev);
+  return ok();
+}
+
+void Macvlan::uninit(Control&, Device& dev) const {
+  dev.set_link_locked(nullptr);
+  if (auto* v = macvlan_of(dev)) v->lower.reset();
+}
+
+void Macvlan::install(Engine& engine) {
+  static Macvlan kind;
+  static LowerWatch watch;
+  engine.register_kind(kind);
+  auto ctl = engine.control();
+  (void)ctl.subscribe(watch, SubscribeOptions{"macvlan", 0, false});
+}
+
+}  // namespace ifcore::kinds

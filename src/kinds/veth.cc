@@ -1,0 +1,147 @@
+// Veth: Linux drivers/net/veth.c semantics (veth_newlink, veth_dellink, veth_open,
+// veth_close), written for ifcore.
+#include "kinds/veth.h"
+
+#include <linux/if.h>
+#include <linux/veth.h>
+#include <net/if.h>
+
+#include <cerrno>
+
+#include "kinds/common.h"
+
+namespace ifcore::kinds {
+
+namespace {
+
+struct VethPriv final : DevicePriv {
+  // The other end. Both ends die in the same batch, so no reference is held (Linux keeps
+  // an RCU pointer, no dev_hold, for the same reason).
+  Device* peer = nullptr;
+};
+
+constexpr AttrPolicyEntry kPolicy[] = {
+    {VETH_INFO_PEER, AttrShape::LinkMsg},
+};
+
+const LinkRequest& peer_request(const LinkRequest& req) {
+  static const LinkRequest kEmpty;
+  if (const Attr* a = find_attr(req.info_data, VETH_INFO_PEER); a && a->link) return *a->link;
+  return kEmpty;
+}
+
+// Linux: veth_newlink gets the peer's namespace from the peer's own attributes.
+Result<Namespace*> peer_namespace(Control& ctl, Namespace& ns, const LinkRequest& peer) {
+  if (peer.net_ns_name) {
+    Namespace* n = ctl.find_namespace(*peer.net_ns_name);
+    if (!n) return fail(EINVAL, "namespace \"{}\" does not exist", *peer.net_ns_name);
+    return n;
+  }
+  if (peer.net_ns_id) {
+    Namespace* n = ctl.find_namespace_by_id(*peer.net_ns_id);
+    if (!n) return fail(EINVAL, "invalid target namespace id {}", *peer.net_ns_id);
+    return n;
+  }
+  return &ns;
+}
+
+// Linux: veth_setup (ether_setup; carrier off until both ends are up).
+std::unique_ptr<Device> alloc_end(Control& ctl, const Kind& kind, Namespace& ns) {
+  auto dev = ctl.alloc_device(kind, ns);
+  dev->set_carrier_locked(false);
+  dev->set_operstate_locked(IF_OPER_DOWN);
+  dev->set_priv(std::make_unique<VethPriv>());
+  return dev;
+}
+
+}  // namespace
+
+AttrPolicy Veth::policy() const {
+  return kPolicy;
+}
+
+Device* Veth::peer(const Device& dev) {
+  auto* p = priv_of<VethPriv>(dev);
+  return p ? p->peer : nullptr;
+}
+
+Result<void> Veth::validate(Control&, const LinkRequest& req) const {
+  // Linux: veth_validate checks the address; veth_newlink checks the peer's.
+  IFCORE_TRY(check_ether_address(req));
+  IFCORE_TRY(check_ether_address(peer_request(req)));
+  return ok();
+}
+
+Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
+  const LinkRequest& preq = peer_request(req);
+  auto pns = peer_namespace(ctl, ns, preq);
+  if (!pns) return fail(pns.error());
+  std::string peer_name = preq.name.value_or("veth%d");
+  std::string dev_name = req.name.value_or("veth%d");
+  // Both or neither: refuse a taken name before anything is registered.
+  auto taken = [&](Namespace& n, const std::string& name) {
+    return name.find('%') == std::string::npos && ctl.find(n, name) != nullptr;
+  };
+  if (taken(**pns, peer_name)) return fail(EEXIST, "device \"{}\" already exists", peer_name);
+  if (taken(ns, dev_name)) return fail(EEXIST, "device \"{}\" already exists", dev_name);
+  if (*pns == &ns && peer_name == dev_name && dev_name.find('%') == std::string::npos)
+    return fail(EEXIST, "device \"{}\" already exists", dev_name);
+
+  auto peer = alloc_end(ctl, *this, **pns);
+  IFCORE_TRY(ctl.apply_create_attrs(*peer, preq));
+  auto dev = alloc_end(ctl, *this, ns);
+  IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
+
+  // Linux registers the peer first.
+  auto p = ctl.register_device(std::move(peer), peer_name, preq.ifindex);
+  if (!p) return fail(p.error());
+  auto d = ctl.register_device(std::move(dev), dev_name, req.ifindex);
+  if (!d) {
+    (void)ctl.delete_link(**p);  // nothing may stay registered
+    return fail(d.error());
+  }
+  priv_of<VethPriv>(**p)->peer = *d;
+  priv_of<VethPriv>(**d)->peer = *p;
+  (*p)->set_link_locked(*d);
+  (*d)->set_link_locked(*p);
+  return *d;
+}
+
+Result<void> Veth::del_link(Control&, Device& dev, UnregisterBatch& batch) const {
+  // Linux: veth_dellink queues both ends in the caller's list.
+  batch.add(dev);
+  if (Device* p = peer(dev); p && p->state() == RegState::Registered) batch.add(*p);
+  return ok();
+}
+
+Result<void> Veth::open(Control& ctl, Device& dev) const {
+  // Linux: veth_open: carrier on for both ends once the peer is up too.
+  Device* p = peer(dev);
+  if (p && p->is_up()) {
+    ctl.set_carrier(dev, true);
+    ctl.set_carrier(*p, true);
+  }
+  return ok();
+}
+
+void Veth::stop(Control& ctl, Device& dev) const {
+  // Linux: veth_close: carrier off for both ends.
+  ctl.set_carrier(dev, false);
+  if (Device* p = peer(dev); p && p->state() == RegState::Registered) ctl.set_carrier(*p, false);
+}
+
+void Veth::uninit(Control&, Device& dev) const {
+  if (auto* me = priv_of<VethPriv>(dev)) {
+    if (me->peer)
+      if (auto* other = priv_of<VethPriv>(*me->peer); other && other->peer == &dev)
+        other->peer = nullptr;
+    me->peer = nullptr;
+  }
+}
+
+void Veth::install(Engine& engine) {
+  static Veth kind;
+  engine.register_kind(kind);
+}
+
+}  // namespace ifcore::kinds

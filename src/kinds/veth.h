@@ -1,0 +1,26 @@
+// The veth kind: a pair of devices made and deleted together, each the other's link,
+// possibly in two namespaces; an end has carrier only while both ends are up.
+#pragma once
+
+#include "ifcore/engine.h"
+
+namespace ifcore::kinds {
+
+class Veth final : public Kind {
+ public:
+  std::string_view name() const override { return "veth"; }
+  AttrPolicy policy() const override;
+  Result<void> validate(Control& ctl, const LinkRequest& req) const override;
+  Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
+  Result<void> del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const override;
+  Result<void> open(Control& ctl, Device& dev) const override;
+  void stop(Control& ctl, Device& dev) const override;
+  void uninit(Control& ctl, Device& dev) const override;
+
+  // The other end, or nullptr once it is gone. Context: control lock.
+  static Device* peer(const Device& dev);
+
+  static void install(Engine& engine);
+};
+
+}  // namespace ifcore::kinds

@@ -1,0 +1,258 @@
+// Vlan: Linux net/8021q (vlan_netlink.c: vlan_validate, vlan_newlink, vlan_changelink,
+// vlan_fill_info; vlan.c: vlan_device_event) semantics, written for ifcore.
+#include "kinds/vlan.h"
+
+#include <arpa/inet.h>
+#include <linux/if.h>
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/if_vlan.h>
+#include <net/if.h>
+
+#include <array>
+#include <cerrno>
+#include <map>
+
+#include "kinds/common.h"
+
+namespace ifcore::kinds {
+
+namespace {
+
+constexpr std::uint16_t kVidMask = 0x0fff;  // Linux: VLAN_VID_MASK; ids 0..4094
+constexpr std::uint32_t kKnownFlags = VLAN_FLAG_REORDER_HDR | VLAN_FLAG_GVRP |
+                                      VLAN_FLAG_LOOSE_BINDING | VLAN_FLAG_MVRP |
+                                      VLAN_FLAG_BRIDGE_BINDING;
+
+struct VlanPriv final : DevicePriv {
+  Ref lower;  // Linux: vlan_dev_real_dev, held with dev_hold
+  std::uint16_t id = 0;
+  std::uint16_t protocol = ETH_P_8021Q;  // host order
+  std::uint32_t flags = VLAN_FLAG_REORDER_HDR;
+  std::array<std::uint32_t, 8> ingress{};        // vlan priority -> skb priority
+  std::map<std::uint32_t, std::uint8_t> egress;  // skb priority -> vlan priority (non-zero)
+};
+
+// IFLA_VLAN_*_QOS hold a list of IFLA_VLAN_QOS_MAPPING (struct ifla_vlan_qos_mapping);
+// kept as bytes (see split_nested).
+constexpr AttrPolicyEntry kPolicy[] = {
+    {IFLA_VLAN_ID, AttrShape::U16},
+    {IFLA_VLAN_FLAGS, AttrShape::Binary, sizeof(ifla_vlan_flags), sizeof(ifla_vlan_flags)},
+    {IFLA_VLAN_EGRESS_QOS, AttrShape::Nested},
+    {IFLA_VLAN_INGRESS_QOS, AttrShape::Nested},
+    {IFLA_VLAN_PROTOCOL, AttrShape::Be16},
+};
+
+using QosList = std::vector<ifla_vlan_qos_mapping>;
+
+Result<QosList> qos_list(const AttrList& data, std::uint16_t type) {
+  QosList out;
+  const Attr* a = find_attr(data, type);
+  if (!a) return out;
+  auto items = split_nested(a->bin, "vlan qos map");
+  if (!items) return fail(items.error());
+  for (const RawNested& it : *items) {
+    // Linux: vlan_validate_qos_map: only IFLA_VLAN_QOS_MAPPING of the struct's size.
+    if (it.type != IFLA_VLAN_QOS_MAPPING || it.data.size() < sizeof(ifla_vlan_qos_mapping))
+      return fail(EINVAL, "vlan qos map: attribute type {} of {} bytes is not a mapping", it.type,
+                  it.data.size());
+    out.push_back({load_u32(it.data, 0), load_u32(it.data, 4)});
+  }
+  return out;
+}
+
+// Checks IFLA_INFO_DATA; Linux: vlan_validate's texts.
+Result<void> check_data(const AttrList& data) {
+  if (auto p = attr_num(data, IFLA_VLAN_PROTOCOL); p && *p != ETH_P_8021Q && *p != ETH_P_8021AD)
+    return fail(EPROTONOSUPPORT, "Invalid VLAN protocol");
+  if (auto id = attr_num(data, IFLA_VLAN_ID); id && *id >= kVidMask)
+    return fail(ERANGE, "Invalid VLAN id");
+  if (const Attr* f = find_attr(data, IFLA_VLAN_FLAGS)) {
+    std::uint32_t flags = load_u32(f->bin, 0), mask = load_u32(f->bin, 4);
+    if (flags & mask & ~kKnownFlags) return fail(EINVAL, "Invalid VLAN flags");
+  }
+  IFCORE_TRY(qos_list(data, IFLA_VLAN_INGRESS_QOS));
+  IFCORE_TRY(qos_list(data, IFLA_VLAN_EGRESS_QOS));
+  return ok();
+}
+
+// Applies flags and qos maps (Linux: vlan_changelink). `data` was checked.
+void apply_data(VlanPriv& v, const AttrList& data) {
+  if (const Attr* f = find_attr(data, IFLA_VLAN_FLAGS)) {
+    std::uint32_t flags = load_u32(f->bin, 0), mask = load_u32(f->bin, 4);
+    v.flags = (v.flags & ~mask) | (flags & mask);
+  }
+  QosList ingress = qos_list(data, IFLA_VLAN_INGRESS_QOS).value_or(QosList{});
+  QosList egress = qos_list(data, IFLA_VLAN_EGRESS_QOS).value_or(QosList{});
+  for (const auto& m : ingress) v.ingress[m.from & 7] = m.to;
+  for (const auto& m : egress) {
+    if (m.to & 7)
+      v.egress[m.from] = static_cast<std::uint8_t>(m.to & 7);
+    else
+      v.egress.erase(m.from);
+  }
+}
+
+VlanPriv* vlan_of(const Device& dev) {
+  return priv_of<VlanPriv>(dev);
+}
+
+// Linux: vlan_device_event: a vlan follows its lower device.
+class LowerWatch final : public Subscriber {
+ public:
+  Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+    Device& lower = ev.dev;
+    // PreChangeMtu of a vlan itself: Linux vlan_dev_change_mtu refuses more than the lower's.
+    if (ev.event == NetdevEvent::PreChangeMtu) {
+      if (auto* v = vlan_of(lower); v && v->lower && ev.new_mtu > v->lower->mtu())
+        return fail(ERANGE, "vlan \"{}\": mtu {} exceeds the mtu {} of lower device \"{}\"",
+                    lower.name(), ev.new_mtu, v->lower->mtu(), v->lower->name());
+      return ok();
+    }
+    if (ev.event != NetdevEvent::ChangeMtu && ev.event != NetdevEvent::Up &&
+        ev.event != NetdevEvent::Down && ev.event != NetdevEvent::Change)
+      return ok();
+    std::vector<Device*> vlans;
+    for (Device* u : lower.uppers_locked())
+      if (vlan_of(*u) && u->state() == RegState::Registered) vlans.push_back(u);
+    for (Device* v : vlans) {
+      bool loose = vlan_of(*v)->flags & VLAN_FLAG_LOOSE_BINDING;
+      switch (ev.event) {
+        case NetdevEvent::ChangeMtu:
+          if (v->mtu() > lower.mtu()) (void)ctl.set_mtu(*v, lower.mtu());
+          break;
+        case NetdevEvent::Up:  // Linux brings the vlans up with their lower
+          if (!loose) (void)ctl.change_flags(*v, v->flags() | IFF_UP);
+          transfer_carrier(ctl, lower, *v);
+          break;
+        case NetdevEvent::Down:
+          if (!loose) (void)ctl.change_flags(*v, v->flags() & ~IFF_UP);
+          transfer_carrier(ctl, lower, *v);
+          break;
+        default:
+          transfer_carrier(ctl, lower, *v);
+      }
+    }
+    return ok();
+  }
+};
+
+}  // namespace
+
+AttrPolicy Vlan::policy() const {
+  return kPolicy;
+}
+
+Result<void> Vlan::validate(Control&, const LinkRequest& req) const {
+  IFCORE_TRY(check_ether_address(req));
+  if (!req.has_info_data) return fail(EINVAL, "VLAN properties not specified");
+  return check_data(req.info_data);
+}
+
+Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
+  auto id = attr_num(req.info_data, IFLA_VLAN_ID);
+  if (!id) return fail(EINVAL, "VLAN id not specified");
+  auto found = find_lower(ctl, ns, req);
+  if (!found) return fail(found.error());
+  Device& lower = **found;
+  auto proto =
+      static_cast<std::uint16_t>(attr_num(req.info_data, IFLA_VLAN_PROTOCOL).value_or(ETH_P_8021Q));
+  // Linux: vlan_check_real_dev. Loopback is VLAN-challenged; ifcore also refuses devices
+  // that are not Ethernet (the vlan takes its lower's 6-byte address).
+  if ((lower.flags() & IFF_LOOPBACK) || lower.hw_type() != ARPHRD_ETHER)
+    return fail(EOPNOTSUPP, "VLANs not supported on device");
+  for (Device* u : lower.uppers_locked())
+    if (auto* v = vlan_of(*u); v && v->id == *id && v->protocol == proto)
+      return fail(EEXIST, "VLAN device already exists");
+  // Linux: mtu defaults to the lower's and may not exceed it.
+  if (req.mtu && *req.mtu > lower.mtu())
+    return fail(EINVAL, "vlan mtu {} exceeds the mtu {} of lower device \"{}\"", *req.mtu,
+                lower.mtu(), lower.name());
+
+  auto dev = ctl.alloc_device(*this, ns);
+  // Linux: vlan_setup (mtu range 0..ETH_MAX_MTU) and vlan_dev_init (lower's flags and
+  // address, carrier from the lower).
+  dev->set_mtu_range_locked(0, 65535);
+  dev->set_mtu_locked(lower.mtu());
+  dev->set_flags_locked(lower.flags() &
+                        ~(IFF_UP | IFF_PROMISC | IFF_ALLMULTI | IFF_MASTER | IFF_SLAVE));
+  dev->set_address_locked(lower.address());
+  dev->set_broadcast_locked(lower.broadcast());
+  dev->set_carrier_locked(lower.carrier() && lower.is_up());
+  dev->set_operstate_locked(IF_OPER_DOWN);
+  dev->set_link_locked(&lower);
+  auto priv = std::make_unique<VlanPriv>();
+  priv->lower = Ref(lower, "vlan");
+  priv->id = static_cast<std::uint16_t>(*id);
+  priv->protocol = proto;
+  apply_data(*priv, req.info_data);
+  dev->set_priv(std::move(priv));
+  IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
+  auto r = ctl.register_device(std::move(dev), req.name.value_or("vlan%d"), req.ifindex);
+  if (!r) return r;
+  if (auto l = ctl.link_upper(lower, **r, /*master=*/false); !l) {
+    (void)ctl.delete_link(**r);
+    return fail(l.error());
+  }
+  return r;
+}
+
+Result<void> Vlan::change_link(Control& ctl, Device& dev, const LinkRequest& req) const {
+  // Linux: vlan_changelink changes flags and qos maps; the id and protocol stay.
+  IFCORE_TRY(check_data(req.info_data));
+  apply_data(*vlan_of(dev), req.info_data);
+  (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
+  return ok();
+}
+
+AttrList Vlan::fill_info(const Device& dev) const {
+  // Linux: vlan_fill_info.
+  const VlanPriv& v = *vlan_of(dev);
+  AttrList out;
+  out.push_back(Attr::be16(IFLA_VLAN_PROTOCOL, v.protocol));
+  out.push_back(Attr::u16(IFLA_VLAN_ID, v.id));
+  if (v.flags) {
+    std::vector<std::uint8_t> f;
+    store_u32(f, v.flags);
+    store_u32(f, ~0u);
+    out.push_back(Attr::binary(IFLA_VLAN_FLAGS, f));
+  }
+  auto mapping = [](std::uint32_t from, std::uint32_t to) {
+    std::vector<std::uint8_t> b;
+    store_u32(b, from);
+    store_u32(b, to);
+    return Attr::binary(IFLA_VLAN_QOS_MAPPING, b);
+  };
+  AttrList ingress, egress;
+  for (std::uint32_t i = 0; i < v.ingress.size(); ++i)
+    if (v.ingress[i]) ingress.push_back(mapping(i, v.ingress[i]));
+  for (auto [from, to] : v.egress) egress.push_back(mapping(from, to));
+  if (!ingress.empty()) out.push_back(Attr::nest(IFLA_VLAN_INGRESS_QOS, std::move(ingress)));
+  if (!egress.empty()) out.push_back(Attr::nest(IFLA_VLAN_EGRESS_QOS, std::move(egress)));
+  return out;
+}
+
+Result<void> Vlan::open(Control& ctl, Device& dev) const {
+  // Linux: vlan_dev_open: ENETDOWN while the lower is down (unless loose binding).
+  const VlanPriv& v = *vlan_of(dev);
+  if (v.lower && !v.lower->is_up() && !(v.flags & VLAN_FLAG_LOOSE_BINDING))
+    return fail(ENETDOWN, "vlan \"{}\": lower device \"{}\" is down", dev.name(), v.lower->name());
+  if (v.lower) transfer_carrier(ctl, *v.lower, dev);
+  return ok();
+}
+
+void Vlan::uninit(Control&, Device& dev) const {
+  dev.set_link_locked(nullptr);
+  if (auto* v = vlan_of(dev)) v->lower.reset();
+}
+
+void Vlan::install(Engine& engine) {
+  static Vlan kind;
+  static LowerWatch watch;
+  engine.register_kind(kind);
+  auto ctl = engine.control();
+  (void)ctl.subscribe(watch, SubscribeOptions{"vlan", 0, false});
+}
+
+}  // namespace ifcore::kinds

@@ -1,0 +1,26 @@
+// The vlan kind: 802.1Q / 802.1ad devices stacked on a lower device (IFLA_LINK), one per
+// (protocol, id) and lower; they follow their lower's mtu, carrier and up/down state, and
+// die with it in the same batch.
+#pragma once
+
+#include "ifcore/engine.h"
+
+namespace ifcore::kinds {
+
+class Vlan final : public Kind {
+ public:
+  std::string_view name() const override { return "vlan"; }
+  AttrPolicy policy() const override;
+  Result<void> validate(Control& ctl, const LinkRequest& req) const override;
+  Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
+  Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const override;
+  AttrList fill_info(const Device& dev) const override;
+  Result<void> open(Control& ctl, Device& dev) const override;
+  void uninit(Control& ctl, Device& dev) const override;
+  bool dies_with_lower() const override { return true; }
+
+  // Registers the kind and its subscriber (lower device events).
+  static void install(Engine& engine);
+};
+
+}  // namespace ifcore::kinds
