@@ -1,0 +1,202 @@
+// ifcore/inet.h — the protocol layers that hold references on devices: IPv4 addresses
+// (inet), IPv6 addresses (inet6), the route tables of both families (fib) and the route
+// cache entries (dst) through which every route's next hop holds its device.
+//
+// Everything here runs under the engine's control lock: every function takes the
+// `Control` that proves it. Values are plain copies; nothing returned points into the
+// engine. Constants are the uapi ones: AF_INET/AF_INET6, IFA_F_* (<linux/if_addr.h>),
+// RT_TABLE_*, RTN_*, RTPROT_*, RT_SCOPE_*, RTNH_F_* (<linux/rtnetlink.h>).
+//
+// The rtnetlink layer learns about changes through a `ProtoListener`, called in the order
+// Linux sends RTM_NEWADDR/RTM_DELADDR/RTM_NEWROUTE/RTM_DELROUTE (see each function).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ifcore/addr.h"
+#include "ifcore/engine.h"
+#include "ifcore/result.h"
+
+namespace ifcore::inet {
+
+// Linux: INFINITY_LIFE_TIME — lifetimes are always reported as forever.
+inline constexpr std::uint32_t kForever = 0xFFFFFFFFu;
+
+// ---------------------------------------------------------------- addresses
+
+// One address as RTM_NEWADDR reports it (ifaddrmsg + IFA_* attributes).
+struct AddrInfo {
+  int family = 0;  // AF_INET or AF_INET6
+  int ifindex = 0;
+  std::uint8_t prefixlen = 0;
+  std::uint32_t flags = 0;  // IFA_F_* (SECONDARY, PERMANENT, NODAD, NOPREFIXROUTE, TENTATIVE)
+  std::uint8_t scope = 0;   // RT_SCOPE_*
+  IpAddr local;             // IFA_LOCAL: the address itself
+  IpAddr address;           // IFA_ADDRESS: the peer on point-to-point links, else == local
+  IpAddr broadcast;         // IFA_BROADCAST (IPv4; empty if none)
+  std::string label;        // IFA_LABEL (IPv4; the device name unless given)
+  std::uint32_t valid_lft = kForever, preferred_lft = kForever;  // IFA_CACHEINFO
+  std::uint32_t rt_priority = 0;  // IFA_RT_PRIORITY: metric of the prefix route (0 = default)
+  std::uint8_t proto = 0;         // IFA_PROTO
+};
+
+// What RTM_NEWADDR / RTM_DELADDR ask for.
+struct AddrRequest {
+  int family = 0;
+  int ifindex = 0;
+  std::uint8_t prefixlen = 0;
+  std::optional<IpAddr> local;       // IFA_LOCAL (IPv6 requests may give only IFA_ADDRESS)
+  std::optional<IpAddr> address;     // IFA_ADDRESS (the peer)
+  std::optional<IpAddr> broadcast;   // IPv4
+  std::optional<std::string> label;  // IPv4
+  std::uint8_t scope = 0;
+  std::uint32_t flags = 0;  // IFA_F_NODAD, IFA_F_NOPREFIXROUTE, IFA_F_HOMEADDRESS...
+  std::uint32_t rt_priority = 0;
+  std::uint8_t proto = 0;
+  bool replace = false;  // NLM_F_REPLACE: an existing address is updated, not EEXIST
+};
+
+// Adds an address. Linux: inet_rtm_newaddr (IPv4), inet6_rtm_newaddr (IPv6).
+// Notifies RTM_NEWADDR, then RTM_NEWROUTE for the routes it makes (IPv4: local route in
+// table local always; on an up device the subnet broadcast and the connected route in
+// main. IPv6 on an up device: the prefix route, metric 256, unless IFA_F_NOPREFIXROUTE,
+// and a local route in table local; on a down device the address stays tentative).
+// Context: control lock. Errors: ENODEV ("ipv4: Device not found"), EINVAL (prefix length,
+// missing local, scope), EEXIST ("ipv4: Address already assigned" / "ipv6: address already
+// assigned"), EACCES ("IPv6 is disabled on this device").
+Result<AddrInfo> add_address(Control& ctl, Namespace& ns, const AddrRequest& req);
+
+// Deletes the first address that matches `req` (local, and label/prefix when given).
+// IPv4: deleting a primary deletes its secondaries unless promote_secondaries is on for the
+// namespace ("all") or the device, in which case the first secondary is promoted
+// (RTM_NEWADDR for it). Context: control lock. Errors: ENODEV, EADDRNOTAVAIL
+// ("ipv4: Address not found" / "ipv6: address not found").
+Result<void> delete_address(Control& ctl, Namespace& ns, const AddrRequest& req);
+
+// Addresses of `family` (AF_UNSPEC: both, IPv4 first) on `ifindex` (0: every device), in
+// device order then list order (primaries before secondaries). Context: control lock.
+std::vector<AddrInfo> list_addresses(Control& ctl, Namespace& ns, int family = 0, int ifindex = 0);
+
+// ---------------------------------------------------------------- routes
+
+// One route as RTM_NEWROUTE reports it (rtmsg + RTA_* attributes).
+struct RouteInfo {
+  int family = 0;
+  std::uint32_t table = 0;  // RT_TABLE_MAIN, RT_TABLE_LOCAL, or any id
+  IpAddr dst;               // the prefix (masked); empty never: 0.0.0.0 / :: for default
+  std::uint8_t dst_len = 0;
+  std::uint8_t tos = 0;
+  IpAddr gateway;              // empty: none
+  int oif = 0;                 // 0: none (blackhole, unreachable, prohibit)
+  std::uint32_t priority = 0;  // RTA_PRIORITY (the metric)
+  std::uint8_t protocol = 0;   // RTPROT_*
+  std::uint8_t scope = 0;      // RT_SCOPE_*
+  std::uint8_t type = 0;       // RTN_UNICAST, RTN_LOCAL, RTN_BROADCAST, RTN_MULTICAST...
+  IpAddr prefsrc;              // RTA_PREFSRC; empty: none
+  std::uint32_t flags = 0;     // RTNH_F_LINKDOWN, RTNH_F_ONLINK, RTNH_F_DEAD
+};
+
+// What RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE ask for.
+struct RouteRequest {
+  int family = 0;
+  std::uint32_t table = 0;  // 0: main
+  IpAddr dst;               // empty: the default route
+  std::uint8_t dst_len = 0;
+  std::uint8_t tos = 0;
+  std::optional<IpAddr> gateway;
+  int oif = 0;
+  std::optional<std::uint32_t> priority;  // IPv6 default 1024 (IP6_RT_PRIO_USER), IPv4 0
+  std::optional<std::uint8_t> protocol;   // add: default RTPROT_BOOT; delete: match if given
+  std::optional<std::uint8_t> scope;      // add: default from type and gateway
+  std::optional<std::uint8_t> type;       // add: default RTN_UNICAST; delete: match if given
+  std::optional<IpAddr> prefsrc;
+  std::uint32_t flags = 0;  // RTNH_F_ONLINK
+  // Netlink flags of RTM_NEWROUTE. `ip route add` = create+excl, `replace` = create+replace,
+  // `append` = create+append, `change` = replace.
+  bool create = true, excl = true, replace = false, append = false;
+};
+
+// Adds a route. The next hop (oif, or the device of the connected route that reaches the
+// gateway) holds a reference on its device through a route-cache (dst) entry.
+// Notifies RTM_NEWROUTE. Context: control lock.
+// Errors: ENODEV (oif unknown), ENETDOWN ("Nexthop device is not up", IPv4),
+// ENETUNREACH ("Nexthop has invalid gateway", IPv4 gateway with no route), EHOSTUNREACH
+// (IPv6 gateway with no route), EINVAL ("Egress device not specified", ...), EEXIST,
+// ENOENT (no create flag and nothing to replace).
+Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req);
+
+// Deletes the first route matching `req` (prefix and table; gateway, oif, metric, protocol,
+// type and scope when given). Notifies RTM_DELROUTE. Context: control lock.
+// Errors: ESRCH (no such route).
+Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req);
+
+// Routes of `family` (AF_UNSPEC: both) in `table` (nullopt: every table). IPv4 first; in a
+// family, by table id then prefix. Context: control lock.
+std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family = 0,
+                                   std::optional<std::uint32_t> table = std::nullopt);
+
+// `ip route get`: the route a packet to `dst` takes (table local, then main), as a host
+// route with the source address the device would use. `oif` restricts the device.
+// Context: control lock. Errors: ENETUNREACH ("Network is unreachable").
+Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int oif = 0);
+
+// ---------------------------------------------------------------- settings (sysctls)
+
+// The scopes of a setting, as NETCONFA_IFINDEX_* in <linux/netconf.h>.
+inline constexpr int kConfAll = -1;      // net.ipv{4,6}.conf.all: applies to every device
+inline constexpr int kConfDefault = -2;  // net.ipv{4,6}.conf.default: copied to new devices
+
+struct Inet4Conf {
+  bool forwarding = false;
+  bool promote_secondaries = false;  // effective if set on "all" OR on the device
+};
+struct Inet6Conf {
+  bool disable_ipv6 = false;
+  bool forwarding = false;
+  std::uint8_t addr_gen_mode = 0;  // IN6_ADDR_GEN_MODE_EUI64 (0), _NONE (1), _RANDOM (3)
+};
+
+// Reads a scope's settings: kConfAll, kConfDefault or an ifindex.
+// Context: control lock. Errors: ENODEV (no such device).
+Result<Inet4Conf> inet4_conf(Control& ctl, Namespace& ns, int ifindex);
+Result<Inet6Conf> inet6_conf(Control& ctl, Namespace& ns, int ifindex);
+// Writes a scope's settings as the sysctls do: writing "all" sets every device and the
+// default too; disabling IPv6 on a device removes its IPv6 addresses and routes; enabling
+// it on an up device makes the link-local address. Context: control lock. Errors: ENODEV.
+Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c);
+Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c);
+
+// ---------------------------------------------------------------- events and policies
+
+enum class ProtoEvent : std::uint8_t { New, Del };  // RTM_NEW* / RTM_DEL*
+
+// Hears every address and route change of an engine, in Linux's notification order.
+// Context of every method: control lock held; must not call back into the engine's
+// mutating functions.
+class ProtoListener {
+ public:
+  virtual ~ProtoListener() = default;
+  virtual void on_addr(Namespace& ns, ProtoEvent ev, const AddrInfo& a) {}
+  virtual void on_route(Namespace& ns, ProtoEvent ev, const RouteInfo& r) {}
+};
+
+// Registers/unregisters a listener (it must outlive its registration).
+// Context: control lock. Errors: none.
+void add_listener(Control& ctl, ProtoListener& l);
+void remove_listener(Control& ctl, ProtoListener& l);
+
+// Re-reads the engine's policies (Policies::dst_priority, ref_wait) after
+// Engine::set_policies. Context: must NOT hold the control lock (takes it). Errors: none.
+void apply_policies(Engine& engine);
+
+// Route-cache entries of an engine. Context: control lock.
+struct DstStats {
+  std::size_t live = 0;     // held by routes
+  std::size_t garbage = 0;  // dead routes' entries still pinned to an unregistering device
+};
+DstStats dst_stats(Control& ctl);
+
+}  // namespace ifcore::inet

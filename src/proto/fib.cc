@@ -1,0 +1,526 @@
+// proto/fib.cc — the route tables of both families (Linux: net/ipv4/fib_*.c, the route
+// part of net/ipv6): user routes, the routes that addresses make (local, broadcast,
+// connected/prefix, the IPv6 multicast route), lookups, and the flushes that follow a
+// device going down (IPv4) or away (both).
+//
+// Lock order: control lock only.
+#include <algorithm>
+
+#include "proto/state.h"
+
+namespace ifcore::proto {
+
+using inet::ProtoEvent;
+using inet::RouteRequest;
+
+namespace {
+
+constexpr std::uint32_t kPrioUser6 = 1024;    // Linux: IP6_RT_PRIO_USER
+constexpr std::uint32_t kPrioAddrconf = 256;  // Linux: IP6_RT_PRIO_ADDRCONF
+
+int max_len(int family) {
+  return family == AF_INET ? 32 : 128;
+}
+
+RouteKey key_of(const RouteInfo& r) {
+  return {r.dst, r.dst_len};
+}
+
+// What is reported: the stored info plus the link state of the next hop.
+RouteInfo report(const Route& r) {
+  RouteInfo i = r.info;
+  if (r.dev && (!r.dev->is_up() || !r.dev->carrier())) i.flags |= RTNH_F_LINKDOWN;
+  return i;
+}
+
+Route* insert(EngineProto& ep, Namespace& ns, std::unique_ptr<Route> r) {
+  auto& v = net_state(ns).tables(r->info.family)[r->info.table][key_of(r->info)];
+  auto pos = std::find_if(v.begin(), v.end(), [&](const std::unique_ptr<Route>& x) {
+    return x->info.priority > r->info.priority;
+  });
+  Route* p = r.get();
+  v.insert(pos, std::move(r));
+  if (p->dev) dev_state(ep, *p->dev).routes.insert(p);
+  return p;
+}
+
+// Unlinks `r` from its table and device and frees its dst entry.
+void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
+  RouteInfo info = report(*r);
+  auto& tables = net_state(ns).tables(info.family);
+  auto t = tables.find(info.table);
+  if (t == tables.end()) return;
+  auto k = t->second.find(key_of(info));
+  if (k == t->second.end()) return;
+  auto& v = k->second;
+  auto it = std::find_if(v.begin(), v.end(), [&](auto& x) { return x.get() == r; });
+  if (it == v.end()) return;
+  std::unique_ptr<Route> owned = std::move(*it);
+  v.erase(it);
+  if (v.empty()) t->second.erase(k);
+  if (owned->dev)
+    if (DevState* ds = find_dev(ep, *owned->dev)) ds->routes.erase(owned.get());
+  dst_free(ep, *owned, std::move(owned->dst));
+  if (notify) notify_route(ep, ns, ProtoEvent::Del, info);
+}
+
+// The most specific route to `dst` in `table` that `ok` accepts.
+template <class Pred>
+Route* lookup(NetState& st, int family, std::uint32_t table, const IpAddr& dst, Pred ok) {
+  auto& tables = st.tables(family);
+  auto t = tables.find(table);
+  if (t == tables.end()) return nullptr;
+  for (int len = max_len(family); len >= 0; --len) {
+    auto k = t->second.find(RouteKey{dst.masked(len), static_cast<std::uint8_t>(len)});
+    if (k == t->second.end()) continue;
+    for (auto& r : k->second)
+      if (ok(*r)) return r.get();
+  }
+  return nullptr;
+}
+
+bool is_connected(const Route& r) {
+  return r.dev && r.info.gateway.empty() &&
+         (r.info.type == RTN_UNICAST || r.info.type == RTN_LOCAL);
+}
+
+bool same_derived(const RouteInfo& a, const RouteInfo& b) {
+  return a.table == b.table && a.dst == b.dst && a.dst_len == b.dst_len && a.type == b.type &&
+         a.priority == b.priority && a.prefsrc == b.prefsrc && a.scope == b.scope;
+}
+
+RouteInfo kernel_route(int family, std::uint32_t table, std::uint8_t type, const IpAddr& dst,
+                       int len, std::uint8_t scope, const IpAddr& prefsrc, std::uint32_t prio,
+                       int oif) {
+  RouteInfo r;
+  r.family = family;
+  r.table = table;
+  r.type = type;
+  r.dst = dst.masked(len);
+  r.dst_len = static_cast<std::uint8_t>(len);
+  r.scope = scope;
+  r.prefsrc = prefsrc;
+  r.priority = prio;
+  r.protocol = RTPROT_KERNEL;
+  r.oif = oif;
+  return r;
+}
+
+// Linux: fib_add_ifaddr, for every address of the device.
+void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, Origin>>& out) {
+  bool up = dev.is_up();
+  bool lo = dev.flags() & IFF_LOOPBACK;
+  int oif = dev.ifindex();
+  for (auto& ifa : in.addrs) {
+    const AddrInfo& a = ifa->info;
+    const AddrInfo* prim = &a;
+    if (a.flags & IFA_F_SECONDARY) {
+      prim = nullptr;
+      for (auto& p : in.addrs)
+        if (!(p->info.flags & IFA_F_SECONDARY) && p->info.prefixlen == a.prefixlen &&
+            a.address.in_prefix(p->info.address.masked(a.prefixlen), a.prefixlen)) {
+          prim = &p->info;
+          break;
+        }
+      if (!prim) continue;
+    }
+    const IpAddr& src = prim->local;
+    out.push_back(
+        {kernel_route(AF_INET, RT_TABLE_LOCAL, RTN_LOCAL, a.local, 32, RT_SCOPE_HOST, src, 0, oif),
+         Origin::Addr});
+    if (!up) continue;
+    if (!a.broadcast.empty() && a.broadcast.v4_host() != 0xFFFFFFFFu)
+      out.push_back({kernel_route(AF_INET, RT_TABLE_LOCAL, RTN_BROADCAST, a.broadcast, 32,
+                                  RT_SCOPE_LINK, src, 0, oif),
+                     Origin::Addr});
+    IpAddr prefix = a.address.masked(a.prefixlen);
+    if (addr_is_zero(prefix) || (a.flags & IFA_F_SECONDARY) ||
+        (prefix == a.local && a.prefixlen == 32))
+      continue;
+    if (!(a.flags & IFA_F_NOPREFIXROUTE)) {
+      std::uint8_t type = lo ? RTN_LOCAL : RTN_UNICAST;
+      out.push_back(
+          {kernel_route(AF_INET, type == RTN_UNICAST ? RT_TABLE_MAIN : RT_TABLE_LOCAL, type, prefix,
+                        a.prefixlen, type == RTN_LOCAL ? RT_SCOPE_HOST : RT_SCOPE_LINK, src,
+                        a.rt_priority, oif),
+           Origin::Addr});
+    }
+    if (a.prefixlen < 31)
+      out.push_back(
+          {kernel_route(AF_INET, RT_TABLE_LOCAL, RTN_BROADCAST,
+                        v4_or(prefix, ~v4_mask(a.prefixlen)), 32, RT_SCOPE_LINK, src, 0, oif),
+           Origin::Addr});
+  }
+}
+
+// Linux: addrconf's host route (ifp->rt), prefix route and addrconf_add_mroute.
+void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInfo, Origin>>& out) {
+  if (!dev.is_up() || in6.conf.disable_ipv6) return;
+  int oif = dev.ifindex();
+  for (auto& ifa : in6.addrs) {
+    const AddrInfo& a = ifa->info;
+    if (a.flags & IFA_F_TENTATIVE) continue;
+    if (!(a.flags & IFA_F_NOPREFIXROUTE))
+      out.push_back(
+          {kernel_route(AF_INET6, RT_TABLE_MAIN, RTN_UNICAST, a.local, a.prefixlen,
+                        RT_SCOPE_UNIVERSE, {}, a.rt_priority ? a.rt_priority : kPrioAddrconf, oif),
+           Origin::Addr});
+    out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_LOCAL, a.local, 128,
+                                RT_SCOPE_UNIVERSE, {}, 0, oif),
+                   Origin::Addr});
+  }
+  if (!(dev.flags() & IFF_LOOPBACK)) {
+    auto ff00 = IpAddr::parse("ff00::");
+    out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_MULTICAST, *ff00, 8,
+                                RT_SCOPE_UNIVERSE, {}, kPrioAddrconf, oif),
+                   Origin::Mcast});
+  }
+}
+
+std::vector<Route*> sorted_routes(const DevState& ds, int family) {
+  std::vector<Route*> v;
+  for (Route* r : ds.routes)
+    if (r->info.family == family) v.push_back(r);
+  std::sort(v.begin(), v.end(), [](Route* a, Route* b) {
+    return std::tie(a->info.table, a->info.dst, a->info.dst_len, a->info.priority) <
+           std::tie(b->info.table, b->info.dst, b->info.dst_len, b->info.priority);
+  });
+  return v;
+}
+
+std::uint8_t default_scope(int family, std::uint8_t type, bool has_gw) {
+  if (family == AF_INET6) return RT_SCOPE_UNIVERSE;
+  switch (type) {
+    case RTN_LOCAL:
+    case RTN_NAT:
+      return RT_SCOPE_HOST;
+    case RTN_BROADCAST:
+    case RTN_MULTICAST:
+    case RTN_ANYCAST:
+      return RT_SCOPE_LINK;
+    case RTN_UNICAST:
+      return has_gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
+    default:
+      return RT_SCOPE_UNIVERSE;
+  }
+}
+
+bool needs_dev(std::uint8_t type) {
+  return type != RTN_BLACKHOLE && type != RTN_UNREACHABLE && type != RTN_PROHIBIT &&
+         type != RTN_THROW;
+}
+
+bool has_local_address(Control& ctl, Namespace& ns, const IpAddr& a) {
+  for (auto& info : inet::list_addresses(ctl, ns, a.family()))
+    if (info.local == a) return true;
+  return false;
+}
+
+// Resolves the next hop of a new route: its device (and validates the gateway).
+Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest& req,
+                                std::uint32_t table, std::uint8_t type) {
+  Device* dev = nullptr;
+  if (req.oif) {
+    dev = ctl.find(ns, req.oif);
+    if (!dev) return fail(ENODEV, "Nexthop device not found");
+  }
+  if (!needs_dev(type)) return nullptr;
+  NetState& st = net_state(ns);
+  if (req.gateway && !req.gateway->empty()) {
+    const IpAddr& gw = *req.gateway;
+    if (gw.family() != req.family) return fail(EINVAL, "Invalid gateway address");
+    auto ok = [&](const Route& r) { return is_connected(r) && (!dev || r.dev == dev); };
+    if (req.family == AF_INET) {
+      // Linux: fib_check_nh_v4_gw — the gateway must be reachable through a link-scope
+      // route (or the route is `onlink` on a given device).
+      if (dev && (req.flags & RTNH_F_ONLINK)) {
+        if (!dev->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
+        return dev;
+      }
+      Route* r = lookup(st, AF_INET, table, gw,
+                        [&](const Route& x) { return ok(x) && x.info.scope >= RT_SCOPE_LINK; });
+      if (!r && table != RT_TABLE_MAIN)
+        r = lookup(st, AF_INET, RT_TABLE_MAIN, gw,
+                   [&](const Route& x) { return ok(x) && x.info.scope >= RT_SCOPE_LINK; });
+      if (!r) return fail(ENETUNREACH, "Nexthop has invalid gateway");
+      return r->dev;
+    }
+    // Linux: ip6_validate_gw — a link-local gateway needs the device; another one must be
+    // reachable without a gateway.
+    if (gw.is_v6_link_local()) {
+      if (!dev) return fail(EINVAL, "Egress device not specified");
+      return dev;
+    }
+    if (dev && (req.flags & RTNH_F_ONLINK)) return dev;
+    Route* r = lookup(st, AF_INET6, RT_TABLE_MAIN, gw, ok);
+    if (!r) r = lookup(st, AF_INET6, RT_TABLE_LOCAL, gw, ok);
+    if (!r) return fail(EHOSTUNREACH);
+    return r->dev;
+  }
+  if (!dev) return fail(ENODEV, "Nexthop device not found");
+  if (req.family == AF_INET && !dev->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
+  return dev;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- internal API
+
+void fib_insert_kernel(Control& ctl, Namespace& ns, Device& dev, const RouteInfo& info,
+                       Origin origin) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  auto r = std::make_unique<Route>();
+  r->info = info;
+  r->origin = origin;
+  r->dev = &dev;
+  r->dst = dst_alloc(ep, dev);
+  Route* p = insert(ep, ns, std::move(r));
+  notify_route(ep, ns, ProtoEvent::New, report(*p));
+}
+
+void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which which, bool notify) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  DevState* ds = find_dev(ep, dev);
+  if (!ds || ds->routes.empty()) return;
+  for (Route* r : sorted_routes(*ds, family)) {
+    bool user = r->origin == Origin::User;
+    if (which == Which::All || (which == Which::User) == user) erase(ep, ns, r, notify);
+  }
+}
+
+void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  DevState& ds = dev_state(ep, dev);
+  std::vector<std::pair<RouteInfo, Origin>> want;
+  if (family == AF_INET && ds.in) desired_v4(dev, *ds.in, want);
+  if (family == AF_INET6 && ds.in6) desired_v6(dev, *ds.in6, want);
+  // Duplicates (two addresses with the same local route) collapse into one.
+  std::vector<std::pair<RouteInfo, Origin>> uniq;
+  for (auto& w : want)
+    if (std::none_of(uniq.begin(), uniq.end(),
+                     [&](auto& u) { return same_derived(u.first, w.first); }))
+      uniq.push_back(w);
+  std::vector<Route*> have;
+  for (Route* r : sorted_routes(ds, family))
+    if (r->origin != Origin::User) have.push_back(r);
+  for (Route* r : have) {
+    auto it = std::find_if(uniq.begin(), uniq.end(),
+                           [&](auto& u) { return same_derived(u.first, r->info); });
+    if (it == uniq.end())
+      erase(ep, ns, r, notify_del);
+    else
+      uniq.erase(it);
+  }
+  for (auto& [info, origin] : uniq) fib_insert_kernel(ctl, ns, dev, info, origin);
+}
+
+// ---------------------------------------------------------------- public API
+
+}  // namespace ifcore::proto
+
+namespace ifcore::inet {
+
+using namespace ifcore::proto;
+
+Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  if (req.family != AF_INET && req.family != AF_INET6)
+    return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
+  if (req.dst_len > max_len(req.family)) return fail(EINVAL, "Invalid prefix length");
+  IpAddr dst = req.dst;
+  if (dst.empty()) {
+    std::array<std::uint8_t, 16> zero{};
+    dst = req.family == AF_INET ? IpAddr::v4(0) : IpAddr::v6(zero);
+  }
+  if (dst.family() != req.family) return fail(EINVAL, "Invalid prefix for given family");
+  if (req.family == AF_INET && dst.masked(req.dst_len) != dst)
+    return fail(EINVAL, "Invalid prefix for given prefix length");
+  dst = dst.masked(req.dst_len);
+  std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
+  std::uint8_t type = req.type.value_or(RTN_UNICAST);
+  bool has_gw = req.gateway && !req.gateway->empty();
+  auto dev = resolve_nexthop(ctl, ns, req, table, type);
+  if (!dev) return fail(std::move(dev).error());
+  if (req.prefsrc && !has_local_address(ctl, ns, *req.prefsrc))
+    return fail(EINVAL,
+                req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
+
+  auto r = std::make_unique<Route>();
+  RouteInfo& i = r->info;
+  i.family = req.family;
+  i.table = table;
+  i.dst = dst;
+  i.dst_len = req.dst_len;
+  i.tos = req.tos;
+  if (has_gw && *dev) i.gateway = *req.gateway;
+  i.oif = *dev ? (*dev)->ifindex() : 0;
+  i.priority = req.priority.value_or(0);
+  if (req.family == AF_INET6 && i.priority == 0) i.priority = kPrioUser6;
+  i.protocol = req.protocol.value_or(RTPROT_BOOT);
+  i.scope = req.scope.value_or(default_scope(req.family, type, has_gw));
+  i.type = type;
+  if (req.prefsrc) i.prefsrc = *req.prefsrc;
+  i.flags = req.flags & RTNH_F_ONLINK;
+  r->dev = *dev;
+
+  // Existing routes with the same key (Linux: fib_table_insert, fib6_add_rt2node).
+  EngineProto& ep = engine_proto(ctl.engine());
+  NetState& st = net_state(ns);
+  Route* same = nullptr;     // same key and metric
+  Route* same_nh = nullptr;  // ... and the same next hop
+  auto t = st.tables(req.family).find(table);
+  if (t != st.tables(req.family).end()) {
+    auto k = t->second.find(RouteKey{dst, req.dst_len});
+    if (k != t->second.end())
+      for (auto& x : k->second) {
+        if (x->info.priority != i.priority || x->info.tos != i.tos) continue;
+        if (!same) same = x.get();
+        if (x->info.oif == i.oif && x->info.gateway == i.gateway && x->info.type == i.type) {
+          same_nh = x.get();
+          break;
+        }
+      }
+  }
+  // IPv4 treats any route with the same key as "the same"; IPv6 only the same next hop.
+  Route* clash = req.family == AF_INET ? same : same_nh;
+  if (req.replace) {
+    Route* old = req.family == AF_INET ? same : (same_nh ? same_nh : same);
+    if (!old && !req.create) return fail(ENOENT);
+    if (old) erase(ep, ns, old, false);
+  } else {
+    if (clash && (req.excl || same_nh)) return fail(EEXIST);
+    if (!req.create) return fail(ENOENT);
+  }
+  if (r->dev) r->dst = dst_alloc(ep, *r->dev);
+  Route* p = insert(ep, ns, std::move(r));
+  RouteInfo out = report(*p);
+  notify_route(ep, ns, ProtoEvent::New, out);
+  return out;
+}
+
+Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  NetState& st = net_state(ns);
+  std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
+  IpAddr dst = req.dst;
+  if (dst.empty()) {
+    std::array<std::uint8_t, 16> zero{};
+    dst = req.family == AF_INET ? IpAddr::v4(0) : IpAddr::v6(zero);
+  }
+  if (dst.family() != req.family) return fail(EINVAL, "Invalid prefix for given family");
+  auto t = st.tables(req.family).find(table);
+  if (t == st.tables(req.family).end()) return fail(ESRCH);
+  auto k = t->second.find(RouteKey{dst.masked(req.dst_len), req.dst_len});
+  if (k == t->second.end()) return fail(ESRCH);
+  for (auto& x : k->second) {
+    const RouteInfo& i = x->info;
+    if (req.family == AF_INET && i.tos != req.tos) continue;
+    if (req.priority && *req.priority && i.priority != *req.priority) continue;
+    if (req.type && *req.type && i.type != *req.type) continue;
+    if (req.protocol && *req.protocol && i.protocol != *req.protocol) continue;
+    if (req.scope && *req.scope != RT_SCOPE_NOWHERE && i.scope != *req.scope) continue;
+    if (req.oif && i.oif != req.oif) continue;
+    if (req.gateway && !req.gateway->empty() && i.gateway != *req.gateway) continue;
+    if (req.prefsrc && i.prefsrc != *req.prefsrc) continue;
+    erase(ep, ns, x.get(), true);
+    return ok();
+  }
+  return fail(ESRCH);
+}
+
+std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
+                                   std::optional<std::uint32_t> table) {
+  std::vector<RouteInfo> out;
+  NetState& st = net_state(ns);
+  for (int f : {AF_INET, AF_INET6}) {
+    if (family && family != f) continue;
+    for (auto& [id, tbl] : st.tables(f)) {
+      if (table && *table != id) continue;
+      for (auto& [key, v] : tbl)
+        for (auto& r : v) out.push_back(report(*r));
+    }
+  }
+  return out;
+}
+
+Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int oif) {
+  if (dst.empty()) return fail(EINVAL, "missing destination address");
+  EngineProto& ep = engine_proto(ctl.engine());
+  NetState& st = net_state(ns);
+  int f = dst.family();
+  auto usable = [&](const Route& r) {
+    if (r.info.type == RTN_BROADCAST || r.info.type == RTN_MULTICAST) return false;
+    if (!r.dev) return !oif;
+    return r.dev->is_up() && (!oif || r.dev->ifindex() == oif);
+  };
+  Route* r = lookup(st, f, RT_TABLE_LOCAL, dst, usable);
+  if (!r) r = lookup(st, f, RT_TABLE_MAIN, dst, usable);
+  if (!r) return fail(ENETUNREACH, "Network is unreachable");
+  switch (r->info.type) {
+    case RTN_UNREACHABLE:
+      return fail(EHOSTUNREACH);
+    case RTN_BLACKHOLE:
+      return fail(EINVAL);
+    case RTN_PROHIBIT:
+      return fail(EACCES);
+    default:
+      break;
+  }
+  RouteInfo out = report(*r);
+  out.dst = dst;
+  out.dst_len = static_cast<std::uint8_t>(max_len(f));
+  out.protocol = 0;
+  if (f == AF_INET) {
+    out.flags |= RTM_F_CLONED;
+    out.priority = 0;
+  }
+  if (out.prefsrc.empty() && r->dev)
+    out.prefsrc =
+        f == AF_INET ? inet_select_addr(ep, *r->dev) : inet6_select_addr(ep, *r->dev, dst);
+  return out;
+}
+
+}  // namespace ifcore::inet
+
+namespace ifcore::proto {
+
+// ---------------------------------------------------------------- the fib subscriber
+
+namespace {
+
+// Linux: fib_netdev_event — IPv4 routes through a device go when it goes down (the
+// addresses' local routes stay) and all of them when it unregisters.
+class FibSubscriber final : public Subscriber {
+ public:
+  Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+    EngineProto& ep = engine_proto(ctl.engine());
+    DevState* ds = find_dev(ep, ev.dev);
+    if (!ds) return ok();  // never seen (or a legacy re-broadcast: everything is gone)
+    Namespace& ns = ev.dev.ns();
+    switch (ev.event) {
+      case NetdevEvent::Up:
+        fib_sync_dev(ctl, ns, ev.dev, AF_INET, false);
+        break;
+      case NetdevEvent::Down:
+        fib_flush_dev(ctl, ns, ev.dev, AF_INET, Which::User, false);
+        fib_sync_dev(ctl, ns, ev.dev, AF_INET, false);
+        break;
+      case NetdevEvent::Unregister:
+        fib_flush_dev(ctl, ns, ev.dev, AF_INET, Which::All, false);
+        break;
+      default:
+        break;
+    }
+    return ok();
+  }
+};
+
+}  // namespace
+
+void fib_subscribe(Control& ctl) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  auto sub = std::make_unique<FibSubscriber>();
+  ctl.subscribe(*sub, SubscribeOptions{"fib", 0, true});
+  ep.subscribers.push_back(std::move(sub));
+}
+
+}  // namespace ifcore::proto

@@ -1,0 +1,327 @@
+// proto/inet.cc — IPv4 addresses per device (Linux: net/ipv4/devinet.c): the in_device
+// made at register, primary and secondary addresses, deletion with its secondaries or with
+// promotion, the loopback's 127.0.0.1, and the IPv4 settings (forwarding,
+// promote_secondaries).
+//
+// Lock order: control lock only. Freed addresses and in_devices drop their references in
+// RCU callbacks.
+#include "base/rcu.h"
+#include "proto/state.h"
+
+namespace ifcore::proto {
+
+using inet::AddrRequest;
+using inet::ProtoEvent;
+
+std::uint32_t v4_mask(int len) {
+  return len <= 0 ? 0 : ~std::uint32_t{0} << (32 - len);
+}
+IpAddr v4_or(const IpAddr& a, std::uint32_t bits) {
+  return IpAddr::v4(a.v4_host() | bits);
+}
+bool addr_is_zero(const IpAddr& a) {
+  return a.is_unspecified();
+}
+
+namespace {
+
+// Linux: inet_ifa_match — `a` lies in the subnet of `ifa`.
+bool in_subnet(const IpAddr& a, const AddrInfo& ifa) {
+  return a.masked(ifa.prefixlen) == ifa.address.masked(ifa.prefixlen);
+}
+
+bool promote_on(NetState& st, const InDev& in) {
+  return st.all4.promote_secondaries || in.conf.promote_secondaries;  // Linux: IN_DEV_ORCONF
+}
+
+void retire(std::unique_ptr<Ifa> ifa) {
+  rcu::retire(ifa.release());
+}
+
+// Inserts a new address (Linux: __inet_insert_ifa). Primaries go after the last primary
+// of wider or equal scope, secondaries at the end.
+Result<AddrInfo> insert_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in, AddrInfo a,
+                            bool replace) {
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < in.addrs.size(); ++i) {
+    AddrInfo& x = in.addrs[i]->info;
+    if (!(x.flags & IFA_F_SECONDARY) && a.scope <= x.scope) pos = i + 1;
+    if (x.prefixlen == a.prefixlen && in_subnet(x.address, a)) {
+      if (x.local == a.local) {
+        if (!replace) return fail(EEXIST, "ipv4: Address already assigned");
+        x.rt_priority = a.rt_priority;  // Linux: inet_rtm_newaddr with NLM_F_REPLACE
+        x.proto = a.proto;
+        notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, x);
+        fib_sync_dev(ctl, ns, dev, AF_INET, true);
+        return x;
+      }
+      if (x.scope != a.scope) return fail(EINVAL, "ipv4: Invalid scope value");
+      a.flags |= IFA_F_SECONDARY;
+    }
+  }
+  auto ifa = std::make_unique<Ifa>(dev, "inet");
+  ifa->info = a;
+  if (a.flags & IFA_F_SECONDARY) pos = in.addrs.size();
+  in.addrs.insert(in.addrs.begin() + static_cast<std::ptrdiff_t>(pos), std::move(ifa));
+  // Linux: rtmsg_ifa(RTM_NEWADDR) first, then the inetaddr chain makes the routes.
+  notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, a);
+  fib_sync_dev(ctl, ns, dev, AF_INET, true);
+  return a;
+}
+
+void remove_at(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t i) {
+  std::unique_ptr<Ifa> ifa = std::move(in.addrs[i]);
+  in.addrs.erase(in.addrs.begin() + static_cast<std::ptrdiff_t>(i));
+  notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::Del, ifa->info);
+  fib_sync_dev(ctl, ns, dev, AF_INET, true);
+  retire(std::move(ifa));
+}
+
+// Deletes address `idx` (Linux: __inet_del_ifa): a primary takes its secondaries with it,
+// or, with promote_secondaries, the first of them becomes primary.
+void del_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t idx) {
+  Ifa* victim = in.addrs[idx].get();
+  const AddrInfo v = victim->info;
+  Ifa* promote = nullptr;
+  if (!(v.flags & IFA_F_SECONDARY)) {
+    bool do_promote = promote_on(net_state(ns), in);
+    for (std::size_t i = 0; i < in.addrs.size();) {
+      AddrInfo& x = in.addrs[i]->info;
+      if (!(x.flags & IFA_F_SECONDARY) || x.prefixlen != v.prefixlen || !in_subnet(x.address, v)) {
+        ++i;
+        continue;
+      }
+      if (do_promote) {
+        if (!promote) promote = in.addrs[i].get();
+        ++i;
+        continue;
+      }
+      remove_at(ctl, ns, dev, in, i);
+    }
+  }
+  for (std::size_t i = 0; i < in.addrs.size(); ++i)
+    if (in.addrs[i].get() == victim) {
+      remove_at(ctl, ns, dev, in, i);
+      break;
+    }
+  if (promote) {
+    // The promoted address moves to just after the last primary.
+    std::unique_ptr<Ifa> p;
+    for (std::size_t i = 0; i < in.addrs.size(); ++i)
+      if (in.addrs[i].get() == promote) {
+        p = std::move(in.addrs[i]);
+        in.addrs.erase(in.addrs.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    p->info.flags &= ~IFA_F_SECONDARY;
+    std::size_t pos = 0;
+    for (std::size_t i = 0; i < in.addrs.size(); ++i)
+      if (!(in.addrs[i]->info.flags & IFA_F_SECONDARY)) pos = i + 1;
+    AddrInfo info = p->info;
+    in.addrs.insert(in.addrs.begin() + static_cast<std::ptrdiff_t>(pos), std::move(p));
+    notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, info);
+    fib_sync_dev(ctl, ns, dev, AF_INET, true);
+  }
+  // Linux: fib_inetaddr_event — the last address gone, every IPv4 route through the device
+  // goes too (without notifications, as fib_disable_ip).
+  if (in.addrs.empty()) fib_flush_dev(ctl, ns, dev, AF_INET, Which::All, false);
+}
+
+Result<std::pair<Device*, InDev*>> find_in_dev(Control& ctl, Namespace& ns, int ifindex) {
+  Device* dev = ctl.find(ns, ifindex);
+  if (!dev) return fail(ENODEV, "ipv4: Device not found");
+  DevState* ds = find_dev(engine_proto(ctl.engine()), *dev);
+  if (!ds || !ds->in) return fail(ENODEV, "ipv4: Device not found");
+  return std::pair{dev, ds->in.get()};
+}
+
+Result<AddrInfo> add_v4(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  if (req.prefixlen > 32) return fail(EINVAL, "ipv4: Invalid prefix length");
+  if (!req.local || !req.local->is_v4()) return fail(EINVAL, "ipv4: Local address is not supplied");
+  auto found = find_in_dev(ctl, ns, req.ifindex);
+  if (!found) return fail(std::move(found).error());
+  auto [dev, in] = *found;
+  AddrInfo a;
+  a.family = AF_INET;
+  a.ifindex = dev->ifindex();
+  a.prefixlen = req.prefixlen;
+  a.local = *req.local;
+  a.address = req.address && req.address->is_v4() ? *req.address : a.local;
+  if (req.broadcast && req.broadcast->is_v4()) a.broadcast = *req.broadcast;
+  a.label = req.label ? *req.label : dev->name();
+  a.scope = req.scope;
+  // Linux: set_ifa_lifetime marks an address with infinite lifetimes permanent.
+  a.flags = (req.flags & ~(IFA_F_SECONDARY | IFA_F_TENTATIVE)) | IFA_F_PERMANENT;
+  a.rt_priority = req.rt_priority;
+  a.proto = req.proto;
+  return insert_ifa(ctl, ns, *dev, *in, std::move(a), req.replace);
+}
+
+Result<void> del_v4(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  auto found = find_in_dev(ctl, ns, req.ifindex);
+  if (!found) return fail(std::move(found).error());
+  auto [dev, in] = *found;
+  // Linux: inet_rtm_deladdr — match the local address, the label, and the prefix.
+  for (std::size_t i = 0; i < in->addrs.size(); ++i) {
+    const AddrInfo& a = in->addrs[i]->info;
+    if (req.local && a.local != *req.local) continue;
+    if (req.label && a.label != *req.label) continue;
+    if (req.address && (req.prefixlen != a.prefixlen || !in_subnet(*req.address, a))) continue;
+    del_ifa(ctl, ns, *dev, *in, i);
+    return ok();
+  }
+  return fail(EADDRNOTAVAIL, "ipv4: Address not found");
+}
+
+// Linux: inetdev_event.
+class InetSubscriber final : public Subscriber {
+ public:
+  Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+    EngineProto& ep = engine_proto(ctl.engine());
+    Device& dev = ev.dev;
+    if (ev.event == NetdevEvent::Register) {
+      DevState& ds = dev_state(ep, dev);
+      if (!ds.in) {
+        ds.in = std::make_unique<InDev>(dev);
+        ds.in->conf = net_state(dev.ns()).default4;
+      }
+      return ok();
+    }
+    DevState* ds = find_dev(ep, dev);
+    if (!ds || !ds->in) return ok();
+    Namespace& ns = dev.ns();
+    switch (ev.event) {
+      case NetdevEvent::Up:
+        if (dev.flags() & IFF_LOOPBACK) {
+          AddrInfo a;
+          a.family = AF_INET;
+          a.ifindex = dev.ifindex();
+          a.prefixlen = 8;
+          a.local = a.address = IpAddr::v4(0x7f000001);
+          a.scope = RT_SCOPE_HOST;
+          a.label = dev.name();
+          a.flags = IFA_F_PERMANENT;
+          (void)insert_ifa(ctl, ns, dev, *ds->in, a, false);  // EEXIST when it is there
+        }
+        break;
+      case NetdevEvent::ChangeName:
+        // Linux: inetdev_changename — labels follow the device name.
+        for (auto& ifa : ds->in->addrs) {
+          std::string& l = ifa->info.label;
+          if (l == ev.old_name)
+            l = std::string(ev.new_name);
+          else if (l.size() > ev.old_name.size() &&
+                   l.compare(0, ev.old_name.size(), ev.old_name) == 0 &&
+                   l[ev.old_name.size()] == ':')
+            l = std::string(ev.new_name) + l.substr(ev.old_name.size());
+        }
+        break;
+      case NetdevEvent::Unregister: {
+        // Linux: inetdev_destroy — every address goes (RTM_DELADDR each), then the in_device,
+        // whose reference drops after a grace period.
+        while (!ds->in->addrs.empty()) del_ifa(ctl, ns, dev, *ds->in, 0);
+        rcu::retire(ds->in.release());
+        break;
+      }
+      default:
+        break;
+    }
+    return ok();
+  }
+};
+
+}  // namespace
+
+IpAddr inet_select_addr(EngineProto& ep, const Device& dev) {
+  DevState* ds = find_dev(ep, dev);
+  if (!ds || !ds->in) return {};
+  for (auto& ifa : ds->in->addrs)
+    if (!(ifa->info.flags & IFA_F_SECONDARY) && ifa->info.scope < RT_SCOPE_LINK)
+      return ifa->info.local;
+  for (auto& ifa : ds->in->addrs)
+    if (!(ifa->info.flags & IFA_F_SECONDARY)) return ifa->info.local;
+  return {};
+}
+
+void inet_subscribe(Control& ctl) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  auto sub = std::make_unique<InetSubscriber>();
+  ctl.subscribe(*sub, SubscribeOptions{"inet", 0, true});
+  ep.subscribers.push_back(std::move(sub));
+}
+
+}  // namespace ifcore::proto
+
+namespace ifcore::inet {
+
+using namespace ifcore::proto;
+
+Result<AddrInfo> add_address(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  if (req.family == AF_INET) return add_v4(ctl, ns, req);
+  if (req.family == AF_INET6) return add_address6(ctl, ns, req);
+  return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
+}
+
+Result<void> delete_address(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  if (req.family == AF_INET) return del_v4(ctl, ns, req);
+  if (req.family == AF_INET6) return delete_address6(ctl, ns, req);
+  return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
+}
+
+std::vector<AddrInfo> list_addresses(Control& ctl, Namespace& ns, int family, int ifindex) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  std::vector<AddrInfo> out;
+  std::vector<Device*> devs;
+  if (ifindex) {
+    if (Device* d = ctl.find(ns, ifindex)) devs.push_back(d);
+  } else {
+    devs = ns.devices_locked();
+  }
+  for (int f : {AF_INET, AF_INET6}) {
+    if (family && family != f) continue;
+    for (Device* d : devs) {
+      DevState* ds = find_dev(ep, *d);
+      if (!ds) continue;
+      auto* list = f == AF_INET ? (ds->in ? &ds->in->addrs : nullptr)
+                                : (ds->in6 ? &ds->in6->addrs : nullptr);
+      if (!list) continue;
+      for (auto& ifa : *list) out.push_back(ifa->info);
+    }
+  }
+  return out;
+}
+
+Result<Inet4Conf> inet4_conf(Control& ctl, Namespace& ns, int ifindex) {
+  NetState& st = net_state(ns);
+  if (ifindex == kConfAll) return st.all4;
+  if (ifindex == kConfDefault) return st.default4;
+  auto found = find_in_dev(ctl, ns, ifindex);
+  if (!found) return fail(std::move(found).error());
+  return found->second->conf;
+}
+
+Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c) {
+  NetState& st = net_state(ns);
+  EngineProto& ep = engine_proto(ctl.engine());
+  if (ifindex == kConfDefault) {
+    st.default4 = c;
+    return ok();
+  }
+  if (ifindex == kConfAll) {
+    // Linux: devinet_sysctl_forward — "all" forwarding is copied to every device and to
+    // the default; promote_secondaries stays an OR of "all" and the device's own value.
+    st.all4 = c;
+    st.default4.forwarding = c.forwarding;
+    for (Device* d : ns.devices_locked())
+      if (DevState* ds = find_dev(ep, *d); ds && ds->in) ds->in->conf.forwarding = c.forwarding;
+    return ok();
+  }
+  auto found = find_in_dev(ctl, ns, ifindex);
+  if (!found) return fail(std::move(found).error());
+  found->second->conf = c;
+  return ok();
+}
+
+}  // namespace ifcore::inet
+
+namespace ifcore::proto {}  // namespace ifcore::proto

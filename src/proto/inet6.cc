@@ -1,0 +1,347 @@
+// proto/inet6.cc — IPv6 addresses per device (Linux: net/ipv6/addrconf.c): the inet6_dev
+// made at register, addresses with their flags, the link-local address from the hardware
+// address when the device comes up, the loopback's ::1, the multicast and anycast entries
+// the device joins, and the settings disable_ipv6, forwarding and addr_gen_mode.
+//
+// Releasing an inet6_dev takes two grace periods in a chain (Linux 5.x: aca_free_rcu and
+// fib6_info_destroy_rcu, seed 001): the first callback frees the anycast and multicast
+// entries and queues the second, which drops the device reference. One rcu barrier is
+// therefore not enough for a waiter that polls the reference count.
+//
+// Lock order: control lock only.
+#include <random>
+
+#include "base/rcu.h"
+#include "proto/state.h"
+
+namespace ifcore::proto {
+
+using inet::AddrRequest;
+using inet::ProtoEvent;
+
+namespace {
+
+constexpr std::uint8_t kGenEui64 = 0, kGenNone = 1;
+
+IpAddr v6_from(const std::array<std::uint8_t, 16>& b) {
+  return IpAddr::v6(std::span(b));
+}
+
+// Linux: ipv6_addr_scope, as reported in ifa_scope.
+std::uint8_t v6_scope(const IpAddr& a) {
+  const std::uint8_t* p = a.data();
+  static const std::array<std::uint8_t, 16> loop{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  if (std::equal(loop.begin(), loop.end(), p)) return RT_SCOPE_HOST;
+  if (p[0] == 0xfe && (p[1] & 0xc0) == 0x80) return RT_SCOPE_LINK;
+  if (p[0] == 0xfe && (p[1] & 0xc0) == 0xc0) return RT_SCOPE_SITE;
+  return RT_SCOPE_UNIVERSE;
+}
+
+// The second stage of an inet6_dev's release: the device reference goes.
+struct Inet6Teardown {
+  explicit Inet6Teardown(Ref r) : ref(std::move(r)) {}
+  Ref ref;
+  std::vector<IpAddr> mc, ac;
+};
+struct TeardownNode {
+  rcu_head head;  // first member of a standard-layout struct
+  Inet6Teardown* t;
+};
+
+void teardown_stage2(rcu_head* h) {
+  auto* n = reinterpret_cast<TeardownNode*>(h);
+  delete n->t;  // drops the "inet6" reference
+  delete n;
+}
+
+void teardown_stage1(rcu_head* h) {
+  auto* n = reinterpret_cast<TeardownNode*>(h);
+  n->t->ac.clear();  // Linux: aca_free_rcu
+  n->t->mc.clear();
+  // We run on liburcu's callback thread, registered by liburcu itself: queue directly
+  // (rcu::call would register the thread a second time).
+  urcu_memb_call_rcu(&n->head, teardown_stage2);
+}
+
+void release_inet6_dev(std::unique_ptr<Inet6Dev> in6) {
+  auto* t = new Inet6Teardown(std::move(in6->ref));
+  t->mc = std::move(in6->mc_list);
+  t->ac = std::move(in6->ac_list);
+  in6.reset();
+  auto* n = new TeardownNode{{}, t};
+  rcu::call(&n->head, teardown_stage1);
+}
+
+bool dad_ready(const Device& dev) {
+  return dev.is_up() && dev.carrier();
+}
+
+// Joins the groups of an up device and the subnet-router anycast addresses of its
+// prefixes when forwarding (Linux: ipv6_mc_up, addrconf_join_anycast).
+void refresh_groups(Inet6Dev& in6, bool up, bool forwarding) {
+  in6.mc_list.clear();
+  in6.ac_list.clear();
+  if (!up) return;
+  for (const char* g : {"ff02::1", "ff01::1"}) in6.mc_list.push_back(*IpAddr::parse(g));
+  if (forwarding) {
+    in6.mc_list.push_back(*IpAddr::parse("ff02::2"));
+    for (auto& ifa : in6.addrs)
+      if (ifa->info.prefixlen < 127)
+        in6.ac_list.push_back(ifa->info.local.masked(ifa->info.prefixlen));
+  }
+}
+
+Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, AddrInfo a,
+                         bool replace) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  for (auto& ifa : in6.addrs)
+    if (ifa->info.local == a.local) {
+      if (!replace) return fail(EEXIST, "ipv6: address already assigned");
+      // Linux: inet6_addr_modify — flags, metric and protocol change in place.
+      const std::uint32_t mod = IFA_F_NOPREFIXROUTE | IFA_F_HOMEADDRESS | IFA_F_NODAD |
+                                IFA_F_MANAGETEMPADDR | IFA_F_MCAUTOJOIN;
+      ifa->info.flags = (ifa->info.flags & ~mod) | (a.flags & mod);
+      ifa->info.rt_priority = a.rt_priority;
+      ifa->info.proto = a.proto;
+      notify_addr(ep, ns, ProtoEvent::New, ifa->info);
+      fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+      return ifa->info;
+    }
+  // Linux: every address starts tentative; DAD begins once the device is up with carrier,
+  // and completes at once on NOARP and loopback devices and for IFA_F_NODAD. ifcore does
+  // not time DAD: on a ready device it completes at once for every address.
+  if (!dad_ready(dev)) a.flags |= IFA_F_TENTATIVE;
+  auto ifa = std::make_unique<Ifa>(dev, "inet6");
+  ifa->info = a;
+  in6.addrs.push_back(std::move(ifa));
+  notify_addr(ep, ns, ProtoEvent::New, a);
+  fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
+  return a;
+}
+
+void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t i) {
+  std::unique_ptr<Ifa> ifa = std::move(in6.addrs[i]);
+  in6.addrs.erase(in6.addrs.begin() + static_cast<std::ptrdiff_t>(i));
+  notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::Del, ifa->info);
+  fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  rcu::retire(ifa.release());
+}
+
+AddrInfo make6(const Device& dev, const IpAddr& addr, int plen, std::uint32_t flags) {
+  AddrInfo a;
+  a.family = AF_INET6;
+  a.ifindex = dev.ifindex();
+  a.prefixlen = static_cast<std::uint8_t>(plen);
+  a.local = a.address = addr;
+  a.scope = v6_scope(addr);
+  a.flags = flags | IFA_F_PERMANENT;
+  return a;
+}
+
+// Linux: addrconf_dev_config / addrconf_addr_gen / init_loopback, and DAD completion for
+// addresses added while the device was down.
+void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
+  if (in6.conf.disable_ipv6 || !dev.is_up()) return;
+  EngineProto& ep = engine_proto(ctl.engine());
+  for (auto& ifa : in6.addrs)
+    if ((ifa->info.flags & IFA_F_TENTATIVE) && dad_ready(dev)) {
+      ifa->info.flags &= ~IFA_F_TENTATIVE;
+      notify_addr(ep, ns, ProtoEvent::New, ifa->info);
+    }
+  if (dev.flags() & IFF_LOOPBACK) {
+    std::array<std::uint8_t, 16> one{};
+    one[15] = 1;
+    (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(one), 128, 0), false);
+  } else if (in6.conf.addr_gen_mode != kGenNone) {
+    HwAddr hw = dev.address();
+    std::array<std::uint8_t, 16> ll{0xfe, 0x80};
+    if (in6.conf.addr_gen_mode == kGenEui64 && hw.size() == 6 && !hw.is_zero()) {
+      // Linux: addrconf_ifid_eui48 — flip the universal/local bit, insert ff:fe.
+      const std::uint8_t iid[8] = {
+          static_cast<std::uint8_t>(hw[0] ^ 2), hw[1], hw[2], 0xff, 0xfe, hw[3], hw[4], hw[5]};
+      std::copy(iid, iid + 8, ll.begin() + 8);
+    } else if (in6.conf.addr_gen_mode != kGenEui64) {
+      // Random and stable-privacy modes: a random interface identifier.
+      std::random_device rd;
+      for (int i = 8; i < 16; ++i) ll[i] = static_cast<std::uint8_t>(rd());
+    } else {
+      ll[0] = 0;  // no usable hardware address: no link-local address
+    }
+    if (ll[0] == 0xfe) (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(ll), 64, 0), false);
+  }
+  fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  refresh_groups(in6, true, in6.conf.forwarding);
+}
+
+// Linux: addrconf_ifdown — addresses go (keep_addr_on_down is 0), then the routes the
+// addresses made; at unregister every route through the device goes too.
+void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bool unregister) {
+  while (!in6.addrs.empty()) remove6(ctl, ns, dev, in6, in6.addrs.size() - 1);
+  fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  if (unregister) fib_flush_dev(ctl, ns, dev, AF_INET6, Which::All, true);
+  refresh_groups(in6, false, false);
+}
+
+Result<std::pair<Device*, Inet6Dev*>> find_in6_dev(Control& ctl, Namespace& ns, int ifindex) {
+  Device* dev = ctl.find(ns, ifindex);
+  if (!dev) return fail(ENODEV, "ipv6: device not found");
+  DevState* ds = find_dev(engine_proto(ctl.engine()), *dev);
+  if (!ds || !ds->in6) return fail(ENODEV, "ipv6: device not found");
+  return std::pair{dev, ds->in6.get()};
+}
+
+class Inet6Subscriber final : public Subscriber {
+ public:
+  Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+    EngineProto& ep = engine_proto(ctl.engine());
+    Device& dev = ev.dev;
+    if (ev.event == NetdevEvent::Register) {
+      // Linux: addrconf_notify(NETDEV_REGISTER) -> ipv6_add_dev when the mtu allows IPv6.
+      DevState& ds = dev_state(ep, dev);
+      if (!ds.in6 && dev.mtu() >= 1280) {
+        ds.in6 = std::make_unique<Inet6Dev>(dev);
+        ds.in6->conf = net_state(dev.ns()).default6;
+      }
+      return ok();
+    }
+    DevState* ds = find_dev(ep, dev);
+    if (!ds) return ok();  // a legacy re-broadcast: everything is gone already
+    Namespace& ns = dev.ns();
+    switch (ev.event) {
+      case NetdevEvent::Up:
+      case NetdevEvent::Change:
+        if (ds->in6) addrconf_up(ctl, ns, dev, *ds->in6);
+        break;
+      case NetdevEvent::Down:
+        if (ds->in6) addrconf_ifdown(ctl, ns, dev, *ds->in6, false);
+        break;
+      case NetdevEvent::Unregister:
+        if (ds->in6) {
+          addrconf_ifdown(ctl, ns, dev, *ds->in6, true);
+          release_inet6_dev(std::move(ds->in6));
+        }
+        // inet6 is the last protocol subscriber at priority 0: the device's state goes.
+        fib_flush_dev(ctl, ns, dev, AF_INET, Which::All, false);
+        ep.devs.erase(&dev);
+        break;
+      default:
+        break;
+    }
+    return ok();
+  }
+};
+
+}  // namespace
+
+Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  if (req.prefixlen > 128) return fail(EINVAL, "ipv6: Invalid prefix length");
+  const std::optional<IpAddr>& pfx = req.local ? req.local : req.address;
+  if (!pfx || !pfx->is_v6()) return fail(EINVAL, "ipv6: missing address");
+  if (pfx->is_unspecified() || pfx->is_multicast())
+    return fail(EADDRNOTAVAIL, "ipv6: cannot assign address {}", pfx->to_string());
+  auto found = find_in6_dev(ctl, ns, req.ifindex);
+  if (!found) return fail(std::move(found).error());
+  auto [dev, in6] = *found;
+  if (in6->conf.disable_ipv6) return fail(EACCES, "IPv6 is disabled on this device");
+  const std::uint32_t allowed = IFA_F_NODAD | IFA_F_NOPREFIXROUTE | IFA_F_HOMEADDRESS |
+                                IFA_F_OPTIMISTIC | IFA_F_MANAGETEMPADDR | IFA_F_MCAUTOJOIN;
+  AddrInfo a = make6(*dev, *pfx, req.prefixlen, req.flags & allowed);
+  if (req.local && req.address && *req.address != *req.local) a.address = *req.address;
+  a.rt_priority = req.rt_priority;
+  a.proto = req.proto;
+  return insert6(ctl, ns, *dev, *in6, std::move(a), req.replace);
+}
+
+Result<void> delete_address6(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  const std::optional<IpAddr>& pfx = req.local ? req.local : req.address;
+  if (!pfx || !pfx->is_v6()) return fail(EINVAL, "ipv6: missing address");
+  auto found = find_in6_dev(ctl, ns, req.ifindex);
+  if (!found) return fail(std::move(found).error());
+  auto [dev, in6] = *found;
+  // Linux: inet6_addr_del — the address and its prefix length must both match.
+  for (std::size_t i = 0; i < in6->addrs.size(); ++i) {
+    const AddrInfo& a = in6->addrs[i]->info;
+    if (a.local != *pfx || a.prefixlen != req.prefixlen) continue;
+    remove6(ctl, ns, *dev, *in6, i);
+    refresh_groups(*in6, dev->is_up(), in6->conf.forwarding);
+    return ok();
+  }
+  return fail(EADDRNOTAVAIL, "ipv6: address not found");
+}
+
+IpAddr inet6_select_addr(EngineProto& ep, const Device& dev, const IpAddr& dst) {
+  DevState* ds = find_dev(ep, dev);
+  if (!ds || !ds->in6) return {};
+  std::uint8_t want = dst.is_v6_link_local() ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
+  for (auto& ifa : ds->in6->addrs)
+    if (!(ifa->info.flags & IFA_F_TENTATIVE) && ifa->info.scope == want) return ifa->info.local;
+  for (auto& ifa : ds->in6->addrs)
+    if (!(ifa->info.flags & IFA_F_TENTATIVE)) return ifa->info.local;
+  return {};
+}
+
+bool inet6_enabled(EngineProto& ep, const Device& dev) {
+  DevState* ds = find_dev(ep, dev);
+  return ds && ds->in6 && !ds->in6->conf.disable_ipv6;
+}
+
+void inet6_subscribe(Control& ctl) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  auto sub = std::make_unique<Inet6Subscriber>();
+  ctl.subscribe(*sub, SubscribeOptions{"inet6", 0, true});
+  ep.subscribers.push_back(std::move(sub));
+}
+
+// Applies a device's new settings (Linux: addrconf_disable_ipv6, addrconf_fixup_forwarding).
+void apply_conf6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, const Inet6Conf& c) {
+  bool was_disabled = in6.conf.disable_ipv6;
+  in6.conf = c;
+  if (c.disable_ipv6 && !was_disabled) addrconf_ifdown(ctl, ns, dev, in6, false);
+  if (!c.disable_ipv6 && was_disabled) addrconf_up(ctl, ns, dev, in6);
+  refresh_groups(in6, dev.is_up() && !c.disable_ipv6, c.forwarding);
+}
+
+}  // namespace ifcore::proto
+
+namespace ifcore::inet {
+
+using namespace ifcore::proto;
+
+Result<Inet6Conf> inet6_conf(Control& ctl, Namespace& ns, int ifindex) {
+  NetState& st = net_state(ns);
+  if (ifindex == kConfAll) return st.all6;
+  if (ifindex == kConfDefault) return st.default6;
+  auto found = find_in6_dev(ctl, ns, ifindex);
+  if (!found) return fail(std::move(found).error());
+  return found->second->conf;
+}
+
+Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c) {
+  NetState& st = net_state(ns);
+  EngineProto& ep = engine_proto(ctl.engine());
+  if (ifindex == kConfDefault) {
+    st.default6 = c;
+    return ok();
+  }
+  if (ifindex == kConfAll) {
+    // Linux: writing "all" disable_ipv6 / forwarding sets every device and the default.
+    st.all6 = c;
+    st.default6.disable_ipv6 = c.disable_ipv6;
+    st.default6.forwarding = c.forwarding;
+    for (Device* d : ns.devices_locked())
+      if (DevState* ds = find_dev(ep, *d); ds && ds->in6) {
+        Inet6Conf dc = ds->in6->conf;
+        dc.disable_ipv6 = c.disable_ipv6;
+        dc.forwarding = c.forwarding;
+        apply_conf6(ctl, ns, *d, *ds->in6, dc);
+      }
+    return ok();
+  }
+  auto found = find_in6_dev(ctl, ns, ifindex);
+  if (!found) return fail(std::move(found).error());
+  apply_conf6(ctl, ns, *found->first, *found->second, c);
+  return ok();
+}
+
+}  // namespace ifcore::inet

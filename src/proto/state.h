@@ -1,0 +1,165 @@
+// proto/state.h — the protocols' private state: per engine (listeners, per-device state,
+// the dst garbage list), per namespace (route tables, "all"/"default" settings) and per
+// device (Linux: in_device, inet6_dev). Not a public header.
+//
+// Everything here is touched under the control lock only, except what an RCU callback
+// owns after it was handed over (a retired address, a released dst entry).
+// Lock order: control lock -> proto registry mutex (engine_proto() only).
+#pragma once
+
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "ifcore/device.h"
+#include "ifcore/engine.h"
+#include "ifcore/inet.h"
+
+namespace ifcore::proto {
+
+using inet::AddrInfo;
+using inet::Inet4Conf;
+using inet::Inet6Conf;
+using inet::RouteInfo;
+
+// A route-cache entry (Linux: struct dst_entry): holds the next hop's device.
+struct DstEntry {
+  explicit DstEntry(Device& d) : dev(d, "dst") {}
+  Ref dev;
+};
+
+// Where a route came from: made by an address (Linux: fib_magic / addrconf), the IPv6
+// multicast route of an up device, or a user request.
+enum class Origin : std::uint8_t { User, Addr, Mcast };
+
+struct Route {
+  RouteInfo info;
+  Origin origin = Origin::User;
+  Device* dev = nullptr;  // valid while `dst` holds it
+  std::unique_ptr<DstEntry> dst;
+};
+
+struct RouteKey {
+  IpAddr dst;
+  std::uint8_t len = 0;
+  friend auto operator<=>(const RouteKey&, const RouteKey&) = default;
+};
+using Table = std::map<RouteKey, std::vector<std::unique_ptr<Route>>>;
+
+// Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
+struct NetState {
+  std::map<std::uint32_t, Table> tables4, tables6;
+  Inet4Conf all4, default4;
+  Inet6Conf all6, default6;
+  std::map<std::uint32_t, Table>& tables(int family) {
+    return family == AF_INET ? tables4 : tables6;
+  }
+};
+
+struct Ifa {  // one address (Linux: in_ifaddr / inet6_ifaddr); holds its device
+  Ifa(Device& d, const char* holder) : ref(d, holder) {}
+  AddrInfo info;
+  Ref ref;
+};
+
+struct InDev {  // Linux: in_device
+  explicit InDev(Device& d) : ref(d, "inet") {}
+  Ref ref;
+  Inet4Conf conf;
+  std::vector<std::unique_ptr<Ifa>> addrs;  // primaries first, then secondaries
+};
+
+struct Inet6Dev {  // Linux: inet6_dev
+  explicit Inet6Dev(Device& d) : ref(d, "inet6") {}
+  Ref ref;
+  Inet6Conf conf;
+  std::vector<std::unique_ptr<Ifa>> addrs;
+  std::vector<IpAddr> mc_list;  // joined multicast groups (all-nodes ff02::1, ff01::1)
+  std::vector<IpAddr> ac_list;  // anycast addresses (subnet-router anycast when forwarding)
+};
+
+struct DevState {
+  std::unique_ptr<InDev> in;
+  std::unique_ptr<Inet6Dev> in6;
+  std::set<Route*> routes;  // routes through the device (owned by the tables)
+};
+
+// A dead route's dst entry that must wait for its device's Unregister (see dst.cc).
+struct Garbage {
+  Device* dev;
+  std::unique_ptr<DstEntry> dst;
+};
+
+// Per-engine state. Owned by a process-wide registry keyed by engine (see install.cc).
+struct EngineProto {
+  std::vector<inet::ProtoListener*> listeners;
+  std::unordered_map<const Device*, std::unique_ptr<DevState>> devs;
+  std::vector<Garbage> garbage;
+  std::size_t dst_live = 0;
+  SubscriptionId dst_sub = 0;
+  RefWaitPolicy ref_wait = RefWaitPolicy::Event;
+  int dst_priority = -10;
+  std::vector<std::unique_ptr<Subscriber>> subscribers;  // dst, inet, fib, inet6
+  std::unique_ptr<PernetHooks> hooks;
+};
+
+// Context: any thread; the engine has had install_all(). Aborts if it has not.
+EngineProto& engine_proto(Engine& e);
+// Per-namespace state. Context: control lock; the namespace was initialized by our hooks.
+NetState& net_state(Namespace& ns);
+// Per-device state, made on first use (nullptr from find_dev if none). Context: control lock.
+DevState& dev_state(EngineProto& ep, Device& d);
+DevState* find_dev(EngineProto& ep, const Device& d);
+
+// Listeners. Context: control lock.
+void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a);
+void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const RouteInfo& r);
+
+// ---- dst (dst.cc)
+std::unique_ptr<DstEntry> dst_alloc(EngineProto& ep, Device& d);
+// A route died: its entry is released after a grace period, or, for an IPv6 route to a
+// non-link-local prefix whose device is being unregistered, parked on the garbage list until
+// the dst subscriber sees that device's Unregister.
+void dst_free(EngineProto& ep, const Route& r, std::unique_ptr<DstEntry> dst);
+// Releases (after a grace period) the garbage entries pinned to `dev` (nullptr: all).
+void dst_ifdown(EngineProto& ep, const Device* dev);
+void dst_subscribe(Control& ctl, EngineProto& ep);
+
+// ---- fib (fib.cc)
+// Adds a kernel-made route (no validation). Notifies RTM_NEWROUTE.
+void fib_insert_kernel(Control& ctl, Namespace& ns, Device& dev, const RouteInfo& info,
+                       Origin origin);
+// Removes the routes through `dev` of `family` whose origin passes `which`.
+enum class Which : std::uint8_t { All, User, Derived };
+void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which which, bool notify);
+// Makes the address-derived routes of `dev` match its addresses and state (Linux:
+// fib_add_ifaddr/fib_del_ifaddr, addrconf's prefix and local routes). `notify`: send
+// RTM_DELROUTE for removed ones (added ones always notify).
+void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del);
+void fib_subscribe(Control& ctl);
+
+// ---- inet / inet6 (inet.cc, inet6.cc)
+void inet_subscribe(Control& ctl);
+void inet6_subscribe(Control& ctl);
+Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const inet::AddrRequest& req);
+Result<void> delete_address6(Control& ctl, Namespace& ns, const inet::AddrRequest& req);
+// The IPv4 primary address a route via `dev` would use as its source (empty if none).
+IpAddr inet_select_addr(EngineProto& ep, const Device& dev);
+IpAddr inet6_select_addr(EngineProto& ep, const Device& dev, const IpAddr& dst);
+// Whether IPv6 runs on the device (it has an inet6_dev and it is not disabled).
+bool inet6_enabled(EngineProto& ep, const Device& dev);
+
+// Helpers.
+bool addr_is_zero(const IpAddr& a);
+IpAddr v4_or(const IpAddr& a, std::uint32_t host_bits);
+std::uint32_t v4_mask(int len);
+
+}  // namespace ifcore::proto
