@@ -3,9 +3,10 @@
 // br_device_event), written for ifcore. Attributes are in bridge_attrs.cc.
 #include "kinds/bridge.h"
 
+#include <net/if.h>  // before any <linux/if*.h>
+
 #include <linux/if.h>
 #include <linux/if_arp.h>
-#include <net/if.h>
 
 #include <algorithm>
 #include <cerrno>

@@ -2,9 +2,10 @@
 // policies, defaults, checks with Linux's ranges (net/bridge/br_netlink.c br_validate,
 // br_changelink, br_setport; br_stp.c; br_multicast.c) and the reports (br_fill_info,
 // br_port_fill_attrs), written for ifcore.
+#include <net/if.h>  // before any <linux/if*.h>
+
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
-#include <net/if.h>
 
 #include <cerrno>
 

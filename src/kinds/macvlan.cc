@@ -3,10 +3,11 @@
 // written for ifcore.
 #include "kinds/macvlan.h"
 
+#include <net/if.h>  // before any <linux/if*.h>
+
 #include <linux/if.h>
 #include <linux/if_arp.h>
 #include <linux/if_link.h>
-#include <net/if.h>
 
 #include <algorithm>
 #include <cerrno>

@@ -3,11 +3,12 @@
 // and fill_info) semantics, written for ifcore.
 #include "kinds/tunnel.h"
 
+#include <net/if.h>  // before any <linux/if*.h>
+
 #include <arpa/inet.h>
 #include <linux/if.h>
 #include <linux/if_arp.h>
 #include <linux/if_tunnel.h>
-#include <net/if.h>
 #include <netinet/in.h>
 
 #include <algorithm>

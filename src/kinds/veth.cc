@@ -2,9 +2,10 @@
 // veth_close), written for ifcore.
 #include "kinds/veth.h"
 
+#include <net/if.h>  // before any <linux/if*.h>
+
 #include <linux/if.h>
 #include <linux/veth.h>
-#include <net/if.h>
 
 #include <cerrno>
 

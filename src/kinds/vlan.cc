@@ -2,13 +2,14 @@
 // vlan_fill_info; vlan.c: vlan_device_event) semantics, written for ifcore.
 #include "kinds/vlan.h"
 
+#include <net/if.h>  // before any <linux/if*.h>
+
 #include <arpa/inet.h>
 #include <linux/if.h>
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/if_vlan.h>
-#include <net/if.h>
 
 #include <array>
 #include <cerrno>
