@@ -14,8 +14,19 @@
 
 namespace ifcore::rcu {
 
-// Registers the calling thread with the RCU flavor (idempotent; cheap after the first).
-void register_thread();
+#if defined(__GNUC__)
+#define IFCORE_TLS_IE __attribute__((tls_model("initial-exec")))
+#else
+#define IFCORE_TLS_IE
+#endif
+
+extern thread_local bool t_registered IFCORE_TLS_IE;
+void register_thread_slow();
+
+// Registers the calling thread with the RCU flavor (idempotent; one load after the first).
+inline void register_thread() {
+  if (!t_registered) register_thread_slow();
+}
 
 // Context: any registered thread; never blocks. Nests.
 void read_lock();

@@ -8,24 +8,22 @@
 namespace ifcore::rcu {
 namespace {
 
-struct Registration {
-  bool registered = false;
-  bool owned = false;  // registered by us (so we unregister at thread exit)
-  ~Registration() {
-    if (owned) urcu_memb_unregister_thread();
-  }
+// Unregisters at thread exit the threads we registered. Constructed only on the slow path,
+// so the fast path reads a trivial initial-exec thread-local (no __tls_get_addr).
+struct Unregisterer {
+  ~Unregisterer() { urcu_memb_unregister_thread(); }
 };
-
-thread_local Registration t_registration;
 
 }  // namespace
 
-void register_thread() {
-  if (t_registration.registered) return;
-  t_registration.registered = true;
+thread_local bool t_registered IFCORE_TLS_IE = false;
+
+void register_thread_slow() {
+  t_registered = true;
   if (URCU_TLS(urcu_memb_reader).registered) return;  // a liburcu thread (call_rcu worker)
   urcu_memb_register_thread();
-  t_registration.owned = true;
+  static thread_local Unregisterer unregister_at_exit;
+  (void)&unregister_at_exit;
 }
 
 void read_lock() { urcu_memb_read_lock(); }

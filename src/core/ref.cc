@@ -13,8 +13,13 @@ namespace ifcore {
 
 // ---------------------------------------------------------------- shards
 
+namespace {
+// Never destroyed: threads may outlive main. Made at load time, so no guard on each use.
+RefShards* const g_shards = &RefShards::instance();
+}  // namespace
+
 RefShards& RefShards::instance() {
-  static RefShards* shards = new RefShards();  // never destroyed: threads may outlive main
+  static RefShards* shards = new RefShards();
   return *shards;
 }
 
@@ -30,6 +35,10 @@ std::atomic<std::int64_t>* RefShards::Arena::chunk(std::uint32_t i, bool create)
   return c;
 }
 
+// The calling thread's arena: a trivial initial-exec thread-local for the fast path; the
+// owner object that hands the arena back at thread exit is made on the slow path only.
+thread_local RefShards::Arena* t_arena IFCORE_TLS_IE = nullptr;
+
 struct ArenaOwner {
   RefShards::Arena* arena = nullptr;
   ~ArenaOwner() {
@@ -38,23 +47,27 @@ struct ArenaOwner {
     std::lock_guard lk(s.mu_);
     arena->owned.store(false);
     s.orphans_.push_back(arena);
+    t_arena = nullptr;
   }
 };
-thread_local ArenaOwner t_arena;
 
 RefShards::Arena* RefShards::arena_for_thread() {
-  if (t_arena.arena) return t_arena.arena;
-  std::lock_guard lk(mu_);
+  if (t_arena) return t_arena;
   Arena* a;
-  if (!orphans_.empty()) {
-    a = orphans_.back();
-    orphans_.pop_back();
-    a->owned.store(true);
-  } else {
-    a = new Arena();
-    arenas_.push_back(a);
+  {
+    std::lock_guard lk(mu_);
+    if (!orphans_.empty()) {
+      a = orphans_.back();
+      orphans_.pop_back();
+      a->owned.store(true);
+    } else {
+      a = new Arena();
+      arenas_.push_back(a);
+    }
   }
-  t_arena.arena = a;
+  static thread_local ArenaOwner owner;
+  owner.arena = a;
+  t_arena = a;
   return a;
 }
 
@@ -78,8 +91,10 @@ void RefShards::free_slot(std::uint32_t slot) {
 }
 
 std::atomic<std::int64_t>& RefShards::local(std::uint32_t slot) {
-  Arena* a = arena_for_thread();
-  return a->chunk(slot / kChunk, true)[slot % kChunk];
+  Arena* a = t_arena ? t_arena : arena_for_thread();
+  auto* c = a->chunks[slot / kChunk].load(std::memory_order_relaxed);  // owner-written
+  if (__builtin_expect(c == nullptr, 0)) c = a->chunk(slot / kChunk, true);
+  return c[slot % kChunk];
 }
 
 std::int64_t RefShards::fold(std::uint32_t slot) {
@@ -107,6 +122,8 @@ std::int64_t RefShards::peek(std::uint32_t slot) const {
 
 namespace {
 
+inline RefShards& shards() { return *g_shards; }
+
 inline void shard_add(std::atomic<std::int64_t>& c, std::int64_t d) {
   // Single writer: a plain load and store, no locked instruction.
   c.store(c.load(std::memory_order_relaxed) + d, std::memory_order_relaxed);
@@ -118,7 +135,7 @@ void DeviceAccess::get(Device& d) {
   rcu::register_thread();
   rcu::read_lock();
   if (!d.ref_dying_.load(std::memory_order_acquire))
-    shard_add(RefShards::instance().local(d.ref_slot_), 1);
+    shard_add(shards().local(d.ref_slot_), 1);
   else
     d.ref_exact_.fetch_add(1, std::memory_order_relaxed);
   rcu::read_unlock();
@@ -128,7 +145,7 @@ void DeviceAccess::put(Device& d) {
   rcu::register_thread();
   rcu::read_lock();
   if (!d.ref_dying_.load(std::memory_order_acquire)) {
-    shard_add(RefShards::instance().local(d.ref_slot_), -1);
+    shard_add(shards().local(d.ref_slot_), -1);
     rcu::read_unlock();
     return;
   }

@@ -5,7 +5,7 @@
 namespace ifcore {
 namespace {
 
-using Batch = test::EngineTest;
+using Batch = test::CoreTest;
 
 TEST_F(Batch, TenThousandDevicesCostExactlyOneGracePeriod) {
   auto ctl = engine->control();
@@ -27,7 +27,7 @@ TEST_F(Batch, TenThousandDevicesCostExactlyOneGracePeriod) {
   EXPECT_NE(dummy(ctl, "d0"), nullptr);
 }
 
-class SingleBatch : public test::EngineTest {
+class SingleBatch : public test::CoreTest {
   void configure(EngineConfig& cfg) override { cfg.policies.unregister = UnregisterPolicy::Single; }
 };
 

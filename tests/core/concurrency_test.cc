@@ -8,7 +8,7 @@
 namespace ifcore {
 namespace {
 
-using Concurrency = test::EngineTest;
+using Concurrency = test::CoreTest;
 
 TEST_F(Concurrency, ReadersSeeWholeDevicesWhileAWriterChurns) {
   Namespace* space;

@@ -6,7 +6,7 @@
 namespace ifcore {
 namespace {
 
-using Ifindex = test::EngineTest;
+using Ifindex = test::CoreTest;
 
 TEST_F(Ifindex, LoopbackIsOneAndNumbersAreMonotonic) {
   auto ctl = engine->control();

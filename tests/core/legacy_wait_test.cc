@@ -48,7 +48,7 @@ struct RcuHolder : Subscriber {
   }
 };
 
-class LegacyWait : public test::EngineTest {
+class LegacyWait : public test::CoreTest {
  protected:
   void configure(EngineConfig& cfg) override { cfg.policies = policies; }
 

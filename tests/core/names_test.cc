@@ -44,7 +44,7 @@ TEST(NamePattern, OnlyOnePercentD) {
   EXPECT_FALSE(is_name_pattern("d%"));
 }
 
-using Names = test::EngineTest;
+using Names = test::CoreTest;
 
 TEST_F(Names, PatternTakesLowestFreeNumber) {
   auto ctl = engine->control();

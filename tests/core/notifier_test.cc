@@ -27,7 +27,7 @@ struct Recorder : Subscriber {
 
 // Subscribers live in the fixture, so they outlive the engine (destroyed in TearDown),
 // whose teardown still notifies them.
-class Notifier : public test::EngineTest {
+class Notifier : public test::CoreTest {
  protected:
   Recorder& recorder(std::string tag) {
     recorders_.push_back(std::make_unique<Recorder>(std::move(tag), &j));

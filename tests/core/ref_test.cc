@@ -20,7 +20,7 @@ struct Holder : Subscriber {
   }
 };
 
-class Refs : public test::EngineTest {
+class Refs : public test::CoreTest {
  protected:
   void configure(EngineConfig& cfg) override {
     cfg.track_refs = true;

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "ifcore/ifcore.h"
+#include "kinds/install.h"
+#include "proto/install.h"
 
 namespace ifcore::test {
 
@@ -50,7 +52,9 @@ class EngineTest : public ::testing::Test {
     EngineConfig cfg;
     cfg.log = log.sink();
     configure(cfg);
-    engine = make_engine(std::move(cfg));
+    engine = std::make_unique<Engine>(std::move(cfg));
+    kinds::install_all(*engine);
+    if (protocols) proto::install_all(*engine);
   }
   void TearDown() override { engine.reset(); }
 
@@ -65,6 +69,13 @@ class EngineTest : public ::testing::Test {
 
   LogCapture log;
   std::unique_ptr<Engine> engine;
+  bool protocols = true;  // install inet, inet6, fib and dst (they hold references)
+};
+
+// Core tests count references exactly: an engine with the kinds only.
+class CoreTest : public EngineTest {
+ protected:
+  CoreTest() { protocols = false; }
 };
 
 }  // namespace ifcore::test
