@@ -157,6 +157,9 @@ struct Inet6Conf {
   bool disable_ipv6 = false;
   bool forwarding = false;
   std::uint8_t addr_gen_mode = 0;  // IN6_ADDR_GEN_MODE_EUI64 (0), _NONE (1), _RANDOM (3)
+  // Keep permanent addresses when the device goes down (effective if set on "all" OR on the
+  // device). Linux 2.6.35-36 always did; since 4.6 it is this sysctl, off by default.
+  bool keep_addr_on_down = false;
 };
 
 // Reads a scope's settings: kConfAll, kConfDefault or an ifindex.

@@ -18,16 +18,27 @@ bool is_v6_link_local_prefix(const IpAddr& a) {
   return a.is_v6() && a.data()[0] == 0xfe && (a.data()[1] & 0xc0) == 0x80;
 }
 
-// Which dead routes' entries are still referenced when their device is being unregistered.
-// Linux 2.6.36 parked an IPv6 entry on dst_garbage when something still held it: a global
-// address's host route (ifp->rt) and its anycast entry's route. Link-local and multicast
-// routes were released at once, which is why deleting a device with only a link-local
-// address was fast in seed 000 and one with a global address took a second.
-bool pinned(const Route& r) {
+// Which dead entries are still referenced when their device is being unregistered, and so
+// wait on the garbage list (Linux 2.6.36: dst_free parks an entry whose refcount is not
+// zero). An IPv6 address's host-route entry (ifp->rt) and the routes to global IPv6
+// prefixes were; link-local and multicast entries and IPv4's fib_info were released at
+// once. In 2.6.36 a permanent address survived the admin down that starts an unregister
+// (ifcore: keep_addr_on_down), so it died in addrconf's NETDEV_UNREGISTER, after a
+// priority-0 dst_dev_event had already run: seed 000.
+bool pinnable_route(const Route& r) {
   if (r.info.family != AF_INET6 || !r.dev) return false;
   if (r.info.type != RTN_UNICAST && r.info.type != RTN_LOCAL) return false;
-  if (is_v6_link_local_prefix(r.info.dst)) return false;
-  return r.dev->state() != RegState::Registered;
+  return !is_v6_link_local_prefix(r.info.dst);
+}
+
+void park_or_release(EngineProto& ep, Device* dev, bool pinnable, std::unique_ptr<DstEntry> dst) {
+  if (!dst) return;
+  --ep.dst_live;
+  if (pinnable && dev && dev->state() != RegState::Registered) {
+    ep.garbage.push_back(Garbage{dev, std::move(dst)});
+    return;
+  }
+  rcu::retire(dst.release());  // readers may still use it: drop the Ref after a grace period
 }
 
 class DstSubscriber final : public Subscriber {
@@ -58,13 +69,11 @@ std::unique_ptr<DstEntry> dst_alloc(EngineProto& ep, Device& d) {
 }
 
 void dst_free(EngineProto& ep, const Route& r, std::unique_ptr<DstEntry> dst) {
-  if (!dst) return;
-  --ep.dst_live;
-  if (pinned(r)) {
-    ep.garbage.push_back(Garbage{r.dev, std::move(dst)});
-    return;
-  }
-  rcu::retire(dst.release());  // readers may still use it: drop the Ref after a grace period
+  park_or_release(ep, r.dev, pinnable_route(r), std::move(dst));
+}
+
+void dst_free_ifa(EngineProto& ep, const Ifa& ifa, std::unique_ptr<DstEntry> dst) {
+  park_or_release(ep, ifa.ref.get(), !ifa.info.local.is_v6_link_local(), std::move(dst));
 }
 
 void dst_ifdown(EngineProto& ep, const Device* dev) {

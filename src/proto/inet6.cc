@@ -113,6 +113,7 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
   if (!dad_ready(dev)) a.flags |= IFA_F_TENTATIVE;
   auto ifa = std::make_unique<Ifa>(dev, "inet6");
   ifa->info = a;
+  ifa->rt = dst_alloc(ep, dev);
   in6.addrs.push_back(std::move(ifa));
   notify_addr(ep, ns, ProtoEvent::New, a);
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
@@ -123,8 +124,10 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
 void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t i) {
   std::unique_ptr<Ifa> ifa = std::move(in6.addrs[i]);
   in6.addrs.erase(in6.addrs.begin() + static_cast<std::ptrdiff_t>(i));
-  notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::Del, ifa->info);
+  EngineProto& ep = engine_proto(ctl.engine());
+  notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  dst_free_ifa(ep, *ifa, std::move(ifa->rt));
   rcu::retire(ifa.release());
 }
 
@@ -135,7 +138,7 @@ AddrInfo make6(const Device& dev, const IpAddr& addr, int plen, std::uint32_t fl
   a.prefixlen = static_cast<std::uint8_t>(plen);
   a.local = a.address = addr;
   a.scope = v6_scope(addr);
-  a.flags = flags | IFA_F_PERMANENT;
+  a.flags = flags;
   return a;
 }
 
@@ -152,7 +155,7 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   if (dev.flags() & IFF_LOOPBACK) {
     std::array<std::uint8_t, 16> one{};
     one[15] = 1;
-    (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(one), 128, 0), false);
+    (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(one), 128, IFA_F_PERMANENT), false);
   } else if (in6.conf.addr_gen_mode != kGenNone) {
     HwAddr hw = dev.address();
     std::array<std::uint8_t, 16> ll{0xfe, 0x80};
@@ -174,10 +177,25 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   refresh_groups(in6, true, in6.conf.forwarding);
 }
 
-// Linux: addrconf_ifdown — addresses go (keep_addr_on_down is 0), then the routes the
-// addresses made; at unregister every route through the device goes too.
-void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bool unregister) {
-  while (!in6.addrs.empty()) remove6(ctl, ns, dev, in6, in6.addrs.size() - 1);
+// Linux: addrconf_ifdown — addresses go (unless keep_addr_on_down keeps the permanent
+// ones, tentative, on a down), then the routes the addresses made; at unregister every
+// route through the device goes too.
+void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bool unregister,
+                     bool may_keep = true) {
+  bool keep = !unregister && may_keep &&
+              (net_state(ns).all6.keep_addr_on_down || in6.conf.keep_addr_on_down);
+  EngineProto& ep = engine_proto(ctl.engine());
+  for (std::size_t i = in6.addrs.size(); i-- > 0;) {
+    AddrInfo& a = in6.addrs[i]->info;
+    if (keep && (a.flags & IFA_F_PERMANENT) && !a.local.is_v6_link_local()) {
+      if (!(a.flags & IFA_F_TENTATIVE)) {
+        a.flags |= IFA_F_TENTATIVE;
+        notify_addr(ep, ns, ProtoEvent::New, a);
+      }
+      continue;
+    }
+    remove6(ctl, ns, dev, in6, i);
+  }
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   if (unregister) fib_flush_dev(ctl, ns, dev, AF_INET6, Which::All, true);
   refresh_groups(in6, false, false);
@@ -246,7 +264,8 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
   if (in6->conf.disable_ipv6) return fail(EACCES, "IPv6 is disabled on this device");
   const std::uint32_t allowed = IFA_F_NODAD | IFA_F_NOPREFIXROUTE | IFA_F_HOMEADDRESS |
                                 IFA_F_OPTIMISTIC | IFA_F_MANAGETEMPADDR | IFA_F_MCAUTOJOIN;
-  AddrInfo a = make6(*dev, *pfx, req.prefixlen, req.flags & allowed);
+  // Linux: an address given by the user with infinite lifetimes is permanent.
+  AddrInfo a = make6(*dev, *pfx, req.prefixlen, (req.flags & allowed) | IFA_F_PERMANENT);
   if (req.local && req.address && *req.address != *req.local) a.address = *req.address;
   a.rt_priority = req.rt_priority;
   a.proto = req.proto;
@@ -297,7 +316,7 @@ void inet6_subscribe(Control& ctl) {
 void apply_conf6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, const Inet6Conf& c) {
   bool was_disabled = in6.conf.disable_ipv6;
   in6.conf = c;
-  if (c.disable_ipv6 && !was_disabled) addrconf_ifdown(ctl, ns, dev, in6, false);
+  if (c.disable_ipv6 && !was_disabled) addrconf_ifdown(ctl, ns, dev, in6, false, false);
   if (!c.disable_ipv6 && was_disabled) addrconf_up(ctl, ns, dev, in6);
   refresh_groups(in6, dev.is_up() && !c.disable_ipv6, c.forwarding);
 }
@@ -333,7 +352,7 @@ Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
       if (DevState* ds = find_dev(ep, *d); ds && ds->in6) {
         Inet6Conf dc = ds->in6->conf;
         dc.disable_ipv6 = c.disable_ipv6;
-        dc.forwarding = c.forwarding;
+        dc.forwarding = c.forwarding;  // keep_addr_on_down on "all" is ORed, not copied
         apply_conf6(ctl, ns, *d, *ds->in6, dc);
       }
     return ok();

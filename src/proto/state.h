@@ -68,6 +68,7 @@ struct Ifa {  // one address (Linux: in_ifaddr / inet6_ifaddr); holds its device
   Ifa(Device& d, const char* holder) : ref(d, holder) {}
   AddrInfo info;
   Ref ref;
+  std::unique_ptr<DstEntry> rt;  // IPv6: the address's host-route entry (Linux: ifp->rt)
 };
 
 struct InDev {  // Linux: in_device
@@ -125,10 +126,12 @@ void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const Rou
 
 // ---- dst (dst.cc)
 std::unique_ptr<DstEntry> dst_alloc(EngineProto& ep, Device& d);
-// A route died: its entry is released after a grace period, or, for an IPv6 route to a
-// non-link-local prefix whose device is being unregistered, parked on the garbage list until
-// the dst subscriber sees that device's Unregister.
+// A route died: its entry is released after a grace period, or, if still referenced
+// (see dst.cc) while its device is being unregistered, parked on the garbage list until the
+// dst subscriber sees that device's Unregister.
 void dst_free(EngineProto& ep, const Route& r, std::unique_ptr<DstEntry> dst);
+// The same for an IPv6 address's own host-route entry (Linux: ifp->rt).
+void dst_free_ifa(EngineProto& ep, const Ifa& ifa, std::unique_ptr<DstEntry> dst);
 // Releases (after a grace period) the garbage entries pinned to `dev` (nullptr: all).
 void dst_ifdown(EngineProto& ep, const Device* dev);
 void dst_subscribe(Control& ctl, EngineProto& ep);

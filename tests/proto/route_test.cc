@@ -1,0 +1,166 @@
+// Tests of the route tables: user routes through a gateway or a device, errors, lookups,
+// and the routes that go with their device (IPv4 at down, both families at unregister).
+#include "proto/helpers.h"
+
+namespace ifcore::test {
+namespace {
+
+class RouteTest : public EngineTest {
+ protected:
+  Device* with_addrs(Control& ctl, std::string name, std::string_view v4, std::string_view v6) {
+    Device* d = dummy(ctl, std::move(name));
+    EXPECT_TRUE(ctl.open(*d));
+    EXPECT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, v4, 24)));
+    EXPECT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, v6, 64)));
+    return d;
+  }
+};
+
+TEST_F(RouteTest, UserRoutesThroughAGatewayOrADevice) {
+  auto ctl = engine->control();
+  Device* d = with_addrs(ctl, "d0", "10.0.0.1", "2001:db8::1");
+  Recorder rec;
+  inet::add_listener(ctl, rec);
+  auto via = route_req("20.0.0.0", 24);
+  via.gateway = ip("10.0.0.254");
+  via.priority = 10;
+  auto r = inet::add_route(ctl, ns(ctl), via);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->oif, d->ifindex());  // resolved through the connected route
+  EXPECT_EQ(r->scope, RT_SCOPE_UNIVERSE);
+  EXPECT_EQ(r->protocol, RTPROT_BOOT);
+  EXPECT_EQ(r->priority, 10u);
+  auto dev_only = route_req("30.0.0.0", 8);
+  dev_only.oif = d->ifindex();
+  auto r2 = inet::add_route(ctl, ns(ctl), dev_only);
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->scope, RT_SCOPE_LINK);
+  auto v6 = route_req("2001:db9::", 64);
+  v6.gateway = ip("2001:db8::fe");
+  auto r3 = inet::add_route(ctl, ns(ctl), v6);
+  ASSERT_TRUE(r3) << r3.error().message;
+  EXPECT_EQ(r3->priority, 1024u);  // Linux: IP6_RT_PRIO_USER
+  EXPECT_EQ(r3->oif, d->ifindex());
+  EXPECT_EQ(rec.events,
+            (std::vector<std::string>{"+route 20.0.0.0/24 t254", "+route 30.0.0.0/8 t254",
+                                      "+route 2001:db9::/64 t254"}));
+  // Duplicates, then deletion.
+  auto dup = inet::add_route(ctl, ns(ctl), via);
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().code, EEXIST);
+  EXPECT_EQ(inet::add_route(ctl, ns(ctl), v6).error().code, EEXIST);
+  ASSERT_TRUE(inet::delete_route(ctl, ns(ctl), route_req("20.0.0.0", 24)));
+  auto gone = inet::delete_route(ctl, ns(ctl), route_req("20.0.0.0", 24));
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().code, ESRCH);
+  EXPECT_EQ(rec.events.back(), "-route 20.0.0.0/24 t254");
+  // Replace keeps one route.
+  auto rep = route_req("30.0.0.0", 8);
+  rep.oif = d->ifindex();
+  rep.replace = true;
+  rep.excl = false;
+  rep.protocol = RTPROT_STATIC;
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), rep));
+  int n = 0;
+  for (auto& x : inet::list_routes(ctl, ns(ctl), AF_INET, RT_TABLE_MAIN))
+    if (x.dst == ip("30.0.0.0")) {
+      ++n;
+      EXPECT_EQ(x.protocol, RTPROT_STATIC);
+    }
+  EXPECT_EQ(n, 1);
+  inet::remove_listener(ctl, rec);
+}
+
+TEST_F(RouteTest, GatewaysWithoutARouteAreRefused) {
+  auto ctl = engine->control();
+  Device* d = with_addrs(ctl, "d0", "10.0.0.1", "2001:db8::1");
+  auto v4 = route_req("20.0.0.0", 24);
+  v4.gateway = ip("30.0.0.1");
+  auto r = inet::add_route(ctl, ns(ctl), v4);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ENETUNREACH);
+  EXPECT_EQ(r.error().message, "Nexthop has invalid gateway");
+  auto v6 = route_req("2001:dbb::", 64);
+  v6.gateway = ip("2001:dd::1");
+  EXPECT_EQ(inet::add_route(ctl, ns(ctl), v6).error().code, EHOSTUNREACH);
+  auto ll = route_req("2001:dbc::", 64);
+  ll.gateway = ip("fe80::1");
+  auto r3 = inet::add_route(ctl, ns(ctl), ll);
+  ASSERT_FALSE(r3);
+  EXPECT_EQ(r3.error().message, "Egress device not specified");
+  ll.oif = d->ifindex();
+  EXPECT_TRUE(inet::add_route(ctl, ns(ctl), ll));
+  auto bad = route_req("10.1.0.0", 16);
+  bad.oif = 4242;
+  EXPECT_EQ(inet::add_route(ctl, ns(ctl), bad).error().code, ENODEV);
+  // A prefix with host bits set (Linux: "Invalid prefix for given prefix length").
+  auto host_bits = route_req("10.1.0.1", 16);
+  host_bits.oif = d->ifindex();
+  EXPECT_EQ(inet::add_route(ctl, ns(ctl), host_bits).error().code, EINVAL);
+}
+
+TEST_F(RouteTest, RouteGetPicksTheMostSpecificRouteAndASource) {
+  auto ctl = engine->control();
+  Device* d = with_addrs(ctl, "d0", "10.0.0.1", "2001:db8::1");
+  auto r = inet::get_route(ctl, ns(ctl), ip("10.0.0.5"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->oif, d->ifindex());
+  EXPECT_EQ(r->prefsrc, ip("10.0.0.1"));
+  EXPECT_EQ(r->dst_len, 32);
+  auto local = inet::get_route(ctl, ns(ctl), ip("10.0.0.1"));
+  ASSERT_TRUE(local);
+  EXPECT_EQ(local->type, RTN_LOCAL);
+  auto none = inet::get_route(ctl, ns(ctl), ip("1.1.1.1"));
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ENETUNREACH);
+  auto r6 = inet::get_route(ctl, ns(ctl), ip("2001:db8::77"));
+  ASSERT_TRUE(r6);
+  EXPECT_EQ(r6->prefsrc, ip("2001:db8::1"));
+  EXPECT_EQ(inet::get_route(ctl, ns(ctl), ip("2001:ffff::1")).error().code, ENETUNREACH);
+}
+
+TEST_F(RouteTest, RoutesGoWithTheirDevice) {
+  auto ctl = engine->control();
+  Device* d = with_addrs(ctl, "d0", "10.0.0.1", "2001:db8::1");
+  Device* keep = with_addrs(ctl, "d1", "10.1.0.1", "2001:db1::1");
+  auto v4 = route_req("20.0.0.0", 24);
+  v4.oif = d->ifindex();
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), v4));
+  auto v6 = route_req("2001:db9::", 64);
+  v6.oif = d->ifindex();
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), v6));
+  // Down: the IPv4 route goes (Linux: fib_disable_ip), the IPv6 user route stays, link down.
+  ASSERT_TRUE(ctl.close(*d));
+  for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET)) EXPECT_FALSE(r.dst == ip("20.0.0.0"));
+  bool v6_kept = false;
+  for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET6))
+    if (r.dst == ip("2001:db9::")) {
+      v6_kept = true;
+      EXPECT_TRUE(r.flags & RTNH_F_LINKDOWN);
+    }
+  EXPECT_TRUE(v6_kept);
+  // Unregister: everything through the device goes, with RTM_DELROUTE for IPv6.
+  Recorder rec;
+  inet::add_listener(ctl, rec);
+  ASSERT_TRUE(ctl.delete_link(*d));
+  inet::remove_listener(ctl, rec);
+  EXPECT_NE(std::find(rec.events.begin(), rec.events.end(), "-route 2001:db9::/64 t254"),
+            rec.events.end());
+  EXPECT_NE(std::find(rec.events.begin(), rec.events.end(), "-addr 10.0.0.1/24"), rec.events.end());
+  for (auto& r : inet::list_routes(ctl, ns(ctl))) EXPECT_EQ(r.oif, keep->ifindex());
+  EXPECT_FALSE(inet::list_routes(ctl, ns(ctl)).empty());
+  EXPECT_EQ(inet::dst_stats(ctl).garbage, 0u);
+}
+
+TEST_F(RouteTest, DeletingTheLastIpv4AddressFlushesTheDevicesRoutes) {
+  auto ctl = engine->control();
+  Device* d = with_addrs(ctl, "d0", "10.0.0.1", "2001:db8::1");
+  auto v4 = route_req("20.0.0.0", 24);
+  v4.gateway = ip("10.0.0.254");
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), v4));
+  ASSERT_TRUE(inet::delete_address(ctl, ns(ctl), addr_req(*d, "10.0.0.1", 24)));
+  EXPECT_TRUE(routes_of(ctl, ns(ctl), AF_INET, d->ifindex()).empty());
+}
+
+}  // namespace
+}  // namespace ifcore::test
