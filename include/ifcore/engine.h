@@ -128,6 +128,10 @@ class Control {
   void unsubscribe(SubscriptionId id, bool replay_down = false);
   // Changes a subscriber's priority (keeps its registration order among equals).
   void set_priority(SubscriptionId id, int priority);
+  // The engine's policies as they are now (Engine::policies() would deadlock here).
+  const Policies& policies() const;
+  // Calls `fn` (under the control lock) every time Engine::set_policies changes them.
+  void on_policies_changed(std::function<void(Control&, const Policies&)> fn);
   Result<void> add_pernet(PernetHooks& hooks);
   void remove_pernet(PernetHooks& hooks);
   // Runs the chain for one event. Vetoable events stop at the first error and return it.
@@ -217,9 +221,20 @@ class Engine {
   void add_kind(std::unique_ptr<Kind> kind);
 
   const EngineConfig& config() const { return cfg_; }
+  // Context: takes the control lock (inside a Control, use Control::policies()).
   Policies policies() const;
-  // Context: takes the control lock.
+  // Context: takes the control lock; runs the on_policies_changed observers under it.
   void set_policies(const Policies& p);
+
+  // Plug-in state kept for the engine's life, keyed by the plug-in's own tag address;
+  // freed after every namespace is gone and every RCU callback has run.
+  // Context: set under the control lock (once, at install); read from any thread after.
+  void set_plugin_data(const void* tag, std::shared_ptr<void> data);
+  template <class T>
+  T* plugin_data(const void* tag) const {
+    return static_cast<T*>(plugin_data_raw(tag));
+  }
+  void* plugin_data_raw(const void* tag) const;
 
   Stats stats() const;
   void reset_stats();

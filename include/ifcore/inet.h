@@ -191,9 +191,7 @@ class ProtoListener {
 void add_listener(Control& ctl, ProtoListener& l);
 void remove_listener(Control& ctl, ProtoListener& l);
 
-// Re-reads the engine's policies (Policies::dst_priority, ref_wait) after
-// Engine::set_policies. Context: must NOT hold the control lock (takes it). Errors: none.
-void apply_policies(Engine& engine);
+// The protocols follow Engine::set_policies (dst priority, reference wait) by themselves.
 
 // Route-cache entries of an engine. Context: control lock.
 struct DstStats {

@@ -167,6 +167,12 @@ void Control::set_priority(SubscriptionId id, int priority) {
   engine_->impl().chain.set_priority(id, priority);
 }
 
+const Policies& Control::policies() const { return engine_->impl().policies; }
+
+void Control::on_policies_changed(std::function<void(Control&, const Policies&)> fn) {
+  engine_->impl().policy_observers.push_back(std::move(fn));
+}
+
 Result<void> Control::add_pernet(PernetHooks& hooks) {
   auto& impl = engine_->impl();
   std::vector<Namespace*> done;

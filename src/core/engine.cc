@@ -118,6 +118,10 @@ Engine::~Engine() {
   }
   impl_->finalizer.stop();
   rcu::barrier();  // run every pending free before the engine's memory goes
+  // Plug-in state last: callbacks that the barrier ran may have used it. Callbacks
+  // queued by those callbacks (chains) are flushed by a second barrier.
+  rcu::barrier();
+  impl_->plugin_data.clear();
 }
 
 Control Engine::control() { return Control(*this); }
@@ -141,6 +145,22 @@ Policies Engine::policies() const {
 void Engine::set_policies(const Policies& p) {
   auto ctl = control();
   impl_->policies = p;
+  for (auto& fn : impl_->policy_observers) fn(ctl, impl_->policies);
+}
+
+void Engine::set_plugin_data(const void* tag, std::shared_ptr<void> data) {
+  for (auto& [t, d] : impl_->plugin_data)
+    if (t == tag) {
+      d = std::move(data);
+      return;
+    }
+  impl_->plugin_data.emplace_back(tag, std::move(data));
+}
+
+void* Engine::plugin_data_raw(const void* tag) const {
+  for (auto& [t, d] : impl_->plugin_data)
+    if (t == tag) return d.get();
+  return nullptr;
 }
 
 Stats Engine::stats() const {

@@ -58,9 +58,7 @@ void teardown_stage1(rcu_head* h) {
   auto* n = reinterpret_cast<TeardownNode*>(h);
   n->t->ac.clear();  // Linux: aca_free_rcu
   n->t->mc.clear();
-  // We run on liburcu's callback thread, registered by liburcu itself: queue directly
-  // (rcu::call would register the thread a second time).
-  urcu_memb_call_rcu(&n->head, teardown_stage2);
+  rcu::call(&n->head, teardown_stage2);  // the second generation (seed 001)
 }
 
 void release_inet6_dev(std::unique_ptr<Inet6Dev> in6) {

@@ -1,12 +1,9 @@
-// proto/install.cc — plugs the protocols into an engine: the per-engine state (kept in a
-// process-wide registry keyed by engine, as the engine has no slot for plug-in state), the
-// per-namespace hooks, the subscribers in Linux's registration order (dst, inet, fib,
-// inet6), the listeners and the policies.
+// proto/install.cc — plugs the protocols into an engine: the per-engine state (the
+// engine's plug-in data), the per-namespace hooks, the subscribers in Linux's registration
+// order (dst, inet, fib, inet6), the listeners and the policies.
 //
-// Lock order: control lock -> registry mutex (leaf).
+// Lock order: runs under the control lock.
 #include "proto/install.h"
-
-#include <mutex>
 
 #include "base/rcu.h"
 #include "proto/state.h"
@@ -15,13 +12,17 @@ namespace ifcore::proto {
 
 namespace {
 
-std::mutex g_mu;
-std::unordered_map<const Engine*, std::unique_ptr<EngineProto>>& registry() {
-  static auto* r = new std::unordered_map<const Engine*, std::unique_ptr<EngineProto>>();
-  return *r;
-}
+const char kEngineTag = 0;  // Engine::plugin_data key
+const char kNetTag = 0;     // Namespace::data_locked key
 
-const char kNetTag = 0;  // Namespace::data_locked key
+// Re-applies the policies the protocols follow (dst priority, reference wait).
+void apply(Control& ctl, EngineProto& ep, const Policies& p) {
+  ep.ref_wait = p.ref_wait;
+  if (ep.dst_priority != p.dst_priority) {
+    ep.dst_priority = p.dst_priority;
+    ctl.set_priority(ep.dst_sub, p.dst_priority);
+  }
+}
 
 // Linux: the pernet_operations of ipv4/ipv6 (devconf "all"/"default", the fib tables).
 class Hooks final : public PernetHooks {
@@ -50,13 +51,12 @@ class Hooks final : public PernetHooks {
 }  // namespace
 
 EngineProto& engine_proto(Engine& e) {
-  std::lock_guard lk(g_mu);
-  auto it = registry().find(&e);
-  if (it == registry().end()) {
+  auto* ep = e.plugin_data<EngineProto>(&kEngineTag);
+  if (!ep) {
     e.log(LogLevel::Error, "protocols used on an engine without proto::install_all");
     std::abort();
   }
-  return *it->second;
+  return *ep;
 }
 
 NetState& net_state(Namespace& ns) {
@@ -89,17 +89,14 @@ void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const Rou
 }
 
 void install_all(Engine& engine) {
-  Policies p = engine.policies();
-  auto ep = std::make_unique<EngineProto>();
+  auto ctl = engine.control();
+  const Policies& p = ctl.policies();
+  auto ep = std::make_shared<EngineProto>();
   ep->ref_wait = p.ref_wait;
   ep->dst_priority = p.dst_priority;
   EngineProto& ref = *ep;
-  {
-    std::lock_guard lk(g_mu);
-    // An engine at the address of a destroyed one: its state has nothing left in it.
-    registry()[&engine] = std::move(ep);
-  }
-  auto ctl = engine.control();
+  engine.set_plugin_data(&kEngineTag, std::move(ep));
+  ctl.on_policies_changed([&ref](Control& c, const Policies& np) { apply(c, ref, np); });
   ref.hooks = std::make_unique<Hooks>(ref);
   if (auto r = ctl.add_pernet(*ref.hooks); !r)
     engine.log(LogLevel::Error, "protocols: pernet init failed: " + r.error().message);
@@ -122,17 +119,6 @@ void add_listener(Control& ctl, ProtoListener& l) {
 void remove_listener(Control& ctl, ProtoListener& l) {
   auto& v = engine_proto(ctl.engine()).listeners;
   v.erase(std::remove(v.begin(), v.end(), &l), v.end());
-}
-
-void apply_policies(Engine& engine) {
-  Policies p = engine.policies();
-  auto ctl = engine.control();
-  EngineProto& ep = engine_proto(engine);
-  ep.ref_wait = p.ref_wait;
-  if (ep.dst_priority != p.dst_priority) {
-    ep.dst_priority = p.dst_priority;
-    ctl.set_priority(ep.dst_sub, p.dst_priority);
-  }
 }
 
 DstStats dst_stats(Control& ctl) {

@@ -4,7 +4,7 @@
 //
 // Everything here is touched under the control lock only, except what an RCU callback
 // owns after it was handed over (a retired address, a released dst entry).
-// Lock order: control lock -> proto registry mutex (engine_proto() only).
+// Lock order: everything here runs under the control lock.
 #pragma once
 
 #include <net/if.h>  // before any <linux/if*.h>
@@ -99,7 +99,7 @@ struct Garbage {
   std::unique_ptr<DstEntry> dst;
 };
 
-// Per-engine state. Owned by a process-wide registry keyed by engine (see install.cc).
+// Per-engine state, kept as the engine's plug-in data (see install.cc).
 struct EngineProto {
   std::vector<inet::ProtoListener*> listeners;
   std::unordered_map<const Device*, std::unique_ptr<DevState>> devs;

@@ -162,8 +162,7 @@ TEST_F(Seed001Test, Poll250SleepsOnceAndBackoffDoesASecondBarrier) {
 
   Policies p = engine->policies();
   p.ref_wait = RefWaitPolicy::Backoff;
-  engine->set_policies(p);
-  inet::apply_policies(*engine);
+  engine->set_policies(p);  // the protocols follow it
   {
     auto ctl = engine->control();
     loaded_device(ctl, ns(ctl), 5);
