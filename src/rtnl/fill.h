@@ -1,0 +1,23 @@
+// rtnl/fill.h — internal: a device as the RTM_NEWLINK / RTM_DELLINK Linux would send about
+// it (Linux: rtnl_fill_ifinfo), for replies, dumps and notifications.
+#pragma once
+
+#include <cstdint>
+
+#include "ifcore/device.h"
+#include "rtnl/wire/link.h"
+
+namespace ifcore::rtnl {
+
+// The message about `dev`; `change` is ifi_change (~0 for register/unregister, the changed
+// IFF_* bits for flag changes, 0 for replies and dumps); `ext_mask` is the request's
+// IFLA_EXT_MASK (RTEXT_FILTER_SKIP_STATS leaves the counters out).
+// Context: control lock.
+wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uint32_t ext_mask);
+
+// Encodes it as one message. Errors: EMSGSIZE, kind data errors from the wire encoder.
+// Context: control lock.
+Result<void> encode_device(wire::MessageBuilder& b, const wire::Header& h, const Device& dev,
+                           std::uint32_t change, std::uint32_t ext_mask);
+
+}  // namespace ifcore::rtnl

@@ -1,0 +1,203 @@
+// rtnl/get_handlers.cc — RTM_GETLINK (one device, or a dump filtered by kind and master)
+// and the namespace ids (RTM_GETNSID, RTM_NEWNSID, RTM_DELNSID).
+//
+// A dump is one consistent snapshot: the control lock is taken once and every message of
+// the dump is encoded under it, packed into datagrams of about the session's
+// datagram_size, and handed to `send` in order (so `send` runs with the lock held).
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if_link.h>
+#include <linux/net_namespace.h>
+#include <linux/rtnetlink.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "ifcore/namespace.h"
+#include "rtnl/fill.h"
+#include "rtnl/handlers.h"
+#include "rtnl/wire/link.h"
+#include "rtnl/wire/nsid.h"
+#include "rtnl/wire/raw_attrs.h"
+
+namespace ifcore::rtnl {
+
+namespace {
+
+// Linux: rtnl_valid_dump_ifinfo_req / rtnl_valid_getlink_req with NETLINK_GET_STRICT_CHK.
+Result<void> strict_getlink_checks(const wire::Message& m, bool dump) {
+  auto p = m.payload();
+  if (p.size() < sizeof(ifinfomsg))
+    return fail(EINVAL, dump ? "Invalid header for link dump" : "Invalid header for get link");
+  ifinfomsg ifi;
+  std::memcpy(&ifi, p.data(), sizeof(ifi));
+  if (ifi.__ifi_pad || ifi.ifi_type || ifi.ifi_flags || ifi.ifi_change)
+    return fail(EINVAL, dump ? "Invalid values in header for link dump request"
+                             : "Invalid values in header for get link request");
+  if (dump && ifi.ifi_index)
+    return fail(EINVAL, "Filter by device index not supported for link dumps");
+  auto attrs =
+      wire::parse_raw_attrs(p.subspan(NLMSG_ALIGN(sizeof(ifinfomsg))),
+                            static_cast<int>(NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifinfomsg))));
+  if (!attrs) return fail(attrs.error());
+  for (const wire::RawAttr& a : *attrs) {
+    bool allowed = dump ? (a.type == IFLA_TARGET_NETNSID || a.type == IFLA_EXT_MASK ||
+                           a.type == IFLA_MASTER || a.type == IFLA_LINKINFO)
+                        : (a.type == IFLA_IFNAME || a.type == IFLA_ALT_IFNAME ||
+                           a.type == IFLA_EXT_MASK || a.type == IFLA_TARGET_NETNSID);
+    if (!allowed)
+      return wire::fail_at(a.offset, EINVAL, "{}",
+                           dump ? "Unsupported attribute in link dump request"
+                                : "Unsupported attribute in get link request");
+  }
+  return ok();
+}
+
+Result<Namespace*> target_ns(Control& ctl, const SessionImpl& s,
+                             const std::optional<std::int32_t>& netnsid) {
+  if (!netnsid) return session_ns(ctl, s);
+  Namespace* ns = ctl.find_namespace_by_id(*netnsid);
+  if (!ns) return fail(EINVAL, "Invalid target network namespace id");
+  return ns;
+}
+
+Result<void> dump_links(Request& r, const wire::GetLinkRequest& g) {
+  Control ctl = r.s.hub().engine().control();
+  auto ns = target_ns(ctl, r.s, g.target_netnsid);
+  if (!ns) return fail(ns.error());
+  // Linux: rtnl_dump_ifinfo — an unknown kind filters nothing; a master of -1 (as u32)
+  // keeps the devices without a master; NLM_F_DUMP_FILTERED marks filtered parts.
+  const Kind* kind = g.filter_kind ? ctl.find_kind(*g.filter_kind) : nullptr;
+  std::int32_t master = g.filter_master ? static_cast<std::int32_t>(*g.filter_master) : 0;
+  std::uint16_t flags = NLM_F_MULTI;
+  if (kind || master) flags |= NLM_F_DUMP_FILTERED;
+  for (Device* dev : (*ns)->devices_locked()) {
+    if (kind && &dev->kind() != kind) continue;
+    if (master) {
+      const Device* m = dev->master();
+      if (master == -1 ? m != nullptr : (!m || m->ifindex() != master)) continue;
+    }
+    auto e = emit(r.out, [&](wire::MessageBuilder& b) {
+      return encode_device(b, {RTM_NEWLINK, flags, r.seq(), r.port()}, *dev, 0, g.ext_mask);
+    });
+    if (!e) {
+      end_dump(r, -e.error().code);
+      return e;
+    }
+  }
+  end_dump(r);
+  return ok();
+}
+
+}  // namespace
+
+Result<void> handle_getlink(Request& r) {
+  bool dump = r.dump();
+  if (r.s.strict_check()) IFCORE_TRY(strict_getlink_checks(r.m, dump));
+  wire::GetLinkRequest g;
+  if (dump && r.m.payload().size() < sizeof(ifinfomsg)) {
+    g.dump = true;  // struct rtgenmsg from an old client
+  } else {
+    auto d = wire::decode_getlink(r.m);
+    if (!d) return fail(d.error());
+    g = std::move(*d);
+  }
+  if (dump) return dump_links(r, g);
+  Control ctl = r.s.hub().engine().control();
+  auto ns = target_ns(ctl, r.s, g.target_netnsid);
+  if (!ns) return fail(ns.error());
+  // Linux: rtnl_getlink — by index, else by name, else EINVAL; ENODEV if absent.
+  Device* dev = nullptr;
+  if (g.ifindex > 0) {
+    dev = ctl.find(**ns, g.ifindex);
+  } else if (g.name) {
+    dev = ctl.find(**ns, *g.name);
+  } else if (!g.alt_name) {
+    return fail(EINVAL);
+  }
+  if (!dev) return fail(ENODEV);
+  return emit(r.out, [&](wire::MessageBuilder& b) {
+    return encode_device(b, {RTM_NEWLINK, 0, r.seq(), r.port()}, *dev, 0, g.ext_mask);
+  });
+}
+
+// ---- namespace ids: ifcore's namespaces have fixed ids (Namespace::id) and names.
+
+namespace {
+
+Result<void> emit_nsid(Request& r, std::uint16_t flags, const Namespace& ns) {
+  wire::NsidMessage n;
+  n.nsid = ns.id();
+  n.name = ns.name();
+  return emit(r.out, [&](wire::MessageBuilder& b) {
+    return wire::encode_nsid(b, {RTM_NEWNSID, flags, r.seq(), r.port()}, n);
+  });
+}
+
+Result<void> check_nsid_refs(const wire::NsidMessage& n) {
+  if (n.pid || n.fd)
+    return fail(EOPNOTSUPP, "namespaces by pid or fd are not supported: name the namespace");
+  return ok();
+}
+
+}  // namespace
+
+Result<void> handle_getnsid(Request& r) {
+  auto n = wire::decode_nsid(r.m);
+  if (!n) return fail(n.error());
+  Control ctl = r.s.hub().engine().control();
+  auto own = session_ns(ctl, r.s);
+  if (!own) return fail(own.error());
+  if (r.dump()) {
+    // Linux: rtnl_net_dumpid lists the peers that have an id; every ifcore namespace has one.
+    for (Namespace* ns : ctl.namespaces()) {
+      if (ns == *own) continue;
+      auto e = emit_nsid(r, NLM_F_MULTI, *ns);
+      if (!e) {
+        end_dump(r, -e.error().code);
+        return e;
+      }
+    }
+    end_dump(r);
+    return ok();
+  }
+  IFCORE_TRY(check_nsid_refs(*n));
+  Namespace* peer = nullptr;
+  if (n->name) {
+    peer = ctl.find_namespace(*n->name);
+    if (!peer) return fail(ENOENT, "namespace \"{}\" does not exist", *n->name);
+  } else if (n->nsid) {
+    peer = ctl.find_namespace_by_id(*n->nsid);
+    if (!peer) return fail(ENOENT, "namespace id {} does not exist", *n->nsid);
+  } else {
+    return fail(EINVAL, "Peer netns reference is missing");  // Linux: rtnl_net_getid
+  }
+  return emit_nsid(r, 0, *peer);
+}
+
+// ifcore: RTM_NEWNSID with IFCORE_NETNSA_NAME makes a namespace (its id is assigned).
+Result<void> handle_newnsid(Request& r) {
+  auto n = wire::decode_nsid(r.m);
+  if (!n) return fail(n.error());
+  IFCORE_TRY(check_nsid_refs(*n));
+  if (!n->name) return fail(EINVAL, "namespace name is missing");
+  Control ctl = r.s.hub().engine().control();
+  auto made = ctl.create_namespace(*n->name);
+  if (!made) return fail(made.error());
+  if (r.flags() & NLM_F_ECHO) return emit_nsid(r, 0, **made);
+  return ok();
+}
+
+// ifcore: RTM_DELNSID with IFCORE_NETNSA_NAME destroys a namespace and its devices.
+Result<void> handle_delnsid(Request& r) {
+  auto n = wire::decode_nsid(r.m);
+  if (!n) return fail(n.error());
+  IFCORE_TRY(check_nsid_refs(*n));
+  if (!n->name) return fail(EOPNOTSUPP, "namespace name is missing");
+  Control ctl = r.s.hub().engine().control();
+  Namespace* ns = ctl.find_namespace(*n->name);
+  if (!ns) return fail(ENOENT, "namespace \"{}\" does not exist", *n->name);
+  return ctl.destroy_namespace(*ns);
+}
+
+}  // namespace ifcore::rtnl

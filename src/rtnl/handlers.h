@@ -1,0 +1,72 @@
+// rtnl/handlers.h — internal: one function per RTM_* request, called by the session's
+// dispatcher (session.cc). Each takes the control lock itself, writes its reply messages
+// (data, dump parts, NLMSG_DONE) into the Request's Reply, and returns the error the
+// dispatcher turns into NLMSG_ERROR; on success the dispatcher sends the ACK (NLM_F_ACK)
+// unless the handler ended the exchange itself (`done`: dumps).
+#pragma once
+
+#include <cstdint>
+
+#include "rtnl/hub.h"
+#include "rtnl/wire/attrs.h"
+#include "rtnl/wire/netlink.h"
+
+namespace ifcore::rtnl {
+
+struct Request {
+  SessionImpl& s;
+  const wire::Message& m;
+  Reply& out;
+  bool done = false;  // the handler ended the exchange (NLMSG_DONE): no ACK follows
+
+  std::uint32_t port() const { return s.options().port_id; }
+  std::uint32_t seq() const { return m.hdr.nlmsg_seq; }
+  std::uint16_t flags() const { return m.hdr.nlmsg_flags; }
+  bool dump() const { return (m.hdr.nlmsg_flags & NLM_F_DUMP) != 0; }
+};
+
+// Takes the scope of a request on the hub for as long as the Control is held: the
+// subscriber then knows who asked (NLM_F_ECHO) and which devices a create is making.
+class ScopeGuard {
+ public:
+  ScopeGuard(Request& r, Control& ctl, int ns_id);
+  ~ScopeGuard();
+  RequestScope& scope() { return scope_; }
+  // Sends the echoed notifications to the requester (after the Control is released or
+  // before the ACK: either keeps Linux's order, the echo precedes the ACK).
+  void flush_echo();
+
+ private:
+  Request& r_;
+  RequestScope scope_;
+};
+
+// Namespace of the session, or ENOENT if it was destroyed. Context: control lock.
+Result<Namespace*> session_ns(Control& ctl, const SessionImpl& s);
+
+// Kind policies for the wire decoders, looked up under the control lock.
+wire::DecodeContext decode_context(Control& ctl);
+// The device a link request names: by ifindex (> 0), else by IFLA_IFNAME. Context: control lock.
+Device* find_device(Control& ctl, Namespace& ns, const LinkRequest& req);
+
+// Appends an encoded message to the reply: `encode(builder)` writes exactly one message.
+template <class F>
+Result<void> emit(Reply& out, F&& encode) {
+  wire::MessageBuilder b;
+  auto r = encode(b);
+  if (!r) return r;
+  out.append(b.bytes());
+  return ok();
+}
+// Ends a dump: NLMSG_DONE with `error` (0, or the negative errno that stopped it).
+void end_dump(Request& r, int error = 0);
+
+Result<void> handle_newlink(Request& r);
+Result<void> handle_setlink(Request& r);
+Result<void> handle_dellink(Request& r);
+Result<void> handle_getlink(Request& r);
+Result<void> handle_getnsid(Request& r);
+Result<void> handle_newnsid(Request& r);
+Result<void> handle_delnsid(Request& r);
+
+}  // namespace ifcore::rtnl

@@ -1,0 +1,179 @@
+// rtnl/hub.cc — the Server: opens sessions, subscribes to the engine's notifier chain and
+// turns netdev events into RTM_NEWLINK / RTM_DELLINK notifications for the sessions that
+// joined RTNLGRP_LINK in the device's namespace.
+//
+// Lock order: 1. control lock, 2. Hub::mu_, 3. SessionImpl::qmu_.
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/rtnetlink.h>
+
+#include <algorithm>
+
+#include "ifcore/namespace.h"
+#include "rtnl/fill.h"
+#include "rtnl/hub.h"
+
+namespace ifcore::rtnl {
+
+// ---- Reply
+
+void Reply::append(std::span<const std::uint8_t> msg) {
+  std::size_t aligned = NLMSG_ALIGN(msg.size());
+  if (!cur_.empty() && cur_.size() + aligned > limit_) flush();
+  cur_.insert(cur_.end(), msg.begin(), msg.end());
+  cur_.resize(cur_.size() + (aligned - msg.size()), 0);
+}
+
+void Reply::flush() {
+  if (cur_.empty()) return;
+  Datagram d;
+  d.swap(cur_);
+  send_(std::move(d));
+}
+
+void Reply::send_alone(Datagram&& dg) {
+  flush();
+  send_(std::move(dg));
+}
+
+// ---- Hub
+
+void Hub::attach() {
+  Control ctl = engine_->control();
+  SubscribeOptions o;
+  o.name = "rtnl";
+  o.priority = 0;
+  o.replay = false;
+  sub_ = ctl.subscribe(*this, o);
+  attached_ = true;
+}
+
+void Hub::detach() {
+  if (!attached_) return;
+  Control ctl = engine_->control();
+  ctl.unsubscribe(sub_, false);
+  attached_ = false;
+}
+
+void Hub::add(SessionImpl* s) {
+  std::lock_guard lk(mu_);
+  sessions_.push_back(s);
+}
+
+void Hub::remove(SessionImpl* s) {
+  std::lock_guard lk(mu_);
+  sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), s), sessions_.end());
+}
+
+bool Hub::wanted(int ns_id, unsigned group) {
+  if (scope && scope->echo && scope->ns_id == ns_id) return true;
+  std::lock_guard lk(mu_);
+  return std::any_of(sessions_.begin(), sessions_.end(),
+                     [&](SessionImpl* s) { return s->ns_id() == ns_id && s->member(group); });
+}
+
+void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg) {
+  // Linux: nlmsg_notify — with NLM_F_ECHO the requester gets the message as a unicast and
+  // is left out of the broadcast.
+  const SessionImpl* skip = nullptr;
+  if (scope && scope->echo && scope->ns_id == ns_id) {
+    scope->echoed.emplace_back(msg.begin(), msg.end());
+    skip = scope->origin;
+  }
+  std::lock_guard lk(mu_);
+  for (SessionImpl* s : sessions_)
+    if (s != skip && s->ns_id() == ns_id && s->member(group)) s->enqueue(msg);
+}
+
+void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change) {
+  int ns_id = dev.ns().id();
+  if (!wanted(ns_id, RTNLGRP_LINK)) return;
+  wire::Header h{type, 0, 0, 0};
+  if (scope && scope->echo && scope->ns_id == ns_id) {
+    // Linux: rtmsg_ifinfo_build_skb carries the request's seq and port id when it reports.
+    h.seq = scope->seq;
+    h.pid = scope->port;
+  }
+  wire::MessageBuilder b;
+  auto r = encode_device(b, h, dev, change, 0);
+  if (!r) {
+    engine_->log(LogLevel::Warning, fmt::format("rtnl: cannot encode notification for \"{}\": {}",
+                                                dev.name(), r.error().message));
+    return;
+  }
+  publish(ns_id, RTNLGRP_LINK, b.bytes());
+}
+
+Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
+  if (ev.replay) return ok();  // replays and re-broadcasts are not news to clients
+  Device& dev = ev.dev;
+  RequestScope* sc = scope;
+  bool held = sc && sc->defer_new &&
+              std::find(sc->created.begin(), sc->created.end(), &dev) != sc->created.end();
+  // Linux: rtnetlink_event, __dev_notify_flags, register_netdevice and
+  // unregister_netdevice_many_notify decide which events clients hear about.
+  switch (ev.event) {
+    case NetdevEvent::Register:
+      if (sc && sc->defer_new) {
+        if (!held) sc->created.push_back(&dev);
+        return ok();
+      }
+      publish_link(ctl, dev, RTM_NEWLINK, ~0u);
+      break;
+    case NetdevEvent::Up:
+    case NetdevEvent::Down:
+      if (!held) publish_link(ctl, dev, RTM_NEWLINK, IFF_UP);
+      break;
+    case NetdevEvent::Change:
+      if (!held) publish_link(ctl, dev, RTM_NEWLINK, ev.flags_changed);
+      break;
+    case NetdevEvent::ChangeMtu:
+    case NetdevEvent::ChangeAddr:
+    case NetdevEvent::ChangeName:
+    case NetdevEvent::ChangeUpper:
+    case NetdevEvent::ChangeInfoData:
+      if (!held) publish_link(ctl, dev, RTM_NEWLINK, 0);
+      break;
+    case NetdevEvent::Unregister:
+      // A device whose create failed was never announced, so it is not withdrawn either.
+      if (held) {
+        sc->created.erase(std::find(sc->created.begin(), sc->created.end(), &dev));
+        return ok();
+      }
+      publish_link(ctl, dev, RTM_DELLINK, ~0u);
+      break;
+    default:
+      break;
+  }
+  return ok();
+}
+
+// ---- Server
+
+struct Server::Impl {
+  std::shared_ptr<Hub> hub;
+};
+
+Server::Server(Engine& engine) : impl_(std::make_unique<Impl>()) {
+  impl_->hub = std::make_shared<Hub>(engine);
+  impl_->hub->attach();
+}
+
+Server::~Server() {
+  impl_->hub->detach();
+}
+
+Result<std::unique_ptr<Session>> Server::open_session(SessionOptions opts) {
+  int id = 0;
+  {
+    Control ctl = impl_->hub->engine().control();
+    Namespace* ns = ctl.find_namespace(opts.ns);
+    if (!ns) return fail(ENOENT, "namespace \"{}\" does not exist", opts.ns);
+    id = ns->id();
+  }
+  if (opts.datagram_size < 256) opts.datagram_size = 256;
+  std::unique_ptr<Session> s = std::make_unique<SessionImpl>(impl_->hub, std::move(opts), id);
+  return s;
+}
+
+}  // namespace ifcore::rtnl

@@ -1,0 +1,133 @@
+// rtnl/hub.h — internal to ifcore_rtnl: the state a Server shares with its sessions (the
+// session list, the notifier subscription that turns engine events into RTM_* messages),
+// the session implementation, and the reply packer the handlers write into.
+//
+// Lock order: 1. the engine's control lock, 2. Hub::mu_ (the session list),
+// 3. SessionImpl::qmu_ (one session's notification queue). The wakeup callback is called
+// with 2 and 3 held: it must not block.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "ifcore/engine.h"
+#include "ifcore/rtnl.h"
+#include "rtnl/wire/netlink.h"
+
+namespace ifcore::rtnl {
+
+class SessionImpl;
+
+// Packs reply messages into datagrams of about `limit` bytes (whole messages only) and
+// hands each full datagram to `send`.
+class Reply {
+ public:
+  Reply(const SendFn& send, std::size_t limit) : send_(send), limit_(limit) {}
+  // Appends one finished message; sends the datagram being filled first if it would not fit.
+  void append(std::span<const std::uint8_t> msg);
+  // Sends the datagram being filled, if any.
+  void flush();
+  // Sends `dg` as a datagram of its own (after flushing).
+  void send_alone(Datagram&& dg);
+
+ private:
+  const SendFn& send_;
+  std::size_t limit_;
+  Datagram cur_;
+};
+
+// What the handler holding the control lock tells the subscriber (Context: control lock;
+// lives on the handler's stack while it holds the Control).
+struct RequestScope {
+  const SessionImpl* origin = nullptr;
+  int ns_id = 0;
+  bool echo = false;  // NLM_F_ECHO: notifications go back to the requester with its seq
+  std::uint32_t seq = 0, port = 0;
+  std::vector<Datagram> echoed;
+  // Linux: rtnl_newlink_create — a device made by RTM_NEWLINK is announced once, after it is
+  // configured (rtnl_configure_link), and never if the create fails.
+  bool defer_new = false;
+  std::vector<Device*> created;
+};
+
+class Hub final : public Subscriber {
+ public:
+  explicit Hub(Engine& e) : engine_(&e) {}
+  Engine& engine() const { return *engine_; }
+
+  void attach();  // subscribes to the notifier chain. Context: not holding the control lock.
+  void detach();
+
+  Result<void> on_event(Control& ctl, const EventInfo& ev) override;
+
+  // Sends RTM_NEWLINK / RTM_DELLINK about `dev` to the sessions of its namespace that joined
+  // RTNLGRP_LINK (and to the requester for NLM_F_ECHO). Context: control lock.
+  void publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change);
+  // Sends one encoded message to the sessions of namespace `ns_id` in `group`.
+  // Context: control lock (for the scope).
+  void publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg);
+  // True if a message for (ns_id, group) would reach anybody. Context: control lock.
+  bool wanted(int ns_id, unsigned group);
+
+  void add(SessionImpl* s);
+  void remove(SessionImpl* s);
+
+  RequestScope* scope = nullptr;  // Context: control lock
+
+ private:
+  Engine* engine_;
+  std::mutex mu_;
+  std::vector<SessionImpl*> sessions_;  // mu_
+  SubscriptionId sub_ = 0;
+  bool attached_ = false;
+};
+
+class SessionImpl final : public Session {
+ public:
+  SessionImpl(std::shared_ptr<Hub> hub, SessionOptions opts, int ns_id);
+  ~SessionImpl() override;
+
+  void handle(std::span<const std::uint8_t> datagram, const SendFn& send) override;
+  void set_option(int optname, int value) override;
+  void add_membership(unsigned group) override;
+  void drop_membership(unsigned group) override;
+  void set_group_mask(std::uint32_t mask) override;
+  std::size_t pending_notifications() const override;
+  bool pop_notification(Datagram& out) override;
+  bool take_overflow() override;
+  void set_wakeup(std::function<void()> wake) override;
+
+  // For the hub. Context: any thread.
+  int ns_id() const { return ns_id_; }
+  bool member(unsigned group) const;
+  void enqueue(std::span<const std::uint8_t> msg);  // Context: Hub::mu_ held
+
+  // For the handlers (the session's thread).
+  Hub& hub() const { return *hub_; }
+  const SessionOptions& options() const { return opts_; }
+  wire::AckOptions ack_options() const { return ack_; }
+  bool strict_check() const { return strict_; }
+
+ private:
+  void handle_message(const wire::Message& m, Reply& out);
+
+  std::shared_ptr<Hub> hub_;
+  SessionOptions opts_;
+  const int ns_id_;
+  wire::AckOptions ack_;
+  bool strict_ = false;                   // NETLINK_GET_STRICT_CHK
+  bool no_enobufs_ = false;               // NETLINK_NO_ENOBUFS
+  std::atomic<std::uint64_t> groups_{0};  // bit g-1 for RTNLGRP g (1..64)
+
+  mutable std::mutex qmu_;
+  std::deque<Datagram> queue_;  // qmu_
+  bool overflow_ = false;       // qmu_
+  std::function<void()> wake_;  // qmu_
+};
+
+}  // namespace ifcore::rtnl

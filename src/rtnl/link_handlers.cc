@@ -1,0 +1,269 @@
+// rtnl/link_handlers.cc — RTM_NEWLINK, RTM_SETLINK and RTM_DELLINK (with ifcore's bulk
+// delete): decode, find the device, call the engine under one control lock.
+//
+// Lock order: each handler takes the control lock once (then Hub::mu_ through the
+// notifications it causes).
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include <cerrno>
+
+#include "ifcore/namespace.h"
+#include "rtnl/fill.h"
+#include "rtnl/handlers.h"
+#include "rtnl/wire/attrs.h"
+#include "rtnl/wire/bulk.h"
+#include "rtnl/wire/link.h"
+
+namespace ifcore::rtnl {
+
+wire::DecodeContext decode_context(Control& ctl) {
+  wire::DecodeContext c;
+  c.kind_policy = [&ctl](std::string_view kind, bool slave) -> std::optional<AttrPolicy> {
+    const Kind* k = ctl.find_kind(kind);
+    if (!k) return std::nullopt;
+    return slave ? k->slave_policy() : k->policy();
+  };
+  return c;
+}
+
+Device* find_device(Control& ctl, Namespace& ns, const LinkRequest& req) {
+  if (req.ifindex > 0) return ctl.find(ns, req.ifindex);
+  if (req.name) return ctl.find(ns, *req.name);
+  return nullptr;  // ifcore has no alternative names: IFLA_ALT_IFNAME finds nothing
+}
+
+namespace {
+
+// Refuses what ifcore cannot honour: namespaces by pid or file descriptor.
+Result<void> check_netns_refs(const LinkRequest& req) {
+  if (req.net_ns_pid || req.net_ns_fd)
+    return fail(EOPNOTSUPP, "namespaces by pid or fd are not supported: name the namespace");
+  return ok();
+}
+
+// Kind data of a change: decoded with the device's kind (Linux: rtnl_changelink hands
+// IFLA_INFO_DATA to the device's own ops, and refuses another kind's).
+Result<void> decode_change_data(Control& ctl, Device& dev, wire::DecodedLink& d) {
+  LinkRequest& req = d.req;
+  auto ctx = decode_context(ctl);
+  if (req.has_info_data) {
+    // Linux: __rtnl_newlink — data for another kind (or a kind without changelink).
+    if (req.kind && *req.kind != dev.kind().name())
+      return fail(EOPNOTSUPP, "device \"{}\" is of kind \"{}\", not \"{}\"", dev.name(),
+                  dev.kind().name(), *req.kind);
+    if (!d.info_data_decoded) {
+      auto a = wire::decode_attrs(d.info_data_raw, dev.kind().policy(), d.info_data_offset, ctx);
+      if (!a) return fail(a.error());
+      req.info_data = std::move(*a);
+    }
+  } else {
+    req.kind.reset();  // a kind named without data changes nothing (Linux ignores it)
+  }
+  if (req.has_slave_data) {
+    Device* m = dev.master();
+    if (!m) return fail(EOPNOTSUPP, "device \"{}\" has no master", dev.name());
+    if (!d.slave_data_decoded) {
+      auto a =
+          wire::decode_attrs(d.slave_data_raw, m->kind().slave_policy(), d.slave_data_offset, ctx);
+      if (!a) return fail(a.error());
+      req.slave_data = std::move(*a);
+    }
+  }
+  return ok();
+}
+
+Result<void> change_existing(Control& ctl, Device& dev, wire::DecodedLink& d) {
+  IFCORE_TRY(check_netns_refs(d.req));
+  IFCORE_TRY(decode_change_data(ctl, dev, d));
+  return ctl.change_link(dev, d.req);
+}
+
+// Linux: rtnl_group_changelink — every device of the group, stopping at the first error.
+Result<void> change_group(Control& ctl, Namespace& ns, wire::DecodedLink& d) {
+  std::uint32_t group = *d.req.group;
+  d.req.group.reset();
+  IFCORE_TRY(check_netns_refs(d.req));
+  for (Device* dev : ns.devices_locked()) {
+    if (dev->group() != group) continue;
+    wire::DecodedLink copy = d;
+    IFCORE_TRY(decode_change_data(ctl, *dev, copy));
+    IFCORE_TRY(ctl.change_link(*dev, copy.req));
+  }
+  return ok();
+}
+
+Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
+                    wire::DecodedLink& d) {
+  LinkRequest& req = d.req;
+  // Linux: __rtnl_newlink — "Unknown device type" when no kind (or an unknown one) is named.
+  const Kind* kind = req.kind ? ctl.find_kind(*req.kind) : nullptr;
+  if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
+  IFCORE_TRY(check_netns_refs(req));
+  if (req.has_info_data && !d.info_data_decoded) {
+    auto a = wire::decode_attrs(d.info_data_raw, kind->policy(), d.info_data_offset,
+                                decode_context(ctl));
+    if (!a) return fail(a.error());
+    req.info_data = std::move(*a);
+  }
+  // Linux: rtnl_newlink_create makes the device directly in the target namespace.
+  Namespace* target = &ns;
+  if (req.net_ns_name) {
+    target = ctl.find_namespace(*req.net_ns_name);
+    if (!target) return fail(EINVAL, "namespace \"{}\" does not exist", *req.net_ns_name);
+  } else if (req.net_ns_id) {
+    target = ctl.find_namespace_by_id(*req.net_ns_id);
+    if (!target) return fail(EINVAL, "Invalid target network namespace id");
+  }
+  req.net_ns_name.reset();
+  req.net_ns_id.reset();
+  // Linux: rtnl_create_link names an unnamed device "<kind>%d".
+  if (!req.name) req.name = std::string(kind->name()) + "%d";
+  RequestScope& sc = guard.scope();
+  sc.defer_new = true;
+  auto made = ctl.create_link(*target, req);
+  sc.defer_new = false;
+  std::vector<Device*> created = std::move(sc.created);
+  sc.created.clear();
+  if (!made) return fail(made.error());
+  // Linux: rtnl_configure_link announces each new device once, configured.
+  for (Device* dev : created)
+    if (dev->state() == RegState::Registered) r.s.hub().publish_link(ctl, *dev, RTM_NEWLINK, ~0u);
+  return ok();
+}
+
+}  // namespace
+
+Result<void> handle_newlink(Request& r) {
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  auto d = wire::decode_link_request(r.m, decode_context(ctl));
+  if (!d) return fail(d.error());
+  ScopeGuard guard(r, ctl, (*ns)->id());
+  LinkRequest& req = d->req;
+  // Linux: __rtnl_newlink — the device is named by index, else by name.
+  bool link_specified = req.ifindex > 0 || req.name || req.alt_name;
+  Device* dev = find_device(ctl, **ns, req);
+  if (dev) {
+    if (r.flags() & NLM_F_EXCL) return fail(EEXIST);
+    if (r.flags() & NLM_F_REPLACE) return fail(EOPNOTSUPP);
+    return change_existing(ctl, *dev, *d);
+  }
+  if (!(r.flags() & NLM_F_CREATE)) {
+    // `ip` probes with an empty RTM_NEWLINK and falls back to ioctls on anything but ENODEV.
+    if (link_specified || !req.group) return fail(ENODEV);
+    return change_group(ctl, **ns, *d);
+  }
+  return create(r, ctl, guard, **ns, *d);
+}
+
+Result<void> handle_setlink(Request& r) {
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  auto d = wire::decode_link_request(r.m, decode_context(ctl));
+  if (!d) return fail(d.error());
+  ScopeGuard guard(r, ctl, (*ns)->id());
+  LinkRequest& req = d->req;
+  // Linux: rtnl_setlink — by index or name, else EINVAL; do_setlink ignores IFLA_LINKINFO.
+  if (req.ifindex <= 0 && !req.name && !req.alt_name) return fail(EINVAL);
+  Device* dev = find_device(ctl, **ns, req);
+  if (!dev) return fail(ENODEV);
+  req.kind.reset();
+  req.has_info_data = false;
+  req.has_slave_data = false;
+  req.slave_kind.reset();
+  IFCORE_TRY(check_netns_refs(req));
+  return ctl.change_link(*dev, req);
+}
+
+namespace {
+
+Result<void> bulk_delete(Request& r, const wire::BulkDelete& bulk) {
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  std::vector<wire::BulkResult> results;
+  {
+    ScopeGuard guard(r, ctl, (*ns)->id());
+    UnregisterBatch batch;
+    results.reserve(bulk.items.size());
+    for (std::size_t i = 0; i < bulk.items.size(); ++i) {
+      const wire::BulkItem& it = bulk.items[i];
+      wire::BulkResult res;
+      res.index = static_cast<std::uint32_t>(i);
+      Device* dev = nullptr;
+      if (it.ifindex) {
+        dev = ctl.find(**ns, static_cast<int>(*it.ifindex));
+        if (!dev) res.message = fmt::format("no device with ifindex {}", *it.ifindex);
+      } else if (it.name) {
+        dev = ctl.find(**ns, *it.name);
+        res.name = *it.name;
+        if (!dev) res.message = fmt::format("device \"{}\" does not exist", *it.name);
+      }
+      if (!dev) {
+        res.error = ENODEV;
+      } else {
+        res.ifindex = dev->ifindex();
+        res.name = dev->name();
+        auto q = ctl.queue_unregister(*dev, batch);
+        if (!q) {
+          res.error = q.error().code;
+          res.message = q.error().message;
+        }
+      }
+      results.push_back(std::move(res));
+    }
+    // One batch for every device (Linux: unregister_netdevice_many).
+    ctl.commit(batch);
+  }  // the echoed notifications go first
+  for (const wire::BulkResult& res : results) {
+    auto e = emit(r.out, [&](wire::MessageBuilder& b) {
+      return wire::encode_bulk_result(b, r.seq(), r.port(), res);
+    });
+    if (!e) return e;
+  }
+  // Like a dump: NLMSG_DONE, then the dispatcher's ACK if NLM_F_ACK was set.
+  (void)emit(r.out,
+             [&](wire::MessageBuilder& b) { return wire::encode_done(b, r.seq(), r.port(), 0); });
+  r.out.flush();
+  return ok();
+}
+
+// Linux: rtnl_group_dellink — every device of the group in one batch; refused as a whole
+// if one of them cannot be deleted; ENODEV when the group is empty.
+Result<void> delete_group(Control& ctl, Namespace& ns, std::uint32_t group) {
+  std::vector<Device*> devs;
+  for (Device* dev : ns.devices_locked())
+    if (dev->group() == group) devs.push_back(dev);
+  if (devs.empty()) return fail(ENODEV);
+  return ctl.delete_links(devs);
+}
+
+}  // namespace
+
+Result<void> handle_dellink(Request& r) {
+  auto bulk = wire::decode_bulk_delete(r.m);
+  if (!bulk) return fail(bulk.error());
+  if (*bulk) return bulk_delete(r, **bulk);
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  auto d = wire::decode_link_request(r.m, decode_context(ctl));
+  if (!d) return fail(d.error());
+  ScopeGuard guard(r, ctl, (*ns)->id());
+  const LinkRequest& req = d->req;
+  // Linux: rtnl_dellink — by index, by name, else by group, else EINVAL.
+  if (req.ifindex > 0 || req.name || req.alt_name) {
+    Device* dev = find_device(ctl, **ns, req);
+    if (!dev) return fail(ENODEV);
+    return ctl.delete_link(*dev);
+  }
+  if (req.group) return delete_group(ctl, **ns, *req.group);
+  return fail(EINVAL);
+}
+
+}  // namespace ifcore::rtnl

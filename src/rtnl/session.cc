@@ -1,0 +1,230 @@
+// rtnl/session.cc — one client's conversation: socket options, multicast membership, the
+// bounded notification queue, and the dispatcher that splits a datagram into messages and
+// answers each as Linux's netlink_rcv_skb + rtnetlink_rcv_msg do (ACKs, errors, dumps).
+//
+// Lock order: 1. control lock (taken by the handlers), 2. Hub::mu_, 3. SessionImpl::qmu_.
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "ifcore/namespace.h"
+#include "rtnl/handlers.h"
+#include "rtnl/hub.h"
+
+namespace ifcore::rtnl {
+
+// ---- request scope
+
+ScopeGuard::ScopeGuard(Request& r, Control& ctl, int ns_id) : r_(r) {
+  scope_.origin = &r.s;
+  scope_.ns_id = ns_id;
+  scope_.echo = (r.flags() & NLM_F_ECHO) != 0;
+  scope_.seq = r.seq();
+  scope_.port = r.port();
+  r.s.hub().scope = &scope_;
+}
+
+ScopeGuard::~ScopeGuard() {
+  r_.s.hub().scope = nullptr;
+  flush_echo();
+}
+
+void ScopeGuard::flush_echo() {
+  for (Datagram& d : scope_.echoed) r_.out.send_alone(std::move(d));
+  scope_.echoed.clear();
+}
+
+Result<Namespace*> session_ns(Control& ctl, const SessionImpl& s) {
+  Namespace* ns = ctl.find_namespace_by_id(s.ns_id());
+  if (!ns) return fail(ENOENT, "namespace \"{}\" no longer exists", s.options().ns);
+  return ns;
+}
+
+void end_dump(Request& r, int error) {
+  (void)emit(r.out, [&](wire::MessageBuilder& b) {
+    return wire::encode_done(b, r.seq(), r.port(), error);
+  });
+  r.out.flush();
+  r.done = true;
+}
+
+// ---- session
+
+SessionImpl::SessionImpl(std::shared_ptr<Hub> hub, SessionOptions opts, int ns_id)
+    : hub_(std::move(hub)), opts_(std::move(opts)), ns_id_(ns_id) {
+  hub_->add(this);
+}
+
+SessionImpl::~SessionImpl() {
+  hub_->remove(this);
+}
+
+void SessionImpl::set_option(int optname, int value) {
+  switch (optname) {
+    case NETLINK_CAP_ACK:
+      ack_.cap_ack = value != 0;
+      break;
+    case NETLINK_EXT_ACK:
+      ack_.ext_ack = value != 0;
+      break;
+    case NETLINK_GET_STRICT_CHK:
+      strict_ = value != 0;
+      break;
+    case NETLINK_NO_ENOBUFS:
+      no_enobufs_ = value != 0;
+      break;
+    case NETLINK_ADD_MEMBERSHIP:
+      add_membership(static_cast<unsigned>(value));
+      break;
+    case NETLINK_DROP_MEMBERSHIP:
+      drop_membership(static_cast<unsigned>(value));
+      break;
+    default:
+      break;  // NETLINK_LISTEN_ALL_NSID, NETLINK_PKTINFO...: nothing to do here
+  }
+}
+
+void SessionImpl::add_membership(unsigned group) {
+  if (group >= 1 && group <= 64) groups_.fetch_or(std::uint64_t{1} << (group - 1));
+}
+
+void SessionImpl::drop_membership(unsigned group) {
+  if (group >= 1 && group <= 64) groups_.fetch_and(~(std::uint64_t{1} << (group - 1)));
+}
+
+void SessionImpl::set_group_mask(std::uint32_t mask) {
+  // Linux: netlink_bind replaces groups 1..32 with nl_groups.
+  std::uint64_t cur = groups_.load();
+  while (!groups_.compare_exchange_weak(cur, (cur & ~std::uint64_t{0xffffffff}) | mask)) {
+  }
+}
+
+bool SessionImpl::member(unsigned group) const {
+  return group >= 1 && group <= 64 && (groups_.load(std::memory_order_relaxed) >> (group - 1)) & 1;
+}
+
+void SessionImpl::enqueue(std::span<const std::uint8_t> msg) {
+  std::lock_guard lk(qmu_);
+  if (queue_.size() >= opts_.max_queued) {
+    // Linux: netlink_overrun — the message is lost and the socket gets ENOBUFS, unless
+    // NETLINK_NO_ENOBUFS was set.
+    if (!no_enobufs_) overflow_ = true;
+    return;
+  }
+  queue_.emplace_back(msg.begin(), msg.end());
+  if (wake_) wake_();
+}
+
+std::size_t SessionImpl::pending_notifications() const {
+  std::lock_guard lk(qmu_);
+  return queue_.size();
+}
+
+bool SessionImpl::pop_notification(Datagram& out) {
+  std::lock_guard lk(qmu_);
+  if (queue_.empty()) return false;
+  out = std::move(queue_.front());
+  queue_.pop_front();
+  return true;
+}
+
+bool SessionImpl::take_overflow() {
+  std::lock_guard lk(qmu_);
+  return std::exchange(overflow_, false);
+}
+
+void SessionImpl::set_wakeup(std::function<void()> wake) {
+  std::lock_guard lk(qmu_);
+  wake_ = std::move(wake);
+}
+
+void SessionImpl::handle(std::span<const std::uint8_t> datagram, const SendFn& send) {
+  Reply out(send, opts_.datagram_size);
+  auto msgs = wire::split_messages(datagram);
+  if (!msgs) {
+    // Linux drops a malformed datagram silently; we answer it when there is a header to
+    // echo (docs/WIRE.md, deliberate differences).
+    if (datagram.size() < NLMSG_HDRLEN) return;
+    wire::MessageBuilder b;
+    if (wire::encode_error(b, datagram.first(NLMSG_HDRLEN), opts_.port_id, msgs.error(),
+                           wire::AckOptions{true, ack_.ext_ack}))
+      out.send_alone(b.take());
+    return;
+  }
+  for (const wire::Message& m : *msgs) handle_message(m, out);
+  out.flush();
+}
+
+namespace {
+
+using Handler = Result<void> (*)(Request&);
+
+Handler find_handler(std::uint16_t type) {
+  switch (type) {
+    case RTM_NEWLINK:
+      return handle_newlink;
+    case RTM_SETLINK:
+      return handle_setlink;
+    case RTM_DELLINK:
+      return handle_dellink;
+    case RTM_GETLINK:
+      return handle_getlink;
+    case RTM_NEWNSID:
+      return handle_newnsid;
+    case RTM_DELNSID:
+      return handle_delnsid;
+    case RTM_GETNSID:
+      return handle_getnsid;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
+  Request r{*this, m, out};
+  auto answer = [&](const Error& e) {
+    out.flush();
+    wire::MessageBuilder b;
+    if (wire::encode_error(b, m.bytes, opts_.port_id, e, ack_)) out.send_alone(b.take());
+  };
+  // Linux: netlink_rcv_skb — only requests are handled; control messages (< NLMSG_MIN_TYPE)
+  // are skipped and acknowledged on request.
+  if (!(m.hdr.nlmsg_flags & NLM_F_REQUEST)) return;
+  Result<void> res = ok();
+  if (m.hdr.nlmsg_type >= NLMSG_MIN_TYPE) {
+    std::uint16_t type = m.hdr.nlmsg_type;
+    // Linux: rtnetlink_rcv_msg — a payload shorter than struct rtgenmsg is ignored.
+    if (type > RTM_MAX) {
+      res = fail(EOPNOTSUPP);
+    } else if (m.payload().size() < sizeof(rtgenmsg)) {
+      res = ok();
+    } else {
+      int kind = (type - RTM_BASE) & 3;  // 0 new, 1 del, 2 get, 3 set
+      Handler h = find_handler(type);
+      if (kind != 2 && !opts_.may_write) {
+        res = fail(EPERM);  // Linux: netlink_net_capable(skb, CAP_NET_ADMIN)
+      } else if (!h) {
+        res = fail(EOPNOTSUPP);
+      } else {
+        res = h(r);
+      }
+    }
+  }
+  if (!res) {
+    if (r.done) return;  // a dump already ended with the error in NLMSG_DONE
+    answer(res.error());
+    return;
+  }
+  if (r.done) return;
+  out.flush();
+  if (m.hdr.nlmsg_flags & NLM_F_ACK) answer(Error{});
+}
+
+}  // namespace ifcore::rtnl

@@ -1,0 +1,335 @@
+// tests/rtnl/link_test.cc — RTM_NEWLINK / RTM_SETLINK / RTM_DELLINK through a Session, byte
+// by byte: ACKs, errors with and without NETLINK_CAP_ACK / NETLINK_EXT_ACK, NLM_F_* flags.
+#include <linux/netlink.h>
+
+#include "rtnl/fixture.h"
+#include "rtnl/wire/bulk.h"
+
+namespace ifcore::rtnl::test {
+namespace {
+
+using namespace ifcore::wire::test;
+
+TEST_F(RtnlTest, CreateAcksWithSeqAndPortId) {
+  Bytes req = link_msg(RTM_NEWLINK, kCreate, 77, named("d0", "dummy"));
+  Replies r = send(req);
+  ASSERT_EQ(r.dgs.size(), 1u);
+  ASSERT_EQ(r.msgs.size(), 1u);
+  const auto& h = r.msgs[0].hdr;
+  EXPECT_EQ(h.nlmsg_type, NLMSG_ERROR);
+  EXPECT_EQ(h.nlmsg_seq, 77u);
+  EXPECT_EQ(h.nlmsg_pid, 4242u);
+  EXPECT_EQ(h.nlmsg_flags, NLM_F_CAPPED);
+  // nlmsgerr: error 0 and the request's header only.
+  EXPECT_EQ(h.nlmsg_len, NLMSG_HDRLEN + 4 + NLMSG_HDRLEN);
+  EXPECT_EQ(r.last_error(), 0);
+  EXPECT_EQ(Bytes(r.msgs[0].bytes.begin() + 20, r.msgs[0].bytes.end()),
+            Bytes(req.begin(), req.begin() + 16));
+  EXPECT_NE(find("d0"), nullptr);
+}
+
+TEST_F(RtnlTest, NoAckFlagMeansNoReply) {
+  Replies r = send(link_msg(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 1, named("d0", "dummy")));
+  EXPECT_TRUE(r.dgs.empty());
+  EXPECT_NE(find("d0"), nullptr);
+}
+
+TEST_F(RtnlTest, ExistingWithExclIsEexistEchoingTheWholeRequest) {
+  ASSERT_EQ(create("d0"), 0);
+  Bytes req = link_msg(RTM_NEWLINK, kCreate, 5, named("d0", "dummy"));
+  Replies r = send(req);
+  ASSERT_EQ(r.msgs.size(), 1u);
+  EXPECT_EQ(r.last_error(), EEXIST);
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_flags, 0);  // not capped, no TLVs
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_len, NLMSG_HDRLEN + 4 + req.size());
+  EXPECT_EQ(Bytes(r.msgs[0].bytes.begin() + 20, r.msgs[0].bytes.end()), req);
+}
+
+TEST_F(RtnlTest, CapAckEchoesOnlyTheHeader) {
+  ASSERT_EQ(create("d0"), 0);
+  session->set_option(NETLINK_CAP_ACK, 1);
+  Replies r = send(link_msg(RTM_NEWLINK, kCreate, 5, named("d0", "dummy")));
+  EXPECT_EQ(r.last_error(), EEXIST);
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_flags, NLM_F_CAPPED);
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_len, NLMSG_HDRLEN + 4 + NLMSG_HDRLEN);
+}
+
+TEST_F(RtnlTest, UnknownKindIsEopnotsuppWithExtackOnlyWhenAsked) {
+  Replies r = send(link_msg(RTM_NEWLINK, kCreate, 1, named("x0", "nosuchkind")));
+  EXPECT_EQ(r.last_error(), EOPNOTSUPP);
+  EXPECT_FALSE(r.msgs[0].hdr.nlmsg_flags & NLM_F_ACK_TLVS);
+  EXPECT_EQ(r.last_error_reply().message, "");
+  session->set_option(NETLINK_EXT_ACK, 1);
+  r = send(link_msg(RTM_NEWLINK, kCreate, 2, named("x0", "nosuchkind")));
+  EXPECT_EQ(r.last_error(), EOPNOTSUPP);
+  EXPECT_TRUE(r.msgs[0].hdr.nlmsg_flags & NLM_F_ACK_TLVS);
+  EXPECT_EQ(r.last_error_reply().message, "Unknown device type");
+  EXPECT_EQ(r.last_error_reply().attr_offset, -1);
+}
+
+TEST_F(RtnlTest, NoKindIsUnknownDeviceType) {
+  session->set_option(NETLINK_EXT_ACK, 1);
+  Replies r = send(link_msg(RTM_NEWLINK, kCreate, 1, named("x0")));
+  EXPECT_EQ(r.last_error(), EOPNOTSUPP);
+  EXPECT_EQ(r.last_error_reply().message, "Unknown device type");
+}
+
+TEST_F(RtnlTest, MalformedAttributeReportsItsOffset) {
+  session->set_option(NETLINK_EXT_ACK, 1);
+  // ifinfomsg, IFLA_IFNAME "d0", IFLA_MTU with 2 bytes (wants 4).
+  Bytes body =
+      cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_IFNAME, cstr("d0")), attr(IFLA_MTU, le16(9000))});
+  Bytes req = nlmsg(RTM_NEWLINK, NLM_F_REQUEST | kCreate, 3, 0, body);
+  Replies r = send(req);
+  EXPECT_EQ(r.last_error(), EINVAL);
+  auto e = r.last_error_reply();
+  EXPECT_EQ(e.attr_offset, 16 + 16 + 8);  // header, ifinfomsg, the IFNAME attribute
+  EXPECT_FALSE(e.message.empty());
+  EXPECT_EQ(find("d0"), nullptr);
+}
+
+TEST_F(RtnlTest, EmptyProbeWithoutCreateIsEnodev) {
+  // `ip` sends an empty RTM_NEWLINK to learn whether rtnetlink link creation works.
+  Replies r = send(nlmsg(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, 1, 0, ifinfo(0, 0, 0, 0, 0)));
+  EXPECT_EQ(r.last_error(), ENODEV);
+  r = send(link_msg(RTM_NEWLINK, NLM_F_ACK, 2, named("nosuch", "dummy")));
+  EXPECT_EQ(r.last_error(), ENODEV);
+}
+
+TEST_F(RtnlTest, ReplaceOfExistingIsEopnotsupp) {
+  ASSERT_EQ(create("d0"), 0);
+  Replies r = send(
+      link_msg(RTM_NEWLINK, NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK, 1, named("d0", "dummy")));
+  EXPECT_EQ(r.last_error(), EOPNOTSUPP);
+}
+
+TEST_F(RtnlTest, NewlinkWithoutCreateChangesAnExistingDevice) {
+  ASSERT_EQ(create("d0"), 0);
+  LinkRequest req = named("d0");
+  req.mtu = 9000;
+  req.flags = IFF_UP;
+  req.change = IFF_UP;
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 1, req)).last_error(), 0);
+  EXPECT_EQ(find("d0")->mtu(), 9000u);
+  EXPECT_TRUE(find("d0")->is_up());
+  // CREATE without EXCL on an existing device changes it too (`ip link add` without EXCL).
+  req.mtu = 1400;
+  req.kind = "dummy";
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_CREATE | NLM_F_ACK, 2, req)).last_error(), 0);
+  EXPECT_EQ(find("d0")->mtu(), 1400u);
+}
+
+TEST_F(RtnlTest, CreateWithoutNameUsesKindPattern) {
+  LinkRequest req;
+  req.kind = "dummy";
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, req)).last_error(), 0);
+  EXPECT_NE(find("dummy0"), nullptr);
+}
+
+TEST_F(RtnlTest, CreateWithIfindexAndInAnotherNamespace) {
+  {
+    auto ctl = engine->control();
+    ASSERT_TRUE(ctl.create_namespace("blue"));
+  }
+  LinkRequest req = named("b0", "dummy");
+  req.ifindex = 77;
+  req.net_ns_name = "blue";
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, req)).last_error(), 0);
+  ASSERT_NE(find("b0", "blue"), nullptr);
+  EXPECT_EQ(find("b0", "blue")->ifindex(), 77);
+  EXPECT_EQ(find("b0"), nullptr);
+}
+
+TEST_F(RtnlTest, GroupChangelinkChangesEveryMember) {
+  for (auto n : {"g0", "g1", "g2"}) ASSERT_EQ(create(n), 0);
+  for (auto n : {"g0", "g1"}) set_group(n, 7);
+  LinkRequest req;
+  req.group = 7;
+  req.mtu = 1300;
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 1, req)).last_error(), 0);
+  EXPECT_EQ(find("g0")->mtu(), 1300u);
+  EXPECT_EQ(find("g1")->mtu(), 1300u);
+  EXPECT_EQ(find("g2")->mtu(), 1500u);
+}
+
+TEST_F(RtnlTest, SetlinkByIndexAndByName) {
+  ASSERT_EQ(create("d0"), 0);
+  LinkRequest req;
+  req.ifindex = find("d0")->ifindex();
+  req.mtu = 2000;
+  EXPECT_EQ(send(link_msg(RTM_SETLINK, NLM_F_ACK, 1, req)).last_error(), 0);
+  EXPECT_EQ(find("d0")->mtu(), 2000u);
+  req = named("d0");
+  req.txqlen = 5;
+  EXPECT_EQ(send(link_msg(RTM_SETLINK, NLM_F_ACK, 2, req)).last_error(), 0);
+  EXPECT_EQ(find("d0")->txqlen(), 5u);
+  // Renaming by index.
+  req = LinkRequest{};
+  req.ifindex = find("d0")->ifindex();
+  req.name = "d1";
+  EXPECT_EQ(send(link_msg(RTM_SETLINK, NLM_F_ACK, 3, req)).last_error(), 0);
+  EXPECT_NE(find("d1"), nullptr);
+}
+
+TEST_F(RtnlTest, SetlinkErrors) {
+  EXPECT_EQ(send(link_msg(RTM_SETLINK, NLM_F_ACK, 1, named("nosuch"))).last_error(), ENODEV);
+  LinkRequest none;
+  none.mtu = 1000;
+  EXPECT_EQ(send(link_msg(RTM_SETLINK, NLM_F_ACK, 2, none)).last_error(), EINVAL);
+  ASSERT_EQ(create("d0"), 0);
+  // A rename onto a taken name fails and the mtu of the same request is rolled back.
+  LinkRequest bad;
+  bad.ifindex = find("d0")->ifindex();
+  bad.name = "lo";
+  bad.mtu = 9000;
+  session->set_option(NETLINK_EXT_ACK, 1);
+  Replies r = send(link_msg(RTM_SETLINK, NLM_F_ACK, 3, bad));
+  EXPECT_EQ(r.last_error(), EEXIST);
+  EXPECT_EQ(r.last_error_reply().message, "device \"lo\" already exists");
+  EXPECT_EQ(find("d0")->mtu(), 1500u);
+}
+
+TEST_F(RtnlTest, DellinkByIndexNameAndErrors) {
+  ASSERT_EQ(create("d0"), 0);
+  ASSERT_EQ(create("d1"), 0);
+  LinkRequest req;
+  req.ifindex = find("d0")->ifindex();
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 1, req)).last_error(), 0);
+  EXPECT_EQ(find("d0"), nullptr);
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 2, named("d1"))).last_error(), 0);
+  EXPECT_EQ(find("d1"), nullptr);
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 3, named("d1"))).last_error(), ENODEV);
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 4, LinkRequest{})).last_error(), EINVAL);
+  // Loopback cannot be deleted (Linux: no rtnl_link_ops -> EOPNOTSUPP).
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 5, named("lo"))).last_error(), EOPNOTSUPP);
+}
+
+TEST_F(RtnlTest, DellinkByGroupIsOneBatch) {
+  for (auto n : {"g0", "g1", "g2", "k0"}) ASSERT_EQ(create(n), 0);
+  for (auto n : {"g0", "g1", "g2"}) set_group(n, 9);
+  auto before = engine->stats().batches;
+  LinkRequest req;
+  req.group = 9;
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 1, req)).last_error(), 0);
+  EXPECT_EQ(engine->stats().batches, before + 1);
+  EXPECT_EQ(find("g0"), nullptr);
+  EXPECT_EQ(find("g2"), nullptr);
+  EXPECT_NE(find("k0"), nullptr);
+  // An empty group: ENODEV. Group 0 holds lo: refused as a whole.
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 2, req)).last_error(), ENODEV);
+  req.group = 0;
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 3, req)).last_error(), EOPNOTSUPP);
+  EXPECT_NE(find("k0"), nullptr);
+}
+
+TEST_F(RtnlTest, BulkDeleteIsOneBatchWithPerItemResults) {
+  for (auto n : {"b0", "b1", "b2"}) ASSERT_EQ(create(n), 0);
+  int b1 = find("b1")->ifindex();
+  wire::BulkDelete bulk;
+  bulk.items.push_back({std::nullopt, "b0"});
+  bulk.items.push_back({static_cast<std::uint32_t>(b1), std::nullopt});
+  bulk.items.push_back({std::nullopt, "nosuch"});
+  bulk.items.push_back({std::nullopt, "lo"});
+  bulk.items.push_back({std::nullopt, "b2"});
+  wire::MessageBuilder b;
+  ASSERT_TRUE(wire::encode_bulk_delete(b, {RTM_DELLINK, NLM_F_REQUEST | NLM_F_ACK, 9, 0}, bulk));
+  auto before = engine->stats().batches;
+  Replies r = send(b.take());
+  EXPECT_EQ(engine->stats().batches, before + 1);
+  ASSERT_EQ(r.msgs.size(), 5u + 2u);
+  std::vector<int> errs;
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(r.msgs[i].hdr.nlmsg_type, RTM_DELLINK);
+    EXPECT_EQ(r.msgs[i].hdr.nlmsg_flags, NLM_F_MULTI);
+    EXPECT_EQ(r.msgs[i].hdr.nlmsg_seq, 9u);
+    auto res = wire::decode_bulk_result(r.msgs[i]);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->index, static_cast<std::uint32_t>(i));
+    errs.push_back(res->error);
+  }
+  EXPECT_EQ(errs, (std::vector<int>{0, 0, ENODEV, EOPNOTSUPP, 0}));
+  EXPECT_EQ(wire::decode_bulk_result(r.msgs[1])->ifindex, b1);
+  EXPECT_EQ(wire::decode_bulk_result(r.msgs[2])->message, "device \"nosuch\" does not exist");
+  EXPECT_EQ(r.msgs[5].hdr.nlmsg_type, NLMSG_DONE);
+  EXPECT_EQ(r.last_error(), 0);  // the ACK
+  EXPECT_EQ(find("b0"), nullptr);
+  EXPECT_EQ(find("b2"), nullptr);
+  EXPECT_NE(find("lo"), nullptr);
+}
+
+TEST_F(RtnlTest, EchoSendsTheNewDeviceBeforeTheAck) {
+  Replies r = send(link_msg(RTM_NEWLINK, kCreate | NLM_F_ECHO, 31, named("e0", "dummy")));
+  ASSERT_EQ(r.msgs.size(), 2u);
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_type, RTM_NEWLINK);
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_seq, 31u);
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_pid, 4242u);
+  auto lm = wire::decode_link_message(r.msgs[0]);
+  ASSERT_TRUE(lm);
+  EXPECT_EQ(lm->name, "e0");
+  EXPECT_EQ(lm->change, ~0u);
+  EXPECT_EQ(r.last_error(), 0);
+  // Delete with echo: the RTM_DELLINK comes back.
+  r = send(link_msg(RTM_DELLINK, NLM_F_ACK | NLM_F_ECHO, 32, named("e0")));
+  ASSERT_EQ(r.msgs.size(), 2u);
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_type, RTM_DELLINK);
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_seq, 32u);
+}
+
+TEST_F(RtnlTest, ReadOnlySessionGetsEpermAndChangesNothing) {
+  ASSERT_EQ(create("d0"), 0);
+  SessionOptions o;
+  o.may_write = false;
+  auto ro = open(o);
+  auto count = device_count();
+  EXPECT_EQ(roundtrip(*ro, link_msg(RTM_NEWLINK, kCreate, 1, named("x0", "dummy"))).last_error(),
+            EPERM);
+  LinkRequest ch = named("d0");
+  ch.mtu = 1000;
+  EXPECT_EQ(roundtrip(*ro, link_msg(RTM_NEWLINK, NLM_F_ACK, 2, ch)).last_error(), EPERM);
+  EXPECT_EQ(roundtrip(*ro, link_msg(RTM_SETLINK, NLM_F_ACK, 3, ch)).last_error(), EPERM);
+  EXPECT_EQ(roundtrip(*ro, link_msg(RTM_DELLINK, NLM_F_ACK, 4, named("d0"))).last_error(), EPERM);
+  EXPECT_EQ(device_count(), count);
+  EXPECT_EQ(find("d0")->mtu(), 1500u);
+  // Reading stays open.
+  wire::GetLinkRequest g;
+  g.name = "d0";
+  Replies r = roundtrip(*ro, getlink(5, g));
+  ASSERT_EQ(r.msgs.size(), 1u);
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_type, RTM_NEWLINK);
+}
+
+TEST_F(RtnlTest, ControlTypesAndUnknownTypes) {
+  // NLMSG_NOOP with ACK: acknowledged; without NLM_F_REQUEST: ignored.
+  EXPECT_EQ(send(nlmsg(NLMSG_NOOP, NLM_F_REQUEST | NLM_F_ACK, 1, 0, {})).last_error(), 0);
+  EXPECT_TRUE(send(nlmsg(RTM_GETLINK, 0, 1, 0, ifinfo(0, 0, 1, 0, 0))).dgs.empty());
+  EXPECT_EQ(send(nlmsg(RTM_MAX + 1, NLM_F_REQUEST, 1, 0, ifinfo(0, 0, 1, 0, 0))).last_error(),
+            EOPNOTSUPP);
+  EXPECT_EQ(send(nlmsg(RTM_NEWQDISC, NLM_F_REQUEST, 1, 0, ifinfo(0, 0, 1, 0, 0))).last_error(),
+            EOPNOTSUPP);
+  // Payload shorter than rtgenmsg: ignored (only the ACK).
+  EXPECT_EQ(send(nlmsg(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, 1, 0, {})).last_error(), 0);
+}
+
+TEST_F(RtnlTest, SeveralMessagesInOneDatagramAnsweredInOrder) {
+  Bytes dg = link_msg(RTM_NEWLINK, kCreate, 1, named("m0", "dummy"));
+  add(dg, link_msg(RTM_NEWLINK, kCreate, 2, named("m0", "dummy")));
+  add(dg, link_msg(RTM_DELLINK, NLM_F_ACK, 3, named("m0")));
+  Replies r = send(dg);
+  ASSERT_EQ(r.msgs.size(), 3u);
+  EXPECT_EQ(wire::decode_error(r.msgs[0])->error, 0);
+  EXPECT_EQ(wire::decode_error(r.msgs[1])->error, EEXIST);
+  EXPECT_EQ(wire::decode_error(r.msgs[2])->error, 0);
+  EXPECT_EQ(r.msgs[2].hdr.nlmsg_seq, 3u);
+}
+
+TEST_F(RtnlTest, TruncatedDatagramIsAnsweredWithEinval) {
+  Bytes dg = link_msg(RTM_NEWLINK, kCreate, 1, named("m0", "dummy"));
+  dg.resize(dg.size() - 4);
+  Replies r = send(dg);
+  EXPECT_EQ(r.last_error(), EINVAL);
+  EXPECT_EQ(find("m0"), nullptr);
+  EXPECT_TRUE(send(Bytes{1, 2, 3}).dgs.empty());
+}
+
+}  // namespace
+}  // namespace ifcore::rtnl::test
