@@ -1,8 +1,13 @@
 // References: sharded while live, exact once unregistering; see ref_shards.h.
 //
 // Lock order: RefShards::mu_ and Device::Tracker::mu are leaves.
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cassert>
 #include <cstdlib>
+#include <thread>
 
 #include "base/rcu.h"
 #include "core/engine_impl.h"
@@ -21,6 +26,30 @@ RefShards* const g_shards = &RefShards::instance();
 RefShards& RefShards::instance() {
   static RefShards* shards = new RefShards();
   return *shards;
+}
+
+RefShards::RefShards() {
+  long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+      syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+    membarrier_ok_ = true;
+}
+
+void RefShards::quiesce() {
+  if (membarrier_ok_) {
+    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  std::vector<Arena*> all;
+  {
+    std::lock_guard lk(mu_);
+    all = arenas_;
+  }
+  for (Arena* a : all) {
+    for (int spins = 0; a->busy.load(std::memory_order_acquire); ++spins)
+      if (spins > 64) std::this_thread::yield();
+  }
 }
 
 RefShards::Arena::~Arena() {
@@ -90,13 +119,6 @@ void RefShards::free_slot(std::uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-std::atomic<std::int64_t>& RefShards::local(std::uint32_t slot) {
-  Arena* a = t_arena ? t_arena : arena_for_thread();
-  auto* c = a->chunks[slot / kChunk].load(std::memory_order_relaxed);  // owner-written
-  if (__builtin_expect(c == nullptr, 0)) c = a->chunk(slot / kChunk, true);
-  return c[slot % kChunk];
-}
-
 std::int64_t RefShards::fold(std::uint32_t slot) {
   std::lock_guard lk(mu_);
   std::int64_t sum = 0;
@@ -131,25 +153,42 @@ inline void shard_add(std::atomic<std::int64_t>& c, std::int64_t d) {
 
 }  // namespace
 
+// The busy section: mark, fence, read the flag, count, unmark (see ref_shards.h).
+inline RefShards::Arena* enter() {
+  RefShards::Arena* a = t_arena ? t_arena : shards().arena_for_thread();
+  a->busy.store(1, std::memory_order_relaxed);
+  if (__builtin_expect(shards().needs_full_fence(), 0))
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  else
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  return a;
+}
+
+inline void leave(RefShards::Arena* a) { a->busy.store(0, std::memory_order_release); }
+
+inline std::atomic<std::int64_t>& counter(RefShards::Arena* a, std::uint32_t slot) {
+  auto* c = a->chunks[slot / RefShards::kChunk].load(std::memory_order_relaxed);  // owner-written
+  if (__builtin_expect(c == nullptr, 0)) c = a->chunk(slot / RefShards::kChunk, true);
+  return c[slot % RefShards::kChunk];
+}
+
 void DeviceAccess::get(Device& d) {
-  rcu::register_thread();
-  rcu::read_lock();
-  if (!d.ref_dying_.load(std::memory_order_acquire))
-    shard_add(shards().local(d.ref_slot_), 1);
+  RefShards::Arena* a = enter();
+  if (!d.ref_dying_.load(std::memory_order_relaxed))
+    shard_add(counter(a, d.ref_slot_), 1);
   else
     d.ref_exact_.fetch_add(1, std::memory_order_relaxed);
-  rcu::read_unlock();
+  leave(a);
 }
 
 void DeviceAccess::put(Device& d) {
-  rcu::register_thread();
-  rcu::read_lock();
-  if (!d.ref_dying_.load(std::memory_order_acquire)) {
-    shard_add(shards().local(d.ref_slot_), -1);
-    rcu::read_unlock();
+  RefShards::Arena* a = enter();
+  if (!d.ref_dying_.load(std::memory_order_relaxed)) {
+    shard_add(counter(a, d.ref_slot_), -1);
+    leave(a);
     return;
   }
-  rcu::read_unlock();
+  leave(a);
   drop_exact(d, 1);
 }
 
@@ -231,8 +270,11 @@ void DeviceAccess::kill_refs(Engine::Impl& impl, std::span<Device* const> devs) 
     d->ref_exact_.fetch_add(kBias, std::memory_order_acq_rel);
     d->ref_dying_.store(true, std::memory_order_release);
   }
+  // The grace period: no reader that found these devices before they were unlisted is
+  // still about to take a Ref; quiesce: no get/put that missed the flag is still counting.
   impl.grace_period();
   auto& shards = RefShards::instance();
+  shards.quiesce();
   for (Device* d : devs) {
     auto sum = shards.fold(d->ref_slot_);
     drop_exact(*d, kBias - sum);

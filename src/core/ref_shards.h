@@ -4,8 +4,16 @@
 // arena: one counter per slot, written only by that thread (relaxed load + store, no
 // shared cache line). A live device's count is its exact count plus the sum of its slot
 // over every arena. To switch a batch of devices to exact counting: set each device's
-// dying flag, wait ONE grace period (every get/put runs inside a read-side section, so
-// after it nobody is still adding to a shard), then fold the shards into the exact count.
+// dying flag, wait ONE grace period, then `quiesce()` and fold the shards into the exact
+// count.
+//
+// Each get/put marks its arena busy around "read the dying flag, add to the shard", with
+// only a compiler fence. quiesce() issues one membarrier(PRIVATE_EXPEDITED) — a full
+// barrier on every thread of the process — and then waits for the few arenas that are
+// busy at that instant: every get/put that read the dying flag as clear has then finished
+// adding to its shard, and every later one sees the flag set (the asymmetric fence that
+// liburcu's memb flavor uses for its read side). Without membarrier, the fast path uses a
+// full fence instead.
 //
 // Lock order: RefShards::mu_ is a leaf (see engine.h).
 #pragma once
@@ -28,16 +36,20 @@ class RefShards {
   std::uint32_t alloc_slot();
   void free_slot(std::uint32_t slot);
 
-  // The calling thread's counter for `slot`. Context: inside a read-side section.
-  std::atomic<std::int64_t>& local(std::uint32_t slot);
 
   // Sums the slot over every arena and zeroes it. Context: after the grace period that
   // follows setting the device's dying flag (no concurrent writers of this slot).
   std::int64_t fold(std::uint32_t slot);
   // Sums without zeroing (approximate while writers run). Context: any thread.
   std::int64_t peek(std::uint32_t slot) const;
+  // Waits until no get/put that may have missed a dying flag set before the call is still
+  // running. Context: any thread but a get/put; never inside a busy section.
+  void quiesce();
+  // True when the fast path needs a full fence (no membarrier on this system).
+  bool needs_full_fence() const { return !membarrier_ok_; }
 
   struct Arena {
+    std::atomic<std::uint32_t> busy{0};  // owner: 1 around a get/put
     std::atomic<std::atomic<std::int64_t>*> chunks[kMaxChunks] = {};
     std::atomic<bool> owned{true};
     ~Arena();
@@ -45,14 +57,20 @@ class RefShards {
   };
 
  private:
-  RefShards() = default;
+  RefShards();
+
+ public:
+  // The calling thread's arena (made on first use). Context: any thread.
   Arena* arena_for_thread();
+
+ private:
 
   mutable std::mutex mu_;
   std::vector<Arena*> arenas_;      // never shrinks: a dead thread's counts still count
   std::vector<Arena*> orphans_;     // arenas of exited threads, reused by new threads
   std::vector<std::uint32_t> free_slots_;
   std::uint32_t next_slot_ = 0;
+  bool membarrier_ok_ = false;
   friend struct ArenaOwner;
 };
 
