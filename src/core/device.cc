@@ -28,10 +28,15 @@ struct Device::TextBox {
 
 namespace {
 
+// Publishes a new box; the old one is freed after a grace period, or at once while the
+// device is not yet visible to any reader.
 template <class Box>
-void publish(std::atomic<const Box*>& slot, const Box* next) {
+void publish(const Device& d, std::atomic<const Box*>& slot, const Box* next) {
   const Box* old = slot.exchange(next, std::memory_order_acq_rel);
-  rcu::retire(const_cast<Box*>(old));
+  if (d.state() == RegState::Uninitialized)
+    delete old;
+  else
+    rcu::retire(const_cast<Box*>(old));
 }
 
 }  // namespace
@@ -101,7 +106,7 @@ void Device::set_name_locked(std::string_view name) {
   auto* b = new NameBox{};
   b->len = static_cast<std::uint8_t>(std::min<std::size_t>(name.size(), 15));
   std::memcpy(b->s, name.data(), b->len);
-  publish(name_, static_cast<const NameBox*>(b));
+  publish(*this, name_, static_cast<const NameBox*>(b));
 }
 
 HwAddr Device::address() const {
@@ -128,13 +133,13 @@ std::string Device::alias() const {
   return b ? b->s : std::string{};
 }
 
-void Device::set_address_locked(const HwAddr& a) { publish(address_, new const AddrBox{a}); }
-void Device::set_broadcast_locked(const HwAddr& a) { publish(broadcast_, new const AddrBox{a}); }
+void Device::set_address_locked(const HwAddr& a) { publish(*this, address_, new const AddrBox{a}); }
+void Device::set_broadcast_locked(const HwAddr& a) { publish(*this, broadcast_, new const AddrBox{a}); }
 void Device::set_perm_address_locked(const HwAddr& a) {
-  publish(perm_address_, new const AddrBox{a});
+  publish(*this, perm_address_, new const AddrBox{a});
 }
 void Device::set_alias_locked(std::string_view alias) {
-  publish(alias_, alias.empty() ? nullptr : new const TextBox{std::string(alias)});
+  publish(*this, alias_, alias.empty() ? nullptr : new const TextBox{std::string(alias)});
 }
 
 bool Device::set_carrier_locked(bool on) {

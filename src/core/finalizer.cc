@@ -65,7 +65,14 @@ void Finalizer::release_locked_out(std::vector<Device*>& devs) {
     std::lock_guard lk(mu_);
     for (Device* d : devs) waiting_.erase(d);
   }
-  for (Device* d : devs) rcu::retire(d);  // freed after readers that may still see it
+  // Freed after readers that may still see them: one callback for the whole list.
+  struct Released {
+    std::vector<Device*> devs;
+    ~Released() {
+      for (Device* d : devs) delete d;
+    }
+  };
+  rcu::retire(new Released{devs});
   impl_.stats.devices_released.fetch_add(devs.size(), std::memory_order_relaxed);
   StatsCounters::add(impl_.stats.free_ns, Clock::now() - t0);
   idle_cv_.notify_all();
