@@ -1,0 +1,173 @@
+// tests/rtnl/notify_test.cc — RTNLGRP_LINK notifications: which events produce which
+// messages, the namespace filter, and a session that never reads overflowing while the
+// others keep being served.
+#include <linux/netlink.h>
+
+#include "rtnl/control_msg.h"
+#include "rtnl/fixture.h"
+
+namespace ifcore::rtnl::test {
+namespace {
+
+using namespace ifcore::wire::test;
+
+std::vector<wire::LinkMessage> drain(Session& s, std::vector<std::uint16_t>* types = nullptr) {
+  std::vector<wire::LinkMessage> out;
+  Datagram d;
+  while (s.pop_notification(d)) {
+    auto msgs = wire::split_messages(d);
+    EXPECT_TRUE(msgs);
+    for (const auto& m : *msgs) {
+      EXPECT_EQ(m.hdr.nlmsg_seq, 0u);
+      EXPECT_EQ(m.hdr.nlmsg_pid, 0u);
+      if (types) types->push_back(m.hdr.nlmsg_type);
+      auto lm = wire::decode_link_message(m);
+      EXPECT_TRUE(lm);
+      if (lm) out.push_back(*lm);
+    }
+  }
+  return out;
+}
+
+TEST_F(RtnlTest, CreateUpDeleteNotifications) {
+  auto mon = open();
+  mon->add_membership(RTNLGRP_LINK);
+  LinkRequest req = named("d0", "dummy");
+  req.flags = IFF_UP;
+  req.change = IFF_UP;
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, req)).last_error(), 0);
+  std::vector<std::uint16_t> types;
+  auto msgs = drain(*mon, &types);
+  // Linux: rtnl_configure_link announces the configured device once.
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(types[0], RTM_NEWLINK);
+  EXPECT_EQ(msgs[0].name, "d0");
+  EXPECT_EQ(msgs[0].change, ~0u);
+  EXPECT_TRUE(msgs[0].flags & IFF_UP);
+
+  LinkRequest mtu = named("d0");
+  mtu.mtu = 1400;
+  ASSERT_EQ(send(link_msg(RTM_SETLINK, NLM_F_ACK, 2, mtu)).last_error(), 0);
+  msgs = drain(*mon);
+  ASSERT_EQ(msgs.size(), 1u);
+  EXPECT_EQ(msgs[0].mtu, 1400u);
+
+  types.clear();
+  ASSERT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 3, named("d0"))).last_error(), 0);
+  msgs = drain(*mon, &types);
+  // Linux: unregister_netdevice_many closes the device (RTM_NEWLINK), then RTM_DELLINK.
+  ASSERT_EQ(types, (std::vector<std::uint16_t>{RTM_NEWLINK, RTM_DELLINK}));
+  EXPECT_FALSE(msgs[0].flags & IFF_UP);
+  EXPECT_EQ(msgs[1].name, "d0");
+}
+
+TEST_F(RtnlTest, FailedCreateIsNeverAnnounced) {
+  auto mon = open();
+  mon->add_membership(RTNLGRP_LINK);
+  LinkRequest req = named("d0", "dummy");
+  req.master = 1;  // lo cannot be a master: the device is made, then withdrawn
+  EXPECT_NE(send(link_msg(RTM_NEWLINK, kCreate, 1, req)).last_error(), 0);
+  EXPECT_EQ(find("d0"), nullptr);
+  EXPECT_EQ(mon->pending_notifications(), 0u);
+}
+
+TEST_F(RtnlTest, NotificationsNeedMembershipAndStayInTheirNamespace) {
+  {
+    auto ctl = engine->control();
+    ASSERT_TRUE(ctl.create_namespace("blue"));
+  }
+  auto deaf = open();
+  SessionOptions blue;
+  blue.ns = "blue";
+  auto other = open(blue);
+  other->add_membership(RTNLGRP_LINK);
+  auto mask = open();
+  mask->set_group_mask(1u << (RTNLGRP_LINK - 1));  // RTMGRP_LINK
+  ASSERT_EQ(create("d0"), 0);
+  EXPECT_EQ(deaf->pending_notifications(), 0u);
+  EXPECT_EQ(other->pending_notifications(), 0u);
+  EXPECT_EQ(mask->pending_notifications(), 1u);
+  mask->drop_membership(RTNLGRP_LINK);
+  ASSERT_EQ(create("d1"), 0);
+  EXPECT_EQ(mask->pending_notifications(), 1u);
+  // Moving a device: RTM_DELLINK in the old namespace, RTM_NEWLINK in the new one.
+  auto here = open();
+  here->add_membership(RTNLGRP_LINK);
+  LinkRequest mv = named("d0");
+  mv.net_ns_name = "blue";
+  ASSERT_EQ(send(link_msg(RTM_SETLINK, NLM_F_ACK, 1, mv)).last_error(), 0);
+  std::vector<std::uint16_t> t_here, t_other;
+  drain(*here, &t_here);
+  drain(*other, &t_other);
+  EXPECT_EQ(t_here, (std::vector<std::uint16_t>{RTM_DELLINK}));
+  EXPECT_EQ(t_other, (std::vector<std::uint16_t>{RTM_NEWLINK}));
+}
+
+TEST_F(RtnlTest, SessionThatNeverReadsOverflowsOthersKeepWorking) {
+  SessionOptions small;
+  small.max_queued = 8;
+  auto lazy = open(small);
+  lazy->add_membership(RTNLGRP_LINK);
+  auto busy = open();
+  busy->add_membership(RTNLGRP_LINK);
+  int wakes = 0;
+  busy->set_wakeup([&] { ++wakes; });
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(create("d" + std::to_string(i)), 0);
+  EXPECT_EQ(lazy->pending_notifications(), 8u);
+  EXPECT_TRUE(lazy->take_overflow());
+  EXPECT_FALSE(lazy->take_overflow());  // reading clears it
+  EXPECT_EQ(busy->pending_notifications(), 50u);
+  EXPECT_EQ(wakes, 50);
+  EXPECT_FALSE(busy->take_overflow());
+  // The lazy client resynchronises with a dump.
+  wire::GetLinkRequest g;
+  g.dump = true;
+  Replies r = roundtrip(*lazy, getlink(1, g));
+  EXPECT_EQ(r.msgs.size(), 52u);
+  // NETLINK_NO_ENOBUFS: losses are silent.
+  auto quiet = open(small);
+  quiet->add_membership(RTNLGRP_LINK);
+  quiet->set_option(NETLINK_NO_ENOBUFS, 1);
+  for (int i = 50; i < 60; ++i) ASSERT_EQ(create("d" + std::to_string(i)), 0);
+  EXPECT_FALSE(quiet->take_overflow());
+}
+
+TEST(ControlMsg, RoundTripAndOverflowDatagram) {
+  ControlRequest req;
+  req.ns = "blue";
+  req.port_id = 77;
+  req.groups = 1;
+  req.add_membership = {RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR};
+  req.drop_membership = {RTNLGRP_NEIGH};
+  req.options = {{NETLINK_EXT_ACK, 1}, {NETLINK_CAP_ACK, 1}};
+  wire::MessageBuilder b;
+  ASSERT_TRUE(encode_control_request(b, 5, req, NLM_F_ACK));
+  Bytes bytes = b.take();
+  auto m = one(bytes);
+  EXPECT_EQ(m.hdr.nlmsg_type, IFCORE_NLMSG_CONTROL);
+  EXPECT_EQ(m.hdr.nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+  auto back = decode_control_request(m);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, req);
+
+  ControlState st{77, "blue", 1, true};
+  ASSERT_TRUE(encode_control_state(b, 5, 77, st));
+  bytes = b.take();
+  auto st2 = decode_control_state(one(bytes));
+  ASSERT_TRUE(st2);
+  EXPECT_EQ(*st2, st);
+
+  Bytes bad = nlmsg(IFCORE_NLMSG_CONTROL, NLM_F_REQUEST, 1, 0, attr(99, le32(1)));
+  EXPECT_EQ(decode_control_request(one(bad)).error().code, EINVAL);
+
+  auto ov = overflow_datagram();
+  EXPECT_TRUE(is_overflow_datagram(ov));
+  auto e = wire::decode_error(one(ov));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error, ENOBUFS);
+  EXPECT_EQ(e->request.nlmsg_type, IFCORE_NLMSG_CONTROL);
+  EXPECT_FALSE(is_overflow_datagram(bytes));
+}
+
+}  // namespace
+}  // namespace ifcore::rtnl::test
