@@ -1,0 +1,306 @@
+// cli/addr_cmd.cc — `ifc address add|delete|show|flush`: RTM_NEWADDR / RTM_DELADDR /
+// RTM_GETADDR, printed under their device as `ip addr show` does.
+#include <arpa/inet.h>
+#include <net/if.h>
+
+#include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
+
+#include <map>
+
+#include "cli/commands.h"
+#include "cli/link_print.h"
+#include "rtnl/wire/address.h"
+
+namespace ifcore::cli {
+
+namespace {
+
+Result<void> finish(wire::MessageBuilder& b) {
+  if (auto e = b.end(); !e) return die(2, "{}", e.error().message);
+  return ok();
+}
+
+const char* family_name(int f) {
+  return f == AF_INET ? "inet" : f == AF_INET6 ? "inet6" : "unknown";
+}
+
+std::string scope_name(std::uint8_t s) {
+  switch (s) {
+    case RT_SCOPE_UNIVERSE:
+      return "global";
+    case RT_SCOPE_SITE:
+      return "site";
+    case RT_SCOPE_LINK:
+      return "link";
+    case RT_SCOPE_HOST:
+      return "host";
+    case RT_SCOPE_NOWHERE:
+      return "nowhere";
+    default:
+      return std::to_string(s);
+  }
+}
+
+Result<std::uint8_t> parse_scope(const std::string& s) {
+  if (s == "global" || s == "universe") return RT_SCOPE_UNIVERSE;
+  if (s == "site") return RT_SCOPE_SITE;
+  if (s == "link") return RT_SCOPE_LINK;
+  if (s == "host") return RT_SCOPE_HOST;
+  if (s == "nowhere") return RT_SCOPE_NOWHERE;
+  auto n = parse_u32(s, "invalid scope value.");
+  if (!n || *n > 255) return invarg("invalid scope value.", s);
+  return std::uint8_t(*n);
+}
+
+std::string lft(std::uint32_t v) {
+  return v == 0xffffffffu ? "forever" : std::to_string(v) + "sec";
+}
+
+void print_addr(Ctx& c, const wire::AddrMessage& a, bool deleted) {
+  Out& o = *c.out;
+  std::uint32_t fl = a.all_flags();
+  o.open_object();
+  if (deleted) o.kv("deleted", true, "Deleted ");
+  o.kv("family", family_name(a.family), fmt::format("    {} ", family_name(a.family)));
+  const IpAddr* local = a.local ? &*a.local : a.address ? &*a.address : nullptr;
+  if (local) o.kv("local", local->to_string(), local->to_string());
+  if (a.local && a.address && !(*a.local == *a.address))
+    o.kv("address", a.address->to_string(), " peer " + a.address->to_string());
+  o.kv("prefixlen", a.prefixlen, fmt::format("/{} ", a.prefixlen));
+  if (a.broadcast)
+    o.kv("broadcast", a.broadcast->to_string(), "brd " + a.broadcast->to_string() + " ");
+  if (a.anycast) o.kv("anycast", a.anycast->to_string(), "any " + a.anycast->to_string() + " ");
+  o.kv("scope", scope_name(a.scope), "scope " + scope_name(a.scope) + " ");
+  static const std::pair<std::uint32_t, const char*> kFlags[] = {
+      {IFA_F_SECONDARY, "secondary"},
+      {IFA_F_NODAD, "nodad"},
+      {IFA_F_OPTIMISTIC, "optimistic"},
+      {IFA_F_DADFAILED, "dadfailed"},
+      {IFA_F_HOMEADDRESS, "home"},
+      {IFA_F_DEPRECATED, "deprecated"},
+      {IFA_F_TENTATIVE, "tentative"},
+      {IFA_F_MANAGETEMPADDR, "mngtmpaddr"},
+      {IFA_F_NOPREFIXROUTE, "noprefixroute"},
+      {IFA_F_MCAUTOJOIN, "autojoin"},
+      {IFA_F_STABLE_PRIVACY, "stable-privacy"}};
+  for (auto [bit, name] : kFlags) {
+    if (!(fl & bit)) continue;
+    const char* n = (bit == IFA_F_SECONDARY && a.family == AF_INET6) ? "temporary" : name;
+    o.kv(n, true, std::string(n) + " ");
+  }
+  if (!(fl & IFA_F_PERMANENT)) o.kv("dynamic", true, "dynamic ");
+  if (a.label) o.kv("label", *a.label, *a.label);
+  std::uint32_t valid = 0xffffffffu, pref = 0xffffffffu;
+  if (a.cacheinfo) valid = a.cacheinfo->ifa_valid, pref = a.cacheinfo->ifa_prefered;
+  o.kv("valid_life_time", valid, "\n       valid_lft " + lft(valid));
+  o.kv("preferred_life_time", pref, " preferred_lft " + lft(pref));
+  o.text("\n");
+  o.close();
+}
+
+Result<std::vector<wire::AddrMessage>> list_addrs(Ctx& c) {
+  std::vector<wire::AddrMessage> out;
+  wire::MessageBuilder b(1 << 16);
+  b.begin({RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0});
+  ifaddrmsg ifa{};
+  ifa.ifa_family = std::uint8_t(c.family);
+  b.put_struct(ifa);
+  IFCORE_TRY(finish(b));
+  IFCORE_TRY(c.client->dump(b, [&](const wire::Message& m) {
+    if (m.hdr.nlmsg_type != RTM_NEWADDR) return;
+    auto a = wire::decode_addr(m);
+    if (!a) return;
+    if (c.family && a->family != c.family) return;
+    out.push_back(std::move(*a));
+  }));
+  return out;
+}
+
+Result<void> addr_show(Ctx& c, Args& a) {
+  auto f = parse_link_filter(a);
+  if (!f) return fail(f.error());
+  f->family = c.family;
+  auto links = list_links(c, *f);
+  if (!links) return fail(links.error());
+  auto addrs = list_addrs(c);
+  if (!addrs) return fail(addrs.error());
+  std::multimap<std::uint32_t, const wire::AddrMessage*> by_dev;
+  for (const auto& x : *addrs) by_dev.emplace(x.ifindex, &x);
+  Out& o = *c.out;
+  o.open_array();
+  for (const auto& l : *links) {
+    auto [lo, hi] = by_dev.equal_range(std::uint32_t(l.m.ifindex));
+    if (c.family && lo == hi) continue;  // -4 / -6 show devices with such addresses only
+    o.open_object();
+    if (c.brief) {
+      print_link_brief(c, l);
+      o.open_array("addr_info");
+      for (auto it = lo; it != hi; ++it) {
+        const auto& x = *it->second;
+        const IpAddr* ip = x.local ? &*x.local : &*x.address;
+        o.open_object();
+        o.jkv("local", ip->to_string());
+        o.jkv("prefixlen", x.prefixlen);
+        o.close();
+        o.text(fmt::format("{}/{} ", ip->to_string(), x.prefixlen));
+      }
+      o.close();
+      o.text("\n");
+    } else {
+      print_link(c, l, false);
+      o.open_array("addr_info");
+      for (auto it = lo; it != hi; ++it) print_addr(c, *it->second, false);
+      o.close();
+    }
+    o.close();
+    o.flush();
+  }
+  o.close();
+  return ok();
+}
+
+Result<void> addr_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flags) {
+  wire::AddrMessage m;
+  std::string dev;
+  std::optional<Prefix> local, peer;
+  bool brd_auto = false;
+  while (!a.done()) {
+    std::string w = a.take();
+    auto v = [&]() { return a.value(); };
+    if (w == "dev") {
+      auto x = v();
+      if (!x) return fail(x.error());
+      dev = *x;
+    } else if (w == "peer" || w == "remote") {
+      auto x = v();
+      if (!x) return fail(x.error());
+      auto p = parse_prefix(*x, c.family, "invalid peer address");
+      if (!p) return fail(p.error());
+      peer = *p;
+    } else if (matches(w, "broadcast") || w == "brd") {
+      auto x = v();
+      if (!x) return fail(x.error());
+      if (*x == "+" || *x == "-") {
+        brd_auto = *x == "+";
+        continue;
+      }
+      auto ip = IpAddr::parse(*x);
+      if (!ip) return invarg("invalid broadcast address", *x);
+      m.broadcast = *ip;
+    } else if (w == "label") {
+      auto x = v();
+      if (!x) return fail(x.error());
+      m.label = *x;
+    } else if (w == "scope") {
+      auto x = v();
+      if (!x) return fail(x.error());
+      auto s = parse_scope(*x);
+      if (!s) return fail(s.error());
+      m.scope = *s;
+    } else if (w == "metric" || w == "priority" || w == "preference") {
+      auto x = v();
+      if (!x) return fail(x.error());
+      auto n = parse_u32(*x, "\"metric\" value is invalid\n");
+      if (!n) return fail(n.error());
+      m.rt_priority = *n;
+    } else if (w == "noprefixroute" || w == "nodad" || w == "home" || w == "mngtmpaddr") {
+      std::uint32_t bit = w == "noprefixroute" ? IFA_F_NOPREFIXROUTE
+                          : w == "nodad"       ? IFA_F_NODAD
+                          : w == "home"        ? IFA_F_HOMEADDRESS
+                                               : IFA_F_MANAGETEMPADDR;
+      m.flags32 = m.flags32.value_or(0) | bit;
+    } else {
+      if (w == "local") {
+        auto x = v();
+        if (!x) return fail(x.error());
+        w = *x;
+      }
+      if (local) return duparg("local", w);
+      auto p = parse_prefix(w, c.family, "invalid address");
+      if (!p) return fail(p.error());
+      local = *p;
+    }
+  }
+  if (dev.empty()) return die(1, "Not enough information: \"dev\" argument is required.");
+  if (!local && type != RTM_DELADDR) return die(1, "Not enough information: address is required.");
+  auto idx = dev_index(c, dev);
+  if (!idx) return fail(idx.error());
+  m.ifindex = std::uint32_t(*idx);
+  if (local) {
+    m.family = std::uint8_t(local->addr.family());
+    m.local = local->addr;
+    m.address = peer ? peer->addr : local->addr;
+    int full = int(local->addr.size() * 8);
+    m.prefixlen = std::uint8_t(peer && peer->len >= 0 ? peer->len
+                               : local->len >= 0      ? local->len
+                                                      : full);
+    if (brd_auto && m.family == AF_INET && m.prefixlen < 31) {
+      std::uint32_t host = local->addr.v4_host() | (0xffffffffu >> m.prefixlen);
+      m.broadcast = IpAddr::v4(host);
+    }
+  }
+  if (m.scope == 0 && local && local->addr.is_v4() && (local->addr.v4_host() >> 24) == 127)
+    m.scope = RT_SCOPE_HOST;
+  if (m.flags32) m.flags = std::uint8_t(*m.flags32 & 0xff);
+  wire::MessageBuilder b;
+  IFCORE_TRY([&]() -> Result<void> {
+    auto r = wire::encode_addr(
+        b, {type, std::uint16_t(NLM_F_REQUEST | flags), c.client->next_seq(), 0}, m);
+    if (!r) return die(2, "{}", r.error().message);
+    return ok();
+  }());
+  return c.client->talk(b);
+}
+
+Result<void> addr_flush(Ctx& c, Args& a) {
+  if (a.done()) return die(1, "Flush requires arguments.");
+  auto f = parse_link_filter(a);
+  if (!f) return fail(f.error());
+  auto links = list_links(c, *f);
+  if (!links) return fail(links.error());
+  auto addrs = list_addrs(c);
+  if (!addrs) return fail(addrs.error());
+  for (const auto& l : *links) {
+    for (const auto& x : *addrs) {
+      if (x.ifindex != std::uint32_t(l.m.ifindex)) continue;
+      wire::AddrMessage d;
+      d.family = x.family, d.prefixlen = x.prefixlen, d.scope = x.scope, d.ifindex = x.ifindex;
+      d.local = x.local, d.address = x.address;
+      wire::MessageBuilder b;
+      if (!wire::encode_addr(b, {RTM_DELADDR, NLM_F_REQUEST, c.client->next_seq(), 0}, d)) continue;
+      int err = 0;
+      std::string ext;
+      IFCORE_TRY(c.client->talk_raw(b, {}, err, ext));
+      // Secondaries vanish with their primary (EADDRNOTAVAIL): not an error for flush.
+      if (err && err != EADDRNOTAVAIL) return die(2, "{}", rtnl_error_text(err, ext));
+    }
+  }
+  return ok();
+}
+
+}  // namespace
+
+Result<void> do_addr(Ctx& c, Args& a) {
+  if (a.done()) return addr_show(c, a);
+  std::string cmd = a.take();
+  if (matches(cmd, "add")) return addr_modify(c, a, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
+  if (matches(cmd, "change")) return addr_modify(c, a, RTM_NEWADDR, NLM_F_REPLACE);
+  if (matches(cmd, "replace")) return addr_modify(c, a, RTM_NEWADDR, NLM_F_CREATE | NLM_F_REPLACE);
+  if (matches(cmd, "delete")) return addr_modify(c, a, RTM_DELADDR, 0);
+  if (matches(cmd, "show") || matches(cmd, "list") || matches(cmd, "lst")) return addr_show(c, a);
+  if (matches(cmd, "flush")) return addr_flush(c, a);
+  return die(255, "Command \"{}\" is unknown, try \"ip address help\".", cmd);
+}
+
+// For monitor: one address notification.
+void print_addr_event(Ctx& c, const wire::Message& m) {
+  auto a = wire::decode_addr(m);
+  if (!a) return;
+  std::string dev = c.client->ifname(int(a->ifindex));
+  if (m.hdr.nlmsg_type == RTM_DELADDR) c.out->text("Deleted ");
+  c.out->text(fmt::format("{}: {}", a->ifindex, dev));
+  print_addr(c, *a, false);
+}
+
+}  // namespace ifcore::cli

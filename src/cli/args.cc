@@ -1,0 +1,73 @@
+// cli/args.cc — keyword matching, values and iproute2's syntax-error wording.
+#include "cli/args.h"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace ifcore::cli {
+
+bool matches(const std::string& word, const char* keyword) {
+  return !word.empty() && std::string_view(keyword).substr(0, word.size()) == word;
+}
+
+tl::unexpected<Error> incomplete() {
+  return die(255, "Command line is not complete. Try option \"help\"");
+}
+
+Result<std::string> Args::value() {
+  if (done()) return incomplete();
+  return take();
+}
+
+tl::unexpected<Error> invarg(const std::string& what, const std::string& arg) {
+  return die(255, "Error: argument \"{}\" is wrong: {}\n", arg, what);
+}
+
+tl::unexpected<Error> duparg(const std::string& key, const std::string& arg) {
+  return die(255, "Error: either \"{}\" is duplicate, or \"{}\" is a garbage.", key, arg);
+}
+
+Result<std::uint32_t> parse_u32(const std::string& s, const char* what, int base) {
+  if (s.empty()) return invarg(what, s);
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, base);
+  if (errno || *end || v > 0xffffffffULL || s[0] == '-') return invarg(what, s);
+  return std::uint32_t(v);
+}
+
+Result<Prefix> parse_prefix(const std::string& s, int family, const char* what) {
+  Prefix p;
+  if (s == "default" || s == "all" || s == "any") {
+    p.any = true;
+    p.len = 0;
+    p.addr = family == AF_INET6 ? *IpAddr::parse("::") : IpAddr::v4(0);
+    return p;
+  }
+  std::string a = s;
+  if (auto slash = s.find('/'); slash != std::string::npos) {
+    a = s.substr(0, slash);
+    auto len = parse_u32(s.substr(slash + 1), what, 10);
+    if (!len) return invarg(what, s);
+    p.len = int(*len);
+  }
+  auto ip = IpAddr::parse(a);
+  if (!ip) return invarg(what, s);
+  if (family && ip->family() != family)
+    return die(1, "Error: {} address is expected rather than \"{}\".",
+               family == AF_INET ? "inet" : "inet6", s);
+  if (p.len > int(ip->size() * 8)) return invarg(what, s);
+  p.addr = *ip;
+  return p;
+}
+
+Result<int> dev_index(Ctx& c, const std::string& name) {
+  auto idx = c.client->ifindex(name);
+  if (!idx) return fail(idx.error());
+  if (*idx == 0) return die(1, "Cannot find device \"{}\"", name);
+  return *idx;
+}
+
+}  // namespace ifcore::cli

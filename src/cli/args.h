@@ -1,0 +1,52 @@
+// cli/args.h — walking a command's words the way `ip` does: keywords may be abbreviated
+// (`matches`), and the wording of syntax errors is iproute2's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/client.h"
+#include "ifcore/addr.h"
+
+namespace ifcore::cli {
+
+// True when `word` is a non-empty prefix of `keyword` (`ip l` for `link`).
+bool matches(const std::string& word, const char* keyword);
+
+class Args {
+ public:
+  explicit Args(std::vector<std::string> w) : w_(std::move(w)) {}
+  bool done() const { return i_ >= w_.size(); }
+  const std::string& peek() const { return w_[i_]; }
+  std::string take() { return w_[i_++]; }
+  std::size_t left() const { return w_.size() - i_; }
+  // The value after a keyword; fails with "Command line is not complete".
+  Result<std::string> value();
+
+ private:
+  std::vector<std::string> w_;
+  std::size_t i_ = 0;
+};
+
+// "Error: argument \"x\" is wrong: <what>" (exit 255).
+tl::unexpected<Error> invarg(const std::string& what, const std::string& arg);
+// "Error: either \"a\" is duplicate, or \"b\" is a garbage." (exit 255).
+tl::unexpected<Error> duparg(const std::string& key, const std::string& arg);
+tl::unexpected<Error> incomplete();
+
+Result<std::uint32_t> parse_u32(const std::string& s, const char* what, int base = 0);
+
+// An address with an optional /prefix ("10.0.0.1/24", "default").
+struct Prefix {
+  IpAddr addr;
+  int len = -1;      // -1: not given
+  bool any = false;  // "default" / "all" / "any"
+};
+Result<Prefix> parse_prefix(const std::string& s, int family, const char* what);
+
+// `dev NAME` -> ifindex, or `Cannot find device "NAME"` (exit 1).
+Result<int> dev_index(Ctx& c, const std::string& name);
+
+}  // namespace ifcore::cli

@@ -1,0 +1,174 @@
+// cli/client.cc — requests, acks, dumps and the device name map.
+#include "cli/client.h"
+
+#include <net/if.h>
+
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include <cstring>
+
+#include "rtnl/wire/link.h"
+
+namespace ifcore::cli {
+
+std::string rtnl_error_text(int err, const std::string& extack) {
+  // iproute2 prints the extack message alone when there is one, with a final period.
+  if (!extack.empty()) {
+    std::string s = "Error: " + extack;
+    if (s.back() != '.') s += '.';
+    return s;
+  }
+  return std::string("RTNETLINK answers: ") + std::strerror(err);
+}
+
+Client::Client(std::unique_ptr<Transport> t) : t_(std::move(t)) {
+  (void)t_->set_option(NETLINK_EXT_ACK, 1);
+  (void)t_->set_option(NETLINK_CAP_ACK, 1);
+}
+
+Result<void> Client::wait_ack(std::uint32_t seq, const MsgFn& on_reply, int& err,
+                              std::string& ext) {
+  // Replies are kept until the ack: a callback may ask for names (a dump of its own).
+  std::vector<Datagram> replies;
+  auto deliver = [&]() {
+    if (!on_reply) return;
+    for (const auto& d : replies) {
+      auto msgs = wire::split_messages(d);
+      if (!msgs) continue;
+      for (const auto& m : *msgs)
+        if (m.hdr.nlmsg_seq == seq && m.hdr.nlmsg_type != NLMSG_ERROR &&
+            m.hdr.nlmsg_type != NLMSG_DONE)
+          on_reply(m);
+    }
+  };
+  for (;;) {
+    auto d = t_->recv(-1);
+    if (!d) return die(2, "{}", d.error().message);
+    if (!*d) return die(2, "no answer from the {} target", t_->target());
+    auto msgs = wire::split_messages(**d);
+    if (!msgs) return die(2, "malformed reply: {}", msgs.error().message);
+    bool keep = false;
+    for (const auto& m : *msgs) {
+      if (m.hdr.nlmsg_seq != seq) continue;  // a notification or a stale reply
+      if (m.hdr.nlmsg_type == NLMSG_ERROR) {
+        auto e = wire::decode_error(m);
+        if (!e) return die(2, "malformed error reply: {}", e.error().message);
+        err = e->error;
+        ext = e->message;
+        if (keep) replies.push_back(std::move(**d));
+        if (!err) deliver();
+        return ok();
+      }
+      keep = true;
+    }
+    if (keep) replies.push_back(std::move(**d));
+  }
+}
+
+Result<void> Client::talk_raw(wire::MessageBuilder& b, const MsgFn& on_reply, int& err,
+                              std::string& ext) {
+  auto bytes = b.take();
+  if (bytes.size() < sizeof(nlmsghdr)) return die(2, "empty request");
+  auto* h = reinterpret_cast<nlmsghdr*>(bytes.data());
+  h->nlmsg_flags |= NLM_F_ACK;
+  std::uint32_t seq = h->nlmsg_seq;
+  std::uint16_t type = h->nlmsg_type;
+  if (auto s = t_->send(bytes); !s) return die(2, "{}", s.error().message);
+  err = 0;
+  ext.clear();
+  IFCORE_TRY(wait_ack(seq, on_reply, err, ext));
+  if (type == RTM_NEWLINK || type == RTM_DELLINK || type == RTM_SETLINK) invalidate();
+  return ok();
+}
+
+Result<void> Client::talk(wire::MessageBuilder& b, const MsgFn& on_reply) {
+  int err = 0;
+  std::string ext;
+  IFCORE_TRY(talk_raw(b, on_reply, err, ext));
+  if (err) return die(2, "{}", rtnl_error_text(err, ext));
+  return ok();
+}
+
+Result<void> Client::dump(wire::MessageBuilder& b, const MsgFn& cb) {
+  auto bytes = b.take();
+  auto* h = reinterpret_cast<nlmsghdr*>(bytes.data());
+  h->nlmsg_flags |= NLM_F_DUMP | NLM_F_REQUEST;
+  std::uint32_t seq = h->nlmsg_seq;
+  if (auto s = t_->send(bytes); !s) return die(2, "{}", s.error().message);
+  // The whole dump is read before any callback runs: a callback may ask for names, which
+  // is a dump of its own on the same socket.
+  std::vector<Datagram> parts;
+  for (bool done = false; !done;) {
+    auto d = t_->recv(-1);
+    if (!d) return die(2, "{}", d.error().message);
+    if (!*d) return die(2, "Dump was interrupted: no answer from the {} target", t_->target());
+    auto msgs = wire::split_messages(**d);
+    if (!msgs) return die(2, "malformed reply: {}", msgs.error().message);
+    for (const auto& m : *msgs) {
+      if (m.hdr.nlmsg_seq != seq) continue;
+      if (m.hdr.nlmsg_type == NLMSG_DONE) {
+        auto e = wire::decode_done(m);
+        if (e && *e) return die(2, "RTNETLINK answers: {}", std::strerror(*e));
+        done = true;
+      } else if (m.hdr.nlmsg_type == NLMSG_ERROR) {
+        auto e = wire::decode_error(m);
+        if (!e) return die(2, "malformed error reply");
+        if (e->error == 0) continue;
+        return die(2, "{}", rtnl_error_text(e->error, e->message));
+      }
+    }
+    parts.push_back(std::move(**d));
+  }
+  for (const auto& d : parts) {
+    auto msgs = wire::split_messages(d);
+    if (!msgs) continue;
+    for (const auto& m : *msgs)
+      if (m.hdr.nlmsg_seq == seq && m.hdr.nlmsg_type != NLMSG_DONE &&
+          m.hdr.nlmsg_type != NLMSG_ERROR)
+        cb(m);
+  }
+  return ok();
+}
+
+Result<void> Client::load() {
+  if (loaded_) return ok();
+  names_.clear();
+  wire::MessageBuilder b(1 << 16);
+  b.begin({RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP, next_seq(), 0});
+  ifinfomsg ifi{};
+  b.put_struct(ifi);
+  b.put_u32(IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+  if (auto e = b.end(); !e) return die(2, "{}", e.error().message);
+  IFCORE_TRY(dump(b, [this](const wire::Message& m) {
+    auto l = wire::decode_link_message(m);
+    if (l) names_[l->ifindex] = {l->name, l->flags};
+  }));
+  loaded_ = true;
+  return ok();
+}
+
+Result<int> Client::ifindex(const std::string& name) {
+  IFCORE_TRY(load());
+  for (const auto& [idx, v] : names_)
+    if (v.first == name) return idx;
+  return 0;
+}
+
+std::string Client::ifname(int ifindex) {
+  if (load()) {
+    auto it = names_.find(ifindex);
+    if (it != names_.end()) return it->second.first;
+  }
+  return "if" + std::to_string(ifindex);
+}
+
+std::uint32_t Client::ifflags(int ifindex) {
+  if (load()) {
+    auto it = names_.find(ifindex);
+    if (it != names_.end()) return it->second.second;
+  }
+  return 0;
+}
+
+}  // namespace ifcore::cli

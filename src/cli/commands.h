@@ -1,0 +1,33 @@
+// cli/commands.h — the objects `ifc` knows (`ip OBJECT COMMAND ...`). Each returns the
+// failure to print and the exit status, as `ip` would.
+#pragma once
+
+#include "cli/args.h"
+#include "cli/client.h"
+
+namespace ifcore::cli {
+
+Result<void> do_link(Ctx& c, Args& a);
+Result<void> do_addr(Ctx& c, Args& a);
+Result<void> do_route(Ctx& c, Args& a);
+Result<void> do_netns(Ctx& c, Args& a);
+Result<void> do_monitor(Ctx& c, Args& a);
+Result<void> do_stats(Ctx& c, Args& a);
+
+// Appends `type KIND [options]` for link add (link_build.cc): IFLA_LINKINFO with the
+// kind's IFLA_INFO_DATA. Consumes the rest of the words.
+Result<void> put_linkinfo(Ctx& c, wire::MessageBuilder& b, const std::string& kind, Args& a);
+// Parses the common link words of `link add` / `link set` / veth's `peer` that carry an
+// attribute (mtu, address, broadcast, txqueuelen, name, group, master, nomaster, netns,
+// alias, up, down, ...). Returns false when `word` is not one of them.
+struct LinkFlags {
+  std::uint32_t flags = 0, change = 0;
+};
+Result<bool> put_link_word(Ctx& c, wire::MessageBuilder& b, const std::string& word, Args& a,
+                           LinkFlags& lf, bool for_set);
+
+// The namespace a `netns` word names, for the current target: IFLA_NET_NS_FD (kernel,
+// /var/run/netns/NAME), IFLA_NET_NS_PID (a number), or ifcore's IFCORE_IFLA_NET_NS_NAME.
+Result<void> put_netns(Ctx& c, wire::MessageBuilder& b, const std::string& name);
+
+}  // namespace ifcore::cli

@@ -1,0 +1,347 @@
+// cli/link_build.cc — the words of `link add` / `link set` turned into IFLA_* attributes,
+// and `type KIND ...` into IFLA_LINKINFO for veth, vlan, macvlan, bridge, vxlan, ipip, gre.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <unistd.h>
+
+#include <linux/if_link.h>
+#include <linux/if_tunnel.h>
+#include <linux/veth.h>
+
+#include <cstring>
+
+#include "cli/commands.h"
+#include "rtnl/wire/link.h"
+
+namespace ifcore::cli {
+
+Result<void> put_netns(Ctx& c, wire::MessageBuilder& b, const std::string& name) {
+  if (std::string_view(c.client->transport().target()) != "kernel") {
+    b.put_string(wire::IFCORE_IFLA_NET_NS_NAME, name);
+    return ok();
+  }
+  std::string path = "/var/run/netns/" + name;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    b.put_u32(IFLA_NET_NS_FD, std::uint32_t(fd));  // closed when the process exits
+    return ok();
+  }
+  auto pid = parse_u32(name, "Invalid \"netns\" value", 10);
+  if (!pid) return invarg("Invalid \"netns\" value", name);
+  b.put_u32(IFLA_NET_NS_PID, *pid);
+  return ok();
+}
+
+Result<bool> put_link_word(Ctx& c, wire::MessageBuilder& b, const std::string& w, Args& a,
+                           LinkFlags& lf, bool for_set) {
+  auto hw = [&](std::uint16_t type) -> Result<void> {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    auto h = HwAddr::parse(*v);
+    if (!h) return die(1, "\"{}\" is invalid lladdr.", *v);
+    b.put_bytes(type, h->bytes());
+    return ok();
+  };
+  auto u32 = [&](std::uint16_t type, const char* what) -> Result<void> {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    auto n = parse_u32(*v, what);
+    if (!n) return fail(n.error());
+    b.put_u32(type, *n);
+    return ok();
+  };
+  if (w == "up" || w == "down") {
+    lf.change |= IFF_UP;
+    if (w == "up")
+      lf.flags |= IFF_UP;
+    else
+      lf.flags &= ~IFF_UP;
+  } else if (w == "mtu") {
+    IFCORE_TRY(u32(IFLA_MTU, "Invalid \"mtu\" value\n"));
+  } else if (w == "name") {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    if (v->size() >= IFNAMSIZ) return invarg("\"name\" not a valid ifname", *v);
+    b.put_string(IFLA_IFNAME, *v);
+  } else if (matches(w, "address") && w.size() >= 4) {
+    IFCORE_TRY(hw(IFLA_ADDRESS));
+  } else if (matches(w, "broadcast") || w == "brd") {
+    IFCORE_TRY(hw(IFLA_BROADCAST));
+  } else if (matches(w, "txqueuelen") || w == "qlen" || w == "txqlen") {
+    IFCORE_TRY(u32(IFLA_TXQLEN, "Invalid \"txqueuelen\" value\n"));
+  } else if (w == "group") {
+    IFCORE_TRY(u32(IFLA_GROUP, "Invalid \"group\" value\n"));
+  } else if (w == "numtxqueues") {
+    IFCORE_TRY(u32(IFLA_NUM_TX_QUEUES, "Invalid \"numtxqueues\" value\n"));
+  } else if (w == "numrxqueues") {
+    IFCORE_TRY(u32(IFLA_NUM_RX_QUEUES, "Invalid \"numrxqueues\" value\n"));
+  } else if (w == "master") {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    auto idx = c.client->ifindex(*v);
+    if (!idx) return fail(idx.error());
+    if (!*idx) return invarg("Device does not exist\n", *v);
+    b.put_u32(IFLA_MASTER, std::uint32_t(*idx));
+  } else if (w == "nomaster") {
+    b.put_u32(IFLA_MASTER, 0);
+  } else if (w == "netns") {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    IFCORE_TRY(put_netns(c, b, *v));
+  } else if (w == "alias") {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    b.put_string(IFLA_IFALIAS, *v);
+  } else if (w == "index" && !for_set) {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    auto n = parse_u32(*v, "Invalid \"index\" value\n");
+    if (!n) return fail(n.error());
+    b.patch(NLMSG_HDRLEN + offsetof(ifinfomsg, ifi_index), &*n, 4);
+  } else if (w == "carrier") {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    if (*v != "on" && *v != "off")
+      return invarg("\"carrier\" value must be \"on\" or \"off\"\n", *v);
+    b.put_u8(IFLA_CARRIER, *v == "on");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+Result<void> parse_veth(Ctx& c, wire::MessageBuilder& b, Args& a) {
+  if (a.done()) return ok();
+  std::string w = a.take();
+  if (w != "peer")
+    return die(255, "Error: either \"peer\" is duplicate, or \"{}\" is a garbage.", w);
+  auto data = b.begin_nest(IFLA_INFO_DATA);
+  auto peer = b.begin_nest(VETH_INFO_PEER);
+  ifinfomsg ifi{};
+  b.put_struct(ifi);
+  LinkFlags lf;
+  while (!a.done()) {
+    std::string pw = a.take();
+    auto r = put_link_word(c, b, pw, a, lf, false);
+    if (!r) return fail(r.error());
+    if (*r) continue;
+    if (pw.size() >= IFNAMSIZ) return invarg("\"name\" not a valid ifname", pw);
+    b.put_string(IFLA_IFNAME, pw);  // a bare word names the peer
+  }
+  if (lf.change) {
+    ifi.ifi_flags = lf.flags;
+    ifi.ifi_change = lf.change;
+    b.patch(peer + NLA_HDRLEN, &ifi, sizeof ifi);
+  }
+  b.end_nest(peer);
+  b.end_nest(data);
+  return ok();
+}
+
+Result<void> parse_vlan(Ctx&, wire::MessageBuilder& b, Args& a) {
+  auto data = b.begin_nest(IFLA_INFO_DATA);
+  bool have_id = false;
+  ifla_vlan_flags fl{};
+  while (!a.done()) {
+    std::string w = a.take();
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    if (w == "id") {
+      auto n = parse_u32(*v, "Invalid \"id\" value\n");
+      if (!n || *n > 4095) return invarg("id is invalid\n", *v);
+      b.put_u16(IFLA_VLAN_ID, std::uint16_t(*n));
+      have_id = true;
+    } else if (w == "protocol") {
+      if (*v == "802.1Q" || *v == "802.1q")
+        b.put_be16(IFLA_VLAN_PROTOCOL, 0x8100);
+      else if (*v == "802.1ad")
+        b.put_be16(IFLA_VLAN_PROTOCOL, 0x88a8);
+      else
+        return invarg("protocol is invalid\n", *v);
+    } else if (w == "reorder_hdr" || w == "gvrp" || w == "mvrp" || w == "loose_binding" ||
+               w == "bridge_binding") {
+      std::uint32_t bit = w == "reorder_hdr"     ? 1
+                          : w == "gvrp"          ? 2
+                          : w == "loose_binding" ? 4
+                          : w == "mvrp"          ? 8
+                                                 : 16;
+      if (*v != "on" && *v != "off")
+        return invarg(fmt::format("\"{}\" must be \"on\" or \"off\"\n", w), *v);
+      fl.mask |= bit;
+      if (*v == "on") fl.flags |= bit;
+    } else {
+      return die(255, "vlan: unknown command \"{}\"?", w);
+    }
+  }
+  if (fl.mask) b.put_attr(IFLA_VLAN_FLAGS, &fl, sizeof fl);
+  b.end_nest(data);
+  if (!have_id) return die(255, "8021q: VLAN id must be specified");  // Linux: vlan_validate
+  return ok();
+}
+
+Result<void> parse_macvlan(Ctx&, wire::MessageBuilder& b, Args& a) {
+  auto data = b.begin_nest(IFLA_INFO_DATA);
+  while (!a.done()) {
+    std::string w = a.take();
+    if (w == "mode") {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      std::uint32_t m = *v == "private"    ? MACVLAN_MODE_PRIVATE
+                        : *v == "vepa"     ? MACVLAN_MODE_VEPA
+                        : *v == "bridge"   ? MACVLAN_MODE_BRIDGE
+                        : *v == "passthru" ? MACVLAN_MODE_PASSTHRU
+                        : *v == "source"   ? MACVLAN_MODE_SOURCE
+                                           : 0;
+      if (!m)
+        return die(255,
+                   "Error: argument of \"mode\" must be \"private\", \"vepa\", \"bridge\", "
+                   "\"passthru\" or \"source\"");
+      b.put_u32(IFLA_MACVLAN_MODE, m);
+    } else if (w == "nopromisc") {
+      b.put_u16(IFLA_MACVLAN_FLAGS, MACVLAN_FLAG_NOPROMISC);
+    } else {
+      return die(255, "macvlan: unknown command \"{}\"?", w);
+    }
+  }
+  b.end_nest(data);
+  return ok();
+}
+
+Result<void> parse_bridge(Ctx&, wire::MessageBuilder& b, Args& a) {
+  auto data = b.begin_nest(IFLA_INFO_DATA);
+  while (!a.done()) {
+    std::string w = a.take();
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    auto n = parse_u32(*v, fmt::format("invalid {}", w).c_str());
+    if (!n) return invarg(fmt::format("invalid {}", w), *v);
+    if (w == "forward_delay")
+      b.put_u32(IFLA_BR_FORWARD_DELAY, *n);
+    else if (w == "hello_time")
+      b.put_u32(IFLA_BR_HELLO_TIME, *n);
+    else if (w == "max_age")
+      b.put_u32(IFLA_BR_MAX_AGE, *n);
+    else if (w == "ageing_time")
+      b.put_u32(IFLA_BR_AGEING_TIME, *n);
+    else if (w == "stp_state")
+      b.put_u32(IFLA_BR_STP_STATE, *n);
+    else if (w == "priority")
+      b.put_u16(IFLA_BR_PRIORITY, std::uint16_t(*n));
+    else if (w == "vlan_filtering")
+      b.put_u8(IFLA_BR_VLAN_FILTERING, std::uint8_t(*n));
+    else if (w == "mcast_snooping")
+      b.put_u8(IFLA_BR_MCAST_SNOOPING, std::uint8_t(*n));
+    else
+      return die(255, "bridge: unknown command \"{}\"?", w);
+  }
+  b.end_nest(data);
+  return ok();
+}
+
+Result<IpAddr> ip_value(Args& a, const char* what) {
+  auto v = a.value();
+  if (!v) return fail(v.error());
+  if (*v == "any") return IpAddr::v4(0);
+  auto ip = IpAddr::parse(*v);
+  if (!ip) return invarg(fmt::format("invalid {} address\n", what), *v);
+  return *ip;
+}
+
+// The attribute type for vxlan, gre or ipip (their enums differ).
+std::uint16_t pick(bool vx, bool gre, int v, int g, int i) {
+  return std::uint16_t(vx ? v : gre ? g : i);
+}
+
+Result<void> parse_tunnel(Ctx& c, wire::MessageBuilder& b, const std::string& kind, Args& a) {
+  bool gre = kind == "gre" || kind == "gretap";
+  bool vx = kind == "vxlan";
+  auto data = b.begin_nest(IFLA_INFO_DATA);
+  while (!a.done()) {
+    std::string w = a.take();
+    if (w == "remote" || w == "local" || (vx && w == "group")) {
+      auto ip = ip_value(a, w.c_str());
+      if (!ip) return fail(ip.error());
+      bool remote = w != "local";
+      std::uint16_t t = 0;
+      if (vx && ip->is_v6())
+        t = remote ? IFLA_VXLAN_GROUP6 : IFLA_VXLAN_LOCAL6;
+      else if (vx)
+        t = remote ? IFLA_VXLAN_GROUP : IFLA_VXLAN_LOCAL;
+      else if (gre)
+        t = remote ? IFLA_GRE_REMOTE : IFLA_GRE_LOCAL;
+      else
+        t = remote ? IFLA_IPTUN_REMOTE : IFLA_IPTUN_LOCAL;
+      b.put_bytes(t, ip->bytes());
+    } else if (w == "ttl" || w == "hoplimit") {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      std::uint32_t ttl = 0;
+      if (*v != "inherit" && *v != "auto") {
+        auto n = parse_u32(*v, "invalid TTL\n");
+        if (!n || *n > 255) return invarg("invalid TTL\n", *v);
+        ttl = *n;
+      }
+      b.put_u8(pick(vx, gre, IFLA_VXLAN_TTL, IFLA_GRE_TTL, IFLA_IPTUN_TTL), std::uint8_t(ttl));
+    } else if ((w == "key" && gre) || (w == "id" && vx) || (w == "vni" && vx)) {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "invalid value\n");
+      if (!n) {
+        auto ip = IpAddr::parse(*v);
+        if (!ip || !ip->is_v4()) return invarg("invalid value\n", *v);
+        n = ip->v4_host();
+      }
+      if (vx) {
+        b.put_u32(IFLA_VXLAN_ID, *n);
+      } else {
+        b.put_be32(IFLA_GRE_IKEY, *n);
+        b.put_be32(IFLA_GRE_OKEY, *n);
+        b.put_be16(IFLA_GRE_IFLAGS, GRE_KEY);
+        b.put_be16(IFLA_GRE_OFLAGS, GRE_KEY);
+      }
+    } else if (w == "dev") {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      auto idx = dev_index(c, *v);
+      if (!idx) return fail(idx.error());
+      b.put_u32(pick(vx, gre, IFLA_VXLAN_LINK, IFLA_GRE_LINK, IFLA_IPTUN_LINK),
+                std::uint32_t(*idx));
+    } else if (w == "dstport" && vx) {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "dstport");
+      if (!n || *n > 65535) return invarg("dstport", *v);
+      b.put_be16(IFLA_VXLAN_PORT, std::uint16_t(*n));
+    } else {
+      return die(255, "{}: unknown command \"{}\"?", kind, w);
+    }
+  }
+  b.end_nest(data);
+  return ok();
+}
+
+}  // namespace
+
+Result<void> put_linkinfo(Ctx& c, wire::MessageBuilder& b, const std::string& kind, Args& a) {
+  auto info = b.begin_nest(IFLA_LINKINFO);
+  b.put_string(IFLA_INFO_KIND, kind);
+  if (kind == "veth")
+    IFCORE_TRY(parse_veth(c, b, a));
+  else if (kind == "vlan")
+    IFCORE_TRY(parse_vlan(c, b, a));
+  else if (kind == "macvlan" || kind == "macvtap")
+    IFCORE_TRY(parse_macvlan(c, b, a));
+  else if (kind == "bridge")
+    IFCORE_TRY(parse_bridge(c, b, a));
+  else if (kind == "vxlan" || kind == "ipip" || kind == "gre" || kind == "gretap" || kind == "sit")
+    IFCORE_TRY(parse_tunnel(c, b, kind, a));
+  else if (!a.done())
+    return die(255, "Garbage instead of arguments \"{} ...\". Try \"ip link help\".", a.peek());
+  b.end_nest(info);
+  return ok();
+}
+
+}  // namespace ifcore::cli

@@ -1,0 +1,207 @@
+// cli/main.cc — `ifc`: iproute2's `ip` over ifcore's wire. Global options, the target
+// (daemon, --embedded, --kernel), one command or a -batch file, exit statuses as `ip`.
+#include <sys/socket.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace ifcore::cli {
+namespace {
+
+enum class Target { Daemon, Embedded, Kernel };
+
+struct Options {
+  Ctx ctx;
+  Target target = Target::Daemon;
+  std::string socket;
+  std::string batch;
+  bool force = false;
+};
+
+void usage() {
+  std::fprintf(stderr,
+               "Usage: ifc [ OPTIONS ] OBJECT { COMMAND | help }\n"
+               "       ifc [ -force ] -batch filename\n"
+               "where  OBJECT := { link | address | route | netns | monitor | stats }\n"
+               "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
+               "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
+               "                    --embedded | --kernel | --socket PATH }\n");
+}
+
+Result<void> run(Ctx& c, std::vector<std::string> words) {
+  if (words.empty()) return die(255, "Object \"\" is unknown, try \"ip help\".");
+  std::string obj = words[0];
+  Args a(std::vector<std::string>(words.begin() + 1, words.end()));
+  if (matches(obj, "link")) return do_link(c, a);
+  if (matches(obj, "address")) return do_addr(c, a);
+  if (matches(obj, "route")) return do_route(c, a);
+  if (matches(obj, "netns")) return do_netns(c, a);
+  if (matches(obj, "monitor")) return do_monitor(c, a);
+  if (obj == "stats") return do_stats(c, a);
+  if (matches(obj, "help")) {
+    usage();
+    return die(255, "");
+  }
+  return die(1, "Object \"{}\" is unknown, try \"ip help\".", obj);
+}
+
+// Splits a batch line into words: blanks separate, quotes group, '#' starts a comment.
+std::vector<std::string> split_line(const std::string& line) {
+  std::vector<std::string> w;
+  std::string cur;
+  bool in = false;
+  char q = 0;
+  for (char ch : line) {
+    if (q) {
+      if (ch == q)
+        q = 0;
+      else
+        cur += ch;
+      continue;
+    }
+    if (ch == '"' || ch == '\'') {
+      q = ch;
+      in = true;
+    } else if (ch == '#' && !in) {
+      break;
+    } else if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+      if (in) w.push_back(cur), cur.clear(), in = false;
+    } else {
+      cur += ch;
+      in = true;
+    }
+  }
+  if (in) w.push_back(cur);
+  return w;
+}
+
+void report(const Error& e) {
+  if (!e.message.empty()) std::fprintf(stderr, "%s\n", e.message.c_str());
+}
+
+Result<std::unique_ptr<Transport>> open_target(const Options& o) {
+  switch (o.target) {
+    case Target::Kernel:
+      return make_kernel_transport(o.ctx.netns);
+    case Target::Embedded:
+      return make_embedded_transport(o.ctx.netns);
+    case Target::Daemon:
+      break;
+  }
+  return make_daemon_transport(o.socket.empty() ? default_socket_path() : o.socket, o.ctx.netns);
+}
+
+int main_impl(int argc, char** argv) {
+  Options o;
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; ++i) {
+    std::string opt = argv[i];
+    if (opt == "--") {
+      ++i;
+      break;
+    }
+    std::string s = opt.substr(opt[1] == '-' ? 2 : 1);
+    auto need = [&](const char* what) -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "Option \"%s\" requires an argument\n", what);
+        std::exit(255);
+      }
+      return argv[++i];
+    };
+    if (s == "embedded")
+      o.target = Target::Embedded;
+    else if (s == "kernel")
+      o.target = Target::Kernel;
+    else if (s == "socket")
+      o.socket = need("--socket"), o.target = Target::Daemon;
+    else if (s == "4")
+      o.ctx.family = AF_INET;
+    else if (s == "6")
+      o.ctx.family = AF_INET6;
+    else if (s == "force")
+      o.force = true;
+    else if (s == "b" || (s.size() >= 2 && matches(s, "batch")))
+      o.batch = need("-batch");
+    else if (s == "n" || (s.size() >= 2 && matches(s, "netns")))
+      o.ctx.netns = need("-netns");
+    else if (matches(s, "json"))
+      o.ctx.json = true;
+    else if (matches(s, "pretty"))
+      o.ctx.pretty = true;
+    else if (matches(s, "details"))
+      o.ctx.details = true;
+    else if (matches(s, "statistics") || s == "s")
+      ++o.ctx.stats;
+    else if (s.size() >= 2 && matches(s, "brief"))
+      o.ctx.brief = true;
+    else if (matches(s, "oneline"))
+      o.ctx.oneline = true;
+    else if (s == "h" || matches(s, "help")) {
+      usage();
+      return 0;
+    } else {
+      std::fprintf(stderr, "Option \"%s\" is unknown, try \"ip -help\".\n", opt.c_str());
+      return 255;
+    }
+  }
+  auto t = open_target(o);
+  if (!t) {
+    std::fprintf(stderr, "%s\n", t.error().message.c_str());
+    return 1;
+  }
+  Client client(std::move(*t));
+  Out out(o.ctx.json, o.ctx.pretty);
+  o.ctx.client = &client;
+  o.ctx.out = &out;
+
+  if (o.batch.empty()) {
+    std::vector<std::string> words(argv + i, argv + argc);
+    auto r = run(o.ctx, words);
+    out.finish();
+    if (!r) {
+      report(r.error());
+      return r.error().code;
+    }
+    return 0;
+  }
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (o.batch != "-") {
+    file.open(o.batch);
+    if (!file) {
+      std::fprintf(stderr, "Cannot open file \"%s\" for reading: %s\n", o.batch.c_str(),
+                   std::strerror(errno));
+      return 1;
+    }
+    in = &file;
+  }
+  std::string line;
+  int lineno = 0, status = 0;
+  while (std::getline(*in, line)) {
+    ++lineno;
+    auto words = split_line(line);
+    if (words.empty()) continue;
+    auto r = run(o.ctx, words);
+    out.finish();
+    if (!r) {
+      report(r.error());
+      std::fprintf(stderr, "Command failed %s:%d\n", o.batch.c_str(), lineno);
+      status = 1;
+      if (!o.force) return 1;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+}  // namespace ifcore::cli
+
+int main(int argc, char** argv) {
+  return ifcore::cli::main_impl(argc, argv);
+}

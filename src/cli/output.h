@@ -1,0 +1,60 @@
+// cli/output.h — one printer for `ip`'s two faces: plain text and `-j` JSON. Each call
+// names the JSON key and the text it stands for; in text mode only the text is written,
+// in JSON mode only the key and value (as iproute2's print_* helpers behave).
+#pragma once
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ifcore::cli {
+
+using Json = nlohmann::ordered_json;
+
+class Out {
+ public:
+  Out(bool json, bool pretty) : json_(json), pretty_(pretty) {}
+  bool json() const { return json_; }
+
+  // Text only.
+  void text(std::string_view s) {
+    if (!json_) buf_.append(s);
+  }
+  // A member of the current JSON object (text mode: `txt`).
+  void kv(std::string_view key, Json v, std::string_view txt) {
+    if (json_)
+      member(key, std::move(v));
+    else
+      buf_.append(txt);
+  }
+  // JSON only.
+  void jkv(std::string_view key, Json v) {
+    if (json_) member(key, std::move(v));
+  }
+  // Nesting (JSON only; text is unaffected).
+  void open_object(std::string_view key = {});
+  void open_array(std::string_view key = {});
+  void close();
+  // Appends a value to the current JSON array.
+  void push(Json v);
+
+  // Writes what was printed so far to `f` (text at once; JSON once the outer array closes).
+  void flush(std::FILE* f = stdout);
+  // Writes the JSON document (if any) and a newline, as `ip -j` ends its output.
+  void finish(std::FILE* f = stdout);
+
+ private:
+  void member(std::string_view key, Json v);
+  bool json_, pretty_;
+  std::string buf_;
+  Json root_;
+  std::vector<Json*> stack_;
+  bool have_root_ = false;
+};
+
+// Right-aligns `s` in `width` columns.
+std::string rpad(std::string_view s, std::size_t width);
+
+}  // namespace ifcore::cli

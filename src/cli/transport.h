@@ -1,0 +1,59 @@
+// cli/transport.h — how `ifc` reaches an rtnetlink server: the machine's kernel over
+// AF_NETLINK, ifcored over an AF_UNIX SOCK_SEQPACKET socket, or an engine hosted inside
+// the process. Every backend carries the same datagrams (netlink messages); the CLI never
+// talks to the core directly.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ifcore/result.h"
+
+namespace ifcore::cli {
+
+using Datagram = std::vector<std::uint8_t>;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  // Sends one request datagram.
+  // Errors: the socket's errno.
+  virtual Result<void> send(std::span<const std::uint8_t> datagram) = 0;
+  // Waits up to `timeout_ms` (-1: forever) for the next datagram; nullopt on timeout.
+  // Errors: the socket's errno; ECONNRESET when the server went away; ENOBUFS when
+  // notifications were lost.
+  virtual Result<std::optional<Datagram>> recv(int timeout_ms = -1) = 0;
+  // setsockopt(SOL_NETLINK, opt, value): NETLINK_CAP_ACK, NETLINK_EXT_ACK...
+  virtual Result<void> set_option(int opt, int value) = 0;
+  // NETLINK_ADD_MEMBERSHIP with an RTNLGRP_* number.
+  virtual Result<void> join_group(unsigned group) = 0;
+  // The port id replies are addressed to.
+  virtual std::uint32_t port_id() const = 0;
+  // "kernel", "daemon" or "embedded".
+  virtual const char* target() const = 0;
+};
+
+// The machine's kernel. `netns` (when not empty) names a namespace under /var/run/netns
+// the socket is opened in, as `ip -n` does.
+// Errors: ENOENT "cannot open netns \"x\"", socket errors.
+Result<std::unique_ptr<Transport>> make_kernel_transport(const std::string& netns);
+
+// ifcored at `path`; `netns` (when not empty) selects an ifcore namespace.
+// Errors: the connect errno with the path in the message.
+Result<std::unique_ptr<Transport>> make_daemon_transport(const std::string& path,
+                                                         const std::string& netns);
+
+// An engine inside this process (the same one for every call in the process), served by
+// ifcore's rtnl library. Errors: EOPNOTSUPP when ifc was built without it; ENOENT for an
+// unknown namespace.
+Result<std::unique_ptr<Transport>> make_embedded_transport(const std::string& netns);
+
+// The default daemon socket: /run/ifcore/ifcore.sock as root, else
+// $XDG_RUNTIME_DIR/ifcore.sock (or /tmp/ifcore-UID.sock without XDG_RUNTIME_DIR).
+std::string default_socket_path();
+
+}  // namespace ifcore::cli

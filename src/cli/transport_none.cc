@@ -1,0 +1,11 @@
+// cli/transport_none.cc — stands in for the embedded backend when ifc is built without
+// ifcore's rtnl library (compiled only then; see CMakeLists.txt).
+#include "cli/transport.h"
+
+namespace ifcore::cli {
+
+Result<std::unique_ptr<Transport>> make_embedded_transport(const std::string&) {
+  return fail(EOPNOTSUPP, "ifc was built without the embedded engine (ifcore_rtnl)");
+}
+
+}  // namespace ifcore::cli
