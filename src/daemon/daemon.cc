@@ -1,0 +1,410 @@
+// daemon/daemon.cc — the epoll loop: accept, authorise (SO_PEERCRED), read datagrams into
+// sessions, write replies and notifications through per-client outboxes, answer ifcore
+// control messages, shut down on SIGTERM/SIGINT and unlink the socket.
+//
+// Lock order: the loop takes no lock of its own; sessions take the engine's control lock
+// inside handle(). Session wakeups (from any thread) only write to an eventfd.
+#include "daemon/daemon.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ifcore/rtnl.h"
+#include "rtnl/control_msg.h"
+
+namespace ifcore::daemon {
+
+namespace {
+
+constexpr std::size_t kOutboxHigh = 64;    // stop pulling notifications above this
+constexpr std::size_t kOutboxStop = 1024;  // stop reading requests above this
+
+struct Client {
+  int fd = -1;
+  ucred cred{};
+  bool may_write = false;
+  std::string ns = "default";
+  std::uint32_t port_id = 0;
+  std::uint64_t groups = 0;  // what the daemon asked the session, to replay it
+  std::map<std::uint32_t, std::uint32_t> options;
+  std::unique_ptr<rtnl::Session> session;
+  std::deque<rtnl::Datagram> out;
+  std::uint32_t events = 0;  // registered with epoll
+};
+
+bool in_group(const ucred& c, gid_t group) {
+  if (c.gid == group) return true;
+  passwd pw{}, *res = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwuid_r(c.uid, &pw, buf.data(), buf.size(), &res) != 0 || !res) return false;
+  int n = 64;
+  std::vector<gid_t> gids(n);
+  if (getgrouplist(pw.pw_name, pw.pw_gid, gids.data(), &n) < 0) {
+    gids.resize(n);
+    if (getgrouplist(pw.pw_name, pw.pw_gid, gids.data(), &n) < 0) return false;
+  }
+  gids.resize(n);
+  return std::find(gids.begin(), gids.end(), group) != gids.end();
+}
+
+class Loop {
+ public:
+  Loop(Engine& e, const Config& cfg) : engine_(e), cfg_(cfg), server_(e) {}
+  ~Loop();
+  Result<void> start();
+  Result<void> run();
+
+ private:
+  Result<void> bind_socket();
+  void accept_clients();
+  void on_client(Client& c, std::uint32_t ev);
+  void read_one(Client& c);
+  void handle_control(Client& c, std::span<const std::uint8_t> dg);
+  Result<void> open_session(Client& c, const std::string& ns, std::uint32_t port);
+  void pump(Client& c);
+  void flush(Client& c);
+  void update_events(Client& c);
+  void drop(int fd);
+  std::uint32_t pick_port(pid_t pid);
+
+  Engine& engine_;
+  Config cfg_;
+  rtnl::Server server_;
+  int ep_ = -1, lfd_ = -1, sfd_ = -1, efd_ = -1;
+  bool bound_ = false;
+  std::map<int, std::unique_ptr<Client>> clients_;
+  std::set<std::uint32_t> ports_;
+  std::uint32_t next_port_ = 0x80000000u;
+  std::vector<int> dead_;
+};
+
+Loop::~Loop() {
+  for (auto& [fd, c] : clients_) {
+    c->session.reset();
+    close(fd);
+  }
+  clients_.clear();
+  for (int fd : {lfd_, sfd_, efd_, ep_})
+    if (fd >= 0) close(fd);
+  if (bound_) unlink(cfg_.socket_path.c_str());
+}
+
+Result<void> Loop::bind_socket() {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (cfg_.socket_path.empty() || cfg_.socket_path.size() >= sizeof(sa.sun_path))
+    return fail(ENAMETOOLONG, "socket path \"{}\" is empty or too long", cfg_.socket_path);
+  std::strcpy(sa.sun_path, cfg_.socket_path.c_str());
+  // The parent directory (e.g. /run/ifcore) is made if missing.
+  auto slash = cfg_.socket_path.rfind('/');
+  if (slash != std::string::npos && slash > 0)
+    mkdir(cfg_.socket_path.substr(0, slash).c_str(), 0755);
+  lfd_ = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (lfd_ < 0) return fail(errno, "socket: {}", std::strerror(errno));
+  if (bind(lfd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0) {
+    if (errno != EADDRINUSE)
+      return fail(errno, "bind {}: {}", cfg_.socket_path, std::strerror(errno));
+    // A stale socket from a daemon that died is replaced; a live one is left alone.
+    int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    bool live = connect(probe, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
+    close(probe);
+    if (live) return fail(EADDRINUSE, "another daemon serves {}", cfg_.socket_path);
+    unlink(cfg_.socket_path.c_str());
+    if (bind(lfd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0)
+      return fail(errno, "bind {}: {}", cfg_.socket_path, std::strerror(errno));
+  }
+  bound_ = true;
+  chmod(cfg_.socket_path.c_str(), 0666);  // anyone may read; writes are checked per peer
+  if (listen(lfd_, 128) < 0) return fail(errno, "listen: {}", std::strerror(errno));
+  return ok();
+}
+
+Result<void> Loop::start() {
+  IFCORE_TRY(bind_socket());
+  ep_ = epoll_create1(EPOLL_CLOEXEC);
+  efd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sfd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (ep_ < 0 || efd_ < 0 || sfd_ < 0)
+    return fail(errno, "epoll/eventfd/signalfd: {}", std::strerror(errno));
+  for (int fd : {lfd_, efd_, sfd_}) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev);
+  }
+  engine_.log(LogLevel::Info, fmt::format("ifcored: listening on {}", cfg_.socket_path));
+  return ok();
+}
+
+std::uint32_t Loop::pick_port(pid_t pid) {
+  // Linux: netlink_autobind tries the process id first, then negative numbers.
+  std::uint32_t p = static_cast<std::uint32_t>(pid);
+  if (p == 0 || ports_.count(p)) {
+    do p = next_port_++;
+    while (ports_.count(p) || p == 0);
+  }
+  return p;
+}
+
+Result<void> Loop::open_session(Client& c, const std::string& ns, std::uint32_t port) {
+  rtnl::SessionOptions o;
+  o.ns = ns;
+  o.may_write = c.may_write;
+  o.port_id = port;
+  o.max_queued = cfg_.max_queued;
+  o.datagram_size = cfg_.datagram_size;
+  auto s = server_.open_session(o);
+  if (!s) return fail(s.error());
+  int efd = efd_;
+  (*s)->set_wakeup([efd] {
+    std::uint64_t one = 1;
+    (void)!write(efd, &one, sizeof(one));
+  });
+  // Replay what the client asked of its previous session.
+  (*s)->set_group_mask(static_cast<std::uint32_t>(c.groups));
+  for (unsigned g = 33; g <= 64; ++g)
+    if ((c.groups >> (g - 1)) & 1) (*s)->add_membership(g);
+  for (auto [name, value] : c.options)
+    (*s)->set_option(static_cast<int>(name), static_cast<int>(value));
+  c.session = std::move(*s);
+  c.ns = ns;
+  c.port_id = port;
+  return ok();
+}
+
+void Loop::accept_clients() {
+  for (;;) {
+    int fd = accept4(lfd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    auto c = std::make_unique<Client>();
+    c->fd = fd;
+    socklen_t len = sizeof(c->cred);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
+      close(fd);
+      continue;
+    }
+    c->may_write = c->cred.uid == 0 || (cfg_.write_group && in_group(c->cred, *cfg_.write_group));
+    std::uint32_t port = pick_port(c->cred.pid);
+    if (!open_session(*c, "default", port)) {
+      close(fd);
+      continue;
+    }
+    ports_.insert(port);
+    c->events = EPOLLIN;
+    epoll_event ev{};
+    ev.events = c->events;
+    ev.data.fd = fd;
+    epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev);
+    clients_[fd] = std::move(c);
+  }
+}
+
+void Loop::drop(int fd) {
+  dead_.push_back(fd);
+}
+
+void Loop::update_events(Client& c) {
+  std::uint32_t want = 0;
+  if (c.out.size() < kOutboxStop) want |= EPOLLIN;
+  if (!c.out.empty()) want |= EPOLLOUT;
+  if (want == c.events) return;
+  c.events = want;
+  epoll_event ev{};
+  ev.events = want;
+  ev.data.fd = c.fd;
+  epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &ev);
+}
+
+void Loop::flush(Client& c) {
+  while (!c.out.empty()) {
+    const auto& d = c.out.front();
+    ssize_t n = send(c.fd, d.data(), d.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      if (errno == EINTR) continue;
+      drop(c.fd);
+      return;
+    }
+    c.out.pop_front();
+  }
+  update_events(c);
+}
+
+void Loop::pump(Client& c) {
+  // Linux: a socket whose receive queue overflowed gets ENOBUFS from its next recvmsg; the
+  // messages already queued stay readable after it.
+  if (c.session->take_overflow()) c.out.push_back(rtnl::overflow_datagram());
+  rtnl::Datagram d;
+  while (c.out.size() < kOutboxHigh && c.session->pop_notification(d))
+    c.out.push_back(std::move(d));
+  flush(c);
+}
+
+void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
+  auto msgs = wire::split_messages(dg);
+  if (!msgs || msgs->size() != 1) return;
+  const wire::Message& m = (*msgs)[0];
+  wire::AckOptions ack;
+  ack.cap_ack = c.options.count(NETLINK_CAP_ACK) && c.options[NETLINK_CAP_ACK];
+  ack.ext_ack = c.options.count(NETLINK_EXT_ACK) && c.options[NETLINK_EXT_ACK];
+  auto answer = [&](const Error& e) {
+    wire::MessageBuilder b;
+    if (wire::encode_error(b, m.bytes, c.port_id, e, ack)) c.out.push_back(b.take());
+  };
+  auto req = rtnl::decode_control_request(m);
+  if (!req) return answer(req.error());
+  std::string ns = req->ns.value_or(c.ns);
+  std::uint32_t port = c.port_id;
+  if (req->port_id && *req->port_id != c.port_id) {
+    if (*req->port_id == 0 || ports_.count(*req->port_id))
+      return answer(Error{EADDRINUSE, fmt::format("port id {} is in use", *req->port_id)});
+    port = *req->port_id;
+  }
+  if (req->groups) c.groups = (c.groups & ~std::uint64_t{0xffffffff}) | *req->groups;
+  for (auto g : req->add_membership)
+    if (g >= 1 && g <= 64) c.groups |= std::uint64_t{1} << (g - 1);
+  for (auto g : req->drop_membership)
+    if (g >= 1 && g <= 64) c.groups &= ~(std::uint64_t{1} << (g - 1));
+  for (auto [name, value] : req->options) {
+    if (name == NETLINK_ADD_MEMBERSHIP && value >= 1 && value <= 64)
+      c.groups |= std::uint64_t{1} << (value - 1);
+    else if (name == NETLINK_DROP_MEMBERSHIP && value >= 1 && value <= 64)
+      c.groups &= ~(std::uint64_t{1} << (value - 1));
+    else
+      c.options[name] = value;
+  }
+  if (ns != c.ns || port != c.port_id) {
+    std::uint32_t old = c.port_id;
+    auto r = open_session(c, ns, port);
+    if (!r) return answer(r.error());
+    ports_.erase(old);
+    ports_.insert(port);
+  } else {
+    // Same session: apply the changes in place.
+    c.session->set_group_mask(static_cast<std::uint32_t>(c.groups));
+    for (unsigned g = 33; g <= 64; ++g)
+      ((c.groups >> (g - 1)) & 1) ? c.session->add_membership(g) : c.session->drop_membership(g);
+    for (auto [name, value] : c.options)
+      c.session->set_option(static_cast<int>(name), static_cast<int>(value));
+  }
+  ack.cap_ack = c.options.count(NETLINK_CAP_ACK) && c.options[NETLINK_CAP_ACK];
+  ack.ext_ack = c.options.count(NETLINK_EXT_ACK) && c.options[NETLINK_EXT_ACK];
+  rtnl::ControlState st{c.port_id, c.ns, static_cast<std::uint32_t>(c.groups), c.may_write};
+  wire::MessageBuilder b;
+  if (rtnl::encode_control_state(b, m.hdr.nlmsg_seq, c.port_id, st)) c.out.push_back(b.take());
+  if (m.hdr.nlmsg_flags & NLM_F_ACK) answer(Error{});
+}
+
+void Loop::read_one(Client& c) {
+  // The datagram's size first, so that a big request (a bulk delete) is read whole.
+  ssize_t n = recv(c.fd, nullptr, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+  if (n < 0) {
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) drop(c.fd);
+    return;
+  }
+  std::vector<std::uint8_t> buf(static_cast<std::size_t>(n > 0 ? n : 1));
+  n = recv(c.fd, buf.data(), buf.size(), MSG_DONTWAIT);
+  if (n <= 0) {
+    if (n == 0 || (errno != EAGAIN && errno != EINTR)) drop(c.fd);  // end of file
+    return;
+  }
+  buf.resize(static_cast<std::size_t>(n));
+  pump(c);  // a pending ENOBUFS goes before the replies
+  nlmsghdr h{};
+  if (buf.size() >= sizeof(h)) std::memcpy(&h, buf.data(), sizeof(h));
+  if (buf.size() >= sizeof(h) && h.nlmsg_type == rtnl::IFCORE_NLMSG_CONTROL) {
+    handle_control(c, buf);
+  } else {
+    c.session->handle(buf, [&c](rtnl::Datagram&& d) { c.out.push_back(std::move(d)); });
+  }
+  flush(c);
+}
+
+void Loop::on_client(Client& c, std::uint32_t ev) {
+  if (ev & EPOLLOUT) {
+    flush(c);
+    pump(c);
+  }
+  if (ev & EPOLLIN)
+    read_one(c);
+  else if (ev & (EPOLLHUP | EPOLLERR))
+    drop(c.fd);
+}
+
+Result<void> Loop::run() {
+  std::vector<epoll_event> evs(64);
+  for (;;) {
+    int n = epoll_wait(ep_, evs.data(), static_cast<int>(evs.size()), -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(errno, "epoll_wait: {}", std::strerror(errno));
+    }
+    for (int i = 0; i < n; ++i) {
+      int fd = evs[i].data.fd;
+      if (fd == sfd_) {
+        signalfd_siginfo si;
+        (void)!read(sfd_, &si, sizeof(si));
+        engine_.log(LogLevel::Info, "ifcored: shutting down");
+        return ok();
+      } else if (fd == lfd_) {
+        accept_clients();
+      } else if (fd == efd_) {
+        std::uint64_t v;
+        (void)!read(efd_, &v, sizeof(v));
+        for (auto& [cfd, c] : clients_) pump(*c);
+      } else if (auto it = clients_.find(fd); it != clients_.end()) {
+        on_client(*it->second, evs[i].events);
+      }
+    }
+    for (int fd : dead_) {
+      auto it = clients_.find(fd);
+      if (it == clients_.end()) continue;
+      ports_.erase(it->second->port_id);
+      epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr);
+      it->second->session.reset();
+      close(fd);
+      clients_.erase(it);
+    }
+    dead_.clear();
+  }
+}
+
+}  // namespace
+
+std::string default_socket_path() {
+  if (geteuid() == 0) return "/run/ifcore/ifcore.sock";
+  if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x)
+    return std::string(x) + "/ifcore.sock";
+  return "/tmp/ifcore-" + std::to_string(geteuid()) + ".sock";
+}
+
+Result<void> serve(Engine& engine, const Config& cfg) {
+  Loop loop(engine, cfg);
+  IFCORE_TRY(loop.start());
+  return loop.run();
+}
+
+}  // namespace ifcore::daemon

@@ -1,0 +1,37 @@
+// daemon/daemon.h — ifcored's server loop: an AF_UNIX SOCK_SEQPACKET socket served with
+// epoll, one rtnl::Session per client, peer credentials for authorisation, per-client
+// outboxes, and the ifcore control message (rtnl/control_msg.h) in place of bind(2) and
+// setsockopt(2).
+//
+// Context: run() owns the calling thread until SIGTERM/SIGINT; the engine's own threads
+// only reach the loop through an eventfd (session wakeups).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "ifcore/engine.h"
+#include "ifcore/result.h"
+
+namespace ifcore::daemon {
+
+struct Config {
+  std::string socket_path;
+  std::optional<gid_t> write_group;  // members may change state (besides uid 0)
+  std::size_t max_queued = 4096;     // notification datagrams queued per client
+  std::size_t datagram_size = 4096;  // dump datagrams
+};
+
+// The default socket path: /run/ifcore/ifcore.sock for root, else
+// $XDG_RUNTIME_DIR/ifcore.sock (or /tmp/ifcore-UID.sock without XDG_RUNTIME_DIR).
+std::string default_socket_path();
+
+// Serves `engine` until SIGTERM or SIGINT (which the caller must have blocked in every
+// thread before starting any, so that the loop's signalfd receives them).
+// Errors: the socket cannot be made or bound (EADDRINUSE when another daemon answers there).
+Result<void> serve(Engine& engine, const Config& cfg);
+
+}  // namespace ifcore::daemon

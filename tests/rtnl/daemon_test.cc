@@ -1,0 +1,291 @@
+// tests/rtnl/daemon_test.cc — the real ifcored binary on a temporary socket: requests and
+// replies over SOCK_SEQPACKET, the control message, notifications and ENOBUFS, peers
+// without the right to write, and a clean SIGTERM.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "rtnl/control_msg.h"
+#include "rtnl/fixture.h"
+
+#ifdef IFCORED_PATH
+
+namespace ifcore::rtnl::test {
+namespace {
+
+using namespace ifcore::wire::test;
+
+class DaemonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/ifcored-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    chmod(dir_.c_str(), 0755);  // so that an unprivileged peer can reach the socket
+    path_ = dir_ + "/ifcore.sock";
+  }
+  void TearDown() override {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    unlink(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  void start(std::vector<std::string> extra = {}) {
+    pid_ = fork();
+    ASSERT_GE(pid_, 0);
+    if (pid_ == 0) {
+      std::vector<std::string> args = {IFCORED_PATH, "--socket", path_};
+      args.insert(args.end(), extra.begin(), extra.end());
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 500; ++i) {
+      int fd = try_connect();
+      if (fd >= 0) {
+        close(fd);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    FAIL() << "ifcored did not start";
+  }
+  int try_connect() {
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    sockaddr_un sa{};
+    sa.sun_family = AF_UNIX;
+    std::strcpy(sa.sun_path, path_.c_str());
+    if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0) {
+      close(fd);
+      return -1;
+    }
+    timeval tv{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    return fd;
+  }
+  std::string dir_, path_;
+  pid_t pid_ = -1;
+};
+
+// A connected client.
+struct Conn {
+  int fd = -1;
+  explicit Conn(int f) : fd(f) {}
+  ~Conn() {
+    if (fd >= 0) close(fd);
+  }
+  void send_dg(const Bytes& b) const {
+    ASSERT_EQ(::send(fd, b.data(), b.size(), 0), ssize_t(b.size()));
+  }
+  Datagram recv_dg() const {
+    Datagram d(65536);
+    ssize_t n = ::recv(fd, d.data(), d.size(), 0);
+    d.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return d;
+  }
+  // Receives datagrams until one ends with NLMSG_ERROR or NLMSG_DONE.
+  Replies until_end() const {
+    Replies r;
+    for (int i = 0; i < 10000; ++i) {
+      r.dgs.push_back(recv_dg());
+      if (r.dgs.back().empty()) break;
+      r.split();
+      auto t = r.msgs.back().hdr.nlmsg_type;
+      if (t == NLMSG_ERROR || t == NLMSG_DONE) break;
+    }
+    return r;
+  }
+  ControlState control(const ControlRequest& req) const {
+    wire::MessageBuilder b;
+    EXPECT_TRUE(encode_control_request(b, 9, req));
+    send_dg(b.take());
+    Datagram d = recv_dg();
+    auto m = one(d);
+    if (m.hdr.nlmsg_type == NLMSG_ERROR) {
+      ADD_FAILURE() << "control refused: " << wire::decode_error(m)->error;
+      return {};
+    }
+    auto st = decode_control_state(m);
+    EXPECT_TRUE(st);
+    return st ? *st : ControlState{};
+  }
+};
+
+TEST_F(DaemonTest, CreateGetDumpOverTheSocket) {
+  start();
+  Conn c(try_connect());
+  ControlState st = c.control({});
+  EXPECT_EQ(st.ns, "default");
+  EXPECT_TRUE(st.may_write);
+  EXPECT_NE(st.port_id, 0u);
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 3, named("d0", "dummy")));
+  Replies r = c.until_end();
+  EXPECT_EQ(r.last_error(), 0);
+  EXPECT_EQ(r.msgs.back().hdr.nlmsg_seq, 3u);
+  EXPECT_EQ(r.msgs.back().hdr.nlmsg_pid, st.port_id);
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 4, named("d0", "dummy")));
+  EXPECT_EQ(c.until_end().last_error(), EEXIST);
+  wire::GetLinkRequest g;
+  g.name = "d0";
+  c.send_dg(getlink(5, g));
+  Datagram d = c.recv_dg();
+  auto lm = wire::decode_link_message(one(d));
+  ASSERT_TRUE(lm);
+  EXPECT_EQ(lm->name, "d0");
+  g = {};
+  g.dump = true;
+  c.send_dg(getlink(6, g));
+  r = c.until_end();
+  ASSERT_EQ(r.msgs.size(), 3u);  // lo, d0, DONE
+  EXPECT_EQ(r.msgs.back().hdr.nlmsg_type, NLMSG_DONE);
+}
+
+TEST_F(DaemonTest, ControlMessageSelectsNamespaceAndOptions) {
+  start({"--namespace", "blue"});
+  Conn c(try_connect());
+  ControlRequest req;
+  req.ns = "blue";
+  req.options = {{NETLINK_EXT_ACK, 1}};
+  EXPECT_EQ(c.control(req).ns, "blue");
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("b0", "dummy")));
+  EXPECT_EQ(c.until_end().last_error(), 0);
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 2, named("x0", "nosuchkind")));
+  Replies r = c.until_end();
+  EXPECT_EQ(r.last_error(), EOPNOTSUPP);
+  EXPECT_EQ(r.last_error_reply().message, "Unknown device type");
+  // b0 lives in blue only.
+  Conn d(try_connect());
+  wire::GetLinkRequest g;
+  g.name = "b0";
+  d.send_dg(getlink(1, g));
+  EXPECT_EQ(d.until_end().last_error(), ENODEV);
+  // An unknown namespace is refused.
+  wire::MessageBuilder b;
+  ControlRequest bad;
+  bad.ns = "nosuch";
+  ASSERT_TRUE(encode_control_request(b, 1, bad));
+  d.send_dg(b.take());
+  EXPECT_EQ(d.until_end().last_error(), ENOENT);
+}
+
+TEST_F(DaemonTest, NotificationsAndEnobufsForAClientThatDoesNotRead) {
+  start({"--max-queued", "4"});
+  Conn mon(try_connect());
+  ControlRequest join;
+  join.add_membership = {RTNLGRP_LINK};
+  mon.control(join);
+  Conn lazy(try_connect());
+  lazy.control(join);
+  int small = 4096;
+  setsockopt(lazy.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  Conn w(try_connect());
+  w.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("n0", "dummy")));
+  EXPECT_EQ(w.until_end().last_error(), 0);
+  Datagram d = mon.recv_dg();
+  auto lm = wire::decode_link_message(one(d));
+  ASSERT_TRUE(lm);
+  EXPECT_EQ(lm->name, "n0");
+  EXPECT_EQ(one(d).hdr.nlmsg_seq, 0u);
+  // The lazy client never reads while 600 devices come and go; the writer is served.
+  for (int i = 0; i < 600; ++i) {
+    w.send_dg(link_msg(RTM_NEWLINK, kCreate, 10 + i, named("m" + std::to_string(i), "dummy")));
+    ASSERT_EQ(w.until_end().last_error(), 0);
+    if (i % 50 == 0) {
+      // The monitor reads along.
+      while (true) {
+        Datagram x(65536);
+        ssize_t n = recv(mon.fd, x.data(), x.size(), MSG_DONTWAIT);
+        if (n <= 0) break;
+        EXPECT_FALSE(is_overflow_datagram({x.data(), static_cast<std::size_t>(n)}));
+      }
+    }
+  }
+  // The lazy client's next read tells it ENOBUFS (perhaps after what was already in flight).
+  bool overflow = false;
+  for (int i = 0; i < 1000 && !overflow; ++i) {
+    Datagram x = lazy.recv_dg();
+    ASSERT_FALSE(x.empty());
+    overflow = is_overflow_datagram(x);
+  }
+  EXPECT_TRUE(overflow);
+  // It resynchronises with a dump.
+  wire::GetLinkRequest g;
+  g.dump = true;
+  lazy.send_dg(getlink(77, g));
+  Replies r;
+  for (int i = 0; i < 1000; ++i) {
+    Datagram x = lazy.recv_dg();
+    ASSERT_FALSE(x.empty());
+    auto msgs = wire::split_messages(x);
+    ASSERT_TRUE(msgs);
+    if (msgs->empty() || (*msgs)[0].hdr.nlmsg_seq != 77u) continue;  // late notifications
+    r.dgs.push_back(std::move(x));
+    r.split();
+    if (r.msgs.back().hdr.nlmsg_type == NLMSG_DONE) break;
+  }
+  EXPECT_EQ(r.msgs.size(), 1u + 1u + 600u + 1u);
+}
+
+TEST_F(DaemonTest, UnauthorisedPeerGetsEperm) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as another uid";
+  start();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) _exit(10);
+    int fd = try_connect();
+    if (fd < 0) _exit(11);
+    Conn c(fd);
+    c.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("u0", "dummy")));
+    if (c.until_end().last_error() != EPERM) _exit(12);
+    c.send_dg(link_msg(RTM_DELLINK, NLM_F_ACK, 2, named("lo")));
+    if (c.until_end().last_error() != EPERM) _exit(13);
+    wire::GetLinkRequest g;
+    g.name = "lo";
+    c.send_dg(getlink(3, g));
+    Datagram d = c.recv_dg();
+    if (one(d).hdr.nlmsg_type != RTM_NEWLINK) _exit(14);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  Conn c(try_connect());
+  wire::GetLinkRequest g;
+  g.name = "u0";
+  c.send_dg(getlink(1, g));
+  EXPECT_EQ(c.until_end().last_error(), ENODEV);
+}
+
+TEST_F(DaemonTest, SigtermExitsZeroAndRemovesTheSocket) {
+  start();
+  {
+    Conn c(try_connect());
+    c.control({});
+  }
+  ASSERT_EQ(kill(pid_, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid_, &status, 0), pid_);
+  pid_ = -1;
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  struct stat st;
+  EXPECT_NE(stat(path_.c_str(), &st), 0);
+}
+
+}  // namespace
+}  // namespace ifcore::rtnl::test
+
+#endif  // IFCORED_PATH
