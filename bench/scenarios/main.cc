@@ -1,0 +1,70 @@
+// ifcore-bench — the seeds' experiments measured through ifcore's library, through
+// ifcored's socket and on the machine's kernel, with the seeds' own figures beside them.
+//
+//   ifcore-bench [SCENARIO...] [--path embedded,daemon,kernel] [--repeat N] [--policy NAME]
+//                [--json FILE] [--plot FILE.svg] [--list]
+#include <fmt/format.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include "bench/scenarios/runner.h"
+
+using namespace ifcore::bench;
+
+int main(int argc, char** argv) {
+  CLI::App app{"ifcore-bench: the seeds' experiments on ifcore (embedded, daemon) and the kernel"};
+  std::vector<std::string> names;
+  std::string paths = "embedded,daemon,kernel";
+  std::string json_path, plot_path;
+  SuiteOptions o;
+  bool list = false, no_ablation = false;
+  app.add_option("scenario", names, "scenarios to run (default: all; see --list)");
+  app.add_option("--path", paths, "paths: embedded,daemon,kernel");
+  app.add_option("--repeat", o.repeat, "repetitions per scenario and path")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--policy", o.policy,
+                 "default, legacy, legacy-fix0..legacy-fix4 (legacy with one seed's fix), or "
+                 "key=value,... as ifcore's Policies::parse");
+  app.add_option("--scale-max", o.scale_max, "largest N of scale-sweep (100 ... 1000000)")
+      ->check(CLI::Range(100, 1000000));
+  app.add_option("--json", json_path, "write every figure and the machine to FILE");
+  app.add_option("--plot", plot_path, "draw time per device against N to FILE.svg");
+  app.add_flag("--no-ablation", no_ablation, "skip the ablation table");
+  app.add_flag("--list", list, "print the scenario names, one a line");
+  CLI11_PARSE(app, argc, argv);
+
+  if (list) {
+    for (const auto& s : scenarios()) fmt::print("{}\n", s.name);
+    return 0;
+  }
+  auto p = parse_paths(paths);
+  if (!p) {
+    fmt::print(stderr, "ifcore-bench: {}\n", p.error().message);
+    return 2;
+  }
+  o.paths = *p;
+  o.scenarios = names;
+  o.ablation = !no_ablation && o.policy == "default";
+  o.progress = ::isatty(STDERR_FILENO);
+  auto r = run_suite(o);
+  if (!r) {
+    fmt::print(stderr, "ifcore-bench: {}\n", r.error().message);
+    return 2;
+  }
+  print_table(*r, stdout);
+  std::fflush(stdout);
+  int rc = 0;
+  if (!json_path.empty()) {
+    if (auto w = write_json(*r, json_path); !w) {
+      fmt::print(stderr, "ifcore-bench: {}\n", w.error().message);
+      rc = 1;
+    }
+  }
+  if (!plot_path.empty()) {
+    if (auto w = write_svg(*r, plot_path); !w) {
+      fmt::print(stderr, "ifcore-bench: {}\n", w.error().message);
+      rc = 1;
+    }
+  }
+  return rc;
+}

@@ -1,0 +1,239 @@
+// bench/scenarios/nl_client.cc — the bench's rtnetlink client: sockets to the kernel and to
+// ifcored, request/acknowledgement matching, pipelined batches, and the request encoders
+// (thin wrappers over src/rtnl/wire).
+#include "bench/scenarios/nl_client.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "rtnl/control_msg.h"
+#include "rtnl/wire/address.h"
+#include "rtnl/wire/link.h"
+#include "rtnl/wire/netlink.h"
+
+namespace ifcore::bench {
+
+NlClient::~NlClient() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::unique_ptr<NlClient>> NlClient::open_kernel(std::vector<unsigned> groups) {
+  int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0) return fail(errno, "netlink socket: {}", std::strerror(errno));
+  std::unique_ptr<NlClient> c(new NlClient(fd, true));
+  int one = 1;
+  (void)::setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof one);
+  (void)::setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof one);
+  int buf = 4 << 20;
+  (void)::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof buf);
+  sockaddr_nl sa{};
+  sa.nl_family = AF_NETLINK;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0)
+    return fail(errno, "netlink bind: {}", std::strerror(errno));
+  for (unsigned g : groups)
+    if (::setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &g, sizeof g) < 0)
+      return fail(errno, "netlink group {}: {}", g, std::strerror(errno));
+  return c;
+}
+
+Result<std::unique_ptr<NlClient>> NlClient::open_daemon(const std::string& path,
+                                                        std::vector<unsigned> groups) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (path.size() >= sizeof sa.sun_path) return fail(ENAMETOOLONG, "socket path {} too long", path);
+  std::memcpy(sa.sun_path, path.data(), path.size());
+  int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail(errno, "unix socket: {}", std::strerror(errno));
+  std::unique_ptr<NlClient> c(new NlClient(fd, false));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0)
+    return fail(errno, "cannot connect to ifcored at {}: {}", path, std::strerror(errno));
+  // Options and groups: ifcored's control message (src/rtnl/control_msg.h).
+  rtnl::ControlRequest req;
+  req.add_membership.assign(groups.begin(), groups.end());
+  req.options = {{NETLINK_CAP_ACK, 1}, {NETLINK_EXT_ACK, 1}};
+  wire::MessageBuilder b;
+  std::uint32_t seq = c->next_seq();
+  auto enc = rtnl::encode_control_request(b, seq, req);
+  if (!enc) return fail(enc.error());
+  auto sent = c->send(b.bytes());
+  if (!sent) return fail(sent.error());
+  // The reply: the connection's state (or an error from a daemon that does not know it).
+  for (;;) {
+    auto d = c->recv(5000);
+    if (!d) return fail(d.error());
+    if (!*d) return fail(ETIMEDOUT, "ifcored did not answer the control message");
+    auto msgs = wire::split_messages(**d);
+    if (!msgs) return fail(msgs.error());
+    for (const auto& m : *msgs) {
+      if (m.hdr.nlmsg_seq != seq) continue;
+      if (m.hdr.nlmsg_type == rtnl::IFCORE_NLMSG_CONTROL) return c;
+      if (m.hdr.nlmsg_type == NLMSG_ERROR) {
+        auto e = wire::decode_error(m);
+        if (e && e->error != 0 && !groups.empty())
+          return fail(e->error, "ifcored refused the control message: {}", e->message);
+        return c;
+      }
+    }
+  }
+}
+
+Result<void> NlClient::send(std::span<const std::uint8_t> d) {
+  ssize_t r;
+  if (kernel_) {
+    sockaddr_nl sa{};
+    sa.nl_family = AF_NETLINK;
+    r = ::sendto(fd_, d.data(), d.size(), 0, reinterpret_cast<sockaddr*>(&sa), sizeof sa);
+  } else {
+    r = ::send(fd_, d.data(), d.size(), MSG_NOSIGNAL);
+  }
+  if (r < 0) return fail(errno, "send: {}", std::strerror(errno));
+  return ok();
+}
+
+Result<std::optional<Bytes>> NlClient::recv(int timeout_ms) {
+  pollfd p{fd_, POLLIN, 0};
+  for (;;) {
+    int r = ::poll(&p, 1, timeout_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return fail(errno, "poll: {}", std::strerror(errno));
+    if (r == 0) return std::optional<Bytes>{};
+    break;
+  }
+  Bytes d(1 << 16);
+  ssize_t n = ::recv(fd_, d.data(), d.size(), 0);
+  if (n < 0) return fail(errno, "receive: {}", std::strerror(errno));
+  if (n == 0) return fail(ECONNRESET, "the server closed the connection");
+  d.resize(std::size_t(n));
+  return std::optional<Bytes>(std::move(d));
+}
+
+void NlClient::drain() {
+  for (;;) {
+    auto d = recv(0);
+    if (!d || !*d) return;
+  }
+}
+
+Result<int> NlClient::read_answers(std::uint32_t lo, std::uint32_t hi,
+                                   std::optional<Error>& first) {
+  auto d = recv(30000);
+  if (!d) return fail(d.error());
+  if (!*d) return fail(ETIMEDOUT, "no answer from the server in 30 s");
+  auto msgs = wire::split_messages(**d);
+  if (!msgs) return fail(msgs.error());
+  int answers = 0;
+  for (const auto& m : *msgs) {
+    if (m.hdr.nlmsg_type != NLMSG_ERROR || m.hdr.nlmsg_seq < lo || m.hdr.nlmsg_seq > hi) continue;
+    ++answers;
+    auto e = wire::decode_error(m);
+    if (!e) {
+      if (!first) first = e.error();
+      continue;
+    }
+    if (e->error != 0 && !first)
+      first =
+          Error{e->error, e->message.empty() ? std::string(std::strerror(e->error)) : e->message};
+  }
+  return answers;
+}
+
+Result<void> NlClient::call(std::span<const std::uint8_t> message) {
+  if (message.size() < sizeof(nlmsghdr)) return fail(EINVAL, "request shorter than a header");
+  nlmsghdr h;
+  std::memcpy(&h, message.data(), sizeof h);
+  auto s = send(message);
+  if (!s) return s;
+  std::optional<Error> first;
+  for (int got = 0; got < 1;) {
+    auto n = read_answers(h.nlmsg_seq, h.nlmsg_seq, first);
+    if (!n) return fail(n.error());
+    got += *n;
+  }
+  if (first) return fail(*first);
+  return ok();
+}
+
+Result<void> NlClient::call_many(const std::vector<Bytes>& messages, std::size_t window) {
+  if (messages.empty()) return ok();
+  auto seq_of = [](const Bytes& m) {
+    nlmsghdr h;
+    std::memcpy(&h, m.data(), sizeof h);
+    return h.nlmsg_seq;
+  };
+  std::uint32_t lo = seq_of(messages.front()), hi = seq_of(messages.back());
+  std::optional<Error> first;
+  std::size_t sent = 0, answered = 0;
+  while (answered < messages.size()) {
+    while (sent < messages.size() && sent - answered < window) {
+      auto s = send(messages[sent]);
+      if (!s) return s;
+      ++sent;
+    }
+    auto n = read_answers(lo, hi, first);
+    if (!n) return fail(n.error());
+    answered += std::size_t(*n);
+  }
+  if (first) return fail(*first);
+  return ok();
+}
+
+// ---------------------------------------------------------------- encoders
+
+namespace {
+Bytes link_msg(std::uint16_t type, std::uint16_t flags, std::uint32_t seq, const LinkRequest& req) {
+  wire::MessageBuilder b(1 << 16);
+  auto r = wire::encode_link_request(
+      b, {type, static_cast<std::uint16_t>(NLM_F_REQUEST | flags), seq, 0}, req);
+  if (!r) return {};
+  return b.take();
+}
+}  // namespace
+
+Bytes newlink_msg(std::uint32_t seq, const LinkRequest& req) {
+  return link_msg(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, seq, req);
+}
+
+Bytes setlink_msg(std::uint32_t seq, const LinkRequest& req) {
+  return link_msg(RTM_NEWLINK, NLM_F_ACK, seq, req);
+}
+
+Bytes dellink_msg(std::uint32_t seq, const std::string& name) {
+  LinkRequest r;
+  r.name = name;
+  return link_msg(RTM_DELLINK, NLM_F_ACK, seq, r);
+}
+
+Bytes delgroup_msg(std::uint32_t seq, std::uint32_t group) {
+  LinkRequest r;
+  r.group = group;
+  return link_msg(RTM_DELLINK, NLM_F_ACK, seq, r);
+}
+
+Bytes newaddr6_msg(std::uint32_t seq, int ifindex, const std::string& addr, int plen) {
+  wire::AddrMessage a;
+  a.family = AF_INET6;
+  a.prefixlen = static_cast<std::uint8_t>(plen);
+  a.ifindex = static_cast<std::uint32_t>(ifindex);
+  auto ip = IpAddr::parse(addr);
+  if (!ip) return {};
+  a.local = *ip;
+  a.address = *ip;
+  wire::MessageBuilder b;
+  auto r = wire::encode_addr(
+      b,
+      {RTM_NEWADDR,
+       static_cast<std::uint16_t>(NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK), seq, 0},
+      a);
+  if (!r) return {};
+  return b.take();
+}
+
+}  // namespace ifcore::bench

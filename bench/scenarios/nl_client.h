@@ -1,0 +1,80 @@
+// bench/scenarios/nl_client.h — a small rtnetlink client for the bench's wire paths: the
+// kernel over AF_NETLINK (in the calling thread's network namespace) and ifcored over its
+// AF_UNIX SOCK_SEQPACKET socket. Requests are encoded with ifcore's wire codec
+// (src/rtnl/wire); this file only moves datagrams and matches acknowledgements.
+//
+// Context: one thread uses a client at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ifcore/link_request.h"
+#include "ifcore/result.h"
+
+namespace ifcore::bench {
+
+using Bytes = std::vector<std::uint8_t>;
+
+class NlClient {
+ public:
+  ~NlClient();
+  NlClient(const NlClient&) = delete;
+  NlClient& operator=(const NlClient&) = delete;
+
+  // A NETLINK_ROUTE socket in the calling thread's network namespace, with NETLINK_CAP_ACK
+  // and NETLINK_EXT_ACK set; `groups` are RTNLGRP_* numbers to join (a monitor).
+  // Errors: the socket's errno.
+  static Result<std::unique_ptr<NlClient>> open_kernel(std::vector<unsigned> groups = {});
+  // A connection to ifcored at `path`; the same options and groups travel in ifcored's
+  // control message. Errors: the connect errno; the control exchange's errors.
+  static Result<std::unique_ptr<NlClient>> open_daemon(const std::string& path,
+                                                       std::vector<unsigned> groups = {});
+
+  bool is_kernel() const { return kernel_; }
+  std::uint32_t next_seq() { return ++seq_; }
+
+  // Errors: the socket's errno.
+  Result<void> send(std::span<const std::uint8_t> datagram);
+  // Waits up to timeout_ms (-1: forever); nullopt on timeout. Errors: errno, ECONNRESET.
+  Result<std::optional<Bytes>> recv(int timeout_ms);
+  // Reads and drops every datagram already queued (a monitor before a timed step).
+  void drain();
+
+  // Sends one request (its nlmsg_seq set by the encoder from next_seq()) and waits for the
+  // NLMSG_ERROR that answers it. Errors: the request's errno with the server's extack
+  // message; ETIMEDOUT after 30 s.
+  Result<void> call(std::span<const std::uint8_t> message);
+  // Sends every message, keeping at most `window` unanswered (ip -batch, pipelined); waits
+  // for every answer. Errors: the first request that failed.
+  Result<void> call_many(const std::vector<Bytes>& messages, std::size_t window = 64);
+
+  int fd() const { return fd_; }
+
+ private:
+  NlClient(int fd, bool kernel) : fd_(fd), kernel_(kernel) {}
+  // Reads one datagram and counts the answers it holds for seqs in [lo, hi].
+  Result<int> read_answers(std::uint32_t lo, std::uint32_t hi, std::optional<Error>& first);
+
+  int fd_ = -1;
+  bool kernel_ = false;
+  std::uint32_t seq_ = 0;
+};
+
+// ---- requests, encoded with the wire codec (flags as `ip` sends them)
+// RTM_NEWLINK with NLM_F_CREATE|NLM_F_EXCL|NLM_F_ACK.
+Bytes newlink_msg(std::uint32_t seq, const LinkRequest& req);
+// RTM_NEWLINK without NLM_F_CREATE (ip link set).
+Bytes setlink_msg(std::uint32_t seq, const LinkRequest& req);
+// RTM_DELLINK of one device by name.
+Bytes dellink_msg(std::uint32_t seq, const std::string& name);
+// RTM_DELLINK of every device of `group` (Linux: rtnl_group_dellink, one batch).
+Bytes delgroup_msg(std::uint32_t seq, std::uint32_t group);
+// RTM_NEWADDR (IPv6) of `addr`/plen on `ifindex`, NLM_F_CREATE|NLM_F_EXCL|NLM_F_ACK.
+Bytes newaddr6_msg(std::uint32_t seq, int ifindex, const std::string& addr, int plen);
+
+}  // namespace ifcore::bench
