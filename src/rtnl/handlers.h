@@ -66,6 +66,12 @@ Result<void> handle_setlink(Request& r);
 Result<void> handle_dellink(Request& r);
 Result<void> handle_getlink(Request& r);
 Result<void> handle_getnsid(Request& r);
+Result<void> handle_newaddr(Request& r);
+Result<void> handle_deladdr(Request& r);
+Result<void> handle_getaddr(Request& r);
+Result<void> handle_newroute(Request& r);
+Result<void> handle_delroute(Request& r);
+Result<void> handle_getroute(Request& r);
 Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);
 

@@ -45,12 +45,14 @@ void Hub::attach() {
   o.priority = 0;
   o.replay = false;
   sub_ = ctl.subscribe(*this, o);
+  inet::add_listener(ctl, proto_);
   attached_ = true;
 }
 
 void Hub::detach() {
   if (!attached_) return;
   Control ctl = engine_->control();
+  inet::remove_listener(ctl, proto_);
   ctl.unsubscribe(sub_, false);
   attached_ = false;
 }
@@ -85,15 +87,21 @@ void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg) 
     if (s != skip && s->ns_id() == ns_id && s->member(group)) s->enqueue(msg);
 }
 
-void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change) {
-  int ns_id = dev.ns().id();
-  if (!wanted(ns_id, RTNLGRP_LINK)) return;
+wire::Header Hub::notify_header(int ns_id, std::uint16_t type) const {
   wire::Header h{type, 0, 0, 0};
   if (scope && scope->echo && scope->ns_id == ns_id) {
-    // Linux: rtmsg_ifinfo_build_skb carries the request's seq and port id when it reports.
+    // Linux: rtmsg_ifinfo_build_skb (and rtnl_notify's callers) carry the request's seq
+    // and port id when it asked for an echo.
     h.seq = scope->seq;
     h.pid = scope->port;
   }
+  return h;
+}
+
+void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change) {
+  int ns_id = dev.ns().id();
+  if (!wanted(ns_id, RTNLGRP_LINK)) return;
+  wire::Header h = notify_header(ns_id, type);
   wire::MessageBuilder b;
   auto r = encode_device(b, h, dev, change, 0);
   if (!r) {

@@ -17,6 +17,7 @@
 
 #include "ifcore/engine.h"
 #include "ifcore/rtnl.h"
+#include "rtnl/proto.h"
 #include "rtnl/wire/netlink.h"
 
 namespace ifcore::rtnl {
@@ -73,6 +74,9 @@ class Hub final : public Subscriber {
   void publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg);
   // True if a message for (ns_id, group) would reach anybody. Context: control lock.
   bool wanted(int ns_id, unsigned group);
+  // The header of a notification: seq 0 and pid 0, or the requester's for NLM_F_ECHO.
+  // Context: control lock.
+  wire::Header notify_header(int ns_id, std::uint16_t type) const;
 
   void add(SessionImpl* s);
   void remove(SessionImpl* s);
@@ -85,6 +89,7 @@ class Hub final : public Subscriber {
   std::vector<SessionImpl*> sessions_;  // mu_
   SubscriptionId sub_ = 0;
   bool attached_ = false;
+  ProtoPublisher proto_{*this};
 };
 
 class SessionImpl final : public Session {

@@ -180,6 +180,18 @@ Handler find_handler(std::uint16_t type) {
       return handle_delnsid;
     case RTM_GETNSID:
       return handle_getnsid;
+    case RTM_NEWADDR:
+      return handle_newaddr;
+    case RTM_DELADDR:
+      return handle_deladdr;
+    case RTM_GETADDR:
+      return handle_getaddr;
+    case RTM_NEWROUTE:
+      return handle_newroute;
+    case RTM_DELROUTE:
+      return handle_delroute;
+    case RTM_GETROUTE:
+      return handle_getroute;
     default:
       return nullptr;
   }

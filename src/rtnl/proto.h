@@ -1,0 +1,28 @@
+// rtnl/proto.h — internal: addresses and routes as rtnetlink messages (Linux:
+// inet_fill_ifaddr, inet6_fill_ifaddr, fib_dump_info, rt6_fill_node), and the listener
+// that turns the protocols' events into RTNLGRP_IPV{4,6}_{IFADDR,ROUTE} notifications.
+#pragma once
+
+#include "ifcore/inet.h"
+#include "rtnl/wire/address.h"
+#include "rtnl/wire/route.h"
+
+namespace ifcore::rtnl {
+
+class Hub;
+
+wire::AddrMessage addr_message(const inet::AddrInfo& a);
+wire::RouteMessage route_message(const inet::RouteInfo& r);
+
+// Context of every method: control lock (the protocols call it).
+class ProtoPublisher final : public inet::ProtoListener {
+ public:
+  explicit ProtoPublisher(Hub& hub) : hub_(hub) {}
+  void on_addr(Namespace& ns, inet::ProtoEvent ev, const inet::AddrInfo& a) override;
+  void on_route(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r) override;
+
+ private:
+  Hub& hub_;
+};
+
+}  // namespace ifcore::rtnl

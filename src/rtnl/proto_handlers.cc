@@ -1,0 +1,274 @@
+// rtnl/proto_handlers.cc — addresses and routes: RTM_NEWADDR / RTM_DELADDR / RTM_GETADDR
+// and RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE on top of ifcore/inet.h, and the
+// conversions the hub's ProtoListener uses for RTNLGRP_IPV{4,6}_{IFADDR,ROUTE}.
+//
+// Lock order: each handler takes the control lock once.
+#include "rtnl/proto.h"
+
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
+
+#include <cerrno>
+
+#include "ifcore/namespace.h"
+#include "rtnl/handlers.h"
+
+namespace ifcore::rtnl {
+
+wire::AddrMessage addr_message(const inet::AddrInfo& a) {
+  wire::AddrMessage m;
+  m.family = static_cast<std::uint8_t>(a.family);
+  m.prefixlen = a.prefixlen;
+  m.flags = static_cast<std::uint8_t>(a.flags & 0xff);
+  m.scope = a.scope;
+  m.ifindex = static_cast<std::uint32_t>(a.ifindex);
+  if (a.family == AF_INET) {
+    // Linux: inet_fill_ifaddr.
+    if (!a.address.empty()) m.address = a.address;
+    if (!a.local.empty()) m.local = a.local;
+    if (!a.broadcast.empty()) m.broadcast = a.broadcast;
+    if (!a.label.empty()) m.label = a.label;
+  } else {
+    // Linux: inet6_fill_ifaddr — IFA_LOCAL only with a peer.
+    if (!a.address.empty() && a.address != a.local) {
+      m.local = a.local;
+      m.address = a.address;
+    } else {
+      m.address = a.local;
+    }
+  }
+  if (a.proto) m.proto = a.proto;
+  m.flags32 = a.flags;
+  if (a.rt_priority) m.rt_priority = a.rt_priority;
+  ifa_cacheinfo ci{};
+  ci.ifa_prefered = a.preferred_lft;
+  ci.ifa_valid = a.valid_lft;
+  m.cacheinfo = ci;
+  return m;
+}
+
+wire::RouteMessage route_message(const inet::RouteInfo& r) {
+  wire::RouteMessage m;
+  m.family = static_cast<std::uint8_t>(r.family);
+  m.dst_len = r.dst_len;
+  m.tos = r.tos;
+  m.table = static_cast<std::uint8_t>(r.table < 256 ? r.table : unsigned{RT_TABLE_COMPAT});
+  m.table_id = r.table;
+  m.protocol = r.protocol;
+  m.scope = r.scope;
+  m.type = r.type;
+  m.flags = r.flags;
+  if (r.dst_len) m.dst = r.dst;
+  if (!r.gateway.empty()) m.gateway = r.gateway;
+  if (r.oif) m.oif = static_cast<std::uint32_t>(r.oif);
+  if (!r.prefsrc.empty()) m.prefsrc = r.prefsrc;
+  // Linux: fib_dump_info puts RTA_PRIORITY when set; rt6_fill_node always, with RTA_PREF.
+  if (r.priority || r.family == AF_INET6) m.priority = r.priority;
+  if (r.family == AF_INET6) {
+    m.cacheinfo = rta_cacheinfo{};
+    m.pref = 0;  // ICMPV6_ROUTER_PREF_MEDIUM
+  }
+  return m;
+}
+
+namespace {
+
+unsigned addr_group(int family) {
+  return family == AF_INET6 ? RTNLGRP_IPV6_IFADDR : RTNLGRP_IPV4_IFADDR;
+}
+unsigned route_group(int family) {
+  return family == AF_INET6 ? RTNLGRP_IPV6_ROUTE : RTNLGRP_IPV4_ROUTE;
+}
+
+Result<void> check_family(int family) {
+  if (family != AF_INET && family != AF_INET6)
+    return fail(EAFNOSUPPORT, "address family {} not supported", family);
+  return ok();
+}
+
+inet::AddrRequest addr_request(const wire::AddrMessage& a, std::uint16_t flags) {
+  inet::AddrRequest q;
+  q.family = a.family;
+  q.ifindex = static_cast<int>(a.ifindex);
+  q.prefixlen = a.prefixlen;
+  q.local = a.local;
+  q.address = a.address;
+  q.broadcast = a.broadcast;
+  q.label = a.label;
+  q.scope = a.scope;
+  q.flags = a.all_flags();
+  q.rt_priority = a.rt_priority.value_or(0);
+  q.proto = a.proto.value_or(0);
+  q.replace = (flags & NLM_F_REPLACE) != 0;
+  return q;
+}
+
+Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint16_t flags,
+                                         bool del) {
+  if (!m.multipath.empty() || m.via || m.has_encap)
+    return fail(EOPNOTSUPP, "multipath, RTA_VIA and encapsulation are not supported");
+  inet::RouteRequest q;
+  q.family = m.family;
+  q.table = m.table_or_id();
+  if (q.table == RT_TABLE_UNSPEC && !del) q.table = RT_TABLE_MAIN;
+  if (m.dst) q.dst = *m.dst;
+  q.dst_len = m.dst_len;
+  q.tos = m.tos;
+  q.gateway = m.gateway;
+  q.oif = m.oif ? static_cast<int>(*m.oif) : 0;
+  q.priority = m.priority;
+  q.prefsrc = m.prefsrc;
+  q.flags = m.flags & RTNH_F_ONLINK;
+  if (del) {
+    // Linux: fib_table_delete matches protocol, scope and type only when given.
+    if (m.protocol) q.protocol = m.protocol;
+    if (m.scope != RT_SCOPE_NOWHERE && m.scope) q.scope = m.scope;
+    if (m.type) q.type = m.type;
+  } else {
+    q.protocol = m.protocol;
+    q.scope = m.scope;
+    q.type = m.type ? m.type : std::uint8_t{RTN_UNICAST};
+  }
+  q.create = flags & NLM_F_CREATE;
+  q.excl = flags & NLM_F_EXCL;
+  q.replace = flags & NLM_F_REPLACE;
+  q.append = flags & NLM_F_APPEND;
+  return q;
+}
+
+}  // namespace
+
+// ---- listener (hub.cc registers it)
+
+void ProtoPublisher::on_addr(Namespace& ns, inet::ProtoEvent ev, const inet::AddrInfo& a) {
+  unsigned group = addr_group(a.family);
+  if (!hub_.wanted(ns.id(), group)) return;
+  std::uint16_t type =
+      ev == inet::ProtoEvent::New ? std::uint16_t{RTM_NEWADDR} : std::uint16_t{RTM_DELADDR};
+  wire::Header h = hub_.notify_header(ns.id(), type);
+  wire::MessageBuilder b;
+  if (wire::encode_addr(b, h, addr_message(a))) hub_.publish(ns.id(), group, b.bytes());
+}
+
+void ProtoPublisher::on_route(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r) {
+  unsigned group = route_group(r.family);
+  if (!hub_.wanted(ns.id(), group)) return;
+  std::uint16_t type =
+      ev == inet::ProtoEvent::New ? std::uint16_t{RTM_NEWROUTE} : std::uint16_t{RTM_DELROUTE};
+  wire::Header h = hub_.notify_header(ns.id(), type);
+  wire::MessageBuilder b;
+  if (wire::encode_route(b, h, route_message(r))) hub_.publish(ns.id(), group, b.bytes());
+}
+
+// ---- handlers
+
+Result<void> handle_newaddr(Request& r) {
+  auto a = wire::decode_addr(r.m);
+  if (!a) return fail(a.error());
+  IFCORE_TRY(check_family(a->family));
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  ScopeGuard guard(r, ctl, (*ns)->id());
+  auto made = inet::add_address(ctl, **ns, addr_request(*a, r.flags()));
+  if (!made) return fail(made.error());
+  return ok();
+}
+
+Result<void> handle_deladdr(Request& r) {
+  auto a = wire::decode_addr(r.m);
+  if (!a) return fail(a.error());
+  IFCORE_TRY(check_family(a->family));
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  ScopeGuard guard(r, ctl, (*ns)->id());
+  return inet::delete_address(ctl, **ns, addr_request(*a, r.flags()));
+}
+
+Result<void> handle_getaddr(Request& r) {
+  if (!r.dump()) return fail(EOPNOTSUPP);  // Linux: no doit for RTM_GETADDR in IPv4
+  auto a = wire::decode_addr(r.m);
+  if (!a) return fail(a.error());
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  // Linux: the ifindex filter applies only to strict dumps (inet_valid_dump_ifaddr_req).
+  int ifindex = r.s.strict_check() ? static_cast<int>(a->ifindex) : 0;
+  for (const auto& info : inet::list_addresses(ctl, **ns, a->family, ifindex)) {
+    auto e = emit(r.out, [&](wire::MessageBuilder& b) {
+      return wire::encode_addr(b, {RTM_NEWADDR, NLM_F_MULTI, r.seq(), r.port()},
+                               addr_message(info));
+    });
+    if (!e) {
+      end_dump(r, -e.error().code);
+      return e;
+    }
+  }
+  end_dump(r);
+  return ok();
+}
+
+Result<void> handle_newroute(Request& r) {
+  auto m = wire::decode_route(r.m);
+  if (!m) return fail(m.error());
+  IFCORE_TRY(check_family(m->family));
+  auto q = route_request(*m, r.flags(), false);
+  if (!q) return fail(q.error());
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  ScopeGuard guard(r, ctl, (*ns)->id());
+  auto made = inet::add_route(ctl, **ns, *q);
+  if (!made) return fail(made.error());
+  return ok();
+}
+
+Result<void> handle_delroute(Request& r) {
+  auto m = wire::decode_route(r.m);
+  if (!m) return fail(m.error());
+  IFCORE_TRY(check_family(m->family));
+  auto q = route_request(*m, r.flags(), true);
+  if (!q) return fail(q.error());
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  ScopeGuard guard(r, ctl, (*ns)->id());
+  return inet::delete_route(ctl, **ns, *q);
+}
+
+Result<void> handle_getroute(Request& r) {
+  auto m = wire::decode_route(r.m);
+  if (!m) return fail(m.error());
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  if (r.dump()) {
+    for (const auto& info : inet::list_routes(ctl, **ns, m->family)) {
+      auto e = emit(r.out, [&](wire::MessageBuilder& b) {
+        return wire::encode_route(b, {RTM_NEWROUTE, NLM_F_MULTI, r.seq(), r.port()},
+                                  route_message(info));
+      });
+      if (!e) {
+        end_dump(r, -e.error().code);
+        return e;
+      }
+    }
+    end_dump(r);
+    return ok();
+  }
+  // `ip route get`: Linux inet_rtm_getroute / inet6_rtm_getroute.
+  IFCORE_TRY(check_family(m->family));
+  if (!m->dst) return fail(EINVAL, "missing destination address");
+  auto got = inet::get_route(ctl, **ns, *m->dst, m->oif ? static_cast<int>(*m->oif) : 0);
+  if (!got) return fail(got.error());
+  wire::RouteMessage out = route_message(*got);
+  out.flags |= RTM_F_CLONED;
+  return emit(r.out, [&](wire::MessageBuilder& b) {
+    return wire::encode_route(b, {RTM_NEWROUTE, 0, r.seq(), r.port()}, out);
+  });
+}
+
+}  // namespace ifcore::rtnl

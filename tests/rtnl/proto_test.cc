@@ -1,0 +1,153 @@
+// tests/rtnl/proto_test.cc — addresses and routes through a Session: RTM_NEWADDR,
+// RTM_GETADDR dumps, RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE, and their notifications.
+#include <linux/if_addr.h>
+
+#include "rtnl/fixture.h"
+#include "rtnl/wire/address.h"
+#include "rtnl/wire/route.h"
+
+namespace ifcore::rtnl::test {
+namespace {
+
+using namespace ifcore::wire::test;
+
+Bytes addr_msg(std::uint16_t type, std::uint16_t flags, const wire::AddrMessage& a) {
+  wire::MessageBuilder b;
+  EXPECT_TRUE(
+      wire::encode_addr(b, {type, static_cast<std::uint16_t>(NLM_F_REQUEST | flags), 1, 0}, a));
+  return b.take();
+}
+Bytes route_msg(std::uint16_t type, std::uint16_t flags, const wire::RouteMessage& r) {
+  wire::MessageBuilder b;
+  EXPECT_TRUE(
+      wire::encode_route(b, {type, static_cast<std::uint16_t>(NLM_F_REQUEST | flags), 1, 0}, r));
+  return b.take();
+}
+
+class ProtoRtnlTest : public RtnlTest {
+ protected:
+  int up_dummy(const std::string& name) {
+    LinkRequest req = named(name, "dummy");
+    req.flags = IFF_UP;
+    req.change = IFF_UP;
+    EXPECT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, req)).last_error(), 0);
+    return find(name)->ifindex();
+  }
+  wire::AddrMessage v4(int ifindex, const char* ip, std::uint8_t len) {
+    wire::AddrMessage a;
+    a.family = AF_INET;
+    a.prefixlen = len;
+    a.ifindex = static_cast<std::uint32_t>(ifindex);
+    a.local = *IpAddr::parse(ip);
+    a.address = a.local;
+    return a;
+  }
+};
+
+TEST_F(ProtoRtnlTest, AddressAddDumpNotifyDelete) {
+  int idx = up_dummy("d0");
+  auto mon = open();
+  mon->add_membership(RTNLGRP_IPV4_IFADDR);
+  mon->add_membership(RTNLGRP_IPV4_ROUTE);
+  EXPECT_EQ(
+      send(addr_msg(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, v4(idx, "10.0.0.1", 24)))
+          .last_error(),
+      0);
+  EXPECT_EQ(
+      send(addr_msg(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, v4(idx, "10.0.0.1", 24)))
+          .last_error(),
+      EEXIST);
+  EXPECT_GE(mon->pending_notifications(), 2u);  // RTM_NEWADDR, then the routes
+  Datagram d;
+  ASSERT_TRUE(mon->pop_notification(d));
+  auto first = wire::decode_addr(one(d));
+  ASSERT_TRUE(first);
+  EXPECT_EQ(one(d).hdr.nlmsg_type, RTM_NEWADDR);
+  EXPECT_EQ(first->local->to_string(), "10.0.0.1");
+
+  wire::AddrMessage dump;
+  dump.family = AF_INET;
+  Replies r = send(addr_msg(RTM_GETADDR, NLM_F_DUMP, dump));
+  ASSERT_GE(r.msgs.size(), 2u);
+  EXPECT_EQ(r.msgs.back().hdr.nlmsg_type, NLMSG_DONE);
+  bool found = false;
+  for (std::size_t i = 0; i + 1 < r.msgs.size(); ++i) {
+    auto a = wire::decode_addr(r.msgs[i]);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(r.msgs[i].hdr.nlmsg_flags, NLM_F_MULTI);
+    if (a->ifindex == static_cast<std::uint32_t>(idx) && a->local &&
+        a->local->to_string() == "10.0.0.1") {
+      found = true;
+      EXPECT_EQ(a->label, "d0");
+      EXPECT_EQ(a->prefixlen, 24);
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(send(addr_msg(RTM_DELADDR, NLM_F_ACK, v4(idx, "10.0.0.1", 24))).last_error(), 0);
+  EXPECT_EQ(send(addr_msg(RTM_DELADDR, NLM_F_ACK, v4(idx, "10.0.0.1", 24))).last_error(),
+            EADDRNOTAVAIL);
+}
+
+TEST_F(ProtoRtnlTest, RoutesAddDumpGetDelete) {
+  int idx = up_dummy("d0");
+  ASSERT_EQ(
+      send(addr_msg(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, v4(idx, "10.0.0.1", 24)))
+          .last_error(),
+      0);
+  wire::RouteMessage rt;
+  rt.family = AF_INET;
+  rt.table = RT_TABLE_MAIN;
+  rt.protocol = RTPROT_BOOT;
+  rt.type = RTN_UNICAST;
+  rt.dst = *IpAddr::parse("192.168.5.0");
+  rt.dst_len = 24;
+  rt.gateway = *IpAddr::parse("10.0.0.254");
+  EXPECT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, rt)).last_error(),
+            0);
+  EXPECT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, rt)).last_error(),
+            EEXIST);
+
+  wire::RouteMessage all;
+  all.family = AF_INET;
+  Replies r = send(route_msg(RTM_GETROUTE, NLM_F_DUMP, all));
+  bool found = false;
+  for (std::size_t i = 0; i + 1 < r.msgs.size(); ++i) {
+    auto m = wire::decode_route(r.msgs[i]);
+    ASSERT_TRUE(m);
+    if (m->dst && m->dst->to_string() == "192.168.5.0") {
+      found = true;
+      EXPECT_EQ(m->gateway->to_string(), "10.0.0.254");
+      EXPECT_EQ(m->oif, static_cast<std::uint32_t>(idx));
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(r.msgs.back().hdr.nlmsg_type, NLMSG_DONE);
+
+  wire::RouteMessage get;
+  get.family = AF_INET;
+  get.dst = *IpAddr::parse("192.168.5.9");
+  get.dst_len = 32;
+  r = send(route_msg(RTM_GETROUTE, 0, get));
+  ASSERT_EQ(r.msgs.size(), 1u);
+  auto got = wire::decode_route(r.msgs[0]);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->gateway->to_string(), "10.0.0.254");
+
+  rt.protocol = 0;
+  rt.type = 0;
+  EXPECT_EQ(send(route_msg(RTM_DELROUTE, NLM_F_ACK, rt)).last_error(), 0);
+  EXPECT_EQ(send(route_msg(RTM_DELROUTE, NLM_F_ACK, rt)).last_error(), ESRCH);
+}
+
+TEST_F(ProtoRtnlTest, ReadOnlySessionCannotAddAddresses) {
+  int idx = up_dummy("d0");
+  SessionOptions o;
+  o.may_write = false;
+  auto ro = open(o);
+  EXPECT_EQ(roundtrip(*ro, addr_msg(RTM_NEWADDR, NLM_F_CREATE | NLM_F_ACK, v4(idx, "10.0.0.1", 24)))
+                .last_error(),
+            EPERM);
+}
+
+}  // namespace
+}  // namespace ifcore::rtnl::test
