@@ -22,7 +22,7 @@ Result<std::string> Args::value() {
 }
 
 tl::unexpected<Error> invarg(const std::string& what, const std::string& arg) {
-  return die(255, "Error: argument \"{}\" is wrong: {}\n", arg, what);
+  return die(255, "Error: argument \"{}\" is wrong: {}", arg, what);
 }
 
 tl::unexpected<Error> duparg(const std::string& key, const std::string& arg) {

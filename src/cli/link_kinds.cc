@@ -54,9 +54,12 @@ std::string mac(std::span<const std::uint8_t> b) {
   return s;
 }
 
+// "8000.2:0:0:0:0:1": the address part without zero padding, as ip prints bridge ids.
 std::string bridge_id(const wire::RawAttr& a) {
   if (a.data.size() < 8) return "?";
-  return fmt::format("{:02x}{:02x}.{}", a.data[0], a.data[1], mac(a.data.subspan(2, 6)));
+  std::string s = fmt::format("{:02x}{:02x}.", a.data[0], a.data[1]);
+  for (int i = 0; i < 6; ++i) s += fmt::format("{}{:x}", i ? ":" : "", a.data[2 + i]);
+  return s;
 }
 
 std::string ip_text(const wire::RawAttr& a) {

@@ -134,7 +134,7 @@ std::string peer_part(Ctx& c, const LinkView& l, bool& mdown) {
   return "@" + n;
 }
 
-void print_details(Ctx& c, const LinkView& l) {
+void print_details(Ctx& c, const LinkView& l, bool do_link) {
   const auto& m = l.m;
   if (m.promiscuity)
     c.out->kv("promiscuity", *m.promiscuity, fmt::format(" promiscuity {} ", *m.promiscuity));
@@ -169,7 +169,7 @@ void print_details(Ctx& c, const LinkView& l) {
     c.out->kv("info_slave_kind", *m.slave_kind, fmt::format("\n    {}_slave ", *m.slave_kind));
     c.out->close();
   }
-  if (m.inet6_addr_gen_mode) {
+  if (do_link && m.inet6_addr_gen_mode) {  // ip prints it for `ip link` only
     static const char* kModes[] = {"eui64", "none", "stable_secret", "random"};
     std::uint8_t g = *m.inet6_addr_gen_mode;
     std::string s = g < 4 ? kModes[g] : fmt::format("addrgenmode {:#x}", g);
@@ -367,7 +367,7 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
     o.kv("link_netnsid", *m.link_netnsid, fmt::format(" link-netnsid {}", *m.link_netnsid));
   if (m.perm_address && m.address && !(*m.perm_address == *m.address))
     o.kv("permaddr", m.perm_address->to_string(), " permaddr " + m.perm_address->to_string());
-  if (c.details) print_details(c, l);
+  if (c.details) print_details(c, l, do_link);
   if (c.stats) print_stats(c, l);
   o.text("\n");
 }

@@ -81,7 +81,7 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r) 
   Out& o = *c.out;
   o.open_object();
   if (msg.hdr.nlmsg_type == RTM_DELROUTE) o.kv("deleted", true, "Deleted ");
-  if (r.type != RTN_UNICAST) {
+  if (r.type != RTN_UNICAST || c.details) {
     std::string t = r.type < 12 ? kTypes[r.type] : std::to_string(r.type);
     o.kv("type", t, t + " ");
   }

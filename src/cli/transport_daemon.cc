@@ -3,8 +3,7 @@
 // default socket path.
 //
 // Socket options, multicast groups and namespace selection travel in ifcored's control
-// message (src/rtnl/control_msg.h), which has not landed yet: until it does they are
-// accepted and have no effect, and a namespace other than the default is refused.
+// message (src/rtnl/control_msg.h): one request, answered with the connection's state.
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -15,6 +14,7 @@
 #include <cstring>
 
 #include "cli/transport.h"
+#include "rtnl/control_msg.h"
 
 namespace ifcore::cli {
 namespace {
@@ -44,16 +44,60 @@ class DaemonTransport final : public Transport {
     if (n < 0) return fail(errno, "netlink receive error {}", std::strerror(errno));
     if (n == 0) return fail(ECONNRESET, "ifcored closed the connection");
     d.resize(std::size_t(n));
+    if (rtnl::is_overflow_datagram(d))
+      return fail(ENOBUFS, "netlink receive error No buffer space available");
     return std::optional<Datagram>(std::move(d));
   }
 
-  Result<void> set_option(int, int) override { return ok(); }
-  Result<void> join_group(unsigned) override { return ok(); }
-  std::uint32_t port_id() const override { return 0; }
+  Result<void> set_option(int opt, int value) override {
+    rtnl::ControlRequest r;
+    r.options.emplace_back(std::uint32_t(opt), std::uint32_t(value));
+    return control(r);
+  }
+  Result<void> join_group(unsigned group) override {
+    rtnl::ControlRequest r;
+    r.add_membership.push_back(group);
+    return control(r);
+  }
+  std::uint32_t port_id() const override { return port_; }
+
+  // Sends a control request and waits for the daemon's state (or its error).
+  Result<void> control(const rtnl::ControlRequest& req) {
+    wire::MessageBuilder b;
+    std::uint32_t seq = ++seq_ + 0x40000000u;  // apart from the CLI's own sequence numbers
+    if (auto e = rtnl::encode_control_request(b, seq, req); !e) return fail(e.error());
+    auto bytes = b.take();
+    IFCORE_TRY(send(bytes));
+    for (;;) {
+      auto d = recv(5000);
+      if (!d) return fail(d.error());
+      if (!*d) return fail(ETIMEDOUT, "ifcored did not answer the control request");
+      auto msgs = wire::split_messages(**d);
+      if (!msgs) return fail(msgs.error());
+      for (const auto& m : *msgs) {
+        if (m.hdr.nlmsg_seq != seq) continue;
+        if (m.hdr.nlmsg_type == NLMSG_ERROR) {
+          auto e = wire::decode_error(m);
+          if (!e) return fail(e.error());
+          if (e->error)
+            return fail(e->error, e->message.empty() ? std::strerror(e->error) : e->message);
+          continue;
+        }
+        if (m.hdr.nlmsg_type == rtnl::IFCORE_NLMSG_CONTROL) {
+          auto st = rtnl::decode_control_state(m);
+          if (!st) return fail(st.error());
+          port_ = st->port_id;
+          return ok();
+        }
+      }
+    }
+  }
   const char* target() const override { return "daemon"; }
 
  private:
   int fd_;
+  std::uint32_t port_ = 0;
+  std::uint32_t seq_ = 0;
 };
 
 }  // namespace
@@ -83,7 +127,15 @@ Result<std::unique_ptr<Transport>> make_daemon_transport(const std::string& path
     ::close(fd);
     return fail(e, "Cannot connect to ifcored at {}: {}", path, std::strerror(e));
   }
-  return std::unique_ptr<Transport>(new DaemonTransport(fd));
+  auto t = std::make_unique<DaemonTransport>(fd);
+  rtnl::ControlRequest r;
+  if (!netns.empty()) r.ns = netns;
+  if (auto c = t->control(r); !c) {
+    if (!netns.empty() && c.error().code == ENOENT)
+      return fail(ENOENT, "Cannot open network namespace \"{}\": No such file or directory", netns);
+    return fail(c.error());
+  }
+  return std::unique_ptr<Transport>(std::move(t));
 }
 
 }  // namespace ifcore::cli
