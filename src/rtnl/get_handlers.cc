@@ -16,6 +16,7 @@
 #include "ifcore/namespace.h"
 #include "rtnl/fill.h"
 #include "rtnl/handlers.h"
+#include "rtnl/stats_msg.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/nsid.h"
 #include "rtnl/wire/raw_attrs.h"
@@ -198,6 +199,15 @@ Result<void> handle_delnsid(Request& r) {
   Namespace* ns = ctl.find_namespace(*n->name);
   if (!ns) return fail(ENOENT, "namespace \"{}\" does not exist", *n->name);
   return ctl.destroy_namespace(*ns);
+}
+
+Result<void> handle_getstats(Request& r) {
+  Engine& e = r.s.hub().engine();
+  Stats st = e.stats();
+  std::uint64_t pending = e.pending_finalization();
+  return emit(r.out, [&](wire::MessageBuilder& b) {
+    return encode_stats_reply(b, r.seq(), r.port(), st, pending);
+  });
 }
 
 }  // namespace ifcore::rtnl

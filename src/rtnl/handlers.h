@@ -74,5 +74,7 @@ Result<void> handle_delroute(Request& r);
 Result<void> handle_getroute(Request& r);
 Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);
+// ifcore: IFCORE_NLMSG_GETSTATS (stats_msg.h) — the engine's statistics.
+Result<void> handle_getstats(Request& r);
 
 }  // namespace ifcore::rtnl

@@ -14,6 +14,7 @@
 
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
+#include "rtnl/stats_msg.h"
 #include "rtnl/hub.h"
 
 namespace ifcore::rtnl {
@@ -213,7 +214,9 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
   if (m.hdr.nlmsg_type >= NLMSG_MIN_TYPE) {
     std::uint16_t type = m.hdr.nlmsg_type;
     // Linux: rtnetlink_rcv_msg — a payload shorter than struct rtgenmsg is ignored.
-    if (type > RTM_MAX) {
+    if (type == IFCORE_NLMSG_GETSTATS) {
+      res = handle_getstats(r);  // ifcore: reading, open to every peer
+    } else if (type > RTM_MAX) {
       res = fail(EOPNOTSUPP);
     } else if (m.payload().size() < sizeof(rtgenmsg)) {
       res = ok();
