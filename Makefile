@@ -34,8 +34,10 @@ build: deps $(BUILD)/CMakeCache.txt
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The main job: ifcore-bench's default suite (every scenario on the embedded, daemon and
+# kernel paths, the sweep up to 100 000, the ablation); figures also in JSON and SVG.
 run: build
-	$(BUILD)/bin/ifcore-demo
+	$(BUILD)/bin/ifcore-bench --json $(BUILD)/bench.json --plot $(BUILD)/bench.svg
 
 micro: build
 	$(BUILD)/bin/ifcore-micro

@@ -128,7 +128,7 @@ Result<RunOutput> run_daemon(const ScenarioSpec& s, const RunParams& p) {
   env.connect = [path](std::vector<unsigned> groups) {
     return NlClient::open_daemon(path, std::move(groups));
   };
-  env.no_forwarding_why = "ifcored exposes no IPv6 forwarding setting on the wire";
+  env.no_sysctl_why = "ifcored exposes no IPv6 sysctls (net.ipv6.conf.*) on the wire";
   env.no_frame_why = "ifcored has no frame path on the wire";
   return run_wire(s, p, env);
 }

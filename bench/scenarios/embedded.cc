@@ -155,6 +155,16 @@ void tick(const RunParams& p, int i, int n) {
 Result<RunOutput> seed0(const RunParams& p) {
   auto eng = new_engine(p.policies);
   RunOutput out;
+  {
+    // Linux 2.6.36 kept permanent IPv6 addresses over the down that starts an unregister
+    // (since 4.6: net.ipv6.conf.all.keep_addr_on_down); seed 000's references need it.
+    auto ctl = eng->control();
+    auto c = inet::inet6_conf(ctl, default_ns(ctl), inet::kConfAll);
+    if (!c) return fail(c.error());
+    c->keep_addr_on_down = true;
+    BENCH_TRY(inet::set_inet6_conf(ctl, default_ns(ctl), inet::kConfAll, *c),
+              "seed0 keep_addr_on_down");
+  }
   auto lower = create(*eng, dummy_request("lower0", {.up = true}));
   if (!lower) return fail(lower.error());
   int lower_ifindex = (*lower)->ifindex();

@@ -119,6 +119,9 @@ Result<RunOutput> run_kernel(const ScenarioSpec& s, const RunParams& p) {
       }
       return ok();
     };
+    env.set_ipv6_keep_addr_on_down = [](bool on) {
+      return write_sysctl("/proc/sys/net/ipv6/conf/all/keep_addr_on_down", on ? "1" : "0");
+    };
     env.frame_probe = [](int tx, int rx) -> Result<std::unique_ptr<FrameProbe>> {
       auto probe = std::make_unique<PacketProbe>();
       auto r = probe->open(tx, rx);

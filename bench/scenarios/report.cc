@@ -3,6 +3,7 @@
 // (schema in docs/BENCH.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -40,6 +41,35 @@ std::string format_ratio(double x) {
   return fmt::format("{:.2f}×", x);
 }
 
+// Rows grouped by scenario and N (in run order), then by metric (the scenario's order),
+// then by path, so that one metric's paths sit together.
+std::vector<const Measurement*> table_order(const SuiteResult& r) {
+  std::vector<std::string> groups;
+  for (const auto& m : r.measurements) {
+    std::string key = m.scenario + "/" + std::to_string(m.n);
+    if (std::find(groups.begin(), groups.end(), key) == groups.end()) groups.push_back(key);
+  }
+  auto metric_rank = [](const Measurement& m) {
+    const ScenarioSpec* s = find_scenario(m.scenario);
+    if (!s) return 0;
+    for (std::size_t i = 0; i < s->metrics.size(); ++i)
+      if (s->metrics[i].name == m.metric) return int(i);
+    return int(s->metrics.size());
+  };
+  std::vector<const Measurement*> out;
+  for (const auto& m : r.measurements) out.push_back(&m);
+  std::stable_sort(out.begin(), out.end(), [&](const Measurement* a, const Measurement* b) {
+    auto ga = std::find(groups.begin(), groups.end(), a->scenario + "/" + std::to_string(a->n)) -
+              groups.begin();
+    auto gb = std::find(groups.begin(), groups.end(), b->scenario + "/" + std::to_string(b->n)) -
+              groups.begin();
+    if (ga != gb) return ga < gb;
+    if (metric_rank(*a) != metric_rank(*b)) return metric_rank(*a) < metric_rank(*b);
+    return int(a->path) < int(b->path);
+  });
+  return out;
+}
+
 }  // namespace
 
 std::string format_seconds(double s) {
@@ -56,14 +86,17 @@ void print_table(const SuiteResult& r, std::FILE* out) {
   fmt::print(out, "{:<26} {:<8} {:<8} {:>7}  {:>10}  {:<21} {:>9}  {}\n", "scenario", "metric",
              "path", "N", "median", "min–max", "kernel÷", "seed");
   fmt::print(out, "{}\n", std::string(118, '-'));
-  std::string last;
+  std::string last, last_metric;
   std::vector<std::string> notes;
-  for (const auto& m : r.measurements) {
+  for (const Measurement* mp : table_order(r)) {
+    const Measurement& m = *mp;
     std::string key = m.scenario + "/" + std::to_string(m.n);
     if (!last.empty() && key != last) fmt::print(out, "\n");
-    last = key;
     const MetricSpec* ms = metric_spec(m.scenario, m.metric);
-    std::string seed = ms && m.path == Path::Embedded ? ms->seed_text : "";
+    bool first_of_metric = key != last || m.metric != last_metric;
+    last = key;
+    last_metric = m.metric;
+    std::string seed = ms && first_of_metric ? ms->seed_text : "";
     if (!m.ok()) {
       fmt::print(out, "{:<26} {:<8} {:<8} {:>7}  {}\n", m.scenario, m.metric, to_string(m.path),
                  m.n, m.status);

@@ -94,7 +94,10 @@ struct Runner {
         auto r = run(path, s, p);
         if (!r) {
           for (auto& [_, x] : by_metric)
-            if (x.status.empty()) x.status = fmt::format("failed: {}", r.error().message);
+            if (x.status.empty())
+              x.status =
+                  fmt::format("{}: {}", r.error().code == EOPNOTSUPP ? "not available" : "failed",
+                              r.error().message);
           break;
         }
         for (auto& [metric, samples] : r->samples) {

@@ -29,10 +29,13 @@ struct WireEnv {
   std::function<Result<std::unique_ptr<NlClient>>(std::vector<unsigned> groups)> connect;
   // net.ipv6.conf.{all,default}.forwarding; empty: the server offers no way to set it.
   std::function<Result<void>(bool on)> set_ipv6_forwarding;
+  // net.ipv6.conf.all.keep_addr_on_down (seed 000: Linux 2.6.36 kept addresses on down);
+  // empty: the server offers no way to set it.
+  std::function<Result<void>(bool on)> set_ipv6_keep_addr_on_down;
   // A frame from tx to rx; empty: the server has no frame path.
   std::function<Result<std::unique_ptr<FrameProbe>>(int tx_ifindex, int rx_ifindex)> frame_probe;
   // Why forwarding or frames are missing (for the table's notes).
-  std::string no_forwarding_why, no_frame_why;
+  std::string no_sysctl_why, no_frame_why;
 };
 
 // Runs one repetition of `s` over `env`. Errors: the first request that failed.

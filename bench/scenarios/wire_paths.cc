@@ -76,6 +76,10 @@ Result<int> make_lower(Ctx& x, const std::string& name) {
 
 Result<RunOutput> seed0(Ctx& x) {
   RunOutput out;
+  if (x.env.set_ipv6_keep_addr_on_down)
+    WIRE_TRY(x.env.set_ipv6_keep_addr_on_down(true));
+  else
+    out.notes.push_back("keep_addr_on_down not set: " + x.env.no_sysctl_why);
   auto lower = make_lower(x, "lower0");
   if (!lower) return fail(lower.error());
   for (int i = 0; i < x.p.n; ++i) {
@@ -99,7 +103,7 @@ Result<RunOutput> seed1(Ctx& x) {
   if (x.env.set_ipv6_forwarding)
     WIRE_TRY(x.env.set_ipv6_forwarding(true));
   else
-    out.notes.push_back("forwarding not set: " + x.env.no_forwarding_why);
+    out.notes.push_back("forwarding not set: " + x.env.no_sysctl_why);
   for (int i = 0; i < x.p.n; ++i) {
     // ip link add ethI type dummy; ip link set ethI up; ip -6 addr add 2021:I::1/120 dev ethI
     int idx = 0;
