@@ -49,8 +49,12 @@ Result<void> Client::wait_ack(std::uint32_t seq, const MsgFn& on_reply, int& err
     auto msgs = wire::split_messages(**d);
     if (!msgs) return die(2, "malformed reply: {}", msgs.error().message);
     bool keep = false;
+    if (!msgs->empty() && msgs->front().hdr.nlmsg_seq == 0) {
+      events_.push_back(std::move(**d));  // a notification: for monitor
+      continue;
+    }
     for (const auto& m : *msgs) {
-      if (m.hdr.nlmsg_seq != seq) continue;  // a notification or a stale reply
+      if (m.hdr.nlmsg_seq != seq) continue;  // a stale reply
       if (m.hdr.nlmsg_type == NLMSG_ERROR) {
         auto e = wire::decode_error(m);
         if (!e) return die(2, "malformed error reply: {}", e.error().message);
@@ -105,6 +109,10 @@ Result<void> Client::dump(wire::MessageBuilder& b, const MsgFn& cb) {
     if (!*d) return die(2, "Dump was interrupted: no answer from the {} target", t_->target());
     auto msgs = wire::split_messages(**d);
     if (!msgs) return die(2, "malformed reply: {}", msgs.error().message);
+    if (!msgs->empty() && msgs->front().hdr.nlmsg_seq == 0) {
+      events_.push_back(std::move(**d));  // a notification: for monitor
+      continue;
+    }
     for (const auto& m : *msgs) {
       if (m.hdr.nlmsg_seq != seq) continue;
       if (m.hdr.nlmsg_type == NLMSG_DONE) {
@@ -129,6 +137,15 @@ Result<void> Client::dump(wire::MessageBuilder& b, const MsgFn& cb) {
         cb(m);
   }
   return ok();
+}
+
+Result<std::optional<Datagram>> Client::next_event(int timeout_ms) {
+  if (!events_.empty()) {
+    Datagram d = std::move(events_.front());
+    events_.erase(events_.begin());
+    return std::optional<Datagram>(std::move(d));
+  }
+  return t_->recv(timeout_ms);
 }
 
 Result<void> Client::load() {

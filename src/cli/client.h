@@ -49,6 +49,15 @@ class Client {
   std::uint32_t ifflags(int ifindex);
   // Forget the map after a change.
   void invalidate() { loaded_ = false; }
+  // Keep the map current from a link notification (monitor); names of deleted devices
+  // stay known, as ip prints them in the notifications that follow.
+  void note_link(int ifindex, const std::string& name, std::uint32_t flags) {
+    names_[ifindex] = {name, flags};
+  }
+
+  // The next notification datagram: those that arrived during a request first.
+  // Errors: as Transport::recv.
+  Result<std::optional<Datagram>> next_event(int timeout_ms);
 
  private:
   Result<void> load();
@@ -57,6 +66,7 @@ class Client {
   std::uint32_t seq_ = 0;
   bool loaded_ = false;
   std::map<int, std::pair<std::string, std::uint32_t>> names_;
+  std::vector<Datagram> events_;  // notifications read while waiting for a reply
 };
 
 // Formats an rtnetlink error as `ip` prints it.

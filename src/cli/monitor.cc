@@ -1,11 +1,16 @@
 // cli/monitor.cc — `ifc monitor [link|address|route]`: join the rtnetlink groups and print
 // each notification as `ip monitor` does ("Deleted " before removals); and `ifc stats`,
-// the engine's per-phase statistics.
+// the engine's per-phase statistics (ifcore's own message; not a kernel feature).
 #include <linux/rtnetlink.h>
 
 #include "cli/commands.h"
 #include "cli/link_print.h"
 #include "rtnl/wire/route.h"
+
+#if defined(IFC_HAVE_EMBEDDED) && __has_include("rtnl/stats_msg.h")
+#define IFC_HAVE_STATS_MSG 1
+#include "rtnl/stats_msg.h"
+#endif
 
 namespace ifcore::cli {
 
@@ -29,6 +34,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
   }
   if (!link && !addr && !route) link = addr = route = true;
   Transport& t = c.client->transport();
+  (void)c.client->ifname(0);  // learn the names before the first notification
   auto join = [&](unsigned g) -> Result<void> {
     if (auto r = t.join_group(g); !r) return die(1, "{}", r.error().message);
     return ok();
@@ -43,7 +49,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
     IFCORE_TRY(join(RTNLGRP_IPV6_ROUTE));
   }
   for (;;) {
-    auto d = t.recv(-1);
+    auto d = c.client->next_event(-1);
     if (!d) {
       if (d.error().code == ENOBUFS) continue;  // ip keeps going after an overrun
       return die(1, "{}", d.error().message);
@@ -56,8 +62,10 @@ Result<void> do_monitor(Ctx& c, Args& a) {
         case RTM_NEWLINK:
         case RTM_DELLINK:
           if (link) {
-            c.client->invalidate();
-            if (auto l = read_link(m)) print_link(c, *l, false, true);
+            if (auto l = read_link(m)) {
+              c.client->note_link(l->m.ifindex, l->m.name, l->m.flags);
+              print_link(c, *l, false, true);
+            }
           }
           break;
         case RTM_NEWADDR:
@@ -77,10 +85,36 @@ Result<void> do_monitor(Ctx& c, Args& a) {
   }
 }
 
-Result<void> do_stats(Ctx& c, Args&) {
-  // Neither the kernel nor ifcore's wire (docs/WIRE.md) carries the engine's statistics
-  // yet; when rtnl exposes them this asks for them like any other request.
+#ifdef IFC_HAVE_STATS_MSG
+// ifcore's statistics message (rtnl/stats_msg.h): the engine's counters and per-phase
+// times, from the daemon or the embedded engine. The kernel has no such thing.
+Result<void> do_stats(Ctx& c, Args& a) {
+  if (!a.done()) return die(255, "Command \"{}\" is unknown, try \"ifc help\".", a.peek());
+  if (std::string_view(c.client->transport().target()) == "kernel")
+    return die(1, "stats: not supported by this target");
+  wire::MessageBuilder b;
+  if (auto e = rtnl::encode_stats_request(b, c.client->next_seq()); !e)
+    return die(2, "{}", e.error().message);
+  std::vector<rtnl::StatsEntry> entries;
+  Result<void> bad = ok();
+  IFCORE_TRY(c.client->talk(b, [&](const wire::Message& m) {
+    auto r = rtnl::decode_stats_reply(m);
+    if (r)
+      entries = std::move(*r);
+    else
+      bad = die(2, "malformed statistics reply: {}", r.error().message);
+  }));
+  IFCORE_TRY(bad);
+  Out& o = *c.out;
+  o.open_object();
+  for (const auto& e : entries) o.kv(e.name, e.value, fmt::format("{} {}\n", e.name, e.value));
+  o.close();
+  return ok();
+}
+#else
+Result<void> do_stats(Ctx&, Args&) {
   return die(1, "stats: not supported by this target");
 }
+#endif
 
 }  // namespace ifcore::cli
