@@ -29,6 +29,7 @@ class Engine;
 class Kind;
 class Namespace;
 class Control;
+struct RxHooks;  // frame.h: what intercepts frames received on a device
 
 // Linux: enum netdev_reg_state (NETREG_*).
 enum class RegState : std::uint8_t {
@@ -146,6 +147,21 @@ class Device {
   // --- counters (frame path). Context: any thread.
   LinkCounters& counters() const { return counters_; }
 
+  // --- frame path (frame.h). The transmit path is activated by the link watch when it
+  // handles carrier on, or at open when carrier is already on (Linux: dev_activate), and
+  // deactivated at close or carrier off (dev_deactivate). Context: any thread to read;
+  // control lock to set.
+  bool tx_active() const { return tx_active_.load(std::memory_order_acquire); }
+  void set_tx_active_locked(bool on) { tx_active_.store(on, std::memory_order_release); }
+  // Receive hooks (vlans on this device, a bridge or macvlan handler; Linux: vlan_info,
+  // rx_handler). RCU-published: read inside an rcu::ReadGuard; written by frame.cc.
+  const RxHooks* rx_hooks_rcu() const { return rx_hooks_.load(std::memory_order_acquire); }
+  // Publishes new hooks and returns the old ones (to retire after a grace period).
+  // Context: control lock.
+  const RxHooks* exchange_rx_hooks_locked(const RxHooks* h) {
+    return rx_hooks_.exchange(h, std::memory_order_acq_rel);
+  }
+
   // --- references. An approximation while live (the sum of shards), exact once
   // unregistering. Context: any thread.
   std::int64_t refcount() const;
@@ -221,6 +237,8 @@ class Device {
   std::vector<Device*> uppers_, lowers_;  // control lock
   std::unique_ptr<DevicePriv> priv_;      // control lock
   mutable LinkCounters counters_;
+  std::atomic<bool> tx_active_{false};          // frame path: see tx_active()
+  std::atomic<const RxHooks*> rx_hooks_{nullptr};  // frame path: RCU-published
 
   // References (see ref.cc): shard slot, mode, exact count once unregistering.
   std::uint32_t ref_slot_ = 0;

@@ -15,6 +15,7 @@ namespace ifcore {
 
 class Control;
 class Device;
+struct Frame;
 class Namespace;
 class UnregisterBatch;
 
@@ -74,6 +75,13 @@ class Kind {
   // True for kinds that stack on a lower device and die with it (vlan, macvlan): when the
   // lower is queued for unregister, its uppers of such kinds are queued into the same batch.
   virtual bool dies_with_lower() const { return false; }
+
+  // Frame path (frame.h): a frame sent on `dev`, whose carrier and transmit path core has
+  // checked. The kind hands it on (veth: to the peer; vlan: tagged, to the lower) and
+  // returns true, or returns false if it dropped it; core counts tx or tx_dropped.
+  // Default: the frame leaves the device and is gone (a dummy's). Context: any thread, no
+  // lock, not inside an rcu::ReadGuard; `f` holds a Ref on `dev`.
+  virtual bool xmit(Device& dev, Frame&& f) const;
 
   // Virtual devices' link changes are urgent for the link watch's adaptive policy.
   virtual bool is_virtual() const { return true; }

@@ -21,6 +21,12 @@
 
 namespace ifcore {
 
+class LinkWatch;  // core/linkwatch.h
+struct LinkWatchDeleter {
+  void operator()(LinkWatch* lw) const;
+};
+std::unique_ptr<LinkWatch, LinkWatchDeleter> make_link_watch(Engine::Impl& impl);
+
 struct Device::Tracker {
   std::mutex mu;
   std::uint64_t next = 0;
@@ -122,6 +128,9 @@ struct Engine::Impl {
   // Devices a legacy-policy caller must wait for once it drops the control lock
   // (Linux: the todo list run by rtnl_unlock).
   std::vector<Device*> legacy_todo;
+  // The link watch (core/linkwatch.h); last, so it is made after and stopped before the
+  // rest. Subscribes to `chain` when made.
+  std::unique_ptr<LinkWatch, LinkWatchDeleter> linkwatch{make_link_watch(*this)};
 
   // A grace period per the policy (counted). Context: not in a read-side section.
   void grace_period();

@@ -11,6 +11,7 @@
 
 #include "base/rcu.h"
 #include "core/engine_impl.h"
+#include "core/linkwatch.h"
 #include "core/registry.h"
 
 namespace ifcore {
@@ -30,16 +31,6 @@ int lower_depth(const Device& d) {
   int depth = 0;
   for (Device* l : d.lowers_locked()) depth = std::max(depth, 1 + lower_depth(*l));
   return depth;
-}
-
-// Linux: default_operstate + rfc2863_policy (link_mode dormant).
-std::uint8_t derived_operstate(const Device& d) {
-  if (!d.carrier()) {
-    int link = d.kind().link_ifindex(d);
-    return link && link != d.ifindex() ? IF_OPER_LOWERLAYERDOWN : IF_OPER_DOWN;
-  }
-  if (d.link_mode() == IF_LINK_MODE_DORMANT) return IF_OPER_DORMANT;
-  return IF_OPER_UP;
 }
 
 }  // namespace
@@ -260,10 +251,11 @@ Result<void> Control::set_master(Device& port, Device* master) {
 }
 
 void Control::set_carrier(Device& dev, bool on) {
+  // Linux: netif_carrier_on/off flip the bit and count the change at once; the link watch
+  // sets the operstate, (de)activates the transmit path and notifies Change, at once or
+  // later per the policy (core/linkwatch.h).
   if (!dev.set_carrier_locked(on)) return;
-  std::uint8_t op = derived_operstate(dev);
-  dev.set_operstate_locked(op);
-  notify_change(dev);
+  engine_->impl().linkwatch->fire(*this, dev);
 }
 
 void Control::set_operstate(Device& dev, std::uint8_t operstate) {

@@ -1,0 +1,333 @@
+// The link watch (Linux: net/core/link_watch.c semantics, written for ifcore): carrier
+// changes become operstate, an active transmit path and Change notifications, at once or
+// after a wait chosen by the policy. See ifcore/linkwatch.h.
+//
+// Lock order: control lock -> LinkWatch::mu_ (leaf). The worker takes the control lock
+// without holding mu_.
+#include "core/linkwatch.h"
+
+#include <net/if.h>
+
+#include <linux/if.h>
+
+#include <algorithm>
+
+#include "ifcore/frame.h"
+
+namespace ifcore {
+
+namespace {
+
+// Runs after every other subscriber, so that Change follows the Up others have seen.
+constexpr int kPriority = -1000000;
+
+double seconds(Duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
+
+void LinkWatchDeleter::operator()(LinkWatch* lw) const {
+  delete lw;
+}
+
+std::unique_ptr<LinkWatch, LinkWatchDeleter> make_link_watch(Engine::Impl& impl) {
+  return std::unique_ptr<LinkWatch, LinkWatchDeleter>(new LinkWatch(impl));
+}
+
+std::uint8_t derived_operstate(const Device& d) {
+  // Linux: default_operstate, then rfc2863_policy's link_mode rule.
+  if (!d.carrier()) {
+    int link = d.kind().link_ifindex(d);
+    return link && link != d.ifindex() ? IF_OPER_LOWERLAYERDOWN : IF_OPER_DOWN;
+  }
+  if (d.link_mode() == IF_LINK_MODE_DORMANT) return IF_OPER_DORMANT;
+  if (d.link_mode() == IF_LINK_MODE_TESTING) return IF_OPER_TESTING;
+  return IF_OPER_UP;
+}
+
+LinkWatch::LinkWatch(Engine::Impl& impl) : impl_(impl) {
+  // Made with the engine, before anybody else can reach the chain: no lock needed yet.
+  sub_ = impl_.chain.add(*this, SubscribeOptions{"linkwatch", kPriority, false});
+}
+
+LinkWatch::~LinkWatch() {
+  {
+    std::lock_guard lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  impl_.chain.remove(sub_);
+  pending_.clear();
+}
+
+bool LinkWatch::in_transition(const Device& dev) const {
+  return (opening_.count(dev.id()) && dev.is_up()) || closing_.count(dev.id());
+}
+
+bool LinkWatch::adaptive_urgent(const Device& dev) const {
+  return impl_.policies.linkwatch == LinkWatchPolicy::Adaptive && dev.kind().is_virtual();
+}
+
+bool LinkWatch::kernel_urgent(const Device& dev) const {
+  // Linux before 4.1 (linkwatch_urgent_event): urgent only if running and ifindex !=
+  // iflink, i.e. stacked on a lower (vlan, macvlan); veth had no iflink then. The third
+  // clause (carrier on while the qdisc changes) is not modelled: ifcore has no qdiscs.
+  return dev.is_up() && !in_transition(dev) && dev.kind().dies_with_lower();
+}
+
+bool LinkWatch::take_token(const Device& dev, TimePoint now, TimePoint* back) {
+  Bucket& b = buckets_[dev.id()];
+  double burst = std::max<double>(1.0, tuning_.burst);
+  if (b.at == TimePoint{}) {
+    b.tokens = burst;
+  } else if (now > b.at) {
+    b.tokens = std::min(burst, b.tokens + tuning_.per_second * seconds(now - b.at));
+  }
+  b.at = std::max(b.at, now);
+  if (b.tokens >= 1.0) {
+    b.tokens -= 1.0;
+    return true;
+  }
+  double rate = tuning_.per_second > 0 ? tuning_.per_second : 1.0;
+  *back = now + std::chrono::duration_cast<Duration>(
+                    std::chrono::duration<double>((1.0 - b.tokens) / rate));
+  return false;
+}
+
+void LinkWatch::fire(Control& ctl, Device& dev) {
+  ++stats_.fired;
+  // Linux: no event before registration; an unregistering device is forgotten.
+  if (dev.state() != RegState::Registered) return;
+  TimePoint now = impl_.engine.time().now();
+  bool adaptive = adaptive_urgent(dev);
+  auto it = pending_.find(dev.id());
+  if (it != pending_.end()) {
+    // Coalesced: the pending event will report the state of the moment it runs.
+    ++stats_.coalesced;
+    if (!adaptive && kernel_urgent(dev)) deliver(ctl, dev);
+    return;
+  }
+  if (adaptive) {
+    if (in_transition(dev)) {  // delivered by the Up/Down that ends the transition
+      pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, now});
+      return;
+    }
+    if (!dev.is_up()) {  // nothing to notify: only the operstate changes
+      deliver(ctl, dev);
+      return;
+    }
+    TimePoint back{};
+    if (take_token(dev, now, &back)) {
+      deliver(ctl, dev);
+      return;
+    }
+    ++stats_.deferred;
+    pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, back});
+    schedule(back);
+    return;
+  }
+  pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Window, now});
+  if (kernel_urgent(dev)) {
+    deliver(ctl, dev);
+    return;
+  }
+  // Linux: linkwatch_schedule_work: wait until a second after the last full run.
+  ++stats_.deferred;
+  schedule(std::max(now, next_full_run_));
+}
+
+void LinkWatch::deliver(Control& ctl, Device& dev) {
+  Ref keep;
+  if (auto it = pending_.find(dev.id()); it != pending_.end()) {
+    keep = std::move(it->second.ref);
+    pending_.erase(it);
+  }
+  if (dev.state() != RegState::Registered) return;
+  ++stats_.delivered;
+  // Linux: linkwatch_do_dev: rfc2863_policy, then for an up device dev_activate or
+  // dev_deactivate and netdev_state_change.
+  std::uint8_t op = derived_operstate(dev);
+  if (op != dev.operstate()) dev.set_operstate_locked(op);
+  if (dev.is_up() && !closing_.count(dev.id())) {
+    dev.set_tx_active_locked(dev.carrier());
+    ++stats_.notified;
+    ctl.notify_change(dev);
+  }
+}
+
+void LinkWatch::run_due(Control& ctl) {
+  ++stats_.runs;
+  TimePoint now = impl_.engine.time().now();
+  bool full = next_full_run_ <= now;
+  bool window_run = false;
+  std::vector<Ref> due;
+  for (auto& [id, e] : pending_) {
+    Device& d = *e.ref;
+    if (in_transition(d)) continue;
+    if (e.wait == Wait::Window) {
+      if (full || kernel_urgent(d)) {
+        window_run = window_run || full;
+        due.emplace_back(d, "linkwatch");
+      }
+    } else if (e.due <= now) {
+      due.emplace_back(d, "linkwatch");
+    }
+  }
+  // Linux: __linkwatch_run_queue: a full run opens the next one-second window.
+  if (window_run) next_full_run_ = now + tuning_.kernel_window;
+  for (Ref& r : due) {
+    auto it = pending_.find(r->id());
+    if (it == pending_.end()) continue;  // delivered meanwhile by a nested change
+    if (it->second.wait == Wait::Budget) {
+      TimePoint back{};
+      (void)take_token(*r, now, &back);  // its turn has come: the budget only paces
+    }
+    deliver(ctl, *r);
+  }
+  reschedule(now);
+}
+
+Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
+  Device& dev = ev.dev;
+  const std::uint64_t id = dev.id();
+  switch (ev.event) {
+    case NetdevEvent::Register:
+      // Linux: linkwatch_init_dev: a device registered without carrier gets its operstate.
+      if (!dev.carrier() || dev.link_mode() != IF_LINK_MODE_DEFAULT)
+        dev.set_operstate_locked(derived_operstate(dev));
+      break;
+    case NetdevEvent::PreUp:
+      opening_.insert(id);
+      break;
+    case NetdevEvent::Up: {
+      opening_.erase(id);
+      // Linux: __dev_open runs dev_activate: with carrier the transmit path starts now.
+      if (dev.carrier()) dev.set_tx_active_locked(true);
+      auto it = pending_.find(id);
+      if (it == pending_.end()) break;
+      TimePoint now = impl_.engine.time().now();
+      if (it->second.wait == Wait::Budget ? it->second.due <= now : kernel_urgent(dev)) {
+        if (it->second.wait == Wait::Budget) {
+          TimePoint back{};
+          (void)take_token(dev, now, &back);
+        }
+        deliver(ctl, dev);
+      } else {
+        reschedule(now);
+      }
+      break;
+    }
+    case NetdevEvent::GoingDown:
+      // Linux: dev_close runs dev_deactivate: frames are dropped from now on.
+      closing_.insert(id);
+      dev.set_tx_active_locked(false);
+      break;
+    case NetdevEvent::Down: {
+      closing_.erase(id);
+      auto it = pending_.find(id);
+      if (it != pending_.end() && it->second.wait == Wait::Budget)
+        deliver(ctl, dev);  // silent: the device is down
+      else if (it != pending_.end())
+        reschedule(impl_.engine.time().now());
+      break;
+    }
+    case NetdevEvent::Unregister:
+      // Linux: linkwatch_forget_dev; drops the event's reference.
+      pending_.erase(id);
+      buckets_.erase(id);
+      opening_.erase(id);
+      closing_.erase(id);
+      dev.set_tx_active_locked(false);
+      clear_rx_hooks(dev);  // frame.h: no frame reaches it from now on
+      break;
+    default:
+      break;
+  }
+  return ok();
+}
+
+void LinkWatch::schedule(TimePoint at) {
+  std::lock_guard lk(mu_);
+  if (stop_) return;
+  if (!thread_.joinable()) thread_ = std::thread([this] { worker(); });
+  if (!has_deadline_ || at < deadline_) {
+    deadline_ = at;
+    has_deadline_ = true;
+    cv_.notify_all();
+  }
+}
+
+void LinkWatch::reschedule(TimePoint now) {
+  bool any = false;
+  TimePoint next{};
+  for (auto& [id, e] : pending_) {
+    if (in_transition(*e.ref)) continue;  // the Up/Down handler takes it
+    TimePoint t = e.wait == Wait::Window ? std::max(now, next_full_run_) : e.due;
+    if (!any || t < next) next = t;
+    any = true;
+  }
+  std::lock_guard lk(mu_);
+  has_deadline_ = any;
+  deadline_ = next;
+  if (any && !thread_.joinable() && !stop_) thread_ = std::thread([this] { worker(); });
+  cv_.notify_all();
+}
+
+void LinkWatch::worker() {
+  std::unique_lock lk(mu_);
+  while (!stop_) {
+    if (!has_deadline_) {
+      cv_.wait(lk);
+      continue;
+    }
+    TimePoint now = impl_.engine.time().now();
+    if (deadline_ > now) {
+      // Real time stands in for the TimeSource: with a FakeTime the tests run the queue
+      // themselves (run_link_watch) and the worker finds nothing due.
+      cv_.wait_for(lk, deadline_ - now);
+      continue;
+    }
+    has_deadline_ = false;
+    lk.unlock();
+    {
+      auto ctl = impl_.engine.control();
+      bool stopping;
+      {
+        std::lock_guard g(mu_);
+        stopping = stop_;
+      }
+      if (!stopping) run_due(ctl);
+    }
+    lk.lock();
+  }
+}
+
+// ---------------------------------------------------------------- public functions
+
+void run_link_watch(Control& ctl) {
+  ctl.engine().impl().linkwatch->run_due(ctl);
+}
+
+std::size_t link_watch_pending(Control& ctl) {
+  return ctl.engine().impl().linkwatch->pending();
+}
+
+bool link_watch_pending(Control& ctl, const Device& dev) {
+  return ctl.engine().impl().linkwatch->pending(dev);
+}
+
+LinkWatchStats link_watch_stats(Control& ctl) {
+  return ctl.engine().impl().linkwatch->stats();
+}
+
+LinkWatchTuning link_watch_tuning(Control& ctl) {
+  return ctl.engine().impl().linkwatch->tuning();
+}
+
+void set_link_watch_tuning(Control& ctl, const LinkWatchTuning& t) {
+  ctl.engine().impl().linkwatch->set_tuning(t);
+}
+
+}  // namespace ifcore

@@ -1,0 +1,80 @@
+// The link watch's internals (see ifcore/linkwatch.h for the model and the policies).
+//
+// Lock order: control lock -> LinkWatch::mu_ (a leaf: guards only the worker's deadline).
+// Everything else is guarded by the control lock. The worker thread never holds mu_ while
+// taking the control lock.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/engine_impl.h"
+#include "ifcore/linkwatch.h"
+
+namespace ifcore {
+
+class LinkWatch final : public Subscriber {
+ public:
+  explicit LinkWatch(Engine::Impl& impl);
+  ~LinkWatch() override;  // stops the worker; unsubscribes
+
+  // The carrier of `dev` changed (Control::set_carrier). Context: control lock.
+  void fire(Control& ctl, Device& dev);
+  // Handles the events due now. Context: control lock.
+  void run_due(Control& ctl);
+
+  std::size_t pending() const { return pending_.size(); }
+  bool pending(const Device& dev) const { return pending_.count(dev.id()) != 0; }
+  LinkWatchStats stats() const { return stats_; }
+  LinkWatchTuning tuning() const { return tuning_; }
+  void set_tuning(const LinkWatchTuning& t) { tuning_ = t; }
+
+  // Up/GoingDown/Down/Unregister of every device. Context: control lock.
+  Result<void> on_event(Control& ctl, const EventInfo& ev) override;
+
+ private:
+  // How an event waits: Linux's one-second window, or the device's token bucket.
+  enum class Wait : std::uint8_t { Window, Budget };
+  struct Entry {
+    Ref ref;
+    Wait wait = Wait::Window;
+    TimePoint due{};  // Budget: when a token is back
+  };
+  struct Bucket {
+    double tokens = 0;
+    TimePoint at{};
+  };
+
+  bool adaptive_urgent(const Device& dev) const;
+  bool kernel_urgent(const Device& dev) const;
+  bool in_transition(const Device& dev) const;
+  // Takes a token from `dev`'s bucket if one is there. Sets `*back` to when one will be.
+  bool take_token(const Device& dev, TimePoint now, TimePoint* back);
+  // Linux: linkwatch_do_dev. Removes the entry first.
+  void deliver(Control& ctl, Device& dev);
+  void deliver_pending(Control& ctl, Device& dev);
+  void schedule(TimePoint at);
+  void reschedule(TimePoint now);
+  void worker();
+
+  Engine::Impl& impl_;
+  SubscriptionId sub_ = 0;
+  LinkWatchTuning tuning_;
+  LinkWatchStats stats_;
+  std::unordered_map<std::uint64_t, Entry> pending_;     // by device id
+  std::unordered_map<std::uint64_t, Bucket> buckets_;    // adaptive, by device id
+  std::unordered_set<std::uint64_t> opening_, closing_;  // between PreUp/Up, GoingDown/Down
+  TimePoint next_full_run_{};                            // Linux: linkwatch_nextevent
+
+  std::mutex mu_;  // leaf
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool has_deadline_ = false;
+  TimePoint deadline_{};
+  std::thread thread_;  // started at the first deferred event
+};
+
+}  // namespace ifcore
