@@ -39,6 +39,7 @@ void update_states(Control& ctl, Device& br) {
     if (!enabled || !was_enabled || p->s.stp_state) port->s.state = next;
     any = any || port->s.state == BR_STATE_FORWARDING;
   }
+  bridge::publish_ports(br, *p);
   ctl.set_carrier(br, any && br.is_up());
 }
 
@@ -78,6 +79,8 @@ void remove_port(Control& ctl, Device& br, Device& port) {
   if (it == p->ports.end()) return;
   std::unique_ptr<Port> gone = std::move(*it);
   p->ports.erase(it);
+  bridge::detach_port(ctl, port);
+  p->fdb.flush(&port);  // Linux: br_fdb_delete_by_port when a port leaves
   ctl.unlink_upper(port, br);
   gone.reset();  // drops the reference on the port
   adjust_mtu(ctl, br);
@@ -156,6 +159,7 @@ Result<void> Bridge::change_link(Control& ctl, Device& dev, const LinkRequest& r
   IFCORE_TRY(bridge::change(next, req.info_data));
   bool stp_changed = next.stp_state != p.s.stp_state;
   p.s = std::move(next);
+  bridge::publish_ports(dev, p);  // the ageing time may have changed
   if (stp_changed) update_states(ctl, dev);
   (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
   return ok();
@@ -205,6 +209,7 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
   e->no = no;
   e->s = bridge::default_port_settings(port);
   p.ports.push_back(std::move(e));
+  bridge::attach_port(ctl, master, port);
   adjust_mtu(ctl, master);
   adjust_address(ctl, master);
   update_states(ctl, master);
@@ -227,6 +232,7 @@ void Bridge::stop(Control& ctl, Device& dev) const {
   // Linux: br_dev_stop disables the ports; no port forwards, so no carrier.
   if (Priv* p = bridge::priv(dev))
     for (auto& port : p->ports) port->s.state = BR_STATE_DISABLED;
+  if (Priv* p = bridge::priv(dev)) bridge::publish_ports(dev, *p);
   ctl.set_carrier(dev, false);
 }
 
@@ -236,7 +242,24 @@ void Bridge::uninit(Control& ctl, Device& dev) const {
   if (!p) return;
   auto ports = std::move(p->ports);
   p->ports.clear();
-  for (auto& port : ports) ctl.unlink_upper(*port->dev, dev);
+  bridge::publish_ports(dev, *p);
+  p->fdb.flush(nullptr);
+  for (auto& port : ports) {
+    bridge::detach_port(ctl, *port->dev);
+    ctl.unlink_upper(*port->dev, dev);
+  }
+}
+
+bool Bridge::xmit(Device& dev, Frame&& f) const {
+  Priv* p = bridge::priv(dev);  // set before registration, freed with the device
+  if (!p) return false;
+  bridge::xmit(dev, *p, std::move(f));
+  return true;
+}
+
+std::size_t Bridge::fdb_size(const Device& br) {
+  Priv* p = bridge::priv(br);
+  return p ? p->fdb.size() : 0;
 }
 
 void Bridge::install(Engine& engine) {

@@ -23,6 +23,9 @@ class Bridge final : public Kind {
   Result<void> open(Control& ctl, Device& dev) const override;
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;
+  bool xmit(Device& dev, Frame&& f) const override;
+  // Forwarding entries learned (tests). Context: any thread.
+  static std::size_t fdb_size(const Device& br);
 
   static void install(Engine& engine);
 };

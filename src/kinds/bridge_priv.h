@@ -4,12 +4,16 @@
 
 #include <linux/if_bridge.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "ifcore/engine.h"
+#include "ifcore/frame.h"
 
 namespace ifcore::kinds::bridge {
 
@@ -42,7 +46,42 @@ struct Settings {
   std::map<std::uint16_t, Attr> opts;
 };
 
+// The frame path's view of the ports: RCU-published, rebuilt under the control lock
+// whenever a port joins, leaves or changes state.
+struct PortView {
+  Device* dev;
+  bool forwarding;
+};
+struct DataPlane {
+  std::vector<PortView> ports;
+};
+
+// Linux: the forwarding database (br_fdb.c): learned source addresses -> port, aged out
+// after `ageing` (IFLA_BR_AGEING_TIME). Context: any thread (its own leaf mutex).
+class Fdb {
+ public:
+  void learn(const HwAddr& mac, Device* port, TimePoint now);
+  // The port `mac` was last seen on, unless aged out. The pointer is only compared (it
+  // may name a port that has just left).
+  Device* lookup(const HwAddr& mac, TimePoint now);
+  void flush(const Device* port);  // every entry of `port` (nullptr: all)
+  void set_ageing(Duration d) { ageing_ns_.store(d.count(), std::memory_order_relaxed); }
+  std::size_t size();
+
+ private:
+  struct Entry {
+    Device* port;
+    TimePoint seen;
+  };
+  std::mutex mu_;  // leaf
+  std::unordered_map<std::uint64_t, Entry> map_;
+  std::atomic<Duration::rep> ageing_ns_{Duration(std::chrono::seconds(300)).count()};
+};
+
 struct Priv final : DevicePriv {
+  ~Priv() override { delete dp.load(); }  // the device is freed after a grace period
+  std::atomic<const DataPlane*> dp{nullptr};
+  Fdb fdb;
   Settings s;
   bool mtu_set_by_user = false, addr_set_by_user = false;
   bool adjusting = false;  // the bridge itself is changing its mtu/address
@@ -70,6 +109,17 @@ AttrPolicy policy();
 AttrPolicy port_policy();
 AttrList fill(const Device& dev, const Priv& p);
 AttrList fill_port(const Device& br, const Priv& p, const Port& port);
+// The frame path (bridge_fdb.cc). Context of the first three: control lock.
+// Rebuilds the ports' view after a join, leave or state change; flushes the forwarding
+// entries of ports that no longer forward (Linux: br_fdb_delete_by_port).
+void publish_ports(Device& br, Priv& p);
+// Makes the bridge the receive handler of `port`, or stops it being so.
+void attach_port(Control& ctl, Device& br, Device& port);
+void detach_port(Control& ctl, Device& port);
+// Linux: br_dev_xmit: a frame sent on the bridge device goes out by the table.
+// Context: any thread.
+void xmit(Device& br, Priv& p, Frame&& f);
+
 // struct ifla_bridge_id of a bridge: priority (big endian) and address.
 std::vector<std::uint8_t> bridge_id(const Device& br, std::uint16_t priority);
 

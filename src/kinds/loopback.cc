@@ -1,11 +1,14 @@
 // Loopback: Linux's loopback_setup values (mtu 65536, IFF_LOOPBACK, zero address).
 #include "kinds/loopback.h"
 
-#include <net/if.h>
+#include <net/if.h>  // before any <linux/if*.h>
+
 #include <linux/if.h>
 #include <linux/if_arp.h>
 
 #include <cerrno>
+
+#include "ifcore/frame.h"
 
 namespace ifcore::kinds {
 
@@ -31,6 +34,12 @@ Result<void> Loopback::init(Control& ctl, Namespace& ns) {
   if (!r) return fail(r.error());
   ns.set_loopback_locked(*r);
   return ok();
+}
+
+bool Loopback::xmit(Device& dev, Frame&& f) const {
+  // Linux: loopback_xmit: what is sent comes back in.
+  receive(dev, std::move(f));
+  return true;
 }
 
 void Loopback::install(Engine& engine) {

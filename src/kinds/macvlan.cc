@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "ifcore/frame.h"
 #include "kinds/common.h"
 
 namespace ifcore::kinds {
@@ -131,6 +132,37 @@ std::vector<Device*> macvlans_on(const Device& lower) {
   return out;
 }
 
+// Linux: macvlan_handle_frame, the lower's rx_handler: a unicast frame goes to the
+// macvlan with its destination address (or stays with the lower); a broadcast or multicast
+// frame goes to every macvlan that is up, and to the lower too.
+class MacvlanRx final : public RxHandler {
+ public:
+  bool handle(Device&, Frame& f, const std::vector<Device*>& macvlans) const override {
+    HwAddr dst = frame_dst(f);
+    if (is_group_address(dst)) {
+      for (Device* m : macvlans)
+        if (m->is_up()) receive(*m, f.copy());
+      return false;
+    }
+    for (Device* m : macvlans)
+      if (m->address() == dst) {
+        receive(*m, std::move(f));
+        return true;
+      }
+    return false;
+  }
+};
+
+const MacvlanRx kRx;
+
+// Publishes the lower's receive handler with its macvlans (none: no handler).
+// Context: control lock.
+void refresh_rx(Control& ctl, Device& lower) {
+  std::vector<Device*> ms = macvlans_on(lower);
+  const RxHandler* h = ms.empty() ? nullptr : &kRx;
+  set_rx_handler(ctl, lower, h, std::move(ms));
+}
+
 // Linux: macvlan_device_event: mtu clamp and carrier transfer from the lower.
 class LowerWatch final : public Subscriber {
  public:
@@ -218,6 +250,7 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
     (void)ctl.delete_link(**r);
     return fail(l.error());
   }
+  refresh_rx(ctl, *lower);
   return r;
 }
 
@@ -278,7 +311,17 @@ Result<void> Macvlan::open(Control& ctl, Device& dev) const {
   return ok();
 }
 
-void Macvlan::uninit(Control&, Device& dev) const {
+bool Macvlan::xmit(Device& dev, Frame&& f) const {
+  // Linux: macvlan_start_xmit; ifcore sends every frame down the lower (VEPA), whatever
+  // the mode: a macvlan reaches its siblings through what is beyond the lower.
+  Ref lower = hold_registered([&] { return dev.link(); });
+  if (!lower) return false;
+  return transmit(*lower, std::move(f));
+}
+
+void Macvlan::uninit(Control& ctl, Device& dev) const {
+  if (auto* v = macvlan_of(dev); v && v->lower && v->lower->state() == RegState::Registered)
+    refresh_rx(ctl, *v->lower);  // `dev` is unregistering: macvlans_on leaves it out
   dev.set_link_locked(nullptr);
   if (auto* v = macvlan_of(dev)) v->lower.reset();
 }

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 
+#include "ifcore/frame.h"
 #include "kinds/common.h"
 
 namespace ifcore::kinds {
@@ -46,10 +47,9 @@ Result<Namespace*> peer_namespace(Control& ctl, Namespace& ns, const LinkRequest
   return &ns;
 }
 
-// Linux: veth_setup (ether_setup; carrier off until both ends are up).
+// Linux: veth_setup (ether_setup). Carrier goes off once registered (veth_newlink).
 std::unique_ptr<Device> alloc_end(Control& ctl, const Kind& kind, Namespace& ns) {
   auto dev = ctl.alloc_device(kind, ns);
-  dev->set_carrier_locked(false);
   dev->set_operstate_locked(IF_OPER_DOWN);
   dev->set_priv(std::make_unique<VethPriv>());
   return dev;
@@ -105,6 +105,10 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   priv_of<VethPriv>(**d)->peer = *p;
   (*p)->set_link_locked(*d);
   (*d)->set_link_locked(*p);
+  // Linux: veth_newlink turns carrier off after registering each end, so the link watch
+  // sees both (and, under the kernel policy, its one-second window opens).
+  ctl.set_carrier(**p, false);
+  ctl.set_carrier(**d, false);
   return *d;
 }
 
@@ -129,6 +133,14 @@ void Veth::stop(Control& ctl, Device& dev) const {
   // Linux: veth_close: carrier off for both ends.
   ctl.set_carrier(dev, false);
   if (Device* p = peer(dev); p && p->state() == RegState::Registered) ctl.set_carrier(*p, false);
+}
+
+bool Veth::xmit(Device& dev, Frame&& f) const {
+  // Linux: veth_xmit: the frame arrives at the peer, or is dropped if the peer is down.
+  Ref peer = hold_registered([&] { return dev.link(); });
+  if (!peer || !peer->is_up()) return false;
+  receive(*peer, std::move(f));
+  return true;
 }
 
 void Veth::uninit(Control&, Device& dev) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ifcore/engine.h"
+#include "ifcore/frame.h"
 
 namespace ifcore::kinds {
 
@@ -13,6 +14,7 @@ class Veth final : public Kind {
   Result<void> validate(Control& ctl, const LinkRequest& req) const override;
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
   Result<void> del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const override;
+  bool xmit(Device& dev, Frame&& f) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;

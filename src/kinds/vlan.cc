@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <map>
 
+#include "ifcore/frame.h"
 #include "kinds/common.h"
 
 namespace ifcore::kinds {
@@ -196,6 +197,8 @@ Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
     (void)ctl.delete_link(**r);
     return fail(l.error());
   }
+  // Linux: vlan_vid_add / vlan_group_set_device: the lower's receive path finds it.
+  add_vlan_hook(ctl, lower, VlanHook{proto, static_cast<std::uint16_t>(*id), *r});
   return r;
 }
 
@@ -243,7 +246,21 @@ Result<void> Vlan::open(Control& ctl, Device& dev) const {
   return ok();
 }
 
-void Vlan::uninit(Control&, Device& dev) const {
+bool Vlan::xmit(Device& dev, Frame&& f) const {
+  // Linux: vlan_dev_hard_start_xmit: insert the tag (id and protocol are fixed at
+  // creation, so they are read without the lock) and send on the lower device.
+  const VlanPriv* v = vlan_of(dev);
+  Ref lower = hold_registered([&] { return dev.link(); });
+  if (!v || !lower) return false;
+  const std::uint8_t tag[4] = {
+      static_cast<std::uint8_t>(v->protocol >> 8), static_cast<std::uint8_t>(v->protocol),
+      static_cast<std::uint8_t>(v->id >> 8), static_cast<std::uint8_t>(v->id)};
+  f.bytes.insert(f.bytes.begin() + 12, tag, tag + 4);
+  return transmit(*lower, std::move(f));
+}
+
+void Vlan::uninit(Control& ctl, Device& dev) const {
+  if (auto* v = vlan_of(dev); v && v->lower) remove_vlan_hook(ctl, *v->lower, dev);
   dev.set_link_locked(nullptr);
   if (auto* v = vlan_of(dev)) v->lower.reset();
 }

@@ -1,0 +1,133 @@
+// Bridge frame path: Linux net/bridge semantics (br_input.c br_handle_frame, br_forward.c
+// br_flood/br_forward, br_fdb.c learning and ageing, br_device.c br_dev_xmit), written for
+// ifcore. No STP: a port forwards as soon as it is enabled (bridge.cc update_states).
+//
+// Lock order: Fdb::mu_ is a leaf; it is never held inside an rcu::ReadGuard, and no
+// device is transmitted to while it is held.
+#include <algorithm>
+#include <cstring>
+
+#include "base/rcu.h"
+#include "kinds/bridge_priv.h"
+
+namespace ifcore::kinds::bridge {
+
+namespace {
+
+std::uint64_t key(const HwAddr& mac) {
+  std::uint64_t k = 0;
+  auto b = mac.bytes();
+  std::memcpy(&k, b.data(), std::min<std::size_t>(b.size(), 8));
+  return k;
+}
+
+// Sends `f` out of every forwarding port but `ingress`, or only to `only` if it is known.
+void forward(Device& br, Priv& p, Device* ingress, Frame&& f) {
+  TimePoint now = br.engine().time().now();
+  HwAddr dst = frame_dst(f);
+  Device* known = is_group_address(dst) ? nullptr : p.fdb.lookup(dst, now);
+  std::vector<Ref> out;
+  {
+    rcu::ReadGuard g;
+    if (const DataPlane* dp = p.dp.load(std::memory_order_acquire))
+      for (const PortView& pv : dp->ports) {
+        if (!pv.forwarding || pv.dev == ingress || (known && pv.dev != known)) continue;
+        if (pv.dev->state() == RegState::Registered) out.emplace_back(*pv.dev, "bridge");
+      }
+  }
+  // A known destination behind the ingress port (or gone) is not sent anywhere.
+  for (std::size_t i = 0; i < out.size(); ++i)
+    transmit(*out[i], i + 1 == out.size() ? std::move(f) : f.copy());
+}
+
+bool is_forwarding(const Priv& p, const Device& port) {
+  rcu::ReadGuard g;
+  if (const DataPlane* dp = p.dp.load(std::memory_order_acquire))
+    for (const PortView& pv : dp->ports)
+      if (pv.dev == &port) return pv.forwarding;
+  return false;
+}
+
+// Linux: br_handle_frame, the rx_handler of every port.
+class BridgeRx final : public RxHandler {
+ public:
+  bool handle(Device& port, Frame& f, const std::vector<Device*>& devs) const override {
+    if (devs.empty()) return false;  // the bridge is going away
+    Device& br = *devs.front();
+    Priv* p = priv(br);
+    if (!p) return false;
+    if (!is_forwarding(*p, port)) return true;  // a disabled port drops what it receives
+    TimePoint now = br.engine().time().now();
+    HwAddr src = frame_src(f);
+    if (src.is_valid_ether()) p->fdb.learn(src, &port, now);
+    HwAddr dst = frame_dst(f);
+    if (is_group_address(dst)) {  // flooded, and the bridge device gets it too
+      forward(br, *p, &port, f.copy());
+      receive(br, std::move(f));
+    } else if (dst == br.address()) {
+      receive(br, std::move(f));
+    } else {
+      forward(br, *p, &port, std::move(f));
+    }
+    return true;
+  }
+};
+
+const BridgeRx kRx;
+
+}  // namespace
+
+void Fdb::learn(const HwAddr& mac, Device* port, TimePoint now) {
+  std::lock_guard lk(mu_);
+  map_[key(mac)] = Entry{port, now};
+}
+
+Device* Fdb::lookup(const HwAddr& mac, TimePoint now) {
+  Duration ageing(ageing_ns_.load(std::memory_order_relaxed));
+  std::lock_guard lk(mu_);
+  auto it = map_.find(key(mac));
+  if (it == map_.end()) return nullptr;
+  if (now - it->second.seen >= ageing) {  // Linux: has_expired
+    map_.erase(it);
+    return nullptr;
+  }
+  return it->second.port;
+}
+
+void Fdb::flush(const Device* port) {
+  std::lock_guard lk(mu_);
+  std::erase_if(map_, [&](const auto& e) { return !port || e.second.port == port; });
+}
+
+std::size_t Fdb::size() {
+  std::lock_guard lk(mu_);
+  return map_.size();
+}
+
+void publish_ports(Device& br, Priv& p) {
+  auto next = std::make_unique<DataPlane>();
+  for (auto& port : p.ports) {
+    bool fwd = port->s.state == BR_STATE_FORWARDING;
+    next->ports.push_back(PortView{port->dev.get(), fwd});
+    if (!fwd) p.fdb.flush(port->dev.get());
+  }
+  // Linux: ageing_time is in clock_t (1/100 s).
+  p.fdb.set_ageing(std::chrono::milliseconds(10) * p.s.ageing_time);
+  const DataPlane* old = p.dp.exchange(next.release(), std::memory_order_acq_rel);
+  rcu::retire(const_cast<DataPlane*>(old));
+  (void)br;
+}
+
+void attach_port(Control& ctl, Device& br, Device& port) {
+  set_rx_handler(ctl, port, &kRx, {&br});
+}
+
+void detach_port(Control& ctl, Device& port) {
+  if (port.state() == RegState::Registered) set_rx_handler(ctl, port, nullptr, {});
+}
+
+void xmit(Device& br, Priv& p, Frame&& f) {
+  forward(br, p, nullptr, std::move(f));
+}
+
+}  // namespace ifcore::kinds::bridge
