@@ -1,0 +1,164 @@
+// Operstate and carrier of every kind, as Linux reports them (RFC 2863 operstates,
+// IFF_RUNNING/IFF_LOWER_UP), including transitions of a lower device, and the Change
+// notification a monitor sees.
+#include "linkstate_fixture.h"
+
+namespace ifcore::test {
+namespace {
+
+// What `ip link` shows: reported operstate, and whether RUNNING/LOWER_UP are set.
+struct Shown {
+  std::uint8_t op;
+  bool running, lower_up;
+  bool operator==(const Shown&) const = default;
+};
+Shown shown(const Device* d) {
+  std::uint32_t f = d->reported_flags();
+  return {d->reported_operstate(), (f & IFF_RUNNING) != 0, (f & IFF_LOWER_UP) != 0};
+}
+std::ostream& operator<<(std::ostream& o, const Shown& s) {
+  return o << "op=" << int(s.op) << " running=" << s.running << " lower_up=" << s.lower_up;
+}
+
+const Shown kDown{IF_OPER_DOWN, false, false};
+const Shown kUnknownRunning{IF_OPER_UNKNOWN, true, true};
+const Shown kUp{IF_OPER_UP, true, true};
+const Shown kNoCarrierLld{IF_OPER_LOWERLAYERDOWN, false, false};  // NO-CARRIER, LOWERLAYERDOWN
+
+using OperstateTest = LinkStateTest;
+
+TEST_F(OperstateTest, DummyAndLoopbackCarryAlways) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  Device* lo = ctl.find(def(ctl), "lo");
+  ASSERT_TRUE(lo);
+  EXPECT_TRUE(d->carrier());
+  EXPECT_EQ(shown(d), kDown);
+  ASSERT_TRUE(ctl.open(*d));
+  ASSERT_TRUE(ctl.open(*lo));
+  // Linux: dummy and lo never run the link watch: operstate stays UNKNOWN, shown running.
+  EXPECT_EQ(shown(d), kUnknownRunning);
+  EXPECT_EQ(shown(lo), kUnknownRunning);
+  EXPECT_TRUE(d->tx_active());
+  EXPECT_TRUE(lo->tx_active());
+  ASSERT_TRUE(ctl.close(*d));
+  EXPECT_EQ(shown(d), kDown);
+  EXPECT_FALSE(d->tx_active());
+}
+
+TEST_F(OperstateTest, VethEndHasCarrierWhenBothEndsAreUp) {
+  auto ctl = engine->control();
+  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
+  Device* b = ctl.find(def(ctl), "b");
+  EXPECT_FALSE(a->carrier());
+  EXPECT_EQ(a->operstate(), IF_OPER_LOWERLAYERDOWN);  // its link (the peer) is down
+  EXPECT_EQ(a->carrier_down_count(), 1u);             // Linux: carrier_changes 1 at creation
+  ASSERT_TRUE(ctl.open(*a));
+  EXPECT_EQ(shown(a), kNoCarrierLld);
+  ASSERT_TRUE(ctl.open(*b));
+  EXPECT_EQ(shown(a), kUp);
+  EXPECT_EQ(shown(b), kUp);
+  ASSERT_TRUE(ctl.close(*a));
+  EXPECT_EQ(shown(a), kDown);
+  EXPECT_EQ(shown(b), kNoCarrierLld);
+  EXPECT_EQ(b->carrier_up_count(), 1u);
+  EXPECT_EQ(b->carrier_down_count(), 2u);
+}
+
+TEST_F(OperstateTest, VlanFollowsItsLower) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  Device* v = must(ctl.create_link(def(ctl), vlan("d0.10", d->ifindex(), 10)));
+  EXPECT_EQ(shown(v), kDown);
+  ASSERT_TRUE(ctl.open(*d));  // Linux: the vlan comes up with its lower
+  EXPECT_EQ(shown(v), kUp);
+  ctl.set_carrier(*d, false);  // the lower loses carrier: the vlan is LOWERLAYERDOWN
+  EXPECT_EQ(shown(d).op, IF_OPER_DOWN);
+  EXPECT_EQ(shown(v), kNoCarrierLld);
+  EXPECT_TRUE(v->is_up());
+  ctl.set_carrier(*d, true);
+  EXPECT_EQ(shown(v), kUp);
+  ASSERT_TRUE(ctl.close(*d));  // Linux: the vlan goes down with it
+  EXPECT_EQ(shown(v), kDown);
+}
+
+TEST_F(OperstateTest, MacvlanFollowsItsLower) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  Device* m = must(ctl.create_link(def(ctl), macvlan("m0", d->ifindex())));
+  ASSERT_TRUE(ctl.open(*m));
+  EXPECT_EQ(shown(m), kNoCarrierLld);  // the lower is down
+  ASSERT_TRUE(ctl.open(*d));
+  EXPECT_EQ(shown(m), kUp);
+  ASSERT_TRUE(ctl.close(*d));
+  EXPECT_TRUE(m->is_up());
+  EXPECT_EQ(shown(m), kNoCarrierLld);
+  ASSERT_TRUE(ctl.open(*d));
+  ctl.set_carrier(*d, false);
+  EXPECT_EQ(shown(m), kNoCarrierLld);
+}
+
+TEST_F(OperstateTest, BridgeIsUpWhileAPortIsUp) {
+  auto ctl = engine->control();
+  Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
+  Device* p1 = dummy(ctl, "p1");
+  Device* p2 = dummy(ctl, "p2");
+  ASSERT_TRUE(ctl.open(*br));
+  EXPECT_EQ(shown(br), (Shown{IF_OPER_DOWN, false, false}));  // NO-CARRIER, no ports
+  ASSERT_TRUE(ctl.set_master(*p1, br));
+  ASSERT_TRUE(ctl.set_master(*p2, br));
+  EXPECT_EQ(shown(br).op, IF_OPER_DOWN);
+  ASSERT_TRUE(ctl.open(*p1));
+  EXPECT_EQ(shown(br), kUp);  // no STP: the port forwards at once
+  ASSERT_TRUE(ctl.open(*p2));
+  ASSERT_TRUE(ctl.close(*p1));
+  EXPECT_EQ(shown(br), kUp);  // p2 still forwards
+  ASSERT_TRUE(ctl.close(*p2));
+  EXPECT_EQ(shown(br).op, IF_OPER_DOWN);
+  EXPECT_FALSE(br->carrier());
+}
+
+TEST_F(OperstateTest, TunnelsAreUpWhenAdminUp) {
+  auto ctl = engine->control();
+  Device* t = must(ctl.create_link(def(ctl), link_req("ipip", "t0")));
+  EXPECT_EQ(shown(t), kDown);
+  ASSERT_TRUE(ctl.open(*t));
+  // Linux: ip tunnels have carrier always and never run the link watch: UNKNOWN, running.
+  EXPECT_EQ(shown(t), kUnknownRunning);
+}
+
+TEST_F(OperstateTest, DormantLinkModeReportsDormant) {
+  auto ctl = engine->control();
+  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
+  Device* b = ctl.find(def(ctl), "b");
+  a->set_link_mode_locked(IF_LINK_MODE_DORMANT);
+  ASSERT_TRUE(ctl.open(*a));
+  ASSERT_TRUE(ctl.open(*b));
+  EXPECT_EQ(a->reported_operstate(), IF_OPER_DORMANT);
+  EXPECT_TRUE(a->reported_flags() & IFF_DORMANT);
+  EXPECT_EQ(b->reported_operstate(), IF_OPER_UP);
+}
+
+// The monitor test at the notifier level: the rtnl layer turns each Change into an
+// RTM_NEWLINK (its own tests cover that step).
+TEST_F(OperstateTest, CarrierChangeReachesSubscribersAsChangeWithTheNewOperstate) {
+  ChangeRecorder rec;
+  auto ctl = engine->control();
+  SubscriptionId id = ctl.subscribe(rec, SubscribeOptions{"recorder", 0, false});
+  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
+  Device* b = ctl.find(def(ctl), "b");
+  ASSERT_TRUE(ctl.open(*a));
+  ASSERT_TRUE(ctl.open(*b));
+  ASSERT_TRUE(rec.last("a"));
+  ASSERT_TRUE(rec.last("b"));
+  EXPECT_EQ(rec.last("a")->operstate, IF_OPER_UP);
+  EXPECT_TRUE(rec.last("a")->carrier);
+  EXPECT_EQ(rec.last("b")->operstate, IF_OPER_UP);
+  ASSERT_TRUE(ctl.close(*b));
+  EXPECT_EQ(rec.last("a")->operstate, IF_OPER_LOWERLAYERDOWN);
+  EXPECT_FALSE(rec.last("a")->carrier);
+  ctl.unsubscribe(id);
+}
+
+}  // namespace
+}  // namespace ifcore::test
