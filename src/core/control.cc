@@ -268,7 +268,8 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
   Device* d = dev.release();
   d->set_name_locked(final_name);
   DeviceAccess::set_ifindex(*d, ifindex);
-  if (d->perm_address().empty()) d->set_perm_address_locked(d->address());
+  // Linux: only drivers with a hardware address set perm_addr (NET_ADDR_PERM); random and
+  // user-set addresses leave it empty, so IFLA_PERM_ADDRESS is not reported for them.
   auto ins = reg.insert(*d, final_name, ifindex);
   if (!ins) {
     delete d;

@@ -144,7 +144,9 @@ void Device::set_alias_locked(std::string_view alias) {
 
 bool Device::set_carrier_locked(bool on) {
   if (carrier_.exchange(on, std::memory_order_relaxed) == on) return false;
-  (on ? carrier_up_ : carrier_down_).fetch_add(1, std::memory_order_relaxed);
+  // Linux: netif_carrier_on/off do not count changes of a device not yet registered.
+  if (state() != RegState::Uninitialized)
+    (on ? carrier_up_ : carrier_down_).fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
