@@ -11,6 +11,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -161,7 +162,8 @@ Result<void> NlClient::call(std::span<const std::uint8_t> message) {
   return ok();
 }
 
-Result<void> NlClient::call_many(const std::vector<Bytes>& messages, std::size_t window) {
+Result<void> NlClient::call_many(const std::vector<Bytes>& messages, std::size_t window,
+                                 std::size_t per_datagram) {
   if (messages.empty()) return ok();
   auto seq_of = [](const Bytes& m) {
     nlmsghdr h;
@@ -171,11 +173,22 @@ Result<void> NlClient::call_many(const std::vector<Bytes>& messages, std::size_t
   std::uint32_t lo = seq_of(messages.front()), hi = seq_of(messages.back());
   std::optional<Error> first;
   std::size_t sent = 0, answered = 0;
+  per_datagram = std::max<std::size_t>(1, per_datagram);
+  Bytes datagram;
   while (answered < messages.size()) {
     while (sent < messages.size() && sent - answered < window) {
-      auto s = send(messages[sent]);
+      // Pack up to per_datagram messages (at most ~16 KiB) into one datagram.
+      datagram.clear();
+      std::size_t k = 0;
+      while (sent < messages.size() && k < per_datagram && sent - answered < window &&
+             (k == 0 || datagram.size() + messages[sent].size() <= 16384)) {
+        datagram.resize(NLMSG_ALIGN(datagram.size()));
+        datagram.insert(datagram.end(), messages[sent].begin(), messages[sent].end());
+        ++sent;
+        ++k;
+      }
+      auto s = send(datagram);
       if (!s) return s;
-      ++sent;
     }
     auto n = read_answers(lo, hi, first);
     if (!n) return fail(n.error());

@@ -49,9 +49,11 @@ class NlClient {
   // NLMSG_ERROR that answers it. Errors: the request's errno with the server's extack
   // message; ETIMEDOUT after 30 s.
   Result<void> call(std::span<const std::uint8_t> message);
-  // Sends every message, keeping at most `window` unanswered (ip -batch, pipelined); waits
-  // for every answer. Errors: the first request that failed.
-  Result<void> call_many(const std::vector<Bytes>& messages, std::size_t window = 64);
+  // Sends every message, keeping at most `window` unanswered (ip -batch, pipelined), packed
+  // up to `per_datagram` messages (and ~16 KiB) per datagram as netlink allows; waits for
+  // every answer. Errors: the first request that failed.
+  Result<void> call_many(const std::vector<Bytes>& messages, std::size_t window = 64,
+                         std::size_t per_datagram = 1);
 
   int fd() const { return fd_; }
 
