@@ -76,5 +76,7 @@ Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);
 // ifcore: IFCORE_NLMSG_GETSTATS (stats_msg.h) — the engine's statistics.
 Result<void> handle_getstats(Request& r);
+// ifcore: IFCORE_NLMSG_PROBE (probe_msg.h) — frames between two devices (probe_handler.cc).
+Result<void> handle_probe(Request& r);
 
 }  // namespace ifcore::rtnl

@@ -14,6 +14,7 @@
 
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
+#include "rtnl/probe_msg.h"
 #include "rtnl/stats_msg.h"
 #include "rtnl/hub.h"
 
@@ -216,6 +217,8 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
     // Linux: rtnetlink_rcv_msg — a payload shorter than struct rtgenmsg is ignored.
     if (type == IFCORE_NLMSG_GETSTATS) {
       res = handle_getstats(r);  // ifcore: reading, open to every peer
+    } else if (type == IFCORE_NLMSG_PROBE) {
+      res = handle_probe(r);  // ifcore: sends frames, needs may_write (checked there)
     } else if (type > RTM_MAX) {
       res = fail(EOPNOTSUPP);
     } else if (m.payload().size() < sizeof(rtgenmsg)) {
