@@ -28,6 +28,7 @@ void usage() {
   std::fprintf(stderr,
                "Usage: ifc [ OPTIONS ] OBJECT { COMMAND | help }\n"
                "       ifc [ -force ] -batch filename\n"
+               "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
                "where  OBJECT := { link | address | route | netns | monitor | stats }\n"
                "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
                "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
@@ -44,6 +45,7 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
   if (matches(obj, "netns")) return do_netns(c, a);
   if (matches(obj, "monitor")) return do_monitor(c, a);
   if (obj == "stats") return do_stats(c, a);
+  if (obj == "probe") return do_probe(c, a);
   if (matches(obj, "help")) {
     usage();
     return die(255, "");
