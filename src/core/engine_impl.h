@@ -99,7 +99,14 @@ class Finalizer {
   mutable std::mutex mu_;
   std::condition_variable cv_;        // wakes the thread
   std::condition_variable idle_cv_;   // wakes drain()
-  std::unordered_map<Device*, bool> waiting_;  // device -> caller_waits
+  // Devices waiting for their references, and their next leak-report deadline. The
+  // deadlines live in an ordered map so the thread only looks at the ones that are due.
+  struct Waiting {
+    bool caller_waits;
+    std::multimap<TimePoint, Device*>::iterator deadline;
+  };
+  std::unordered_map<Device*, Waiting> waiting_;
+  std::multimap<TimePoint, Device*> deadlines_;
   std::vector<Device*> ready_;
   bool stop_ = false;
   bool kick_ = false;

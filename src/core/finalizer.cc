@@ -28,26 +28,31 @@ void Finalizer::stop() {
 
 void Finalizer::adopt(std::span<Device* const> devs, bool caller_waits) {
   TimePoint now = impl_.engine.time().now();
+  TimePoint due = now + impl_.engine.config().leak_report_after;
   std::lock_guard lk(mu_);
+  waiting_.reserve(waiting_.size() + devs.size());
   for (Device* d : devs) {
     DeviceAccess::unregistered_at(*d) = now;
-    DeviceAccess::next_report(*d) = now + impl_.engine.config().leak_report_after;
-    waiting_.emplace(d, caller_waits);
+    DeviceAccess::next_report(*d) = due;
+    auto at = deadlines_.emplace_hint(deadlines_.end(), due, d);
+    waiting_.emplace(d, Waiting{caller_waits, at});
   }
   kick_ = true;
   cv_.notify_all();
 }
 
 void Finalizer::ready(Device& d) {
+  bool wake;
   {
     std::lock_guard lk(mu_);
     auto it = waiting_.find(&d);
-    if (it != waiting_.end() && it->second) {  // a legacy caller polls for it
+    if (it != waiting_.end() && it->second.caller_waits) {  // a legacy caller polls for it
       return;
     }
+    wake = ready_.empty();  // the thread takes the whole list at once: one wake-up is enough
     ready_.push_back(&d);
   }
-  cv_.notify_all();
+  if (wake) cv_.notify_all();
 }
 
 void Finalizer::release_now(Device& d) {
@@ -63,7 +68,12 @@ void Finalizer::release_locked_out(std::vector<Device*>& devs) {
   }
   {
     std::lock_guard lk(mu_);
-    for (Device* d : devs) waiting_.erase(d);
+    for (Device* d : devs) {
+      auto it = waiting_.find(d);
+      if (it == waiting_.end()) continue;
+      deadlines_.erase(it->second.deadline);
+      waiting_.erase(it);
+    }
   }
   // Freed after readers that may still see them: one callback for the whole list.
   struct Released {
@@ -112,18 +122,18 @@ void Finalizer::run() {
     }
     // Leak reports: never block on a stuck device, only note it.
     TimePoint now = impl_.engine.time().now();
-    TimePoint next = TimePoint::max();
     std::vector<Device*> due;
-    for (auto& [d, caller_waits] : waiting_) {
+    while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+      Device* d = deadlines_.begin()->second;
       TimePoint& at = DeviceAccess::next_report(*d);
-      if (at <= now) {
-        due.push_back(d);
-        if (at == DeviceAccess::unregistered_at(*d) + impl_.engine.config().leak_report_after)
-          impl_.stats.devices_leaked.fetch_add(1, std::memory_order_relaxed);
-        at = now + impl_.engine.config().leak_report_interval;
-      }
-      next = std::min(next, at);
+      if (at == DeviceAccess::unregistered_at(*d) + impl_.engine.config().leak_report_after)
+        impl_.stats.devices_leaked.fetch_add(1, std::memory_order_relaxed);
+      at = now + impl_.engine.config().leak_report_interval;
+      deadlines_.erase(deadlines_.begin());
+      waiting_.at(d).deadline = deadlines_.emplace(at, d);
+      due.push_back(d);
     }
+    TimePoint next = deadlines_.empty() ? TimePoint::max() : deadlines_.begin()->first;
     for (Device* d : due) report(*d, now);
     if (stop_) return;
     kick_ = false;
@@ -151,7 +161,7 @@ std::vector<LeakReport> Finalizer::waiting() const {
   std::vector<LeakReport> out;
   TimePoint now = impl_.engine.time().now();
   std::lock_guard lk(mu_);
-  for (auto& [d, caller_waits] : waiting_) {
+  for (auto& [d, w] : waiting_) {
     LeakReport r;
     r.name = d->name();
     r.ifindex = d->ifindex();

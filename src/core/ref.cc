@@ -130,6 +130,17 @@ std::int64_t RefShards::fold(std::uint32_t slot) {
   return sum;
 }
 
+void RefShards::fold_many(std::span<const std::uint32_t> slots, std::span<std::int64_t> sums) {
+  std::lock_guard lk(mu_);
+  for (std::size_t i = 0; i < slots.size(); ++i) sums[i] = 0;
+  for (Arena* a : arenas_) {
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      auto* c = a->chunks[slots[i] / kChunk].load(std::memory_order_acquire);
+      if (c) sums[i] += c[slots[i] % kChunk].exchange(0, std::memory_order_acq_rel);
+    }
+  }
+}
+
 std::int64_t RefShards::peek(std::uint32_t slot) const {
   std::lock_guard lk(mu_);
   std::int64_t sum = 0;
@@ -275,10 +286,11 @@ void DeviceAccess::kill_refs(Engine::Impl& impl, std::span<Device* const> devs) 
   impl.grace_period();
   auto& shards = RefShards::instance();
   shards.quiesce();
-  for (Device* d : devs) {
-    auto sum = shards.fold(d->ref_slot_);
-    drop_exact(*d, kBias - sum);
-  }
+  std::vector<std::uint32_t> slots(devs.size());
+  std::vector<std::int64_t> sums(devs.size());
+  for (std::size_t i = 0; i < devs.size(); ++i) slots[i] = devs[i]->ref_slot_;
+  shards.fold_many(slots, sums);
+  for (std::size_t i = 0; i < devs.size(); ++i) drop_exact(*devs[i], kBias - sums[i]);
 }
 
 }  // namespace ifcore

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <vector>
 
 namespace ifcore {
@@ -40,6 +41,8 @@ class RefShards {
   // Sums the slot over every arena and zeroes it. Context: after the grace period that
   // follows setting the device's dying flag (no concurrent writers of this slot).
   std::int64_t fold(std::uint32_t slot);
+  // fold() for many slots under one lock: sums[i] receives slots[i]'s sum.
+  void fold_many(std::span<const std::uint32_t> slots, std::span<std::int64_t> sums);
   // Sums without zeroing (approximate while writers run). Context: any thread.
   std::int64_t peek(std::uint32_t slot) const;
   // Waits until no get/put that may have missed a dying flag set before the call is still
