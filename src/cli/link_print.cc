@@ -345,7 +345,6 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
   if (m.group) o.kv("group", group_name(*m.group), fmt::format("group {} ", group_name(*m.group)));
   if (!monitor) o.kv("txqlen", m.txqlen, fmt::format("qlen {}", m.txqlen));
   if (m.proto_down && *m.proto_down) o.kv("proto_down", true, " protodown on ");
-  if (m.ifalias) o.kv("ifalias", *m.ifalias, fmt::format("\n    alias {}", *m.ifalias));
   if (!do_link && c.family && !c.details) {  // `ip -4 addr`: no link layer line
     o.text("\n");
     return;
@@ -368,6 +367,9 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
   if (m.perm_address && m.address && !(*m.perm_address == *m.address))
     o.kv("permaddr", m.perm_address->to_string(), " permaddr " + m.perm_address->to_string());
   if (c.details) print_details(c, l, do_link);
+  // iproute2: after the details, and only for `ip link` or -d (not `ip addr`, `ip monitor`).
+  if (m.ifalias && (do_link || c.details))
+    o.kv("ifalias", *m.ifalias, fmt::format("\n    alias {}", *m.ifalias));
   if (c.stats) print_stats(c, l);
   o.text("\n");
 }

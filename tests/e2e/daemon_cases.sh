@@ -1,0 +1,119 @@
+#!/bin/bash
+# tests/e2e/daemon_cases.sh — end-to-end cases that are more than one batch: peers without
+# the right to write, `-batch` from standard input with and without -force, `ifc stats`,
+# the probe under both link-watch policies, and probe against the kernel.
+#
+#   daemon_cases.sh CASE IFC [ARGS...]
+#
+#   unauthorised GOLDEN     a peer running as uid 65534 (root only, else skip)
+#   batch GOLDEN            -batch - with -force, then without
+#   stats                   ifc stats: keys present, devices_registered grows
+#   probe_policy POLICY     first arrival of probes after a veth pair's second end comes up
+#                           (POLICY: kernel — from the end opened first ~1 s; adaptive — at once)
+#   probe_kernel            ifc --kernel probe: not supported, exit 2 (needs no daemon)
+# All but probe_kernel talk to $IFCORED_SOCKET (with_daemon.sh starts one).
+set -u
+here=$(dirname "$(realpath "$0")")
+. "$here/lib.sh"
+case=$1 ifc=$(realpath "$2") arg=${3:-}
+# A golden file's path, before the cd below.
+[ -n "$arg" ] && [ "$case" != probe_policy ] && arg=$(realpath -m "$arg")
+
+work=$(mktemp -d)
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+if [ "$case" != probe_kernel ] && [ -z "${IFCORED_SOCKET:-}" ]; then
+  echo "SKIP: no ifcored (IFCORED_SOCKET unset)"
+  exit 77
+fi
+ifc() { "$ifc" --socket "$IFCORED_SOCKET" "$@"; }
+fail() { echo "FAIL: $*"; exit 1; }
+# A statistic from `ifc stats`.
+stat() { ifc stats | awk -v k="$1" '$1 == k { print $2 }'; }
+
+case $case in
+  unauthorised)
+    golden=$arg
+    if [ "$(id -u)" != 0 ]; then echo "SKIP: running ifc as another uid needs root"; exit 77; fi
+    if ! command -v setpriv >/dev/null; then echo "SKIP: setpriv is not installed"; exit 77; fi
+    nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$ifc" --socket "$IFCORED_SOCKET" "$@"; }
+    ifc link add v0 type veth peer name v1 || fail "root could not add a device"
+    before=$(ifc -d link show)
+    registered=$(stat devices_registered)
+    {
+      echo "# uid 65534 changes"
+      nobody link add d0 type dummy; echo "exit $?"
+      nobody link set v0 up; echo "exit $?"
+      nobody link set v0 mtu 1400; echo "exit $?"
+      nobody link delete v1; echo "exit $?"
+      nobody address add 10.0.0.1/24 dev v0; echo "exit $?"
+      nobody probe v0 v1; echo "exit $?"
+      printf 'link add x0 type dummy\nlink set v1 up\n' | nobody -force -batch -; echo "exit $?"
+      echo "# uid 65534 reads"
+      nobody link show v1 >/dev/null; echo "exit $?"
+      nobody stats >/dev/null; echo "exit $?"
+    } >"$work/out" 2>&1
+    [ "$(ifc -d link show)" = "$before" ] || fail "an unauthorised peer changed the devices"
+    [ "$(stat devices_registered)" = "$registered" ] || fail "an unauthorised peer registered a device"
+    normalise "$work/out" "$work/out.n"
+    compare "$golden" "$work/out.n" "unauthorised peer"
+    ;;
+  batch)
+    golden=$arg
+    lines='link add v0 type veth peer name v1\nlink add v0 type veth peer name v9\nlink set v0 mtu 1400\nlink show v0\nlink delete nosuch\nlink show v1\n'
+    {
+      echo "# -force"
+      printf "$lines" | ifc -force -batch -; echo "exit $?"
+      echo "# without -force: the first failure ends the batch"
+      printf "$lines" | ifc -batch -; echo "exit $?"
+    } >"$work/out" 2>&1
+    normalise "$work/out" "$work/out.n"
+    compare "$golden" "$work/out.n" "batch from standard input"
+    ;;
+  stats)
+    ifc stats >"$work/s1" 2>&1 || fail "ifc stats: $(cat "$work/s1")"
+    for k in devices_registered devices_unregistered batches notifier_calls grace_periods \
+      notifier_time_ns pending_finalization; do
+      grep -q "^$k [0-9][0-9]*$" "$work/s1" || fail "no \"$k N\" line in: $(cat "$work/s1")"
+    done
+    r1=$(awk '$1 == "devices_registered" { print $2 }' "$work/s1")
+    ifc link add v0 type veth peer name v1 || fail "link add"
+    r2=$(stat devices_registered)
+    [ "$r2" -eq $((r1 + 2)) ] || fail "devices_registered went from $r1 to $r2 (want +2)"
+    ifc link delete v0 || fail "link delete"
+    [ "$(stat devices_unregistered)" -ge 2 ] || fail "devices_unregistered did not grow"
+    ifc -j stats | grep -q '"devices_registered":[0-9]' || fail "ifc -j stats: $(ifc -j stats)"
+    echo "PASS: ifc stats (devices_registered $r1 -> $r2)"
+    ;;
+  probe_policy)
+    policy=$arg
+    printf 'link add v0 type veth peer name v1\nlink set v0 up\nlink set v1 up\nprobe v1 v0 count 1 timeout 1400\nprobe v0 v1 count 1 timeout 1400\n' >"$work/p.ifc"
+    start=$(date +%s%N)
+    ifc -batch "$work/p.ifc" >"$work/out" 2>&1 || fail "batch: $(cat "$work/out")"
+    took=$((($(date +%s%N) - start) / 1000000))
+    cat "$work/out"
+    us() { sed -n "$1p" "$work/out" | sed -nE 's/.*first arrival after ([0-9]+) us.*/\1/p'; }
+    back=$(us 1) first=$(us 2)
+    [ -n "$back" ] || fail "the probe from the second end saw nothing arrive"
+    [ -n "$first" ] || fail "the probe from the first end saw nothing arrive within 1.4 s"
+    [ "$back" -lt 200000 ] || fail "from the second end the first arrival took $back us"
+    case $policy in
+      kernel)
+        [ "$first" -ge 500000 ] || fail "kernel link watch: first arrival after $first us (want ~1 s)" ;;
+      adaptive)
+        [ "$first" -lt 200000 ] || fail "adaptive link watch: first arrival after $first us" ;;
+      *) fail "unknown policy $policy" ;;
+    esac
+    echo "PASS: probe under linkwatch=$policy: $back us from the second end, $first us from the first ($took ms)"
+    ;;
+  probe_kernel)
+    "$ifc" --kernel probe lo lo >"$work/out" 2>&1
+    rc=$?
+    [ $rc = 2 ] || fail "exit $rc (want 2): $(cat "$work/out")"
+    [ "$(cat "$work/out")" = "probe: not supported by this target" ] || fail "said: $(cat "$work/out")"
+    echo "PASS: ifc --kernel probe is not supported (exit 2)"
+    ;;
+  *) echo "unknown case $case"; exit 2 ;;
+esac
