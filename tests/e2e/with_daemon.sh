@@ -28,8 +28,10 @@ trap cleanup EXIT
 
 "$ifcored" --socket "$sock" "${dopts[@]}" 2>"$dir/ifcored.log" &
 pid=$!
+# Listening: /proc/net/unix shows the socket with __SO_ACCEPTCON (flags 00010000).
+listening() { awk -v p="$sock" '$4 == "00010000" && $NF == p { found = 1 } END { exit !found }' /proc/net/unix; }
 for _ in $(seq 500); do
-  [ -S "$sock" ] && break
+  listening && break
   if ! kill -0 "$pid" 2>/dev/null; then
     echo "FAIL: ifcored exited before listening:"; cat "$dir/ifcored.log"
     pid=""
@@ -37,13 +39,17 @@ for _ in $(seq 500); do
   fi
   sleep 0.01
 done
-if [ ! -S "$sock" ]; then echo "FAIL: ifcored did not create $sock"; exit 1; fi
-sleep 0.02  # bind and chmod come just before listen
+if ! listening; then echo "FAIL: ifcored is not listening on $sock"; exit 1; fi
 
 IFCORED_SOCKET=$sock "$@"
 status=$?
 
 kill -TERM "$pid"
+for _ in $(seq 500); do kill -0 "$pid" 2>/dev/null || break; sleep 0.01; done
+if kill -0 "$pid" 2>/dev/null; then
+  echo "FAIL: ifcored still runs 5 s after SIGTERM"
+  kill -KILL "$pid"
+fi
 wait "$pid"
 drc=$?
 pid=""
