@@ -172,6 +172,20 @@ Result<Inet6Conf> inet6_conf(Control& ctl, Namespace& ns, int ifindex);
 Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c);
 Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c);
 
+// What Linux reports about a device's protocol state in IFLA_AF_SPEC (rtnl_fill_link_af:
+// inet_fill_link_af, inet6_fill_link_af). A family without state on the device (no
+// in_device / inet6_dev, or an engine without the protocols) is nullopt.
+inline constexpr std::uint32_t kIf6Ready = 0x80000000u;  // Linux: IF_READY (net/if_inet6.h)
+inline constexpr std::uint32_t kIf6RsSent = 0x10u;       // Linux: IF_RS_SENT
+struct LinkAfInfo {
+  std::optional<Inet4Conf> conf4;
+  std::optional<Inet6Conf> conf6;
+  std::uint32_t inet6_flags = 0;  // IF_READY, IF_RS_SENT (Linux: inet6_dev::if_flags)
+  bool loopback = false;          // Linux gives lo its own defaults (NOXFRM, NOPOLICY...)
+};
+// Context: control lock. Errors: none.
+LinkAfInfo link_af_info(const Device& dev);
+
 // ---------------------------------------------------------------- events and policies
 
 enum class ProtoEvent : std::uint8_t { New, Del };  // RTM_NEW* / RTM_DEL*

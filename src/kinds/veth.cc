@@ -6,6 +6,7 @@
 
 #include <linux/if.h>
 #include <linux/veth.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -47,9 +48,17 @@ Result<Namespace*> peer_namespace(Control& ctl, Namespace& ns, const LinkRequest
   return &ns;
 }
 
+// Linux: veth_get_num_queues — one tx and one rx queue per possible CPU (IFLA_NUM_TX_QUEUES
+// / IFLA_NUM_RX_QUEUES in the request still win).
+std::uint32_t num_queues() {
+  long n = ::sysconf(_SC_NPROCESSORS_CONF);
+  return n > 0 ? static_cast<std::uint32_t>(n) : 1;
+}
+
 // Linux: veth_setup (ether_setup). Carrier goes off once registered (veth_newlink).
 std::unique_ptr<Device> alloc_end(Control& ctl, const Kind& kind, Namespace& ns) {
   auto dev = ctl.alloc_device(kind, ns);
+  dev->set_queues_locked(num_queues(), num_queues());
   dev->set_operstate_locked(IF_OPER_DOWN);
   dev->set_priv(std::make_unique<VethPriv>());
   return dev;

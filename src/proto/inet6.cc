@@ -37,6 +37,21 @@ std::uint8_t v6_scope(const IpAddr& a) {
   return RT_SCOPE_UNIVERSE;
 }
 
+// Linux: ipv6_addr_src_scope — IPV6_ADDR_SCOPE_* (node-local 1, link-local 2, site-local
+// 5, global 14): larger is wider. Addresses here are unicast.
+int src_scope(const IpAddr& a) {
+  switch (v6_scope(a)) {
+    case RT_SCOPE_HOST:
+      return 0x01;
+    case RT_SCOPE_LINK:
+      return 0x02;
+    case RT_SCOPE_SITE:
+      return 0x05;
+    default:
+      return 0x0e;
+  }
+}
+
 // The second stage of an inet6_dev's release: the device reference goes.
 struct Inet6Teardown {
   explicit Inet6Teardown(Ref r) : ref(std::move(r)) {}
@@ -112,7 +127,12 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
   auto ifa = std::make_unique<Ifa>(dev, "inet6");
   ifa->info = a;
   ifa->rt = dst_alloc(ep, dev);
-  in6.addrs.push_back(std::move(ifa));
+  // Linux: ipv6_link_dev_addr — before the first address of a narrower or equal source
+  // scope: wider scopes first, and within a scope the newest first.
+  int scope = src_scope(a.local);
+  auto pos = std::find_if(in6.addrs.begin(), in6.addrs.end(),
+                          [&](const auto& x) { return scope >= src_scope(x->info.local); });
+  in6.addrs.insert(pos, std::move(ifa));
   notify_addr(ep, ns, ProtoEvent::New, a);
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
@@ -169,7 +189,9 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
     } else {
       ll[0] = 0;  // no usable hardware address: no link-local address
     }
-    if (ll[0] == 0xfe) (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(ll), 64, 0), false);
+    // Linux: addrconf_add_linklocal makes it IFA_F_PERMANENT.
+    if (ll[0] == 0xfe)
+      (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(ll), 64, IFA_F_PERMANENT), false);
   }
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   refresh_groups(in6, true, in6.conf.forwarding);

@@ -5,6 +5,12 @@
 // Lock order: runs under the control lock.
 #include "proto/install.h"
 
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if.h>
+
+#include <algorithm>
+
 #include "base/rcu.h"
 #include "proto/state.h"
 
@@ -119,6 +125,33 @@ void add_listener(Control& ctl, ProtoListener& l) {
 void remove_listener(Control& ctl, ProtoListener& l) {
   auto& v = engine_proto(ctl.engine()).listeners;
   v.erase(std::remove(v.begin(), v.end(), &l), v.end());
+}
+
+inet::LinkAfInfo link_af_info(const Device& dev) {
+  inet::LinkAfInfo r;
+  r.loopback = (dev.flags() & IFF_LOOPBACK) != 0;
+  auto* ep = dev.engine().plugin_data<EngineProto>(&kEngineTag);
+  if (!ep) return r;
+  DevState* ds = find_dev(*ep, dev);
+  if (!ds) return r;
+  if (ds->in) r.conf4 = ds->in->conf;
+  if (ds->in6) {
+    r.conf6 = ds->in6->conf;
+    // Linux: addrconf_notify sets IF_READY when the device is up and netif_oper_up
+    // (addrconf_link_ready); addrconf_dad_completed sends a router solicitation from the
+    // link-local address (IF_RS_SENT) unless forwarding or loopback.
+    std::uint8_t op = dev.operstate();
+    bool ready =
+        dev.is_up() && !ds->in6->conf.disable_ipv6 && (op == IF_OPER_UP || op == IF_OPER_UNKNOWN);
+    if (ready) {
+      r.inet6_flags |= inet::kIf6Ready;
+      bool ll = std::any_of(ds->in6->addrs.begin(), ds->in6->addrs.end(), [](const auto& a) {
+        return a->info.local.is_v6_link_local() && !(a->info.flags & IFA_F_TENTATIVE);
+      });
+      if (ll && !r.loopback && !ds->in6->conf.forwarding) r.inet6_flags |= inet::kIf6RsSent;
+    }
+  }
+  return r;
 }
 
 DstStats dst_stats(Control& ctl) {

@@ -5,10 +5,13 @@
 #include <net/if.h>  // before any <linux/if*.h>
 
 #include <linux/if_link.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/rtnetlink.h>
 
 #include <algorithm>
 
+#include "ifcore/inet.h"
 #include "ifcore/kind.h"
 #include "ifcore/namespace.h"
 
@@ -48,6 +51,87 @@ void fill_stats(const Device& dev, wire::LinkMessage& m) {
   m.stats = s32;
 }
 
+// Linux 6.18's sizes: IPV4_DEVCONF_MAX (33), DEVCONF_MAX (60), IPSTATS_MIB_MAX (38),
+// ICMP6_MIB_MAX (7) — newer than the uapi headers ifcore builds with.
+constexpr std::size_t kInetConfLen = 33, kInet6ConfLen = 60;
+constexpr std::size_t kInet6StatsLen = 38, kIcmp6StatsLen = 7;
+
+// Linux: inet_fill_link_af — the device's ipv4_devconf, as a fresh namespace's defaults
+// (net/ipv4/devinet.c ipv4_devconf_dflt) with ifcore's settings.
+std::vector<std::uint32_t> inet_conf(const inet::Inet4Conf& c, bool loopback) {
+  std::vector<std::uint32_t> v(kInetConfLen, 0);
+  auto at = [&](int id) -> std::uint32_t& { return v[static_cast<std::size_t>(id - 1)]; };
+  at(IPV4_DEVCONF_FORWARDING) = c.forwarding ? 1 : 0;
+  at(IPV4_DEVCONF_ACCEPT_REDIRECTS) = 1;
+  at(IPV4_DEVCONF_SECURE_REDIRECTS) = 1;
+  at(IPV4_DEVCONF_SEND_REDIRECTS) = 1;
+  at(IPV4_DEVCONF_SHARED_MEDIA) = 1;
+  at(IPV4_DEVCONF_ACCEPT_SOURCE_ROUTE) = 1;
+  at(IPV4_DEVCONF_PROMOTE_SECONDARIES) = c.promote_secondaries ? 1 : 0;
+  at(IPV4_DEVCONF_IGMPV2_UNSOLICITED_REPORT_INTERVAL) = 10000;
+  at(IPV4_DEVCONF_IGMPV3_UNSOLICITED_REPORT_INTERVAL) = 1000;
+  at(IPV4_DEVCONF_ARP_EVICT_NOCARRIER) = 1;
+  if (loopback) {  // Linux: inetdev_init marks lo NOXFRM and NOPOLICY
+    at(IPV4_DEVCONF_NOXFRM) = 1;
+    at(IPV4_DEVCONF_NOPOLICY) = 1;
+  }
+  return v;
+}
+
+// Linux: ipv6_store_devconf — the inet6_dev's settings, as a fresh namespace's defaults
+// (net/ipv6/addrconf.c ipv6_devconf_dflt, observed with Linux 6.18) with ifcore's settings.
+std::vector<std::int32_t> inet6_conf(const inet::Inet6Conf& c, std::uint32_t mtu, bool loopback) {
+  static constexpr std::int32_t kDefaults[kInet6ConfLen] = {
+      0,     64,   1500, 1, 1, 1,     1, -1,   4000, 1000,  0,  604800, 86400, 3,       600,
+      16,    0,    1,    1, 1, 60000, 0, 0,    0,    0,     0,  0,      1,     0,       0,
+      10000, 1000, 1,    0, 0, 1,     0, 0,    1,    0,     0,  0,      0,     3600000, 0,
+      0,     1,    0,    0, 0, 0,     0, 1024, 0,    65535, -1, 1,      0,     0,       0};
+  std::vector<std::int32_t> v(std::begin(kDefaults), std::end(kDefaults));
+  v[DEVCONF_FORWARDING] = c.forwarding ? 1 : 0;
+  v[DEVCONF_MTU6] = static_cast<std::int32_t>(mtu);
+  v[DEVCONF_DISABLE_IPV6] = c.disable_ipv6 ? 1 : 0;
+  v[DEVCONF_KEEP_ADDR_ON_DOWN] = c.keep_addr_on_down ? 1 : 0;
+  v[DEVCONF_ADDR_GEN_MODE] = c.addr_gen_mode;
+  if (loopback) {  // Linux: ipv6_add_dev — no temporary addresses, no DAD on lo
+    v[DEVCONF_USE_TEMPADDR] = -1;
+    v[DEVCONF_ACCEPT_DAD] = -1;
+  }
+  return v;
+}
+
+// Linux: rtnl_fill_link_af — IFLA_AF_SPEC {AF_INET, AF_INET6}.
+void fill_af_spec(const Device& dev, std::uint32_t mtu, wire::LinkMessage& m) {
+  inet::LinkAfInfo af = inet::link_af_info(dev);
+  if (af.conf4) m.inet_conf = inet_conf(*af.conf4, af.loopback);
+  if (!af.conf6) return;
+  m.inet6_flags = af.inet6_flags;
+  // ifcore keeps no inet6_dev timestamp (Linux: centiseconds since boot of its last
+  // change) and does not randomise reachable_time (Linux: 0.5..1.5 * BASE_REACHABLE_TIME).
+  ifla_cacheinfo ci{};
+  ci.max_reasm_len = 65535;  // Linux: IPV6_MAXPLEN
+  ci.tstamp = 0;
+  ci.reachable_time = 30000;
+  ci.retrans_time = 1000;
+  m.inet6_cacheinfo = ci;
+  m.inet6_conf = inet6_conf(*af.conf6, mtu, af.loopback);
+  // ifcore counts no IPv6 or ICMPv6 packets; Linux puts the number of counters first.
+  std::vector<std::uint64_t> st(kInet6StatsLen, 0);
+  st[0] = kInet6StatsLen;
+  m.inet6_stats = std::move(st);
+  std::vector<std::uint64_t> icmp(kIcmp6StatsLen, 0);
+  icmp[0] = kIcmp6StatsLen;
+  m.inet6_icmp6stats = std::move(icmp);
+  m.inet6_token = std::array<std::uint8_t, 16>{};
+  m.inet6_addr_gen_mode = af.conf6->addr_gen_mode;
+}
+
+// Linux: the TSO limits — TSO_LEGACY_MAX_SIZE for every device; a bridge without ports
+// keeps GSO_LEGACY_MAX_SIZE until br_set_gso_limits takes its ports' minimum.
+std::uint32_t tso_max_size(const Device& dev) {
+  if (dev.kind().name() == "bridge" && dev.lowers_locked().empty()) return 65536;
+  return 524280;
+}
+
 }  // namespace
 
 wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uint32_t ext_mask) {
@@ -62,6 +146,9 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.txqlen = s.txqlen;  // always: some clients need it
   m.operstate = dev.reported_operstate();
   m.link_mode = s.link_mode;
+  // Linux 6.18: IFLA_NETNS_IMMUTABLE — lo and bridges are netns_immutable.
+  std::string_view kn = dev.kind().name();
+  m.netns_immutable = (kn == "loopback" || kn == "bridge") ? 1 : 0;
   m.mtu = s.mtu;
   m.min_mtu = s.min_mtu;
   m.max_mtu = s.max_mtu;
@@ -73,6 +160,11 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.gso_max_segs = s.gso_max_segs;
   m.gso_max_size = s.gso_max_size;
   m.gro_max_size = 65536;  // Linux: GRO_LEGACY_MAX_SIZE
+  m.gso_ipv4_max_size = s.gso_max_size;
+  m.gro_ipv4_max_size = 65536;
+  m.tso_max_size = tso_max_size(dev);
+  m.tso_max_segs = 65535;  // Linux: TSO_MAX_SEGS
+  m.max_pacing_offload_horizon = 0;
   m.num_rx_queues = s.num_rx_queues;
   const Device* master = dev.master();
   if (master) m.master = static_cast<std::uint32_t>(master->ifindex());
@@ -82,6 +174,8 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.carrier_changes = s.carrier_up_count + s.carrier_down_count;
   m.carrier_up_count = s.carrier_up_count;
   m.carrier_down_count = s.carrier_down_count;
+  m.headroom = 0;  // Linux: IFLA_HEADROOM / IFLA_TAILROOM (needed_headroom/tailroom)
+  m.tailroom = 0;
   m.proto_down = 0;
   if (s.address.size() > 0) {
     m.address = s.address;
@@ -89,6 +183,7 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   }
   // Linux: rtnl_fill_ifinfo leaves the counters out with RTEXT_FILTER_SKIP_STATS.
   if (!(ext_mask & RTEXT_FILTER_SKIP_STATS)) fill_stats(dev, m);
+  m.xdp = true;  // Linux: rtnl_xdp_fill — no program attached
 
   const Kind& kind = dev.kind();
   // Linux's loopback has no rtnl_link_ops, so `lo` carries no IFLA_LINKINFO.
@@ -113,6 +208,8 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   if (!all_zero(s.perm_address)) m.perm_address = s.perm_address;
   // Linux: a down device still has noop_qdisc; virtual devices get noqueue when up.
   m.qdisc = (s.flags & IFF_UP) ? "noqueue" : "noop";
+  fill_af_spec(dev, s.mtu, m);
+  m.ifmap = rtnl_link_ifmap{};  // Linux: rtnl_fill_link_ifmap, all zero for virtual devices
   return m;
 }
 

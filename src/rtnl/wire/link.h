@@ -9,6 +9,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,6 +32,15 @@ inline constexpr std::uint16_t IFCORE_IFLA_BULK = IFCORE_IFLA_BASE + 1;         
 inline constexpr std::uint16_t IFCORE_IFLA_BULK_INDEX = IFCORE_IFLA_BASE + 2;   // u32
 inline constexpr std::uint16_t IFCORE_IFLA_BULK_ERRNO = IFCORE_IFLA_BASE + 3;   // u32
 inline constexpr std::uint16_t IFCORE_IFLA_BULK_MSG = IFCORE_IFLA_BASE + 4;     // string
+
+// IFLA_* types newer than the uapi headers ifcore builds with (Linux 6.1); values from
+// Linux 6.18's include/uapi/linux/if_link.h.
+inline constexpr std::uint16_t kIflaGsoIpv4MaxSize = 63;           // IFLA_GSO_IPV4_MAX_SIZE
+inline constexpr std::uint16_t kIflaGroIpv4MaxSize = 64;           // IFLA_GRO_IPV4_MAX_SIZE
+inline constexpr std::uint16_t kIflaMaxPacingOffloadHorizon = 66;  // u32
+inline constexpr std::uint16_t kIflaNetnsImmutable = 67;           // u8
+inline constexpr std::uint16_t kIflaHeadroom = 68;                 // u16
+inline constexpr std::uint16_t kIflaTailroom = 69;                 // u16
 
 // A decoded RTM_NEWLINK / RTM_SETLINK / RTM_DELLINK request.
 struct DecodedLink {
@@ -107,16 +117,23 @@ struct LinkMessage {
   std::optional<std::uint8_t> operstate;  // IFLA_OPERSTATE (IF_OPER_*)
   std::optional<std::uint8_t> link_mode;  // IFLA_LINKMODE
   std::optional<std::uint32_t> mtu, min_mtu, max_mtu, group, promiscuity, allmulti;
+  std::optional<std::uint8_t> netns_immutable;  // IFLA_NETNS_IMMUTABLE (Linux 6.18)
   std::optional<std::uint32_t> num_tx_queues, gso_max_segs, gso_max_size, gro_max_size;
+  std::optional<std::uint32_t> gso_ipv4_max_size, gro_ipv4_max_size;  // IFLA_G[SR]O_IPV4_*
+  std::optional<std::uint32_t> tso_max_size, tso_max_segs;            // IFLA_TSO_MAX_*
+  std::optional<std::uint32_t> max_pacing_offload_horizon;
   std::optional<std::uint32_t> num_rx_queues;
   std::optional<std::uint32_t> master;  // IFLA_MASTER
   std::optional<std::uint8_t> carrier;  // IFLA_CARRIER
   std::optional<std::string> ifalias;   // IFLA_IFALIAS
   std::optional<std::uint32_t> carrier_changes, carrier_up_count, carrier_down_count;
-  std::optional<std::uint8_t> proto_down;    // IFLA_PROTO_DOWN
-  std::optional<HwAddr> address, broadcast;  // IFLA_ADDRESS, IFLA_BROADCAST
-  std::optional<rtnl_link_stats64> stats64;  // IFLA_STATS64
-  std::optional<rtnl_link_stats> stats;      // IFLA_STATS (32-bit)
+  std::optional<std::uint16_t> headroom, tailroom;  // IFLA_HEADROOM, IFLA_TAILROOM
+  std::optional<std::uint8_t> proto_down;           // IFLA_PROTO_DOWN
+  std::optional<HwAddr> address, broadcast;         // IFLA_ADDRESS, IFLA_BROADCAST
+  std::optional<rtnl_link_stats64> stats64;         // IFLA_STATS64
+  std::optional<rtnl_link_stats> stats;             // IFLA_STATS (32-bit)
+  std::optional<rtnl_link_ifmap> ifmap;             // IFLA_MAP (after IFLA_AF_SPEC in 6.18)
+  bool xdp = false;  // IFLA_XDP { IFLA_XDP_ATTACHED = XDP_ATTACHED_NONE }
   // IFLA_LINKINFO
   std::optional<std::string> kind;          // IFLA_INFO_KIND
   std::optional<AttrList> info_data;        // IFLA_INFO_DATA (decoded with the kind's policy)
@@ -129,9 +146,14 @@ struct LinkMessage {
   std::optional<HwAddr> perm_address;        // IFLA_PERM_ADDRESS
   std::optional<std::string> qdisc;          // IFLA_QDISC
   // IFLA_AF_SPEC
-  std::optional<std::vector<std::uint32_t>> inet_conf;  // AF_INET / IFLA_INET_CONF
-  std::optional<std::uint32_t> inet6_flags;             // AF_INET6 / IFLA_INET6_FLAGS
-  std::optional<std::uint8_t> inet6_addr_gen_mode;      // AF_INET6 / IFLA_INET6_ADDR_GEN_MODE
+  std::optional<std::vector<std::uint32_t>> inet_conf;         // AF_INET / IFLA_INET_CONF
+  std::optional<std::uint32_t> inet6_flags;                    // AF_INET6 / IFLA_INET6_FLAGS
+  std::optional<ifla_cacheinfo> inet6_cacheinfo;               // AF_INET6 / IFLA_INET6_CACHEINFO
+  std::optional<std::vector<std::int32_t>> inet6_conf;         // AF_INET6 / IFLA_INET6_CONF
+  std::optional<std::vector<std::uint64_t>> inet6_stats;       // IFLA_INET6_STATS
+  std::optional<std::vector<std::uint64_t>> inet6_icmp6stats;  // IFLA_INET6_ICMP6STATS
+  std::optional<std::array<std::uint8_t, 16>> inet6_token;     // IFLA_INET6_TOKEN
+  std::optional<std::uint8_t> inet6_addr_gen_mode;  // AF_INET6 / IFLA_INET6_ADDR_GEN_MODE
 };
 
 // Writes `msg` as one message (h.type is RTM_NEWLINK or RTM_DELLINK), attributes in the

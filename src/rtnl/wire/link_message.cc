@@ -56,6 +56,7 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
   b.put_u32(IFLA_TXQLEN, m.txqlen);
   put_opt_u8(b, IFLA_OPERSTATE, m.operstate);
   put_opt_u8(b, IFLA_LINKMODE, m.link_mode);
+  put_opt_u8(b, kIflaNetnsImmutable, m.netns_immutable);
   put_opt_u32(b, IFLA_MTU, m.mtu);
   put_opt_u32(b, IFLA_MIN_MTU, m.min_mtu);
   put_opt_u32(b, IFLA_MAX_MTU, m.max_mtu);
@@ -66,6 +67,11 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
   put_opt_u32(b, IFLA_GSO_MAX_SEGS, m.gso_max_segs);
   put_opt_u32(b, IFLA_GSO_MAX_SIZE, m.gso_max_size);
   put_opt_u32(b, IFLA_GRO_MAX_SIZE, m.gro_max_size);
+  put_opt_u32(b, kIflaGsoIpv4MaxSize, m.gso_ipv4_max_size);
+  put_opt_u32(b, kIflaGroIpv4MaxSize, m.gro_ipv4_max_size);
+  put_opt_u32(b, IFLA_TSO_MAX_SIZE, m.tso_max_size);
+  put_opt_u32(b, IFLA_TSO_MAX_SEGS, m.tso_max_segs);
+  put_opt_u32(b, kIflaMaxPacingOffloadHorizon, m.max_pacing_offload_horizon);
   put_opt_u32(b, IFLA_NUM_RX_QUEUES, m.num_rx_queues);
   put_opt_u32(b, IFLA_MASTER, m.master);
   put_opt_u8(b, IFLA_CARRIER, m.carrier);
@@ -73,11 +79,18 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
   put_opt_u32(b, IFLA_CARRIER_CHANGES, m.carrier_changes);
   put_opt_u32(b, IFLA_CARRIER_UP_COUNT, m.carrier_up_count);
   put_opt_u32(b, IFLA_CARRIER_DOWN_COUNT, m.carrier_down_count);
+  if (m.headroom) b.put_u16(kIflaHeadroom, *m.headroom);
+  if (m.tailroom) b.put_u16(kIflaTailroom, *m.tailroom);
   put_opt_u8(b, IFLA_PROTO_DOWN, m.proto_down);
   if (m.address) b.put_bytes(IFLA_ADDRESS, m.address->bytes());
   if (m.broadcast) b.put_bytes(IFLA_BROADCAST, m.broadcast->bytes());
   if (m.stats64) b.put_attr(IFLA_STATS64, &*m.stats64, sizeof(rtnl_link_stats64));
   if (m.stats) b.put_attr(IFLA_STATS, &*m.stats, sizeof(rtnl_link_stats));
+  if (m.xdp) {
+    auto x = b.begin_nest(IFLA_XDP);
+    b.put_u8(IFLA_XDP_ATTACHED, XDP_ATTACHED_NONE);
+    b.end_nest(x);
+  }
   bool has_info = m.kind || m.info_data || !m.info_data_raw.empty() || m.slave_kind ||
                   m.slave_data || !m.slave_data_raw.empty();
   if (has_info) {
@@ -97,21 +110,34 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
   put_opt_u32(b, IFLA_LINK, m.link);
   if (m.perm_address) b.put_bytes(IFLA_PERM_ADDRESS, m.perm_address->bytes());
   if (m.qdisc) b.put_string(IFLA_QDISC, *m.qdisc);
-  if (m.inet_conf || m.inet6_flags || m.inet6_addr_gen_mode) {
+  bool has_inet6 = m.inet6_flags || m.inet6_cacheinfo || m.inet6_conf || m.inet6_stats ||
+                   m.inet6_icmp6stats || m.inet6_token || m.inet6_addr_gen_mode;
+  if (m.inet_conf || has_inet6) {
     auto af = b.begin_nest(IFLA_AF_SPEC);
     if (m.inet_conf) {
       auto in = b.begin_nest(AF_INET);
       b.put_attr(IFLA_INET_CONF, m.inet_conf->data(), m.inet_conf->size() * sizeof(std::uint32_t));
       b.end_nest(in);
     }
-    if (m.inet6_flags || m.inet6_addr_gen_mode) {
+    if (has_inet6) {
+      // Linux: inet6_fill_ifla6_attrs.
       auto in6 = b.begin_nest(AF_INET6);
       put_opt_u32(b, IFLA_INET6_FLAGS, m.inet6_flags);
+      if (m.inet6_cacheinfo)
+        b.put_attr(IFLA_INET6_CACHEINFO, &*m.inet6_cacheinfo, sizeof(ifla_cacheinfo));
+      if (m.inet6_conf) b.put_attr(IFLA_INET6_CONF, m.inet6_conf->data(), m.inet6_conf->size() * 4);
+      if (m.inet6_stats)
+        b.put_attr(IFLA_INET6_STATS, m.inet6_stats->data(), m.inet6_stats->size() * 8);
+      if (m.inet6_icmp6stats)
+        b.put_attr(IFLA_INET6_ICMP6STATS, m.inet6_icmp6stats->data(),
+                   m.inet6_icmp6stats->size() * 8);
+      if (m.inet6_token) b.put_attr(IFLA_INET6_TOKEN, m.inet6_token->data(), 16);
       put_opt_u8(b, IFLA_INET6_ADDR_GEN_MODE, m.inet6_addr_gen_mode);
       b.end_nest(in6);
     }
     b.end_nest(af);
   }
+  if (m.ifmap) b.put_attr(IFLA_MAP, &*m.ifmap, sizeof(rtnl_link_ifmap));
   auto e = b.end();
   if (!e) return fail(e.error());
   return ok();
@@ -178,6 +204,21 @@ Result<void> decode_af_spec(const RawAttr& a, LinkMessage& m) {
         m.inet_conf = std::move(conf);
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_FLAGS) {
         IFCORE_TRY(set(m.inet6_flags, x.u32()));
+      } else if (f.type == AF_INET6 && x.type == IFLA_INET6_CACHEINFO) {
+        m.inet6_cacheinfo = copy_stats<ifla_cacheinfo>(x);
+      } else if (f.type == AF_INET6 && x.type == IFLA_INET6_CONF) {
+        std::vector<std::int32_t> conf(x.data.size() / 4);
+        std::memcpy(conf.data(), x.data.data(), conf.size() * 4);
+        m.inet6_conf = std::move(conf);
+      } else if (f.type == AF_INET6 &&
+                 (x.type == IFLA_INET6_STATS || x.type == IFLA_INET6_ICMP6STATS)) {
+        std::vector<std::uint64_t> v(x.data.size() / 8);
+        std::memcpy(v.data(), x.data.data(), v.size() * 8);
+        (x.type == IFLA_INET6_STATS ? m.inet6_stats : m.inet6_icmp6stats) = std::move(v);
+      } else if (f.type == AF_INET6 && x.type == IFLA_INET6_TOKEN && x.data.size() == 16) {
+        std::array<std::uint8_t, 16> t{};
+        std::memcpy(t.data(), x.data.data(), 16);
+        m.inet6_token = t;
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_ADDR_GEN_MODE) {
         IFCORE_TRY(set(m.inet6_addr_gen_mode, x.u8()));
       }
@@ -223,6 +264,28 @@ Result<void> decode_attr(const RawAttr& a, LinkMessage& m, const DecodeContext& 
       return set(m.gro_max_size, a.u32());
     case IFLA_NUM_RX_QUEUES:
       return set(m.num_rx_queues, a.u32());
+    case IFLA_TSO_MAX_SIZE:
+      return set(m.tso_max_size, a.u32());
+    case IFLA_TSO_MAX_SEGS:
+      return set(m.tso_max_segs, a.u32());
+    case kIflaGsoIpv4MaxSize:
+      return set(m.gso_ipv4_max_size, a.u32());
+    case kIflaGroIpv4MaxSize:
+      return set(m.gro_ipv4_max_size, a.u32());
+    case kIflaMaxPacingOffloadHorizon:
+      return set(m.max_pacing_offload_horizon, a.u32());
+    case kIflaNetnsImmutable:
+      return set(m.netns_immutable, a.u8());
+    case kIflaHeadroom:
+      return set(m.headroom, a.u16());
+    case kIflaTailroom:
+      return set(m.tailroom, a.u16());
+    case IFLA_XDP:
+      m.xdp = true;
+      return ok();
+    case IFLA_MAP:
+      m.ifmap = copy_stats<rtnl_link_ifmap>(a);
+      return ok();
     case IFLA_MASTER:
       return set(m.master, a.u32());
     case IFLA_CARRIER:
