@@ -266,6 +266,14 @@ Result<void> handle_getroute(Request& r) {
   if (!got) return fail(got.error());
   wire::RouteMessage out = route_message(*got);
   out.flags |= RTM_F_CLONED;
+  if (out.family == AF_INET) {
+    // Linux: rt_fill_info — no metric, the uid the lookup was for (ifcore's clients are
+    // not told apart by uid: 0), and the cached dst's RTA_CACHEINFO (ifcore keeps no
+    // per-lookup cache entry, so its counters are 0).
+    out.priority.reset();
+    out.uid = 0;
+    out.cacheinfo = rta_cacheinfo{};
+  }
   return emit(r.out, [&](wire::MessageBuilder& b) {
     return wire::encode_route(b, {RTM_NEWROUTE, 0, r.seq(), r.port()}, out);
   });

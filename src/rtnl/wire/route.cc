@@ -160,6 +160,9 @@ Result<RouteMessage> decode_route(const Message& m) {
       case RTA_MULTIPATH:
         IFCORE_TRY(decode_multipath(x, r));
         break;
+      case RTA_UID:
+        IFCORE_TRY(set(r.uid, x.u32()));
+        break;
       case RTA_PREF:
         IFCORE_TRY(set(r.pref, x.u8()));
         break;
@@ -244,6 +247,19 @@ Result<void> encode_route(MessageBuilder& b, const Header& h, const RouteMessage
   if (r.table_id) b.put_u32(RTA_TABLE, *r.table_id);
   put_ip(b, RTA_DST, r.dst);
   put_ip(b, RTA_SRC, r.src);
+  if (r.family == AF_INET && r.uid) {
+    // Linux: rt_fill_info (inet_rtm_getroute's reply).
+    if (r.oif) b.put_u32(RTA_OIF, *r.oif);
+    put_ip(b, RTA_PREFSRC, r.prefsrc);
+    put_ip(b, RTA_GATEWAY, r.gateway);
+    metrics();
+    b.put_u32(RTA_UID, *r.uid);
+    if (r.cacheinfo) b.put_attr(RTA_CACHEINFO, &*r.cacheinfo, sizeof(rta_cacheinfo));
+    if (r.iif) b.put_u32(RTA_IIF, *r.iif);
+    auto e = b.end();
+    if (!e) return fail(e.error());
+    return ok();
+  }
   if (r.iif) b.put_u32(RTA_IIF, *r.iif);
   if (r.family == AF_INET6) {
     put_ip(b, RTA_PREFSRC, r.prefsrc);

@@ -60,7 +60,11 @@ struct RouteMessage {
   std::optional<std::uint8_t> pref;        // RTA_PREF (IPv6 router preference)
   std::optional<std::uint64_t> expires;    // RTA_EXPIRES (u32 in IPv6 requests, u64 from ipmr)
   std::optional<rta_cacheinfo> cacheinfo;  // RTA_CACHEINFO
-  bool has_encap = false;                  // RTA_ENCAP / RTA_ENCAP_TYPE were present (ignored)
+  // RTA_UID: the uid a lookup was made for. IPv4 `route get` replies only; when set, an
+  // IPv4 message is written in rt_fill_info's order (TABLE, DST, SRC, OIF, PREFSRC,
+  // GATEWAY, METRICS, UID, CACHEINFO) instead of fib_dump_info's.
+  std::optional<std::uint32_t> uid;
+  bool has_encap = false;  // RTA_ENCAP / RTA_ENCAP_TYPE were present (ignored)
 
   // The table: RTA_TABLE when present, else rtm_table.
   std::uint32_t table_or_id() const { return table_id ? *table_id : table; }
