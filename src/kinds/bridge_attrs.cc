@@ -16,6 +16,11 @@ namespace ifcore::kinds::bridge {
 
 namespace {
 
+// Linux 6.18's values, newer than the uapi headers ifcore builds with.
+constexpr std::uint16_t kIflaBrFdbNLearned = 48;    // IFLA_BR_FDB_N_LEARNED
+constexpr std::uint16_t kIflaBrFdbMaxLearned = 49;  // IFLA_BR_FDB_MAX_LEARNED
+constexpr std::uint32_t kBoolOptMask618 = 0x1f;     // (1 << BR_BOOLOPT_MAX) - 1 in 6.18
+
 // Linux: BR_MIN/MAX_* in br_private.h, in clock_t.
 constexpr std::uint32_t kMinForwardDelay = 200, kMaxForwardDelay = 3000;
 constexpr std::uint32_t kMinHelloTime = 100, kMaxHelloTime = 1000;
@@ -154,7 +159,8 @@ Settings default_settings() {
   put(o, Attr::u64(IFLA_BR_MCAST_QUERIER_INTVL, 25500));
   put(o, Attr::u64(IFLA_BR_MCAST_QUERY_INTVL, 12500));
   put(o, Attr::u64(IFLA_BR_MCAST_QUERY_RESPONSE_INTVL, 1000));
-  put(o, Attr::u64(IFLA_BR_MCAST_STARTUP_QUERY_INTVL, 3125));
+  // Linux: query_interval / 4 in jiffies (HZ=250: 7812), reported as clock_t: 3124.
+  put(o, Attr::u64(IFLA_BR_MCAST_STARTUP_QUERY_INTVL, 3124));
   return s;
 }
 
@@ -306,12 +312,16 @@ std::vector<std::uint8_t> bridge_id(const Device& br, std::uint16_t priority) {
 }
 
 AttrList fill(const Device& dev, const Priv& p) {
-  // Linux: br_fill_info, in its order. ifcore runs no STP timers: the bridge is its own
-  // root, timers read 0.
+  // Linux 6.18: br_fill_info, in its order, as built without CONFIG_BRIDGE_VLAN_FILTERING
+  // (like this machine's kernel: no IFLA_BR_VLAN_PROTOCOL, _DEFAULT_PVID, _STATS_*).
+  // ifcore runs no STP or gc timers: the bridge is its own root, timers read 0.
   const Settings& s = p.s;
   auto id = bridge_id(dev, s.priority);
   auto opt = [&](std::uint16_t t) { return s.opts.at(t); };
   AttrList out;
+  for (std::uint16_t t :
+       {IFLA_BR_HELLO_TIMER, IFLA_BR_TCN_TIMER, IFLA_BR_TOPOLOGY_CHANGE_TIMER, IFLA_BR_GC_TIMER})
+    out.push_back(Attr::u64(t, 0));
   out.push_back(Attr::u32(IFLA_BR_FORWARD_DELAY, s.forward_delay));
   out.push_back(Attr::u32(IFLA_BR_HELLO_TIME, s.hello_time));
   out.push_back(Attr::u32(IFLA_BR_MAX_AGE, s.max_age));
@@ -329,23 +339,23 @@ AttrList fill(const Device& dev, const Priv& p) {
   out.push_back(Attr::binary(IFLA_BR_GROUP_ADDR, s.group_addr.bytes()));
   std::vector<std::uint8_t> bm;
   store_u32(bm, s.boolopts);
-  store_u32(bm, (1u << BR_BOOLOPT_MAX) - 1);
+  store_u32(bm, kBoolOptMask618);
   out.push_back(Attr::binary(IFLA_BR_MULTI_BOOLOPT, bm));
-  out.push_back(Attr::be16(IFLA_BR_VLAN_PROTOCOL, s.vlan_protocol));
+  // Linux 6.8+: the learned-entry count and its limit (0: none).
+  out.push_back(Attr::u32(kIflaBrFdbNLearned, 0));
+  out.push_back(Attr::u32(kIflaBrFdbMaxLearned, 0));
   for (std::uint16_t t :
-       {IFLA_BR_VLAN_DEFAULT_PVID, IFLA_BR_VLAN_STATS_ENABLED, IFLA_BR_VLAN_STATS_PER_PORT,
-        IFLA_BR_MCAST_ROUTER, IFLA_BR_MCAST_SNOOPING, IFLA_BR_MCAST_QUERY_USE_IFADDR,
+       {IFLA_BR_MCAST_ROUTER, IFLA_BR_MCAST_SNOOPING, IFLA_BR_MCAST_QUERY_USE_IFADDR,
         IFLA_BR_MCAST_QUERIER, IFLA_BR_MCAST_STATS_ENABLED, IFLA_BR_MCAST_HASH_ELASTICITY,
         IFLA_BR_MCAST_HASH_MAX, IFLA_BR_MCAST_LAST_MEMBER_CNT, IFLA_BR_MCAST_STARTUP_QUERY_CNT,
-        IFLA_BR_MCAST_IGMP_VERSION, IFLA_BR_MCAST_MLD_VERSION, IFLA_BR_NF_CALL_IPTABLES,
-        IFLA_BR_NF_CALL_IP6TABLES, IFLA_BR_NF_CALL_ARPTABLES})
+        IFLA_BR_MCAST_IGMP_VERSION, IFLA_BR_MCAST_MLD_VERSION})
     out.push_back(opt(t));
-  for (std::uint16_t t :
-       {IFLA_BR_HELLO_TIMER, IFLA_BR_TCN_TIMER, IFLA_BR_TOPOLOGY_CHANGE_TIMER, IFLA_BR_GC_TIMER})
-    out.push_back(Attr::u64(t, 0));
   for (std::uint16_t t : {IFLA_BR_MCAST_LAST_MEMBER_INTVL, IFLA_BR_MCAST_MEMBERSHIP_INTVL,
                           IFLA_BR_MCAST_QUERIER_INTVL, IFLA_BR_MCAST_QUERY_INTVL,
                           IFLA_BR_MCAST_QUERY_RESPONSE_INTVL, IFLA_BR_MCAST_STARTUP_QUERY_INTVL})
+    out.push_back(opt(t));
+  for (std::uint16_t t :
+       {IFLA_BR_NF_CALL_IPTABLES, IFLA_BR_NF_CALL_IP6TABLES, IFLA_BR_NF_CALL_ARPTABLES})
     out.push_back(opt(t));
   return out;
 }

@@ -154,8 +154,23 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.max_mtu = s.max_mtu;
   m.group = s.group;
   // Linux counts promiscuity/allmulti users; a user-set flag counts once.
-  m.promiscuity = (s.flags & IFF_PROMISC) ? 1 : 0;
-  m.allmulti = (s.flags & IFF_ALLMULTI) ? 1 : 0;
+  std::uint32_t promisc = (s.flags & IFF_PROMISC) ? 1 : 0;
+  std::uint32_t allmulti = (s.flags & IFF_ALLMULTI) ? 1 : 0;
+  const Device* master = dev.master();
+  if (master && master->kind().name() == "bridge") {
+    // Linux: br_add_if — dev_set_allmulti(dev, 1), and br_manage_promisc makes every port
+    // promiscuous while vlan filtering is off.
+    ++promisc;
+    ++allmulti;
+  }
+  // Linux: an up macvlan adds its address to the lower's unicast list (macvlan_open ->
+  // dev_uc_add); without IFF_UNICAST_FLT the lower turns uc_promisc on: one count.
+  const auto& uppers = dev.uppers_locked();
+  if (std::any_of(uppers.begin(), uppers.end(),
+                  [](const Device* u) { return u->kind().name() == "macvlan" && u->is_up(); }))
+    ++promisc;
+  m.promiscuity = promisc;
+  m.allmulti = allmulti;
   m.num_tx_queues = s.num_tx_queues;
   m.gso_max_segs = s.gso_max_segs;
   m.gso_max_size = s.gso_max_size;
@@ -166,7 +181,6 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.tso_max_segs = 65535;  // Linux: TSO_MAX_SEGS
   m.max_pacing_offload_horizon = 0;
   m.num_rx_queues = s.num_rx_queues;
-  const Device* master = dev.master();
   if (master) m.master = static_cast<std::uint32_t>(master->ifindex());
   m.carrier = s.carrier ? 1 : 0;
   // Linux: rtnl_fill_ifalias puts IFLA_IFALIAS only when an alias is set.
