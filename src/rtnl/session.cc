@@ -14,9 +14,9 @@
 
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
+#include "rtnl/hub.h"
 #include "rtnl/probe_msg.h"
 #include "rtnl/stats_msg.h"
-#include "rtnl/hub.h"
 
 namespace ifcore::rtnl {
 
