@@ -28,13 +28,7 @@ Control::~Control() {
   lock_.unlock();
   if (todo.empty()) return;
   // Linux (netdev_run_todo): one barrier for the whole list, then wait per device.
-  {
-    auto t0 = Clock::now();
-    rcu::barrier();
-    if (p.grace == GracePolicy::Kernel) std::this_thread::sleep_until(t0 + p.grace_floor);
-    impl.stats.barriers.fetch_add(1, std::memory_order_relaxed);
-    StatsCounters::add(impl.stats.barrier_ns, Clock::now() - t0);
-  }
+  impl.barrier(p);
   for (Device* d : todo) impl.legacy_wait(*d);
 }
 

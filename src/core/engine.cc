@@ -23,10 +23,12 @@ void Engine::Impl::grace_period() {
   StatsCounters::add(stats.grace_ns, Clock::now() - t0);
 }
 
-void Engine::Impl::barrier() {
+void Engine::Impl::barrier() { barrier(policies); }
+
+void Engine::Impl::barrier(const Policies& p) {
   auto t0 = Clock::now();
   rcu::barrier();
-  if (policies.grace == GracePolicy::Kernel) std::this_thread::sleep_until(t0 + policies.grace_floor);
+  if (p.grace == GracePolicy::Kernel) std::this_thread::sleep_until(t0 + p.grace_floor);
   stats.barriers.fetch_add(1, std::memory_order_relaxed);
   StatsCounters::add(stats.barrier_ns, Clock::now() - t0);
 }

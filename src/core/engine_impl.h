@@ -141,8 +141,10 @@ struct Engine::Impl {
 
   // A grace period per the policy (counted). Context: not in a read-side section.
   void grace_period();
-  // Waits for queued RCU callbacks per the policy (counted).
+  // Waits for queued RCU callbacks per the policy (counted). Context: control lock held;
+  // without it, pass a copy of the policies.
   void barrier();
+  void barrier(const Policies& p);
   void last_ref_dropped(Device& d) { finalizer.ready(d); }
 
   // Runs the chain for one event on one device (counts calls). Vetoable events stop at

@@ -209,8 +209,7 @@ bool Registry::index_taken(int ifindex) const {
   return find_index_rcu(ifindex) != nullptr;
 }
 
-Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
-  if (index_taken(ifindex)) return fail(EBUSY, "ifindex {} is in use", ifindex);
+Result<void> Registry::add_name(Device& dev, std::string_view name) {
   auto* n = new NameNode{};
   n->dev = &dev;
   n->len = static_cast<std::uint8_t>(name.size());
@@ -223,6 +222,21 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
     delete n;
     return fail(EEXIST, "device \"{}\" already exists", name);
   }
+  return ok();
+}
+
+void Registry::del_name(Device& dev, std::string_view name) {
+  rcu::ReadGuard g;
+  cds_lfht_iter it;
+  cds_lfht_lookup(names_, hash_name(name), match_name, &name, &it);
+  cds_lfht_node* node = cds_lfht_iter_get_node(&it);
+  if (node && reinterpret_cast<NameNode*>(node)->dev == &dev && cds_lfht_del(names_, node) == 0)
+    rcu::call(&reinterpret_cast<NameNode*>(node)->rcu, NameNode::free_rcu);
+}
+
+Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
+  if (index_taken(ifindex)) return fail(EBUSY, "ifindex {} is in use", ifindex);
+  IFCORE_TRY(add_name(dev, name));
   Page* page = page_for(ifindex, true);
   page->slot[ifindex % Page::kSlots].store(&dev, std::memory_order_release);
   ++page->used;
@@ -231,14 +245,7 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
 }
 
 void Registry::erase(Device& dev, std::string_view name, int ifindex) {
-  {
-    rcu::ReadGuard g;
-    cds_lfht_iter it;
-    cds_lfht_lookup(names_, hash_name(name), match_name, &name, &it);
-    cds_lfht_node* node = cds_lfht_iter_get_node(&it);
-    if (node && reinterpret_cast<NameNode*>(node)->dev == &dev && cds_lfht_del(names_, node) == 0)
-      rcu::call(&reinterpret_cast<NameNode*>(node)->rcu, NameNode::free_rcu);
-  }
+  del_name(dev, name);
   Page* page = page_for(ifindex, false);
   if (page && page->slot[ifindex % Page::kSlots].load() == &dev) {
     page->slot[ifindex % Page::kSlots].store(nullptr, std::memory_order_release);
@@ -253,23 +260,8 @@ void Registry::erase(Device& dev, std::string_view name, int ifindex) {
 }
 
 Result<void> Registry::rename(Device& dev, std::string_view old_name, std::string_view new_name) {
-  auto* n = new NameNode{};
-  n->dev = &dev;
-  n->len = static_cast<std::uint8_t>(new_name.size());
-  std::memcpy(n->name, new_name.data(), new_name.size());
-  cds_lfht_node_init(&n->node);
-  rcu::ReadGuard g;
-  std::string_view key = n->key();
-  cds_lfht_node* got = cds_lfht_add_unique(names_, hash_name(key), match_name, &key, &n->node);
-  if (got != &n->node) {
-    delete n;
-    return fail(EEXIST, "device \"{}\" already exists", new_name);
-  }
-  cds_lfht_iter it;
-  cds_lfht_lookup(names_, hash_name(old_name), match_name, &old_name, &it);
-  cds_lfht_node* old = cds_lfht_iter_get_node(&it);
-  if (old && reinterpret_cast<NameNode*>(old)->dev == &dev && cds_lfht_del(names_, old) == 0)
-    rcu::call(&reinterpret_cast<NameNode*>(old)->rcu, NameNode::free_rcu);
+  IFCORE_TRY(add_name(dev, new_name));  // the new name first: a reader finds one of them
+  del_name(dev, old_name);
   name_freed(old_name);
   return ok();
 }

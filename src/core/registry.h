@@ -70,6 +70,9 @@ class Registry {
   struct Page;
   struct Top;
   Page* page_for(int ifindex, bool create);
+  // The name table alone. add_name: EEXIST if taken; del_name: only `dev`'s entry.
+  Result<void> add_name(Device& dev, std::string_view name);
+  void del_name(Device& dev, std::string_view name);
   void name_freed(std::string_view name);
 
   cds_lfht* names_ = nullptr;

@@ -143,12 +143,12 @@ void Engine::Impl::legacy_wait(Device& d) {
         (void)call_chain(ctl, ev);
         stats.rebroadcasts.fetch_add(1, std::memory_order_relaxed);
       }
-      barrier();
+      barrier(p);
       rebroadcast_at = Clock::now() + p.rebroadcast_interval;
     }
     if (p.ref_wait == RefWaitPolicy::Backoff) {
       if (wait_ms == 0) {
-        barrier();
+        barrier(p);
         wait_ms = 1;
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
