@@ -9,7 +9,9 @@ using namespace ifcore;
 
 namespace {
 
-Namespace& default_ns(Control& ctl) { return *ctl.find_namespace("default"); }
+Namespace& default_ns(Control& ctl) {
+  return *ctl.find_namespace("default");
+}
 
 LinkRequest dummy(std::string name) {
   LinkRequest r;
@@ -41,9 +43,9 @@ void BM_Batch10k(benchmark::State& state) {
     state.ResumeTiming();
     (void)ctl.delete_links(devs);
   }
-  state.counters["per_device_ns"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * n,
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["per_device_ns"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * n,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   engine->drain();
 }
 BENCHMARK(BM_Batch10k)->Arg(10000)->Unit(benchmark::kMillisecond);

@@ -23,12 +23,12 @@ struct LinkRequest;
 
 // The shape of one attribute's payload.
 enum class AttrShape : std::uint8_t {
-  Flag,     // no payload
+  Flag,  // no payload
   U8,
   U16,
   U32,
   U64,
-  Be16,     // network byte order on the wire, host order in the value
+  Be16,  // network byte order on the wire, host order in the value
   Be32,
   String,   // NUL-terminated on the wire
   Binary,   // raw bytes (addresses)

@@ -237,7 +237,7 @@ class Device {
   std::vector<Device*> uppers_, lowers_;  // control lock
   std::unique_ptr<DevicePriv> priv_;      // control lock
   mutable LinkCounters counters_;
-  std::atomic<bool> tx_active_{false};          // frame path: see tx_active()
+  std::atomic<bool> tx_active_{false};             // frame path: see tx_active()
   std::atomic<const RxHooks*> rx_hooks_{nullptr};  // frame path: RCU-published
 
   // References (see ref.cc): shard slot, mode, exact count once unregistering.

@@ -43,19 +43,19 @@ struct Stats {
   std::uint64_t devices_registered = 0;
   std::uint64_t devices_unregistered = 0;
   std::uint64_t devices_released = 0;
-  std::uint64_t devices_leaked = 0;      // reported at least once as waiting too long
-  std::uint64_t leak_reports = 0;        // "waiting for ... to become free" lines
-  std::uint64_t batches = 0;             // unregister batches committed
-  std::uint64_t notifier_passes = 0;     // one per event per batch (or per device)
-  std::uint64_t notifier_calls = 0;      // subscriber invocations
+  std::uint64_t devices_leaked = 0;   // reported at least once as waiting too long
+  std::uint64_t leak_reports = 0;     // "waiting for ... to become free" lines
+  std::uint64_t batches = 0;          // unregister batches committed
+  std::uint64_t notifier_passes = 0;  // one per event per batch (or per device)
+  std::uint64_t notifier_calls = 0;   // subscriber invocations
   std::uint64_t grace_periods = 0;
   std::uint64_t barriers = 0;
-  std::uint64_t ref_waits = 0;           // callers that had to wait for references
-  std::uint64_t rebroadcasts = 0;        // Unregister re-broadcasts (legacy waits)
+  std::uint64_t ref_waits = 0;     // callers that had to wait for references
+  std::uint64_t rebroadcasts = 0;  // Unregister re-broadcasts (legacy waits)
   Duration notifier_time{};
   Duration grace_time{};
   Duration barrier_time{};
-  Duration ref_wait_time{};              // time callers spent waiting for references
+  Duration ref_wait_time{};  // time callers spent waiting for references
   Duration unlist_time{};
   Duration free_time{};
 };
@@ -166,8 +166,8 @@ class Control {
   Result<void> delete_links(std::span<Device* const> devs);
 
   // ---- single changes (each notifies; vetoes leave state unchanged)
-  Result<void> open(Device& dev);          // IFF_UP on (dev_open)
-  Result<void> close(Device& dev);         // IFF_UP off (dev_close)
+  Result<void> open(Device& dev);   // IFF_UP on (dev_open)
+  Result<void> close(Device& dev);  // IFF_UP off (dev_close)
   // Linux: dev_change_flags: UP via open/close, others (PROMISC, ALLMULTI, NOARP...) set.
   Result<void> change_flags(Device& dev, std::uint32_t flags);
   Result<void> set_mtu(Device& dev, std::uint32_t mtu);

@@ -31,7 +31,7 @@ enum class NetdevEvent : std::uint8_t {
   Up,
   GoingDown,
   Down,
-  Change,        // flags other than UP, carrier/operstate (from the link watch)
+  Change,  // flags other than UP, carrier/operstate (from the link watch)
   PreChangeMtu,
   ChangeMtu,
   PreChangeAddr,
@@ -81,9 +81,9 @@ class Subscriber {
 
 // Options for subscribing and unsubscribing.
 struct SubscribeOptions {
-  std::string name;       // for logs and the chain listing
-  int priority = 0;       // higher first
-  bool replay = true;     // replay Register (and Up for up devices) for existing devices
+  std::string name;    // for logs and the chain listing
+  int priority = 0;    // higher first
+  bool replay = true;  // replay Register (and Up for up devices) for existing devices
 };
 
 using SubscriptionId = std::uint64_t;

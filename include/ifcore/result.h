@@ -16,9 +16,9 @@
 namespace ifcore {
 
 struct Error {
-  int code = 0;         // positive errno value (EINVAL, EEXIST, ...)
-  std::string message;  // extack text; may be empty
-  int attr_offset = -1; // offending attribute offset in the request, -1 if none (wire only)
+  int code = 0;          // positive errno value (EINVAL, EEXIST, ...)
+  std::string message;   // extack text; may be empty
+  int attr_offset = -1;  // offending attribute offset in the request, -1 if none (wire only)
 
   friend bool operator==(const Error&, const Error&) = default;
 };
@@ -28,7 +28,7 @@ class [[nodiscard]] Result : public tl::expected<T, Error> {
  public:
   using tl::expected<T, Error>::expected;
   using Base = tl::expected<T, Error>;
-  Result(const Base& b) : Base(b) {}  // NOLINT(google-explicit-constructor)
+  Result(const Base& b) : Base(b) {}        // NOLINT(google-explicit-constructor)
   Result(Base&& b) : Base(std::move(b)) {}  // NOLINT(google-explicit-constructor)
 };
 
@@ -40,10 +40,14 @@ template <typename... Args>
 tl::unexpected<Error> fail(int code, fmt::format_string<Args...> f, Args&&... args) {
   return tl::unexpected<Error>(Error{code, fmt::format(f, std::forward<Args>(args)...), -1});
 }
-inline tl::unexpected<Error> fail(Error e) { return tl::unexpected<Error>(std::move(e)); }
+inline tl::unexpected<Error> fail(Error e) {
+  return tl::unexpected<Error>(std::move(e));
+}
 
 // The success value for Result<void>.
-inline Result<void> ok() { return {}; }
+inline Result<void> ok() {
+  return {};
+}
 
 // Returns the errno name ("EEXIST") for logs and tests; "E?" for unknown values.
 const char* errno_name(int code);
@@ -51,8 +55,8 @@ const char* errno_name(int code);
 }  // namespace ifcore
 
 // IFCORE_TRY(expr): evaluate a Result<void>-like expression and return its error if any.
-#define IFCORE_TRY(expr)                                          \
-  do {                                                            \
-    auto ifcore_try_r_ = (expr);                                  \
+#define IFCORE_TRY(expr)                                                         \
+  do {                                                                           \
+    auto ifcore_try_r_ = (expr);                                                 \
     if (!ifcore_try_r_) return ::ifcore::fail(std::move(ifcore_try_r_).error()); \
   } while (0)

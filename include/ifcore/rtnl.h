@@ -22,10 +22,10 @@
 namespace ifcore::rtnl {
 
 struct SessionOptions {
-  std::string ns = "default";     // the namespace the session is bound to
-  bool may_write = true;          // false: changes get EPERM (peer not authorised)
-  std::uint32_t port_id = 0;      // the client's netlink port id (nlmsg_pid in replies)
-  std::size_t max_queued = 4096;  // notification datagrams queued before ENOBUFS
+  std::string ns = "default";        // the namespace the session is bound to
+  bool may_write = true;             // false: changes get EPERM (peer not authorised)
+  std::uint32_t port_id = 0;         // the client's netlink port id (nlmsg_pid in replies)
+  std::size_t max_queued = 4096;     // notification datagrams queued before ENOBUFS
   std::size_t datagram_size = 4096;  // dump datagrams are kept near this size
 };
 

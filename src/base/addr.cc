@@ -112,9 +112,15 @@ Result<IpAddr> IpAddr::parse(std::string_view text) {
   return fail(EINVAL, "\"{}\" is not a valid address", text);
 }
 
-bool IpAddr::is_v4() const { return family_ == AF_INET; }
-bool IpAddr::is_v6() const { return family_ == AF_INET6; }
-std::size_t IpAddr::size() const { return is_v4() ? 4 : is_v6() ? 16 : 0; }
+bool IpAddr::is_v4() const {
+  return family_ == AF_INET;
+}
+bool IpAddr::is_v6() const {
+  return family_ == AF_INET6;
+}
+std::size_t IpAddr::size() const {
+  return is_v4() ? 4 : is_v6() ? 16 : 0;
+}
 
 std::uint32_t IpAddr::v4_host() const {
   std::uint32_t n;

@@ -53,22 +53,35 @@ Result<Policies> Policies::parse(std::string_view text) {
       return fail(EINVAL, "policy \"{}\": expected key=value", item);
     std::string_view k = trim(item.substr(0, eq)), v = trim(item.substr(eq + 1));
     if (k == "ref-wait") {
-      if (v == "event") p.ref_wait = RefWaitPolicy::Event;
-      else if (v == "backoff") p.ref_wait = RefWaitPolicy::Backoff;
-      else if (v == "poll250") p.ref_wait = RefWaitPolicy::Poll250;
-      else return fail(EINVAL, "policy \"ref-wait\": unknown value \"{}\"", v);
+      if (v == "event")
+        p.ref_wait = RefWaitPolicy::Event;
+      else if (v == "backoff")
+        p.ref_wait = RefWaitPolicy::Backoff;
+      else if (v == "poll250")
+        p.ref_wait = RefWaitPolicy::Poll250;
+      else
+        return fail(EINVAL, "policy \"ref-wait\": unknown value \"{}\"", v);
     } else if (k == "unregister") {
-      if (v == "batched") p.unregister = UnregisterPolicy::Batched;
-      else if (v == "single") p.unregister = UnregisterPolicy::Single;
-      else return fail(EINVAL, "policy \"unregister\": unknown value \"{}\"", v);
+      if (v == "batched")
+        p.unregister = UnregisterPolicy::Batched;
+      else if (v == "single")
+        p.unregister = UnregisterPolicy::Single;
+      else
+        return fail(EINVAL, "policy \"unregister\": unknown value \"{}\"", v);
     } else if (k == "grace") {
-      if (v == "urcu") p.grace = GracePolicy::Urcu;
-      else if (v == "kernel") p.grace = GracePolicy::Kernel;
-      else return fail(EINVAL, "policy \"grace\": unknown value \"{}\"", v);
+      if (v == "urcu")
+        p.grace = GracePolicy::Urcu;
+      else if (v == "kernel")
+        p.grace = GracePolicy::Kernel;
+      else
+        return fail(EINVAL, "policy \"grace\": unknown value \"{}\"", v);
     } else if (k == "linkwatch") {
-      if (v == "adaptive") p.linkwatch = LinkWatchPolicy::Adaptive;
-      else if (v == "kernel") p.linkwatch = LinkWatchPolicy::Kernel;
-      else return fail(EINVAL, "policy \"linkwatch\": unknown value \"{}\"", v);
+      if (v == "adaptive")
+        p.linkwatch = LinkWatchPolicy::Adaptive;
+      else if (v == "kernel")
+        p.linkwatch = LinkWatchPolicy::Kernel;
+      else
+        return fail(EINVAL, "policy \"linkwatch\": unknown value \"{}\"", v);
     } else if (k == "dst-priority") {
       auto n = parse_int(k, v);
       if (!n) return fail(n.error());

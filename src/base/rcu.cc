@@ -26,9 +26,15 @@ void register_thread_slow() {
   (void)&unregister_at_exit;
 }
 
-void read_lock() { urcu_memb_read_lock(); }
-void read_unlock() { urcu_memb_read_unlock(); }
-bool read_ongoing() { return urcu_memb_read_ongoing(); }
+void read_lock() {
+  urcu_memb_read_lock();
+}
+void read_unlock() {
+  urcu_memb_read_unlock();
+}
+bool read_ongoing() {
+  return urcu_memb_read_ongoing();
+}
 
 void synchronize() {
   register_thread();

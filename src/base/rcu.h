@@ -15,7 +15,9 @@
 namespace ifcore::rcu {
 
 // The flavor table, for cds_lfht_new_flavor().
-inline const struct rcu_flavor_struct* flavor() { return &urcu_memb_flavor; }
+inline const struct rcu_flavor_struct* flavor() {
+  return &urcu_memb_flavor;
+}
 
 // Queues fn(head) to run after a grace period on the library's callback thread.
 // Context: the calling thread is registered (done here). Never blocks.
@@ -31,7 +33,8 @@ void retire(T* p) {
   };
   auto* n = new Node{{}, p};
   call(&n->head, [](rcu_head* h) {
-    auto* node = reinterpret_cast<Node*>(h);  // head is the first member of a standard-layout struct
+    auto* node =
+        reinterpret_cast<Node*>(h);  // head is the first member of a standard-layout struct
     delete node->p;
     delete node;
   });

@@ -2,6 +2,7 @@
 //
 // Lock order: control lock -> Finalizer::mu_ -> leaves (see engine.h).
 #include <net/if.h>
+
 #include <linux/if_arp.h>
 
 #include <algorithm>
@@ -161,7 +162,9 @@ void Control::set_priority(SubscriptionId id, int priority) {
   engine_->impl().chain.set_priority(id, priority);
 }
 
-const Policies& Control::policies() const { return engine_->impl().policies; }
+const Policies& Control::policies() const {
+  return engine_->impl().policies;
+}
 
 void Control::on_policies_changed(std::function<void(Control&, const Policies&)> fn) {
   engine_->impl().policy_observers.push_back(std::move(fn));
@@ -190,7 +193,9 @@ void Control::remove_pernet(PernetHooks& hooks) {
   for (auto& ns : engine_->impl().namespaces) hooks.exit(*this, *ns);
 }
 
-Result<void> Control::notify(const EventInfo& ev) { return engine_->impl().call_chain(*this, ev); }
+Result<void> Control::notify(const EventInfo& ev) {
+  return engine_->impl().call_chain(*this, ev);
+}
 
 void Control::notify_change(Device& dev, std::uint32_t flags_changed) {
   EventInfo ev{NetdevEvent::Change, dev};
@@ -217,8 +222,8 @@ Result<void> Control::apply_create_attrs(Device& dev, const LinkRequest& req) {
   // Linux: rtnl_create_link applies these before register_netdevice.
   if (req.mtu) IFCORE_TRY(dev.validate_mtu(*req.mtu));
   if (req.address && req.address->size() != dev.address().size())
-    return fail(EINVAL, "address of {} bytes does not match the device's {}",
-                req.address->size(), dev.address().size());
+    return fail(EINVAL, "address of {} bytes does not match the device's {}", req.address->size(),
+                dev.address().size());
   if (req.address && dev.hw_type() == ARPHRD_ETHER && !req.address->is_valid_ether())
     return fail(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
                 req.address->to_string());
@@ -252,8 +257,7 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
   IFCORE_TRY(validate_device_name(final_name));
   if (reg.name_taken(final_name)) return fail(EEXIST, "device \"{}\" already exists", final_name);
   if (ifindex < 0) return fail(EINVAL, "ifindex {} is not valid", ifindex);
-  if (ifindex > 0 && reg.index_taken(ifindex))
-    return fail(EBUSY, "ifindex {} is in use", ifindex);
+  if (ifindex > 0 && reg.index_taken(ifindex)) return fail(EBUSY, "ifindex {} is in use", ifindex);
   if (ifindex == 0) {
     auto i = reg.alloc_ifindex();
     if (!i) return fail(i.error());
@@ -304,6 +308,8 @@ void UnregisterBatch::add(Device& dev) {
   if (ids_.insert(dev.id()).second) devices_.push_back(&dev);
 }
 
-bool UnregisterBatch::contains(const Device& dev) const { return ids_.count(dev.id()) != 0; }
+bool UnregisterBatch::contains(const Device& dev) const {
+  return ids_.count(dev.id()) != 0;
+}
 
 }  // namespace ifcore

@@ -2,6 +2,7 @@
 #include "ifcore/device.h"
 
 #include <net/if.h>
+
 #include <linux/if.h>
 
 #include <cerrno>
@@ -43,11 +44,16 @@ void publish(const Device& d, std::atomic<const Box*>& slot, const Box* next) {
 
 const char* to_string(RegState s) {
   switch (s) {
-    case RegState::Uninitialized: return "uninitialized";
-    case RegState::Registered: return "registered";
-    case RegState::Unregistering: return "unregistering";
-    case RegState::Unregistered: return "unregistered";
-    case RegState::Released: return "released";
+    case RegState::Uninitialized:
+      return "uninitialized";
+    case RegState::Registered:
+      return "registered";
+    case RegState::Unregistering:
+      return "unregistering";
+    case RegState::Unregistered:
+      return "unregistered";
+    case RegState::Released:
+      return "released";
   }
   return "?";
 }
@@ -85,10 +91,13 @@ std::string Device::name() const {
   return std::string(name_rcu());
 }
 
-bool Device::is_up() const { return flags() & IFF_UP; }
+bool Device::is_up() const {
+  return flags() & IFF_UP;
+}
 
 std::uint32_t Device::reported_flags() const {
-  std::uint32_t f = flags() & ~std::uint32_t(IFF_RUNNING | unsigned(IFF_LOWER_UP) | unsigned(IFF_DORMANT));
+  std::uint32_t f =
+      flags() & ~std::uint32_t(IFF_RUNNING | unsigned(IFF_LOWER_UP) | unsigned(IFF_DORMANT));
   if (is_up()) {
     std::uint8_t op = operstate();
     if (op == IF_OPER_UP || op == IF_OPER_UNKNOWN) f |= IFF_RUNNING;
@@ -133,8 +142,12 @@ std::string Device::alias() const {
   return b ? b->s : std::string{};
 }
 
-void Device::set_address_locked(const HwAddr& a) { publish(*this, address_, new const AddrBox{a}); }
-void Device::set_broadcast_locked(const HwAddr& a) { publish(*this, broadcast_, new const AddrBox{a}); }
+void Device::set_address_locked(const HwAddr& a) {
+  publish(*this, address_, new const AddrBox{a});
+}
+void Device::set_broadcast_locked(const HwAddr& a) {
+  publish(*this, broadcast_, new const AddrBox{a});
+}
 void Device::set_perm_address_locked(const HwAddr& a) {
   publish(*this, perm_address_, new const AddrBox{a});
 }

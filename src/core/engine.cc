@@ -18,12 +18,15 @@ Engine::Impl::~Impl() = default;
 void Engine::Impl::grace_period() {
   auto t0 = Clock::now();
   rcu::synchronize();
-  if (policies.grace == GracePolicy::Kernel) std::this_thread::sleep_until(t0 + policies.grace_floor);
+  if (policies.grace == GracePolicy::Kernel)
+    std::this_thread::sleep_until(t0 + policies.grace_floor);
   stats.grace_periods.fetch_add(1, std::memory_order_relaxed);
   StatsCounters::add(stats.grace_ns, Clock::now() - t0);
 }
 
-void Engine::Impl::barrier() { barrier(policies); }
+void Engine::Impl::barrier() {
+  barrier(policies);
+}
 
 void Engine::Impl::barrier(const Policies& p) {
   auto t0 = Clock::now();
@@ -47,9 +50,9 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::si
         result = fail(std::move(r).error());
         break;
       }
-      engine.log(LogLevel::Warning, fmt::format("subscriber \"{}\" failed {} for \"{}\": {}",
-                                                e.name, to_string(ev.event), ev.dev.name(),
-                                                r.error().message));
+      engine.log(LogLevel::Warning,
+                 fmt::format("subscriber \"{}\" failed {} for \"{}\": {}", e.name,
+                             to_string(ev.event), ev.dev.name(), r.error().message));
     }
   }
   stats.notifier_calls.fetch_add(n + (result ? 0 : 1), std::memory_order_relaxed);
@@ -59,8 +62,7 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::si
   return result;
 }
 
-void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event,
-                                   std::span<Device* const> devs) {
+void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs) {
   if (devs.empty()) return;
   auto t0 = Clock::now();
   auto list = chain.snapshot();
@@ -71,9 +73,9 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event,
       ++calls;
       auto r = e.sub->on_event(ctl, ev);
       if (!r)
-        engine.log(LogLevel::Warning, fmt::format("subscriber \"{}\" failed {} for \"{}\": {}",
-                                                  e.name, to_string(event), d->name(),
-                                                  r.error().message));
+        engine.log(LogLevel::Warning,
+                   fmt::format("subscriber \"{}\" failed {} for \"{}\": {}", e.name,
+                               to_string(event), d->name(), r.error().message));
     }
   }
   stats.notifier_calls.fetch_add(calls, std::memory_order_relaxed);
@@ -126,7 +128,9 @@ Engine::~Engine() {
   impl_->plugin_data.clear();
 }
 
-Control Engine::control() { return Control(*this); }
+Control Engine::control() {
+  return Control(*this);
+}
 
 void Engine::register_kind(const Kind& kind) {
   auto ctl = control();
@@ -167,7 +171,9 @@ void* Engine::plugin_data_raw(const void* tag) const {
 
 Stats Engine::stats() const {
   auto& c = impl_->stats;
-  auto ns = [](const std::atomic<std::int64_t>& a) { return Duration(std::chrono::nanoseconds(a.load())); };
+  auto ns = [](const std::atomic<std::int64_t>& a) {
+    return Duration(std::chrono::nanoseconds(a.load()));
+  };
   Stats s;
   s.devices_registered = c.devices_registered.load();
   s.devices_unregistered = c.devices_unregistered.load();
@@ -194,11 +200,10 @@ void Engine::reset_stats() {
   auto& c = impl_->stats;
   for (auto* a : {&c.devices_registered, &c.devices_unregistered, &c.devices_released,
                   &c.devices_leaked, &c.leak_reports, &c.batches, &c.notifier_passes,
-                  &c.notifier_calls, &c.grace_periods, &c.barriers, &c.ref_waits,
-                  &c.rebroadcasts})
+                  &c.notifier_calls, &c.grace_periods, &c.barriers, &c.ref_waits, &c.rebroadcasts})
     a->store(0);
-  for (auto* a : {&c.notifier_ns, &c.grace_ns, &c.barrier_ns, &c.ref_wait_ns, &c.unlist_ns,
-                  &c.free_ns})
+  for (auto* a :
+       {&c.notifier_ns, &c.grace_ns, &c.barrier_ns, &c.ref_wait_ns, &c.unlist_ns, &c.free_ns})
     a->store(0);
 }
 
@@ -212,9 +217,17 @@ void Engine::log(LogLevel level, std::string_view text) const {
                static_cast<int>(text.size()), text.data());
 }
 
-bool Engine::drain(Duration timeout) { return impl_->finalizer.drain(timeout); }
-void Engine::check_leaks() { impl_->finalizer.check_deadlines(); }
-std::size_t Engine::pending_finalization() const { return impl_->finalizer.pending(); }
-std::vector<LeakReport> Engine::waiting_devices() const { return impl_->finalizer.waiting(); }
+bool Engine::drain(Duration timeout) {
+  return impl_->finalizer.drain(timeout);
+}
+void Engine::check_leaks() {
+  impl_->finalizer.check_deadlines();
+}
+std::size_t Engine::pending_finalization() const {
+  return impl_->finalizer.pending();
+}
+std::vector<LeakReport> Engine::waiting_devices() const {
+  return impl_->finalizer.waiting();
+}
 
 }  // namespace ifcore

@@ -51,15 +51,17 @@ struct DeviceAccess {
   static std::vector<Device*>& lowers(Device& d) { return d.lowers_; }
   static TimePoint& unregistered_at(Device& d) { return d.unregistered_at_; }
   static TimePoint& next_report(Device& d) { return d.next_report_; }
-  static std::int64_t exact(const Device& d) { return d.ref_exact_.load(std::memory_order_acquire); }
+  static std::int64_t exact(const Device& d) {
+    return d.ref_exact_.load(std::memory_order_acquire);
+  }
   static Device* make(Engine& e, const Kind& k, Namespace& ns) { return new Device(e, k, ns); }
 };
 
 // Statistics as atomics; Engine::stats() copies them out.
 struct StatsCounters {
-  std::atomic<std::uint64_t> devices_registered{0}, devices_unregistered{0},
-      devices_released{0}, devices_leaked{0}, leak_reports{0}, batches{0}, notifier_passes{0},
-      notifier_calls{0}, grace_periods{0}, barriers{0}, ref_waits{0}, rebroadcasts{0};
+  std::atomic<std::uint64_t> devices_registered{0}, devices_unregistered{0}, devices_released{0},
+      devices_leaked{0}, leak_reports{0}, batches{0}, notifier_passes{0}, notifier_calls{0},
+      grace_periods{0}, barriers{0}, ref_waits{0}, rebroadcasts{0};
   std::atomic<std::int64_t> notifier_ns{0}, grace_ns{0}, barrier_ns{0}, ref_wait_ns{0},
       unlist_ns{0}, free_ns{0};
   static void add(std::atomic<std::int64_t>& a, Duration d) {
@@ -97,8 +99,8 @@ class Finalizer {
 
   Engine::Impl& impl_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;        // wakes the thread
-  std::condition_variable idle_cv_;   // wakes drain()
+  std::condition_variable cv_;       // wakes the thread
+  std::condition_variable idle_cv_;  // wakes drain()
   // Devices waiting for their references, and their next leak-report deadline. The
   // deadlines live in an ordered map so the thread only looks at the ones that are due.
   struct Waiting {
@@ -118,8 +120,8 @@ struct Engine::Impl {
   ~Impl();
 
   Engine& engine;
-  std::mutex control;  // the control lock ("rtnl")
-  Policies policies;   // control lock to write; copied under it
+  std::mutex control;                                  // the control lock ("rtnl")
+  Policies policies;                                   // control lock to write; copied under it
   std::vector<std::unique_ptr<Namespace>> namespaces;  // control lock
   int next_ns_id = 0;
   std::map<std::string, const Kind*, std::less<>> kinds;

@@ -12,9 +12,13 @@ namespace ifcore {
 
 Finalizer::Finalizer(Engine::Impl& impl) : impl_(impl) {}
 
-Finalizer::~Finalizer() { stop(); }
+Finalizer::~Finalizer() {
+  stop();
+}
 
-void Finalizer::start() { thread_ = std::thread([this] { run(); }); }
+void Finalizer::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void Finalizer::stop() {
   {
@@ -97,8 +101,8 @@ void Finalizer::report(Device& d, TimePoint now) {
   for (auto& h : r.holders) holders += (holders.empty() ? "" : ", ") + h;
   if (holders.empty()) holders = "(unknown: enable ref tracking to list them)";
   impl_.engine.log(LogLevel::Warning,
-                   fmt::format("waiting for {} to become free, usage count {}, holders: {}",
-                               r.name, r.usage_count, holders));
+                   fmt::format("waiting for {} to become free, usage count {}, holders: {}", r.name,
+                               r.usage_count, holders));
   impl_.stats.leak_reports.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -4,6 +4,7 @@
 //
 // Lock order: every function here runs under the control lock (a Control).
 #include <net/if.h>
+
 #include <linux/if.h>
 
 #include <algorithm>
@@ -64,8 +65,8 @@ Result<void> Control::change_flags(Device& dev, std::uint32_t flags) {
   // Linux: __dev_change_flags. Only these flags are the user's to set; IFF_UP goes
   // through open/close; the rest are kept.
   constexpr std::uint32_t kUserFlags = IFF_DEBUG | IFF_NOTRAILERS | IFF_NOARP | IFF_DYNAMIC |
-                                       IFF_MULTICAST | IFF_PORTSEL | IFF_AUTOMEDIA |
-                                       IFF_PROMISC | IFF_ALLMULTI;
+                                       IFF_MULTICAST | IFF_PORTSEL | IFF_AUTOMEDIA | IFF_PROMISC |
+                                       IFF_ALLMULTI;
   std::uint32_t old = dev.flags();
   std::uint32_t next = (old & ~kUserFlags) | (flags & kUserFlags);
   if ((flags ^ old) & IFF_UP) {
@@ -128,8 +129,8 @@ Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
 
 Result<void> Control::set_broadcast(Device& dev, const HwAddr& addr) {
   if (addr.size() != dev.broadcast().size())
-    return fail(EINVAL, "broadcast address of {} bytes does not match the device's {}",
-                addr.size(), dev.broadcast().size());
+    return fail(EINVAL, "broadcast address of {} bytes does not match the device's {}", addr.size(),
+                dev.broadcast().size());
   dev.set_broadcast_locked(addr);
   notify_change(dev);
   return ok();
@@ -190,8 +191,7 @@ Result<void> Control::link_upper(Device& lower, Device& upper, bool master) {
   if (&lower == &upper) return fail(EBUSY, "device \"{}\" cannot be its own upper", lower.name());
   if (upper.is_upper_or_self_locked(lower) || lower.is_upper_or_self_locked(upper)) {
     if (lower.has_upper_locked(upper))
-      return fail(EEXIST, "device \"{}\" is already linked to \"{}\"", lower.name(),
-                  upper.name());
+      return fail(EEXIST, "device \"{}\" is already linked to \"{}\"", lower.name(), upper.name());
     if (upper.is_upper_or_self_locked(lower))
       return fail(EBUSY, "device \"{}\" is an upper of \"{}\": that would make a loop",
                   lower.name(), upper.name());

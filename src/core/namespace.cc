@@ -19,7 +19,9 @@ Device* Namespace::find_by_index_rcu(int ifindex) const {
   return registry_->find_index_rcu(ifindex);
 }
 
-Device* Namespace::next_by_index_rcu(int after) const { return registry_->next_index_rcu(after); }
+Device* Namespace::next_by_index_rcu(int after) const {
+  return registry_->next_index_rcu(after);
+}
 
 std::vector<Device*> Namespace::devices_locked() const {
   std::vector<Device*> out;
@@ -30,9 +32,15 @@ std::vector<Device*> Namespace::devices_locked() const {
   return out;
 }
 
-std::size_t Namespace::device_count() const { return registry_->size(); }
+std::size_t Namespace::device_count() const {
+  return registry_->size();
+}
 
-void Namespace::set_next_ifindex_locked(int next) { registry_->set_next_ifindex(next); }
-int Namespace::next_ifindex_locked() const { return registry_->next_ifindex(); }
+void Namespace::set_next_ifindex_locked(int next) {
+  registry_->set_next_ifindex(next);
+}
+int Namespace::next_ifindex_locked() const {
+  return registry_->next_ifindex();
+}
 
 }  // namespace ifcore

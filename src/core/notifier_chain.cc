@@ -7,22 +7,38 @@ namespace ifcore {
 
 const char* to_string(NetdevEvent e) {
   switch (e) {
-    case NetdevEvent::Register: return "REGISTER";
-    case NetdevEvent::PreUp: return "PRE_UP";
-    case NetdevEvent::Up: return "UP";
-    case NetdevEvent::GoingDown: return "GOING_DOWN";
-    case NetdevEvent::Down: return "DOWN";
-    case NetdevEvent::Change: return "CHANGE";
-    case NetdevEvent::PreChangeMtu: return "PRECHANGEMTU";
-    case NetdevEvent::ChangeMtu: return "CHANGEMTU";
-    case NetdevEvent::PreChangeAddr: return "PRE_CHANGEADDR";
-    case NetdevEvent::ChangeAddr: return "CHANGEADDR";
-    case NetdevEvent::PreChangeName: return "PRECHANGENAME";
-    case NetdevEvent::ChangeName: return "CHANGENAME";
-    case NetdevEvent::PreChangeUpper: return "PRECHANGEUPPER";
-    case NetdevEvent::ChangeUpper: return "CHANGEUPPER";
-    case NetdevEvent::ChangeInfoData: return "CHANGEINFODATA";
-    case NetdevEvent::Unregister: return "UNREGISTER";
+    case NetdevEvent::Register:
+      return "REGISTER";
+    case NetdevEvent::PreUp:
+      return "PRE_UP";
+    case NetdevEvent::Up:
+      return "UP";
+    case NetdevEvent::GoingDown:
+      return "GOING_DOWN";
+    case NetdevEvent::Down:
+      return "DOWN";
+    case NetdevEvent::Change:
+      return "CHANGE";
+    case NetdevEvent::PreChangeMtu:
+      return "PRECHANGEMTU";
+    case NetdevEvent::ChangeMtu:
+      return "CHANGEMTU";
+    case NetdevEvent::PreChangeAddr:
+      return "PRE_CHANGEADDR";
+    case NetdevEvent::ChangeAddr:
+      return "CHANGEADDR";
+    case NetdevEvent::PreChangeName:
+      return "PRECHANGENAME";
+    case NetdevEvent::ChangeName:
+      return "CHANGENAME";
+    case NetdevEvent::PreChangeUpper:
+      return "PRECHANGEUPPER";
+    case NetdevEvent::ChangeUpper:
+      return "CHANGEUPPER";
+    case NetdevEvent::ChangeInfoData:
+      return "CHANGEINFODATA";
+    case NetdevEvent::Unregister:
+      return "UNREGISTER";
   }
   return "?";
 }
@@ -78,6 +94,8 @@ const NotifierChain::Entry* NotifierChain::find(SubscriptionId id) const {
   return nullptr;
 }
 
-void NotifierChain::publish(List next) { list_ = std::make_shared<const List>(std::move(next)); }
+void NotifierChain::publish(List next) {
+  list_ = std::make_shared<const List>(std::move(next));
+}
 
 }  // namespace ifcore

@@ -155,7 +155,9 @@ std::int64_t RefShards::peek(std::uint32_t slot) const {
 
 namespace {
 
-inline RefShards& shards() { return *g_shards; }
+inline RefShards& shards() {
+  return *g_shards;
+}
 
 inline void shard_add(std::atomic<std::int64_t>& c, std::int64_t d) {
   // Single writer: a plain load and store, no locked instruction.
@@ -175,7 +177,9 @@ inline RefShards::Arena* enter() {
   return a;
 }
 
-inline void leave(RefShards::Arena* a) { a->busy.store(0, std::memory_order_release); }
+inline void leave(RefShards::Arena* a) {
+  a->busy.store(0, std::memory_order_release);
+}
 
 inline std::atomic<std::int64_t>& counter(RefShards::Arena* a, std::uint32_t slot) {
   auto* c = a->chunks[slot / RefShards::kChunk].load(std::memory_order_relaxed);  // owner-written

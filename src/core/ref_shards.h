@@ -37,7 +37,6 @@ class RefShards {
   std::uint32_t alloc_slot();
   void free_slot(std::uint32_t slot);
 
-
   // Sums the slot over every arena and zeroes it. Context: after the grace period that
   // follows setting the device's dying flag (no concurrent writers of this slot).
   std::int64_t fold(std::uint32_t slot);
@@ -67,10 +66,9 @@ class RefShards {
   Arena* arena_for_thread();
 
  private:
-
   mutable std::mutex mu_;
-  std::vector<Arena*> arenas_;      // never shrinks: a dead thread's counts still count
-  std::vector<Arena*> orphans_;     // arenas of exited threads, reused by new threads
+  std::vector<Arena*> arenas_;   // never shrinks: a dead thread's counts still count
+  std::vector<Arena*> orphans_;  // arenas of exited threads, reused by new threads
   std::vector<std::uint32_t> free_slots_;
   std::uint32_t next_slot_ = 0;
   bool membarrier_ok_ = false;

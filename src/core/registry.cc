@@ -19,7 +19,7 @@ namespace ifcore {
 
 namespace {
 
-constexpr std::size_t kNameMax = 15;  // IFNAMSIZ - 1
+constexpr std::size_t kNameMax = 15;       // IFNAMSIZ - 1
 constexpr int kMaxPatternNumbers = 32768;  // Linux: 8 * PAGE_SIZE bits of in-use bitmap
 
 bool kernel_isspace(unsigned char c) {

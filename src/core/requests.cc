@@ -25,7 +25,8 @@ std::uint32_t combine_flags(const Device& dev, const LinkRequest& req) {
 // Checks of generic attributes that need no device (Linux: validate_linkmsg).
 Result<void> validate_generic(const LinkRequest& req) {
   if (req.name && !is_name_pattern(*req.name)) IFCORE_TRY(validate_device_name(*req.name));
-  if (req.ifalias && req.ifalias->size() >= 256) return fail(EINVAL, "alias is longer than 255 bytes");
+  if (req.ifalias && req.ifalias->size() >= 256)
+    return fail(EINVAL, "alias is longer than 255 bytes");
   return ok();
 }
 
@@ -73,8 +74,8 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
     if (!target) return fail(EINVAL, "invalid target namespace id {}", *req.net_ns_id);
   }
   if (req.address && req.address->size() < dev.address().size())
-    return fail(EINVAL, "address of {} bytes is shorter than the device's {}",
-                req.address->size(), dev.address().size());
+    return fail(EINVAL, "address of {} bytes is shorter than the device's {}", req.address->size(),
+                dev.address().size());
   Device* master = nullptr;
   if (req.master && *req.master) {
     master = find(dev.ns(), static_cast<int>(*req.master));
@@ -91,11 +92,11 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
     for (auto it = undo.rbegin(); it != undo.rend(); ++it) (*it)();
     return fail(std::move(e));
   };
-#define IFCORE_STEP(expr, revert)                                  \
-  do {                                                             \
-    auto step_r_ = (expr);                                         \
-    if (!step_r_) return rollback(std::move(step_r_).error());     \
-    undo.push_back(revert);                                        \
+#define IFCORE_STEP(expr, revert)                              \
+  do {                                                         \
+    auto step_r_ = (expr);                                     \
+    if (!step_r_) return rollback(std::move(step_r_).error()); \
+    undo.push_back(revert);                                    \
   } while (0)
 
   if (req.has_info_data) IFCORE_STEP(dev.kind().change_link(*this, dev, req), [] {});

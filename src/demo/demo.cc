@@ -44,9 +44,10 @@ int main() {
   }
   engine->drain();
   auto s = engine->stats();
-  fmt::print("stats: registered {} unregistered {} released {} batches {} grace periods {} "
-             "notifier passes {}\n",
-             s.devices_registered, s.devices_unregistered, s.devices_released, s.batches,
-             s.grace_periods, s.notifier_passes);
+  fmt::print(
+      "stats: registered {} unregistered {} released {} batches {} grace periods {} "
+      "notifier passes {}\n",
+      s.devices_registered, s.devices_unregistered, s.devices_released, s.batches, s.grace_periods,
+      s.notifier_passes);
   return 0;
 }

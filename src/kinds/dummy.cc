@@ -2,6 +2,7 @@
 #include "kinds/dummy.h"
 
 #include <net/if.h>
+
 #include <linux/if.h>
 
 namespace ifcore::kinds {

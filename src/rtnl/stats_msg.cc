@@ -97,8 +97,8 @@ Result<std::vector<StatsEntry>> decode_stats_reply(const wire::Message& m) {
     return fail(EINVAL, "not an ifcore statistics message");
   constexpr std::size_t kHead = NLMSG_ALIGN(sizeof(rtgenmsg));
   if (m.payload().size() < kHead) return fail(EINVAL, "statistics message is truncated");
-  auto attrs = wire::parse_raw_attrs(m.payload().subspan(kHead),
-                                     static_cast<int>(NLMSG_HDRLEN + kHead));
+  auto attrs =
+      wire::parse_raw_attrs(m.payload().subspan(kHead), static_cast<int>(NLMSG_HDRLEN + kHead));
   if (!attrs) return fail(attrs.error());
   std::vector<StatsEntry> out;
   for (const wire::RawAttr& a : *attrs) {

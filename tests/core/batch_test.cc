@@ -47,7 +47,8 @@ TEST_F(Batch, DestroyingANamespaceUnregistersAllOfItsDevicesInOneBatch) {
   auto ctl = engine->control();
   auto other = ctl.create_namespace("gone");
   ASSERT_TRUE(other);
-  for (int i = 0; i < 500; ++i) ASSERT_TRUE(ctl.create_link(**other, test::link_req("dummy", "d%d")));
+  for (int i = 0; i < 500; ++i)
+    ASSERT_TRUE(ctl.create_link(**other, test::link_req("dummy", "d%d")));
   Stats before = engine->stats();
   ASSERT_TRUE(ctl.destroy_namespace(**other));
   Stats after = engine->stats();

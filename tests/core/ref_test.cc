@@ -72,7 +72,8 @@ TEST_F(Refs, LeakedRefIsReportedWithItsHolderAndOthersAreFreed) {
   engine->check_leaks();
   for (int i = 0; i < 400 && !log.contains("waiting for leak0"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_TRUE(log.contains("waiting for leak0 to become free, usage count 1, holders: test-holder"));
+  EXPECT_TRUE(
+      log.contains("waiting for leak0 to become free, usage count 1, holders: test-holder"));
   EXPECT_EQ(engine->stats().devices_released, 2u);
   EXPECT_EQ(engine->stats().devices_leaked, 1u);
   // Reported again after the interval, not before.
