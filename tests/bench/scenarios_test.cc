@@ -103,7 +103,8 @@ TEST(BenchRequests, EncodedAsIpSendsThem) {
   EXPECT_EQ(d->req.kind, "veth");
   EXPECT_EQ(d->req.flags & IFF_UP, unsigned(IFF_UP));
 
-  auto del = wire::split_messages(delgroup_msg(8, 7));
+  auto del_bytes = delgroup_msg(8, 7);  // the messages point into these bytes
+  auto del = wire::split_messages(del_bytes);
   ASSERT_TRUE(del);
   EXPECT_EQ(del->front().hdr.nlmsg_type, RTM_DELLINK);
   auto dd = wire::decode_link_request(del->front(), {});
