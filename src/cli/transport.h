@@ -11,6 +11,11 @@
 #include <string>
 #include <vector>
 
+#include <poll.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "ifcore/result.h"
 
 namespace ifcore::cli {
@@ -55,5 +60,17 @@ Result<std::unique_ptr<Transport>> make_embedded_transport(const std::string& ne
 // The default daemon socket: /run/ifcore/ifcore.sock as root, else
 // $XDG_RUNTIME_DIR/ifcore.sock (or /tmp/ifcore-UID.sock without XDG_RUNTIME_DIR).
 std::string default_socket_path();
+
+// Waits until `fd` is readable: true, or false when `timeout_ms` passed first (-1: no limit).
+// Shared by the socket transports. Errors: poll's errno.
+inline Result<bool> wait_readable(int fd, int timeout_ms) {
+  pollfd p{fd, POLLIN, 0};
+  for (;;) {
+    int r = ::poll(&p, 1, timeout_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return fail(errno, "poll: {}", std::strerror(errno));
+    return r > 0;
+  }
+}
 
 }  // namespace ifcore::cli

@@ -31,14 +31,9 @@ class DaemonTransport final : public Transport {
   }
 
   Result<std::optional<Datagram>> recv(int timeout_ms) override {
-    pollfd p{fd_, POLLIN, 0};
-    for (;;) {
-      int r = ::poll(&p, 1, timeout_ms);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) return fail(errno, "poll: {}", std::strerror(errno));
-      if (r == 0) return std::optional<Datagram>{};
-      break;
-    }
+    auto readable = wait_readable(fd_, timeout_ms);
+    if (!readable) return fail(readable.error());
+    if (!*readable) return std::optional<Datagram>{};
     Datagram d(1 << 16);
     ssize_t n = ::recv(fd_, d.data(), d.size(), 0);
     if (n < 0) return fail(errno, "netlink receive error {}", std::strerror(errno));
