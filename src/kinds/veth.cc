@@ -49,10 +49,14 @@ Result<Namespace*> peer_namespace(Control& ctl, Namespace& ns, const LinkRequest
 }
 
 // Linux: veth_get_num_queues — one tx and one rx queue per possible CPU (IFLA_NUM_TX_QUEUES
-// / IFLA_NUM_RX_QUEUES in the request still win).
+// / IFLA_NUM_RX_QUEUES in the request still win). Read once: glibc's sysconf reads sysfs
+// on every call, which cost more than the rest of a veth pair's creation.
 std::uint32_t num_queues() {
-  long n = ::sysconf(_SC_NPROCESSORS_CONF);
-  return n > 0 ? static_cast<std::uint32_t>(n) : 1;
+  static const std::uint32_t n = [] {
+    long c = ::sysconf(_SC_NPROCESSORS_CONF);
+    return c > 0 ? static_cast<std::uint32_t>(c) : 1u;
+  }();
+  return n;
 }
 
 // Linux: veth_setup (ether_setup). Carrier goes off once registered (veth_newlink).
