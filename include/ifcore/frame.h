@@ -17,6 +17,7 @@
 // rcu::ReadGuard (queues and forwarding tables take leaf mutexes).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -96,18 +97,53 @@ struct VlanHook {
   Device* vlan = nullptr;
 };
 
-// What a device's receive path consults; immutable once published (copy on write).
+// The vlans on one lower device by protocol (802.1Q, 802.1ad) and id (Linux: struct
+// vlan_group): 4096 slots per protocol in lazily made parts of 512, so adding the
+// thousandth vlan costs what adding the first did. Slots change in place: readers see a
+// vlan or nullptr, never a torn value.
+class VlanTable {
+ public:
+  VlanTable() = default;
+  ~VlanTable();
+  VlanTable(const VlanTable&) = delete;
+  VlanTable& operator=(const VlanTable&) = delete;
+
+  // The vlan with this protocol (host order) and id, or nullptr.
+  // Context: RCU read side or control lock; the pointer is valid inside either.
+  Device* find(std::uint16_t protocol, std::uint16_t id) const;
+  // Sets or clears (nullptr) a slot. Context: control lock.
+  void set(std::uint16_t protocol, std::uint16_t id, Device* vlan);
+  // Context: control lock.
+  std::size_t size() const { return count_; }
+
+ private:
+  static constexpr std::size_t kIds = 4096, kPartIds = 512, kParts = 2 * kIds / kPartIds;
+  struct Part {
+    std::atomic<Device*> slots[kPartIds] = {};
+  };
+  // Slot index of (protocol, id); -1 for a protocol vlans do not use.
+  static long index(std::uint16_t protocol, std::uint16_t id);
+  std::atomic<Part*> parts_[kParts] = {};
+  std::size_t count_ = 0;  // control lock
+};
+
+// What a device's receive path consults; immutable once published (copy on write), except
+// the vlan table, which snapshots share and which changes slot by slot.
 struct RxHooks {
-  std::vector<VlanHook> vlans;
+  std::shared_ptr<VlanTable> vlans;    // nullptr: no vlans
   const RxHandler* handler = nullptr;  // static storage
   std::vector<Device*> handler_devs;
   std::shared_ptr<RxQueue> queue;
 };
 
+// The vlan on `lower` with this protocol and id, or nullptr (Linux: vlan_find_dev).
+// Context: control lock or RCU read side.
+Device* find_vlan_hook(const Device& lower, std::uint16_t protocol, std::uint16_t id);
+
 // Editing the hooks. Context: control lock; `dev` registered. Pointers must be removed
 // before the devices they name are unregistered (kinds do it in uninit/del_port).
 void add_vlan_hook(Control& ctl, Device& lower, const VlanHook& h);
-void remove_vlan_hook(Control& ctl, Device& lower, const Device& vlan);
+void remove_vlan_hook(Control& ctl, Device& lower, const VlanHook& h);  // if still h.vlan's
 void set_rx_handler(Control& ctl, Device& dev, const RxHandler* h, std::vector<Device*> devs);
 // Opens a queue for the frames that end at `dev` (replacing any). Errors: ENODEV if `dev`
 // is not registered.

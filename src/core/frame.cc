@@ -24,7 +24,7 @@ constexpr std::size_t kEthHeader = 14;
 
 // Publishes `next` (nothing if empty) and retires the old hooks. Context: control lock.
 void publish_hooks(Device& dev, std::unique_ptr<RxHooks> next) {
-  if (next && next->vlans.empty() && !next->handler && !next->queue) next.reset();
+  if (next && !next->vlans && !next->handler && !next->queue) next.reset();
   const RxHooks* old = dev.exchange_rx_hooks_locked(next.release());
   rcu::retire(const_cast<RxHooks*>(old));
 }
@@ -128,12 +128,9 @@ void receive(Device& dev, Frame&& f) {
   {
     rcu::ReadGuard g;
     if (const RxHooks* h = dev.rx_hooks_rcu()) {
-      if (tagged)
-        for (const VlanHook& v : h->vlans)
-          if (v.protocol == type && v.id == vid && v.vlan->state() == RegState::Registered) {
-            vlan = Ref(*v.vlan, "frame");
-            break;
-          }
+      if (tagged && h->vlans)
+        if (Device* v = h->vlans->find(type, vid); v && v->state() == RegState::Registered)
+          vlan = Ref(*v, "frame");
       handler = h->handler;
       for (Device* d : h->handler_devs)
         if (d->state() == RegState::Registered) handler_refs.emplace_back(*d, "frame");
@@ -192,16 +189,64 @@ void RxQueue::clear() {
 
 // ---------------------------------------------------------------- hooks
 
+VlanTable::~VlanTable() {
+  for (auto& p : parts_) delete p.load(std::memory_order_relaxed);
+}
+
+long VlanTable::index(std::uint16_t protocol, std::uint16_t id) {
+  if (id >= kIds) return -1;
+  if (protocol == ETH_P_8021Q) return id;
+  if (protocol == ETH_P_8021AD) return long(kIds) + id;
+  return -1;
+}
+
+Device* VlanTable::find(std::uint16_t protocol, std::uint16_t id) const {
+  long i = index(protocol, id);
+  if (i < 0) return nullptr;
+  const Part* part = parts_[i / kPartIds].load(std::memory_order_acquire);
+  return part ? part->slots[i % kPartIds].load(std::memory_order_acquire) : nullptr;
+}
+
+void VlanTable::set(std::uint16_t protocol, std::uint16_t id, Device* vlan) {
+  long i = index(protocol, id);
+  if (i < 0) return;
+  Part* part = parts_[i / kPartIds].load(std::memory_order_relaxed);
+  if (!part) {
+    if (!vlan) return;
+    part = new Part;
+    parts_[i / kPartIds].store(part, std::memory_order_release);
+  }
+  auto& slot = part->slots[i % kPartIds];
+  Device* old = slot.load(std::memory_order_relaxed);
+  count_ += (vlan != nullptr) - (old != nullptr);
+  slot.store(vlan, std::memory_order_release);
+}
+
+Device* find_vlan_hook(const Device& lower, std::uint16_t protocol, std::uint16_t id) {
+  const RxHooks* h = lower.rx_hooks_rcu();
+  return h && h->vlans ? h->vlans->find(protocol, id) : nullptr;
+}
+
 void add_vlan_hook(Control&, Device& lower, const VlanHook& h) {
+  const RxHooks* cur = lower.rx_hooks_rcu();
+  if (cur && cur->vlans) {  // in place: no copy of the hooks
+    cur->vlans->set(h.protocol, h.id, h.vlan);
+    return;
+  }
   auto next = copy_hooks(lower);
-  next->vlans.push_back(h);
+  next->vlans = std::make_shared<VlanTable>();
+  next->vlans->set(h.protocol, h.id, h.vlan);
   publish_hooks(lower, std::move(next));
 }
 
-void remove_vlan_hook(Control&, Device& lower, const Device& vlan) {
-  if (!lower.rx_hooks_rcu()) return;
-  auto next = copy_hooks(lower);
-  std::erase_if(next->vlans, [&](const VlanHook& v) { return v.vlan == &vlan; });
+void remove_vlan_hook(Control&, Device& lower, const VlanHook& h) {
+  const RxHooks* cur = lower.rx_hooks_rcu();
+  if (!cur || !cur->vlans) return;
+  VlanTable& t = *cur->vlans;
+  if (t.find(h.protocol, h.id) == h.vlan) t.set(h.protocol, h.id, nullptr);
+  if (t.size() > 0) return;
+  auto next = copy_hooks(lower);  // the last vlan went: drop the table
+  next->vlans.reset();
   publish_hooks(lower, std::move(next));
 }
 

@@ -164,9 +164,8 @@ Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   // that are not Ethernet (the vlan takes its lower's 6-byte address).
   if ((lower.flags() & IFF_LOOPBACK) || lower.hw_type() != ARPHRD_ETHER)
     return fail(EOPNOTSUPP, "VLANs not supported on device");
-  for (Device* u : lower.uppers_locked())
-    if (auto* v = vlan_of(*u); v && v->id == *id && v->protocol == proto)
-      return fail(EEXIST, "VLAN device already exists");
+  if (find_vlan_hook(lower, proto, static_cast<std::uint16_t>(*id)))
+    return fail(EEXIST, "VLAN device already exists");
   // Linux: mtu defaults to the lower's and may not exceed it.
   if (req.mtu && *req.mtu > lower.mtu())
     return fail(EINVAL, "vlan mtu {} exceeds the mtu {} of lower device \"{}\"", *req.mtu,
@@ -260,7 +259,8 @@ bool Vlan::xmit(Device& dev, Frame&& f) const {
 }
 
 void Vlan::uninit(Control& ctl, Device& dev) const {
-  if (auto* v = vlan_of(dev); v && v->lower) remove_vlan_hook(ctl, *v->lower, dev);
+  if (auto* v = vlan_of(dev); v && v->lower)
+    remove_vlan_hook(ctl, *v->lower, VlanHook{v->protocol, v->id, &dev});
   dev.set_link_locked(nullptr);
   if (auto* v = vlan_of(dev)) v->lower.reset();
 }

@@ -93,6 +93,37 @@ TEST_F(FrameTest, VlansTagAndStrip) {
   EXPECT_EQ(qb10->size(), 0u);
 }
 
+// The lower's vlan table: ids across the range, each frame to its own vlan; a deleted id takes
+// nothing until a new vlan has it, and the same id twice is EEXIST.
+TEST_F(FrameTest, VlanTableFindsEveryIdAndForgetsDeletedOnes) {
+  auto ctl = engine->control();
+  auto [a, b] = pair(ctl, "a", "b");
+  Device* a777 = must(ctl.create_link(def(ctl), vlan("a.777", a->ifindex(), 777)));
+  ASSERT_TRUE(ctl.open(*a777));
+  for (int id = 3; id < 4095; id += 100)
+    ASSERT_TRUE(ctl.create_link(def(ctl), vlan("b." + std::to_string(id), b->ifindex(), id)));
+  Device* b777 = must(ctl.create_link(def(ctl), vlan("b.777", b->ifindex(), 777)));
+  auto dup = ctl.create_link(def(ctl), vlan("b.777x", b->ifindex(), 777));
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().code, EEXIST);
+  ASSERT_TRUE(ctl.open(*b777));
+  auto qb = queue(ctl, b), qb777 = queue(ctl, b777);
+  EXPECT_TRUE(transmit(*a777, frame(b777->address(), a777->address())));
+  EXPECT_EQ(qb777->size(), 1u);
+  EXPECT_EQ(qb->size(), 0u);
+  // Deleted: the tagged frame ends at the lower, untaken.
+  ASSERT_TRUE(ctl.delete_link(*b777));
+  EXPECT_TRUE(transmit(*a777, frame(b->address(), a777->address())));
+  EXPECT_EQ(qb->size(), 1u);
+  // The id is free again.
+  Device* again = must(ctl.create_link(def(ctl), vlan("b.777", b->ifindex(), 777)));
+  ASSERT_TRUE(ctl.open(*again));
+  auto qagain = queue(ctl, again);
+  EXPECT_TRUE(transmit(*a777, frame(again->address(), a777->address())));
+  EXPECT_EQ(qagain->size(), 1u);
+  EXPECT_EQ(qb->size(), 1u);
+}
+
 TEST_F(FrameTest, MacvlansTakeTheirAddressAndAllTakeBroadcast) {
   auto ctl = engine->control();
   auto [a, b] = pair(ctl, "a", "b");
