@@ -11,6 +11,7 @@
 // up before registration; everything else goes through `Control`, which notifies.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -136,6 +137,8 @@ class Device {
   bool has_upper_locked(const Device& d) const;
   // True if `d` is this device or (transitively) above it. Context: control lock.
   bool is_upper_or_self_locked(const Device& d) const;
+  // True if `d` is this device or (transitively) below it. Context: control lock.
+  bool is_lower_or_self_locked(const Device& d) const;
 
   // --- kind-private state. Context: control lock (or the kind's own rules).
   DevicePriv* priv() const { return priv_.get(); }
@@ -235,7 +238,12 @@ class Device {
   std::atomic<Device*> master_{nullptr};
   std::atomic<Device*> link_{nullptr};
   std::vector<Device*> uppers_, lowers_;  // control lock
-  std::unique_ptr<DevicePriv> priv_;      // control lock
+  // Linux: upper_level / lower_level: 1 + the longest chain of uppers above (lowers below),
+  // kept with a count of the neighbours at each level so a link or unlink updates them
+  // without walking a device's thousand vlans. Control lock.
+  std::uint8_t upper_level_ = 1, lower_level_ = 1;
+  std::array<std::uint32_t, 12> upper_levels_{}, lower_levels_{};
+  std::unique_ptr<DevicePriv> priv_;  // control lock
   mutable LinkCounters counters_;
   std::atomic<bool> tx_active_{false};             // frame path: see tx_active()
   std::atomic<const RxHooks*> rx_hooks_{nullptr};  // frame path: RCU-published

@@ -185,6 +185,58 @@ bool Device::is_upper_or_self_locked(const Device& d) const {
   return false;
 }
 
+bool Device::is_lower_or_self_locked(const Device& d) const {
+  if (&d == this) return true;
+  for (Device* l : lowers_)
+    if (l->is_lower_or_self_locked(d)) return true;
+  return false;
+}
+
+namespace {
+
+// 1 + the highest level with a neighbour in `counts` (1 when there is none).
+std::uint8_t level_of(const std::array<std::uint32_t, 12>& counts) {
+  for (std::size_t i = counts.size(); i-- > 0;)
+    if (counts[i]) return static_cast<std::uint8_t>(i + 1);
+  return 1;
+}
+
+std::size_t slot(int level) {
+  return std::min<std::size_t>(static_cast<std::size_t>(level), 11);
+}
+
+}  // namespace
+
+void DeviceAccess::count_link(Device& lower, Device& upper, int delta) {
+  // `lower` gains or loses an upper at upper.upper_level_; if its own level changes, its
+  // lowers see the change, and so on down (and the same upwards for lower levels).
+  auto down = [](auto& self, Device& d, int old_level, int new_level) -> void {
+    auto& c = d.upper_levels_;
+    if (old_level) c[slot(old_level)] -= 1;
+    if (new_level) c[slot(new_level)] += 1;
+    std::uint8_t before = d.upper_level_;
+    d.upper_level_ = level_of(c);
+    if (d.upper_level_ != before)
+      for (Device* l : d.lowers_) self(self, *l, before, d.upper_level_);
+  };
+  auto up = [](auto& self, Device& d, int old_level, int new_level) -> void {
+    auto& c = d.lower_levels_;
+    if (old_level) c[slot(old_level)] -= 1;
+    if (new_level) c[slot(new_level)] += 1;
+    std::uint8_t before = d.lower_level_;
+    d.lower_level_ = level_of(c);
+    if (d.lower_level_ != before)
+      for (Device* u : d.uppers_) self(self, *u, before, d.lower_level_);
+  };
+  if (delta > 0) {
+    down(down, lower, 0, upper.upper_level_);
+    up(up, upper, 0, lower.lower_level_);
+  } else {
+    down(down, lower, upper.upper_level_, 0);
+    up(up, upper, lower.lower_level_, 0);
+  }
+}
+
 DeviceSnapshot Device::snapshot_locked() const {
   DeviceSnapshot s;
   s.id = id_;

@@ -49,6 +49,11 @@ struct DeviceAccess {
   static void set_master(Device& d, Device* m) { d.master_.store(m, std::memory_order_release); }
   static std::vector<Device*>& uppers(Device& d) { return d.uppers_; }
   static std::vector<Device*>& lowers(Device& d) { return d.lowers_; }
+  // Updates the nesting levels after `lower` was linked under (delta 1) or unlinked from
+  // (delta -1) `upper` (see Device::upper_level_). Context: control lock.
+  static void count_link(Device& lower, Device& upper, int delta);
+  static int upper_level(const Device& d) { return d.upper_level_; }
+  static int lower_level(const Device& d) { return d.lower_level_; }
   static TimePoint& unregistered_at(Device& d) { return d.unregistered_at_; }
   static TimePoint& next_report(Device& d) { return d.next_report_; }
   static std::int64_t exact(const Device& d) {

@@ -22,16 +22,12 @@ namespace {
 // Linux: MAX_NEST_DEV, the deepest stack of upper devices.
 constexpr int kMaxNestDepth = 8;
 
-int upper_depth(const Device& d) {
-  int depth = 0;
-  for (Device* u : d.uppers_locked()) depth = std::max(depth, 1 + upper_depth(*u));
-  return depth;
-}
-
-int lower_depth(const Device& d) {
-  int depth = 0;
-  for (Device* l : d.lowers_locked()) depth = std::max(depth, 1 + lower_depth(*l));
-  return depth;
+// Whether `upper` is already `lower` or above it, asked from whichever side has fewer
+// neighbours (a lower with a thousand vlans is asked from the new vlan's side).
+bool is_above_or_same(const Device& lower, const Device& upper) {
+  if (lower.uppers_locked().size() <= upper.lowers_locked().size())
+    return lower.is_upper_or_self_locked(upper);
+  return upper.is_lower_or_self_locked(lower);
 }
 
 }  // namespace
@@ -189,16 +185,18 @@ Result<void> Control::set_txqlen(Device& dev, std::uint32_t txqlen) {
 Result<void> Control::link_upper(Device& lower, Device& upper, bool master) {
   // Linux: __netdev_upper_dev_link.
   if (&lower == &upper) return fail(EBUSY, "device \"{}\" cannot be its own upper", lower.name());
-  if (upper.is_upper_or_self_locked(lower) || lower.is_upper_or_self_locked(upper)) {
+  if (is_above_or_same(upper, lower) || is_above_or_same(lower, upper)) {
     if (lower.has_upper_locked(upper))
       return fail(EEXIST, "device \"{}\" is already linked to \"{}\"", lower.name(), upper.name());
-    if (upper.is_upper_or_self_locked(lower))
+    if (is_above_or_same(upper, lower))
       return fail(EBUSY, "device \"{}\" is an upper of \"{}\": that would make a loop",
                   lower.name(), upper.name());
   }
   if (master && lower.master())
     return fail(EBUSY, "device \"{}\" already has a master", lower.name());
-  if (upper_depth(lower) + lower_depth(upper) + 1 > kMaxNestDepth)
+  // Linux: __netdev_upper_dev_link — the chain below `lower` and the one above `upper`
+  // together (their cached levels) may not be longer than MAX_NEST_DEV.
+  if (DeviceAccess::lower_level(lower) + DeviceAccess::upper_level(upper) > kMaxNestDepth)
     return fail(EMLINK, "too many levels of upper devices");
   auto& impl = engine_->impl();
   EventInfo pre{NetdevEvent::PreChangeUpper, lower};
@@ -208,6 +206,7 @@ Result<void> Control::link_upper(Device& lower, Device& upper, bool master) {
   IFCORE_TRY(impl.call_chain(*this, pre));
   DeviceAccess::uppers(lower).push_back(&upper);
   DeviceAccess::lowers(upper).push_back(&lower);
+  DeviceAccess::count_link(lower, upper, 1);
   if (master) DeviceAccess::set_master(lower, &upper);
   EventInfo ev = pre;
   ev.event = NetdevEvent::ChangeUpper;
@@ -229,6 +228,7 @@ void Control::unlink_upper(Device& lower, Device& upper) {
   ups.erase(it);
   auto& lows = DeviceAccess::lowers(upper);
   lows.erase(std::remove(lows.begin(), lows.end(), &lower), lows.end());
+  DeviceAccess::count_link(lower, upper, -1);
   if (master) DeviceAccess::set_master(lower, nullptr);
   EventInfo ev = pre;
   ev.event = NetdevEvent::ChangeUpper;

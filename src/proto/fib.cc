@@ -5,6 +5,7 @@
 //
 // Lock order: control lock only.
 #include <algorithm>
+#include <ranges>
 
 #include "proto/state.h"
 
@@ -34,12 +35,11 @@ RouteInfo report(const Route& r) {
 }
 
 Route* insert(EngineProto& ep, Namespace& ns, std::unique_ptr<Route> r) {
-  auto& v = net_state(ns).tables(r->info.family)[r->info.table][key_of(r->info)];
-  auto pos = std::find_if(v.begin(), v.end(), [&](const std::unique_ptr<Route>& x) {
-    return x->info.priority > r->info.priority;
-  });
+  NetState& st = net_state(ns);
+  auto& v = st.tables(r->info.family)[r->info.table][key_of(r->info)];
+  r->seq = st.route_seq++;
   Route* p = r.get();
-  v.insert(pos, std::move(r));
+  v.emplace(RouteSlot{p->info.priority, p->seq}, std::move(r));
   if (p->dev) dev_state(ep, *p->dev).routes.insert(p);
   return p;
 }
@@ -53,9 +53,9 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   auto k = t->second.find(key_of(info));
   if (k == t->second.end()) return;
   auto& v = k->second;
-  auto it = std::find_if(v.begin(), v.end(), [&](auto& x) { return x.get() == r; });
-  if (it == v.end()) return;
-  std::unique_ptr<Route> owned = std::move(*it);
+  auto it = v.find(RouteSlot{r->info.priority, r->seq});
+  if (it == v.end() || it->second.get() != r) return;
+  std::unique_ptr<Route> owned = std::move(it->second);
   v.erase(it);
   if (v.empty()) t->second.erase(k);
   if (owned->dev)
@@ -73,7 +73,7 @@ Route* lookup(NetState& st, int family, std::uint32_t table, const IpAddr& dst, 
   for (int len = max_len(family); len >= 0; --len) {
     auto k = t->second.find(RouteKey{dst.masked(len), static_cast<std::uint8_t>(len)});
     if (k == t->second.end()) continue;
-    for (auto& r : k->second)
+    for (auto& r : k->second | std::views::values)
       if (ok(*r)) return r.get();
   }
   return nullptr;
@@ -371,7 +371,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   if (t != st.tables(req.family).end()) {
     auto k = t->second.find(RouteKey{dst, req.dst_len});
     if (k != t->second.end())
-      for (auto& x : k->second) {
+      for (auto& x : k->second | std::views::values) {
         if (x->info.priority != i.priority || x->info.tos != i.tos) continue;
         if (!same) same = x.get();
         if (x->info.oif == i.oif && x->info.gateway == i.gateway && x->info.type == i.type) {
@@ -411,7 +411,7 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
   if (t == st.tables(req.family).end()) return fail(ESRCH);
   auto k = t->second.find(RouteKey{dst.masked(req.dst_len), req.dst_len});
   if (k == t->second.end()) return fail(ESRCH);
-  for (auto& x : k->second) {
+  for (auto& x : k->second | std::views::values) {
     const RouteInfo& i = x->info;
     if (req.family == AF_INET && i.tos != req.tos) continue;
     if (req.priority && *req.priority && i.priority != *req.priority) continue;
@@ -436,7 +436,7 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
     for (auto& [id, tbl] : st.tables(f)) {
       if (table && *table != id) continue;
       for (auto& [key, v] : tbl)
-        for (auto& r : v) out.push_back(report(*r));
+        for (auto& r : v | std::views::values) out.push_back(report(*r));
     }
   }
   return out;

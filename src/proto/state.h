@@ -43,6 +43,7 @@ enum class Origin : std::uint8_t { User, Addr, Mcast };
 struct Route {
   RouteInfo info;
   Origin origin = Origin::User;
+  std::uint64_t seq = 0;  // insertion order among routes with the same key and metric
   Device* dev = nullptr;  // valid while `dst` holds it
   std::unique_ptr<DstEntry> dst;
 };
@@ -52,11 +53,17 @@ struct RouteKey {
   std::uint8_t len = 0;
   friend auto operator<=>(const RouteKey&, const RouteKey&) = default;
 };
-using Table = std::map<RouteKey, std::vector<std::unique_ptr<Route>>>;
+// The routes with one key, by metric and then insertion (Linux lists a new route after the
+// others with the same metric): a map, so that a key that thousands of devices share
+// (fe80::/64, ff00::/8) costs O(log n) per route added or removed.
+using RouteSlot = std::pair<std::uint32_t, std::uint64_t>;  // priority, Route::seq
+using RouteList = std::map<RouteSlot, std::unique_ptr<Route>>;
+using Table = std::map<RouteKey, RouteList>;
 
 // Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
 struct NetState {
   std::map<std::uint32_t, Table> tables4, tables6;
+  std::uint64_t route_seq = 0;  // Route::seq of the next route
   Inet4Conf all4, default4;
   Inet6Conf all6, default6;
   std::map<std::uint32_t, Table>& tables(int family) {

@@ -192,5 +192,27 @@ TEST_F(VlanTest, DeletingAVlanLeavesItsLower) {
   EXPECT_LT(d->refcount(), refs);  // the vlan's reference on its lower is gone
 }
 
+// Linux: __netdev_upper_dev_link refuses a stack deeper than MAX_NEST_DEV (8) with EMLINK,
+// from the levels it keeps; deleting the top of the stack makes room again.
+TEST_F(VlanTest, StackDeeperThanEightIsRefused) {
+  auto ctl = engine->control();
+  Device* below = dummy(ctl, "d0");
+  for (int i = 1; i < 8; ++i)
+    below = must(ctl.create_link(def(ctl), vlan("v" + std::to_string(i), below->ifindex(), 10)));
+  auto deep = ctl.create_link(def(ctl), vlan("v8", below->ifindex(), 10));
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().code, EMLINK);
+  EXPECT_FALSE(ctl.find(def(ctl), "v8"));  // nothing stays registered
+  // A second vlan beside the top, as deep as it, is allowed; one more on it is not.
+  Device* v6 = ctl.find(def(ctl), "v6");
+  ASSERT_TRUE(v6);
+  EXPECT_TRUE(ctl.create_link(def(ctl), vlan("w7", v6->ifindex(), 11)));
+  ASSERT_TRUE(ctl.delete_link(*below));  // v7 goes
+  EXPECT_TRUE(ctl.create_link(def(ctl), vlan("v7", v6->ifindex(), 10)));
+  Device* w7 = ctl.find(def(ctl), "w7");
+  ASSERT_TRUE(w7);
+  EXPECT_FALSE(ctl.create_link(def(ctl), vlan("w8", w7->ifindex(), 10)));
+}
+
 }  // namespace
 }  // namespace ifcore::test
