@@ -13,3 +13,10 @@ function(ifcore_add_test)
   gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60
                        PROPERTIES ENVIRONMENT "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp")
 endfunction()
+
+# Links a program with tcmalloc when IFCORE_TCMALLOC found it (see the top CMakeLists.txt).
+function(ifcore_fast_malloc target)
+  if(TARGET ${target} AND TARGET PkgConfig::TCMALLOC)
+    target_link_libraries(${target} PRIVATE PkgConfig::TCMALLOC)
+  endif()
+endfunction()
