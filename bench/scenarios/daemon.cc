@@ -1,6 +1,7 @@
 // bench/scenarios/daemon.cc — the daemon path: for every repetition the bench starts the
 // ifcored found next to its own binary on a socket in a temporary directory, with the run's
 // policies, waits for the socket, runs the scenario's requests over it and stops the daemon.
+// Settings and frames go through ifcore's sysctl and probe messages (daemon_msgs.h).
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "bench/scenarios/daemon_msgs.h"
 #include "bench/scenarios/wire.h"
 
 extern char** environ;
@@ -123,13 +125,7 @@ Result<RunOutput> run_daemon(const ScenarioSpec& s, const RunParams& p) {
   DaemonProcess d;
   auto st = d.start(p.policies.to_string());
   if (!st) return fail(st.error());
-  WireEnv env;
-  std::string path = d.socket();
-  env.connect = [path](std::vector<unsigned> groups) {
-    return NlClient::open_daemon(path, std::move(groups));
-  };
-  env.no_sysctl_why = "ifcored exposes no IPv6 sysctls (net.ipv6.conf.*) on the wire";
-  env.no_frame_why = "ifcored has no frame path on the wire";
+  WireEnv env = daemon_env(d.socket());
   return run_wire(s, p, env);
 }
 

@@ -166,11 +166,24 @@ struct Inet6Conf {
 // Context: control lock. Errors: ENODEV (no such device).
 Result<Inet4Conf> inet4_conf(Control& ctl, Namespace& ns, int ifindex);
 Result<Inet6Conf> inet6_conf(Control& ctl, Namespace& ns, int ifindex);
+// What a write of kConfAll copies to the default and to every device. A sysctl write copies
+// only the key it writes, and only the keys Linux copies (devinet_sysctl_forward;
+// addrconf_sysctl_forward, addrconf_sysctl_disable, addrconf_sysctl_addr_gen_mode); the
+// defaults below copy forwarding (IPv4) and forwarding and disable_ipv6 (IPv6) together.
+enum ConfCopy : unsigned {
+  kCopyNone = 0,
+  kCopyForwarding = 1u << 0,
+  kCopyDisableIpv6 = 1u << 1,  // IPv6 only
+  kCopyAddrGenMode = 1u << 2,  // IPv6 only
+};
 // Writes a scope's settings as the sysctls do: writing "all" sets every device and the
-// default too; disabling IPv6 on a device removes its IPv6 addresses and routes; enabling
-// it on an up device makes the link-local address. Context: control lock. Errors: ENODEV.
-Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c);
-Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c);
+// default too (the fields in `copy`); disabling IPv6 on a device removes its IPv6 addresses
+// and routes; enabling it on an up device makes the link-local address.
+// Context: control lock. Errors: ENODEV.
+Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c,
+                            unsigned copy = kCopyForwarding);
+Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c,
+                            unsigned copy = kCopyForwarding | kCopyDisableIpv6);
 
 // What Linux reports about a device's protocol state in IFLA_AF_SPEC (rtnl_fill_link_af:
 // inet_fill_link_af, inet6_fill_link_af). A family without state on the device (no

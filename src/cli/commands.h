@@ -13,7 +13,8 @@ Result<void> do_route(Ctx& c, Args& a);
 Result<void> do_netns(Ctx& c, Args& a);
 Result<void> do_monitor(Ctx& c, Args& a);
 Result<void> do_stats(Ctx& c, Args& a);
-Result<void> do_probe(Ctx& c, Args& a);  // probe_cmd.cc
+Result<void> do_probe(Ctx& c, Args& a);   // probe_cmd.cc
+Result<void> do_sysctl(Ctx& c, Args& a);  // sysctl_cmd.cc
 
 // Appends `type KIND [options]` for link add (link_build.cc): IFLA_LINKINFO with the
 // kind's IFLA_INFO_DATA. Consumes the rest of the words.

@@ -29,6 +29,7 @@ void usage() {
                "Usage: ifc [ OPTIONS ] OBJECT { COMMAND | help }\n"
                "       ifc [ -force ] -batch filename\n"
                "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
+               "       ifc sysctl [ -n ] { KEY... | -w KEY=VALUE... }\n"
                "where  OBJECT := { link | address | route | netns | monitor | stats }\n"
                "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
                "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
@@ -46,6 +47,7 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
   if (matches(obj, "monitor")) return do_monitor(c, a);
   if (obj == "stats") return do_stats(c, a);
   if (obj == "probe") return do_probe(c, a);
+  if (obj == "sysctl") return do_sysctl(c, a);
   if (matches(obj, "help")) {
     usage();
     return die(255, "");

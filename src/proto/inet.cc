@@ -300,7 +300,8 @@ Result<Inet4Conf> inet4_conf(Control& ctl, Namespace& ns, int ifindex) {
   return found->second->conf;
 }
 
-Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c) {
+Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c,
+                            unsigned copy) {
   NetState& st = net_state(ns);
   EngineProto& ep = engine_proto(ctl.engine());
   if (ifindex == kConfDefault) {
@@ -311,6 +312,7 @@ Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
     // Linux: devinet_sysctl_forward — "all" forwarding is copied to every device and to
     // the default; promote_secondaries stays an OR of "all" and the device's own value.
     st.all4 = c;
+    if (!(copy & kCopyForwarding)) return ok();
     st.default4.forwarding = c.forwarding;
     for (Device* d : ns.devices_locked())
       if (DevState* ds = find_dev(ep, *d); ds && ds->in) ds->in->conf.forwarding = c.forwarding;

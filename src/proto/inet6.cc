@@ -356,7 +356,8 @@ Result<Inet6Conf> inet6_conf(Control& ctl, Namespace& ns, int ifindex) {
   return found->second->conf;
 }
 
-Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c) {
+Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c,
+                            unsigned copy) {
   NetState& st = net_state(ns);
   EngineProto& ep = engine_proto(ctl.engine());
   if (ifindex == kConfDefault) {
@@ -365,14 +366,19 @@ Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
   }
   if (ifindex == kConfAll) {
     // Linux: writing "all" disable_ipv6 / forwarding sets every device and the default.
+    // keep_addr_on_down on "all" is ORed with the device's, never copied.
     st.all6 = c;
-    st.default6.disable_ipv6 = c.disable_ipv6;
-    st.default6.forwarding = c.forwarding;
+    auto copy_to = [&](Inet6Conf& to) {
+      if (copy & kCopyDisableIpv6) to.disable_ipv6 = c.disable_ipv6;
+      if (copy & kCopyForwarding) to.forwarding = c.forwarding;
+      if (copy & kCopyAddrGenMode) to.addr_gen_mode = c.addr_gen_mode;
+    };
+    copy_to(st.default6);
+    if (copy == kCopyNone) return ok();
     for (Device* d : ns.devices_locked())
       if (DevState* ds = find_dev(ep, *d); ds && ds->in6) {
         Inet6Conf dc = ds->in6->conf;
-        dc.disable_ipv6 = c.disable_ipv6;
-        dc.forwarding = c.forwarding;  // keep_addr_on_down on "all" is ORed, not copied
+        copy_to(dc);
         apply_conf6(ctl, ns, *d, *ds->in6, dc);
       }
     return ok();

@@ -78,5 +78,7 @@ Result<void> handle_delnsid(Request& r);
 Result<void> handle_getstats(Request& r);
 // ifcore: IFCORE_NLMSG_PROBE (probe_msg.h) — frames between two devices (probe_handler.cc).
 Result<void> handle_probe(Request& r);
+// ifcore: IFCORE_NLMSG_SYSCTL (sysctl_msg.h) — net.ipv{4,6}.conf.* (sysctl_handler.cc).
+Result<void> handle_sysctl(Request& r);
 
 }  // namespace ifcore::rtnl

@@ -17,6 +17,7 @@
 #include "rtnl/hub.h"
 #include "rtnl/probe_msg.h"
 #include "rtnl/stats_msg.h"
+#include "rtnl/sysctl_msg.h"
 
 namespace ifcore::rtnl {
 
@@ -219,6 +220,8 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
       res = handle_getstats(r);  // ifcore: reading, open to every peer
     } else if (type == IFCORE_NLMSG_PROBE) {
       res = handle_probe(r);  // ifcore: sends frames, needs may_write (checked there)
+    } else if (type == IFCORE_NLMSG_SYSCTL) {
+      res = handle_sysctl(r);  // ifcore: reads open to all, writes need may_write (there)
     } else if (type > RTM_MAX) {
       res = fail(EOPNOTSUPP);
     } else if (m.payload().size() < sizeof(rtgenmsg)) {

@@ -11,7 +11,10 @@
 #   probe_policy POLICY     first arrival of probes after a veth pair's second end comes up
 #                           (POLICY: kernel — from the end opened first ~1 s; adaptive — at once)
 #   probe_kernel            ifc --kernel probe: not supported, exit 2 (needs no daemon)
-# All but probe_kernel talk to $IFCORED_SOCKET (with_daemon.sh starts one).
+#   sysctl GOLDEN           ifc sysctl (scenarios/sysctl.sh) against the daemon
+#   sysctl_kernel GOLDEN    the same against the kernel in a namespace of its own (needs no
+#                           daemon), and ifc --embedded sysctl
+# All but probe_kernel and sysctl_kernel talk to $IFCORED_SOCKET (with_daemon.sh starts one).
 set -u
 here=$(dirname "$(realpath "$0")")
 . "$here/lib.sh"
@@ -24,7 +27,7 @@ chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
-if [ "$case" != probe_kernel ] && [ -z "${IFCORED_SOCKET:-}" ]; then
+if [ "$case" != probe_kernel ] && [ "$case" != sysctl_kernel ] && [ -z "${IFCORED_SOCKET:-}" ]; then
   echo "SKIP: no ifcored (IFCORED_SOCKET unset)"
   exit 77
 fi
@@ -116,6 +119,25 @@ case $case in
     [ $rc = 2 ] || fail "exit $rc (want 2): $(cat "$work/out")"
     [ "$(cat "$work/out")" = "probe: not supported by this target" ] || fail "said: $(cat "$work/out")"
     echo "PASS: ifc --kernel probe is not supported (exit 2)"
+    ;;
+  sysctl | sysctl_kernel)
+    golden=$arg
+    # Each line: the command, its output and errors, its exit status.
+    run() { echo "# $*"; target "$@" 2>&1; echo "exit $?"; }
+    if [ "$case" = sysctl ]; then
+      target() { ifc "$@"; }
+      ifc link add v0 type veth peer name v1 || fail "link add"
+    else
+      make_ns
+      trap 'delete_ns; rm -rf "$work"' EXIT
+      ip -n "$ns" link add v0 type veth peer name v1 || fail "ip link add"
+      target() { "$ifc" --kernel -n "$ns" "$@"; }
+      # The embedded engine answers through the same message.
+      out=$("$ifc" --embedded sysctl -w net.ipv6.conf.lo.forwarding=1 2>&1) || fail "embedded: $out"
+      [ "$out" = "net.ipv6.conf.lo.forwarding = 1" ] || fail "embedded said: $out"
+    fi
+    . "$here/scenarios/sysctl.sh" >"$work/out"
+    compare "$golden" "$work/out" "ifc sysctl ($case)"
     ;;
   *) echo "unknown case $case"; exit 2 ;;
 esac

@@ -1,0 +1,114 @@
+// tests/bench/daemon_env_test.cc — the daemon path's environment against a real ifcored:
+// seed 0's keep_addr_on_down and seed 1's forwarding are set through the sysctl message (no
+// note says they were not), and seed 3's frame is measured through the probe message.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/scenarios/bench.h"
+#include "bench/scenarios/daemon_msgs.h"
+#include "bench/scenarios/wire.h"
+
+namespace ifcore::bench {
+namespace {
+
+#ifdef IFCORED_PATH
+class BenchDaemonEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/ifcore-bench-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    path_ = dir_ + "/ifcore.sock";
+    pid_ = fork();
+    ASSERT_GE(pid_, 0);
+    if (pid_ == 0) {
+      std::vector<std::string> args = {IFCORED_PATH, "--socket", path_};
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 500; ++i) {
+      struct stat st {};
+      if (stat(path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    FAIL() << "ifcored did not open " << path_;
+  }
+  void TearDown() override {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+    unlink(path_.c_str());
+    rmdir(dir_.c_str());
+  }
+  static ScenarioSpec scenario(const std::string& name) {
+    for (const auto& s : scenarios())
+      if (s.name == name) return s;
+    ADD_FAILURE() << "no scenario " << name;
+    return {};
+  }
+  std::string read(const std::string& name) {
+    auto c = NlClient::open_daemon(path_);
+    EXPECT_TRUE(c);
+    auto v = daemon_sysctl_read(**c, name);
+    EXPECT_TRUE(v) << name << ": " << v.error().message;
+    return v ? *v : "";
+  }
+  static bool noted(const RunOutput& out, const std::string& what) {
+    return std::any_of(out.notes.begin(), out.notes.end(),
+                       [&](const std::string& n) { return n.find(what) != std::string::npos; });
+  }
+
+  std::string dir_, path_;
+  pid_t pid_ = -1;
+};
+
+TEST_F(BenchDaemonEnv, Seed0SetsKeepAddrOnDown) {
+  WireEnv env = daemon_env(path_);
+  EXPECT_EQ(read("net.ipv6.conf.all.keep_addr_on_down"), "0");
+  RunParams p;
+  p.n = 1;
+  auto out = run_wire(scenario("seed0-macvlan-ipv6-delete"), p, env);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_FALSE(noted(*out, "keep_addr_on_down")) << out->notes.front();
+  EXPECT_EQ(read("net.ipv6.conf.all.keep_addr_on_down"), "1");
+}
+
+TEST_F(BenchDaemonEnv, Seed1SetsForwarding) {
+  WireEnv env = daemon_env(path_);
+  RunParams p;
+  p.n = 3;
+  auto out = run_wire(scenario("seed1-ipv6-100"), p, env);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_FALSE(noted(*out, "forwarding"));
+  EXPECT_EQ(read("net.ipv6.conf.all.forwarding"), "1");
+  EXPECT_EQ(read("net.ipv6.conf.default.forwarding"), "1");
+}
+
+TEST_F(BenchDaemonEnv, Seed3MeasuresTheFrame) {
+  WireEnv env = daemon_env(path_);
+  RunParams p;
+  p.n = 2;
+  auto out = run_wire(scenario("seed3-veth-carrier"), p, env);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_FALSE(noted(*out, "frame"));
+  ASSERT_EQ(out->samples["frame"].size(), 2u);
+  EXPECT_GE(out->samples["frame"][0], out->samples["carrier"][0]);
+}
+#endif  // IFCORED_PATH
+
+}  // namespace
+}  // namespace ifcore::bench
