@@ -242,6 +242,7 @@ class Device {
   // kept with a count of the neighbours at each level so a link or unlink updates them
   // without walking a device's thousand vlans. Control lock.
   std::uint8_t upper_level_ = 1, lower_level_ = 1;
+  void* name_node_ = nullptr;  // the registry's entry for the name (control lock)
   std::array<std::uint32_t, 12> upper_levels_{}, lower_levels_{};
   std::unique_ptr<DevicePriv> priv_;  // control lock
   mutable LinkCounters counters_;

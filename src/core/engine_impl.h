@@ -53,6 +53,7 @@ struct DeviceAccess {
   // (delta -1) `upper` (see Device::upper_level_). Context: control lock.
   static void count_link(Device& lower, Device& upper, int delta);
   static int upper_level(const Device& d) { return d.upper_level_; }
+  static void*& name_node(Device& d) { return d.name_node_; }
   static int lower_level(const Device& d) { return d.lower_level_; }
   static TimePoint& unregistered_at(Device& d) { return d.unregistered_at_; }
   static TimePoint& next_report(Device& d) { return d.next_report_; }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/engine_impl.h"
 #include "ifcore/device.h"
 
 namespace ifcore {
@@ -222,14 +223,24 @@ Result<void> Registry::add_name(Device& dev, std::string_view name) {
     delete n;
     return fail(EEXIST, "device \"{}\" already exists", name);
   }
+  DeviceAccess::name_node(dev) = n;
   return ok();
 }
 
 void Registry::del_name(Device& dev, std::string_view name) {
   rcu::ReadGuard g;
-  cds_lfht_iter it;
-  cds_lfht_lookup(names_, hash_name(name), match_name, &name, &it);
-  cds_lfht_node* node = cds_lfht_iter_get_node(&it);
+  cds_lfht_node* node = nullptr;
+  // The entry add_name noted in the device, if it is this name's (not after a rename);
+  // else a lookup.
+  if (auto* n = static_cast<NameNode*>(DeviceAccess::name_node(dev)); n && n->key() == name) {
+    node = &n->node;
+  } else {
+    cds_lfht_iter it;
+    cds_lfht_lookup(names_, hash_name(name), match_name, &name, &it);
+    node = cds_lfht_iter_get_node(&it);
+  }
+  if (node && reinterpret_cast<NameNode*>(node) == DeviceAccess::name_node(dev))
+    DeviceAccess::name_node(dev) = nullptr;
   if (node && reinterpret_cast<NameNode*>(node)->dev == &dev && cds_lfht_del(names_, node) == 0)
     rcu::call(&reinterpret_cast<NameNode*>(node)->rcu, NameNode::free_rcu);
 }
