@@ -4,6 +4,7 @@
 #include "bench/scenarios/nl_client.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -21,6 +22,14 @@
 #include "rtnl/wire/netlink.h"
 
 namespace ifcore::bench {
+
+namespace {
+constexpr std::size_t kRecvBuffer = std::size_t{1} << 16;
+}  // namespace
+
+NlClient::NlClient(int fd, bool kernel) : fd_(fd), kernel_(kernel), rbuf_(kRecvBuffer) {
+  if (!kernel) busy_poll_ = std::chrono::microseconds(50);
+}
 
 NlClient::~NlClient() {
   if (fd_ >= 0) ::close(fd_);
@@ -54,8 +63,13 @@ Result<std::unique_ptr<NlClient>> NlClient::open_daemon(const std::string& path,
   int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail(errno, "unix socket: {}", std::strerror(errno));
   std::unique_ptr<NlClient> c(new NlClient(fd, false));
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) < 0)
-    return fail(errno, "cannot connect to ifcored at {}: {}", path, std::strerror(errno));
+  // A daemon that has just bound its path may not listen yet (ECONNREFUSED for a moment).
+  for (int tries = 0;; ++tries) {
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0) break;
+    if (errno != ECONNREFUSED || tries == 200)
+      return fail(errno, "cannot connect to ifcored at {}: {}", path, std::strerror(errno));
+    ::usleep(5000);
+  }
   // Options and groups: ifcored's control message (src/rtnl/control_msg.h).
   rtnl::ControlRequest req;
   req.add_membership.assign(groups.begin(), groups.end());
@@ -99,21 +113,39 @@ Result<void> NlClient::send(std::span<const std::uint8_t> d) {
   return ok();
 }
 
-Result<std::optional<Bytes>> NlClient::recv(int timeout_ms) {
-  pollfd p{fd_, POLLIN, 0};
+Result<std::size_t> NlClient::recv_into(int timeout_ms) {
+  // The datagram may be queued already (always, from the kernel): read first, poll after.
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point spin_until{};
+  bool spun = busy_poll_.count() == 0 || timeout_ms == 0;
   for (;;) {
+    ssize_t n = ::recv(fd_, rbuf_.data(), rbuf_.size(), MSG_DONTWAIT);
+    if (n > 0) return std::size_t(n);
+    if (n == 0) return fail(ECONNRESET, "the server closed the connection");
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      return fail(errno, "receive: {}", std::strerror(errno));
+    if (!spun) {
+      if (spin_until == Clock::time_point{}) spin_until = Clock::now() + busy_poll_;
+      if (Clock::now() < spin_until) {
+        ::sched_yield();
+        continue;
+      }
+      spun = true;
+    }
+    pollfd p{fd_, POLLIN, 0};
     int r = ::poll(&p, 1, timeout_ms);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return fail(errno, "poll: {}", std::strerror(errno));
-    if (r == 0) return std::optional<Bytes>{};
-    break;
+    if (r == 0) return std::size_t(0);
   }
-  Bytes d(1 << 16);
-  ssize_t n = ::recv(fd_, d.data(), d.size(), 0);
-  if (n < 0) return fail(errno, "receive: {}", std::strerror(errno));
-  if (n == 0) return fail(ECONNRESET, "the server closed the connection");
-  d.resize(std::size_t(n));
-  return std::optional<Bytes>(std::move(d));
+}
+
+Result<std::optional<Bytes>> NlClient::recv(int timeout_ms) {
+  auto n = recv_into(timeout_ms);
+  if (!n) return fail(n.error());
+  if (*n == 0) return std::optional<Bytes>{};
+  return std::optional<Bytes>(Bytes(rbuf_.begin(), rbuf_.begin() + std::ptrdiff_t(*n)));
 }
 
 void NlClient::drain() {
@@ -125,10 +157,10 @@ void NlClient::drain() {
 
 Result<int> NlClient::read_answers(std::uint32_t lo, std::uint32_t hi,
                                    std::optional<Error>& first) {
-  auto d = recv(30000);
-  if (!d) return fail(d.error());
-  if (!*d) return fail(ETIMEDOUT, "no answer from the server in 30 s");
-  auto msgs = wire::split_messages(**d);
+  auto got = recv_into(30000);
+  if (!got) return fail(got.error());
+  if (*got == 0) return fail(ETIMEDOUT, "no answer from the server in 30 s");
+  auto msgs = wire::split_messages(std::span<const std::uint8_t>(rbuf_.data(), *got));
   if (!msgs) return fail(msgs.error());
   int answers = 0;
   for (const auto& m : *msgs) {

@@ -6,6 +6,7 @@
 // Context: one thread uses a client at a time.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -42,6 +43,10 @@ class NlClient {
   Result<void> send(std::span<const std::uint8_t> datagram);
   // Waits up to timeout_ms (-1: forever); nullopt on timeout. Errors: errno, ECONNRESET.
   Result<std::optional<Bytes>> recv(int timeout_ms);
+  // How long a wait for a reply polls without sleeping (yielding the CPU) before it blocks
+  // in poll(2): a reply that comes within it costs no wakeup of a sleeping thread. 0 for the
+  // kernel (its replies are queued before sendto returns), 50 µs for ifcored.
+  void set_busy_poll(std::chrono::microseconds us) { busy_poll_ = us; }
   // Reads and drops every datagram already queued (a monitor before a timed step).
   void drain();
 
@@ -58,13 +63,17 @@ class NlClient {
   int fd() const { return fd_; }
 
  private:
-  NlClient(int fd, bool kernel) : fd_(fd), kernel_(kernel) {}
+  NlClient(int fd, bool kernel);
+  // Reads one datagram into rbuf_ (its size; 0 on timeout). Errors: errno, ECONNRESET.
+  Result<std::size_t> recv_into(int timeout_ms);
   // Reads one datagram and counts the answers it holds for seqs in [lo, hi].
   Result<int> read_answers(std::uint32_t lo, std::uint32_t hi, std::optional<Error>& first);
 
   int fd_ = -1;
   bool kernel_ = false;
   std::uint32_t seq_ = 0;
+  std::chrono::microseconds busy_poll_{0};
+  Bytes rbuf_;  // the receive buffer, reused (a datagram never exceeds 64 KiB here)
 };
 
 // ---- requests, encoded with the wire codec (flags as `ip` sends them)

@@ -8,8 +8,10 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -18,7 +20,10 @@
 
 #include <linux/netlink.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <deque>
@@ -37,6 +42,14 @@ namespace {
 
 constexpr std::size_t kOutboxHigh = 64;    // stop pulling notifications above this
 constexpr std::size_t kOutboxStop = 1024;  // stop reading requests above this
+constexpr int kReadBudget = 64;            // datagrams read from one client per turn
+constexpr std::size_t kSendBatch = 64;     // datagrams per sendmmsg(2)
+// Linux builds one AF_UNIX datagram from at most KMALLOC_MAX_SIZE (4 MiB) of linear data
+// plus MAX_SKB_FRAGS pages (sock_alloc_send_pskb): about 4.07 MiB with 4 KiB pages, whatever
+// SO_SNDBUF the sender forces. A buffer twice that reads any datagram whole in ONE recv(2)
+// (no MSG_PEEK for its size first); its pages are only committed when a datagram fills them.
+constexpr std::size_t kRecvBuffer = std::size_t{8} << 20;
+constexpr std::size_t kRecvKeep = std::size_t{64} << 10;  // committed pages kept after a big one
 
 struct Client {
   int fd = -1;
@@ -77,9 +90,11 @@ class Loop {
   Result<void> bind_socket();
   void accept_clients();
   void on_client(Client& c, std::uint32_t ev);
-  void read_one(Client& c);
+  void read_some(Client& c);
+  void handle_datagram(Client& c, std::span<const std::uint8_t> dg);
   void handle_control(Client& c, std::span<const std::uint8_t> dg);
   Result<void> open_session(Client& c, const std::string& ns, std::uint32_t port);
+  void collect(Client& c);
   void pump(Client& c);
   void flush(Client& c);
   void update_events(Client& c);
@@ -95,6 +110,10 @@ class Loop {
   std::set<std::uint32_t> ports_;
   std::uint32_t next_port_ = 0x80000000u;
   std::vector<int> dead_;
+  std::uint8_t* rbuf_ = nullptr;  // kRecvBuffer bytes, mapped lazily
+  // Set by session wakeups (any thread) until the loop pumps: one eventfd write per turn,
+  // however many notifications are queued meanwhile.
+  std::atomic<bool> wake_pending_{false};
 };
 
 Loop::~Loop() {
@@ -105,6 +124,7 @@ Loop::~Loop() {
   clients_.clear();
   for (int fd : {lfd_, sfd_, efd_, ep_})
     if (fd >= 0) close(fd);
+  if (rbuf_) munmap(rbuf_, kRecvBuffer);
   if (bound_) unlink(cfg_.socket_path.c_str());
 }
 
@@ -120,21 +140,26 @@ Result<void> Loop::bind_socket() {
     mkdir(cfg_.socket_path.substr(0, slash).c_str(), 0755);
   lfd_ = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (lfd_ < 0) return fail(errno, "socket: {}", std::strerror(errno));
-  if (bind(lfd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0) {
-    if (errno != EADDRINUSE)
-      return fail(errno, "bind {}: {}", cfg_.socket_path, std::strerror(errno));
+  // bind(2) makes the path appear, and a client that sees it and connects before listen(2)
+  // gets ECONNREFUSED: listen comes right after bind (the mode is set once listening).
+  auto bind_and_listen = [&]() -> int {
+    if (bind(lfd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0) return errno;
+    bound_ = true;
+    if (listen(lfd_, 128) < 0) return errno;
+    return 0;
+  };
+  int e = bind_and_listen();
+  if (e == EADDRINUSE) {
     // A stale socket from a daemon that died is replaced; a live one is left alone.
     int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     bool live = connect(probe, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
     close(probe);
     if (live) return fail(EADDRINUSE, "another daemon serves {}", cfg_.socket_path);
     unlink(cfg_.socket_path.c_str());
-    if (bind(lfd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0)
-      return fail(errno, "bind {}: {}", cfg_.socket_path, std::strerror(errno));
+    e = bind_and_listen();
   }
-  bound_ = true;
+  if (e) return fail(e, "bind {}: {}", cfg_.socket_path, std::strerror(e));
   chmod(cfg_.socket_path.c_str(), 0666);  // anyone may read; writes are checked per peer
-  if (listen(lfd_, 128) < 0) return fail(errno, "listen: {}", std::strerror(errno));
   return ok();
 }
 
@@ -149,6 +174,10 @@ Result<void> Loop::start() {
   sfd_ = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
   if (ep_ < 0 || efd_ < 0 || sfd_ < 0)
     return fail(errno, "epoll/eventfd/signalfd: {}", std::strerror(errno));
+  void* buf =
+      mmap(nullptr, kRecvBuffer, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (buf == MAP_FAILED) return fail(errno, "receive buffer: {}", std::strerror(errno));
+  rbuf_ = static_cast<std::uint8_t*>(buf);
   for (int fd : {lfd_, efd_, sfd_}) {
     epoll_event ev{};
     ev.events = EPOLLIN;
@@ -179,7 +208,9 @@ Result<void> Loop::open_session(Client& c, const std::string& ns, std::uint32_t 
   auto s = server_.open_session(o);
   if (!s) return fail(s.error());
   int efd = efd_;
-  (*s)->set_wakeup([efd] {
+  std::atomic<bool>* pending = &wake_pending_;
+  (*s)->set_wakeup([efd, pending] {
+    if (pending->exchange(true, std::memory_order_acq_rel)) return;  // a wakeup is on its way
     std::uint64_t one = 1;
     (void)!write(efd, &one, sizeof(one));
   });
@@ -239,28 +270,48 @@ void Loop::update_events(Client& c) {
 }
 
 void Loop::flush(Client& c) {
+  // One sendmmsg(2) for up to kSendBatch datagrams; SOCK_SEQPACKET keeps each one whole.
+  std::array<mmsghdr, kSendBatch> msgs;
+  std::array<iovec, kSendBatch> iov;
   while (!c.out.empty()) {
-    const auto& d = c.out.front();
-    ssize_t n = send(c.fd, d.data(), d.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    unsigned k = 0;
+    for (auto it = c.out.begin(); it != c.out.end() && k < kSendBatch; ++it, ++k) {
+      iov[k] = {it->data(), it->size()};
+      msgs[k] = {};
+      msgs[k].msg_hdr.msg_iov = &iov[k];
+      msgs[k].msg_hdr.msg_iovlen = 1;
+    }
+    int n = sendmmsg(c.fd, msgs.data(), k, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       if (errno == EINTR) continue;
       drop(c.fd);
       return;
     }
-    c.out.pop_front();
+    c.out.erase(c.out.begin(), c.out.begin() + n);
+    if (static_cast<unsigned>(n) < k) break;  // the peer's queue is full
   }
   update_events(c);
 }
 
-void Loop::pump(Client& c) {
+void Loop::collect(Client& c) {
   // Linux: a socket whose receive queue overflowed gets ENOBUFS from its next recvmsg; the
   // messages already queued stay readable after it.
   if (c.session->take_overflow()) c.out.push_back(rtnl::overflow_datagram());
   rtnl::Datagram d;
   while (c.out.size() < kOutboxHigh && c.session->pop_notification(d))
     c.out.push_back(std::move(d));
-  flush(c);
+}
+
+void Loop::pump(Client& c) {
+  for (;;) {
+    collect(c);
+    std::size_t before = c.out.size();
+    flush(c);
+    // Everything went out and the queue may hold more: go on (no wakeup comes for
+    // notifications queued while one was pending). Otherwise EPOLLOUT resumes.
+    if (before < kOutboxHigh || !c.out.empty()) break;
+  }
 }
 
 void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
@@ -318,27 +369,50 @@ void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
   if (m.hdr.nlmsg_flags & NLM_F_ACK) answer(Error{});
 }
 
-void Loop::read_one(Client& c) {
-  // The datagram's size first, so that a big request (a bulk delete) is read whole.
-  ssize_t n = recv(c.fd, nullptr, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-  if (n < 0) {
-    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) drop(c.fd);
-    return;
-  }
-  std::vector<std::uint8_t> buf(static_cast<std::size_t>(n > 0 ? n : 1));
-  n = recv(c.fd, buf.data(), buf.size(), MSG_DONTWAIT);
-  if (n <= 0) {
-    if (n == 0 || (errno != EAGAIN && errno != EINTR)) drop(c.fd);  // end of file
-    return;
-  }
-  buf.resize(static_cast<std::size_t>(n));
-  pump(c);  // a pending ENOBUFS goes before the replies
+void Loop::handle_datagram(Client& c, std::span<const std::uint8_t> dg) {
+  collect(c);  // a pending ENOBUFS goes before the replies
   nlmsghdr h{};
-  if (buf.size() >= sizeof(h)) std::memcpy(&h, buf.data(), sizeof(h));
-  if (buf.size() >= sizeof(h) && h.nlmsg_type == rtnl::IFCORE_NLMSG_CONTROL) {
-    handle_control(c, buf);
+  if (dg.size() >= sizeof(h)) std::memcpy(&h, dg.data(), sizeof(h));
+  if (dg.size() >= sizeof(h) && h.nlmsg_type == rtnl::IFCORE_NLMSG_CONTROL) {
+    handle_control(c, dg);
   } else {
-    c.session->handle(buf, [&c](rtnl::Datagram&& d) { c.out.push_back(std::move(d)); });
+    c.session->handle(dg, [&c](rtnl::Datagram&& d) { c.out.push_back(std::move(d)); });
+  }
+}
+
+void Loop::read_some(Client& c) {
+  // Reads what the client queued, up to a budget (other clients get their turn), with one
+  // recv(2) per datagram; the replies leave in batches, at the latest when the client has
+  // nothing more queued, so a lone request is answered at once.
+  for (int i = 0; i < kReadBudget && c.out.size() < kOutboxStop; ++i) {
+    ssize_t n = recv(c.fd, rbuf_, kRecvBuffer, MSG_DONTWAIT | MSG_TRUNC);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) drop(c.fd);
+      break;
+    }
+    if (n == 0) {  // end of file (SOCK_SEQPACKET has no empty datagrams)
+      drop(c.fd);
+      break;
+    }
+    std::size_t len = static_cast<std::size_t>(n);
+    if (len > kRecvBuffer) {
+      // Cannot happen on Linux (see kRecvBuffer); answered as Linux answers a message larger
+      // than the socket accepts, and never half-read.
+      nlmsghdr h{};
+      std::memcpy(&h, rbuf_, sizeof(h));
+      wire::MessageBuilder b;
+      wire::AckOptions ack{true, false};
+      if (wire::encode_error(
+              b, std::span<const std::uint8_t>(rbuf_, sizeof(h)), c.port_id,
+              Error{EMSGSIZE, fmt::format("datagram of {} bytes exceeds {}", len, kRecvBuffer)},
+              ack))
+        c.out.push_back(b.take());
+      continue;
+    }
+    handle_datagram(c, {rbuf_, len});
+    if (len > kRecvKeep) madvise(rbuf_ + kRecvKeep, len - kRecvKeep, MADV_DONTNEED);
+    if (c.out.size() >= kSendBatch) flush(c);
   }
   flush(c);
 }
@@ -349,18 +423,30 @@ void Loop::on_client(Client& c, std::uint32_t ev) {
     pump(c);
   }
   if (ev & EPOLLIN)
-    read_one(c);
+    read_some(c);
   else if (ev & (EPOLLHUP | EPOLLERR))
     drop(c.fd);
 }
 
 Result<void> Loop::run() {
+  using Clock = std::chrono::steady_clock;
   std::vector<epoll_event> evs(64);
+  const bool busy = cfg_.busy_poll.count() > 0;
+  Clock::time_point spin_until{};
   for (;;) {
-    int n = epoll_wait(ep_, evs.data(), static_cast<int>(evs.size()), -1);
+    // Busy polling: for a short while after serving, look for the next request without
+    // sleeping (yielding the CPU to whoever else is runnable), as Linux's busy_poll does
+    // for sockets. A client that sends its next request within the window is served without
+    // the wakeup of a sleeping thread, which on a virtual machine costs tens of µs.
+    bool spin = busy && Clock::now() < spin_until;
+    int n = epoll_wait(ep_, evs.data(), static_cast<int>(evs.size()), spin ? 0 : -1);
     if (n < 0) {
       if (errno == EINTR) continue;
       return fail(errno, "epoll_wait: {}", std::strerror(errno));
+    }
+    if (n == 0) {
+      sched_yield();
+      continue;
     }
     for (int i = 0; i < n; ++i) {
       int fd = evs[i].data.fd;
@@ -374,6 +460,7 @@ Result<void> Loop::run() {
       } else if (fd == efd_) {
         std::uint64_t v;
         (void)!read(efd_, &v, sizeof(v));
+        wake_pending_.store(false, std::memory_order_release);
         for (auto& [cfd, c] : clients_) pump(*c);
       } else if (auto it = clients_.find(fd); it != clients_.end()) {
         on_client(*it->second, evs[i].events);
@@ -389,6 +476,7 @@ Result<void> Loop::run() {
       clients_.erase(it);
     }
     dead_.clear();
+    if (busy) spin_until = Clock::now() + cfg_.busy_poll;
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -23,6 +24,9 @@ struct Config {
   std::optional<gid_t> write_group;  // members may change state (besides uid 0)
   std::size_t max_queued = 4096;     // notification datagrams queued per client
   std::size_t datagram_size = 4096;  // dump datagrams
+  // After serving, the loop keeps looking for work this long before it sleeps (0: never
+  // spins). It yields the CPU while it looks, so a busy machine loses nothing.
+  std::chrono::microseconds busy_poll{50};
 };
 
 // The default socket path: /run/ifcore/ifcore.sock for root, else

@@ -22,7 +22,13 @@ int main(int argc, char** argv) {
   app.add_option("--namespace", namespaces, "extra namespaces to create at start");
   app.add_option("--max-queued", cfg.max_queued, "notification datagrams queued per client")
       ->capture_default_str();
+  long busy_poll_us = cfg.busy_poll.count();
+  app.add_option("--busy-poll", busy_poll_us,
+                 "µs the loop keeps polling for the next request before it sleeps (0: never)")
+      ->capture_default_str()
+      ->check(CLI::Range(0L, 1000000L));
   CLI11_PARSE(app, argc, argv);
+  cfg.busy_poll = std::chrono::microseconds(busy_poll_us);
 
   auto pol = ifcore::Policies::parse(policy);
   if (!pol) {

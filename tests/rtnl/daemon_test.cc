@@ -1,6 +1,7 @@
 // tests/rtnl/daemon_test.cc — the real ifcored binary on a temporary socket: requests and
 // replies over SOCK_SEQPACKET, the control message, notifications and ENOBUFS, peers
 // without the right to write, and a clean SIGTERM.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "rtnl/control_msg.h"
@@ -267,6 +269,93 @@ TEST_F(DaemonTest, UnauthorisedPeerGetsEperm) {
   g.name = "u0";
   c.send_dg(getlink(1, g));
   EXPECT_EQ(c.until_end().last_error(), ENODEV);
+}
+
+// Many requests queued before the daemon reads any (ip -batch): the daemon reads several
+// per turn and sends the replies in batches; every request gets its own ACK, in order, with
+// busy polling on (the default) and off.
+TEST_F(DaemonTest, PipelinedRequestsAreAnsweredInOrder) {
+  for (const char* busy_poll : {"50", "0"}) {
+    SCOPED_TRACE(std::string("--busy-poll ") + busy_poll);
+    start({"--busy-poll", busy_poll});
+    Conn c(try_connect());
+    c.control({});
+    constexpr std::uint32_t kN = 300;
+    for (std::uint32_t i = 1; i <= kN; ++i)
+      c.send_dg(link_msg(RTM_NEWLINK, kCreate, i, named("p" + std::to_string(i), "dummy")));
+    // One that fails in the middle of the stream keeps its place too.
+    c.send_dg(link_msg(RTM_NEWLINK, kCreate, kN + 1, named("p1", "dummy")));
+    for (std::uint32_t i = 1; i <= kN + 1; ++i) {
+      Datagram d = c.recv_dg();
+      auto m = one(d);
+      ASSERT_EQ(m.hdr.nlmsg_type, NLMSG_ERROR);
+      EXPECT_EQ(m.hdr.nlmsg_seq, i);
+      EXPECT_EQ(wire::decode_error(m)->error, i <= kN ? 0 : EEXIST);
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+}
+
+// A burst of changes queues more notifications than the daemon moves per turn (and only
+// the first one wakes its loop): the monitor still receives every one, in order.
+TEST_F(DaemonTest, MonitorReceivesEveryNotificationOfABurst) {
+  start();
+  Conn mon(try_connect());
+  ControlRequest join;
+  join.add_membership = {RTNLGRP_LINK};
+  mon.control(join);
+  Conn w(try_connect());
+  w.control({});
+  constexpr int kN = 500;
+  for (int i = 0; i < kN; ++i)
+    w.send_dg(link_msg(RTM_NEWLINK, kCreate, static_cast<std::uint32_t>(i + 1),
+                       named("m" + std::to_string(i), "dummy")));
+  for (int i = 0; i < kN; ++i) EXPECT_EQ(one(w.recv_dg()).hdr.nlmsg_seq, std::uint32_t(i + 1));
+  int seen = 0;
+  while (seen < kN) {
+    Datagram d = mon.recv_dg();
+    ASSERT_FALSE(d.empty()) << "after " << seen << " notifications";
+    auto msgs = wire::split_messages(d);
+    ASSERT_TRUE(msgs);
+    for (const auto& m : *msgs) {
+      ASSERT_EQ(m.hdr.nlmsg_type, RTM_NEWLINK);
+      auto lm = wire::decode_link_message(m);
+      ASSERT_TRUE(lm);
+      EXPECT_EQ(lm->name, "m" + std::to_string(seen));
+      ++seen;
+    }
+  }
+}
+
+TEST_F(DaemonTest, SecondDaemonOnALivePathFailsAndAStalePathIsReplaced) {
+  start();
+  pid_t second = fork();
+  ASSERT_GE(second, 0);
+  if (second == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    execl(IFCORED_PATH, IFCORED_PATH, "--socket", path_.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(second, &status, 0), second);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  {
+    Conn c(try_connect());  // the first one still serves
+    EXPECT_EQ(c.control({}).ns, "default");
+  }
+  // A daemon killed outright leaves its socket behind; the next one replaces it.
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  struct stat st;
+  ASSERT_EQ(stat(path_.c_str(), &st), 0);
+  start();
+  Conn c(try_connect());
+  EXPECT_EQ(c.control({}).ns, "default");
 }
 
 TEST_F(DaemonTest, SigtermExitsZeroAndRemovesTheSocket) {
