@@ -296,6 +296,7 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
     } else {
       impl.finalizer.adopt(std::span<Device* const>(&victim, 1), false);
       DeviceAccess::drop_exact(*d, 1);
+      impl.finalizer.settle();
     }
     return fail(std::move(r).error());
   }

@@ -38,6 +38,8 @@ struct DeviceAccess {
   static void get(Device& d);
   static void put(Device& d);
   static void drop_exact(Device& d, std::int64_t n);
+  // The same, but the caller handles the last drop itself (returns true if it was).
+  static bool drop_exact_last(Device& d, std::int64_t n);
   static std::uint64_t track(Device& d, const char* holder);
   static void untrack(Device& d, std::uint64_t id);
   static std::vector<std::string> holders(const Device& d);
@@ -86,8 +88,15 @@ class Finalizer {
   void stop();
 
   // Hands unregistered devices over (their registry reference not yet dropped).
-  // `caller_waits`: a legacy-policy caller will wait for and release them itself.
+  // `caller_waits`: a legacy-policy caller will wait for and release them itself. Does not
+  // wake the thread: call settle() once the batch's own references are dropped.
   void adopt(std::span<Device* const> devs, bool caller_waits);
+  // Frees adopted devices whose last reference the caller itself dropped (see
+  // DeviceAccess::drop_exact_last), in the caller's thread: no wake-up, no hand-over.
+  // Context: control lock allowed; not inside an rcu::ReadGuard.
+  void release_dropped(std::vector<Device*>& devs) { release_locked_out(devs); }
+  // Wakes the thread only if a leak deadline is now earlier than the one it sleeps until.
+  void settle();
   // The last reference of `d` dropped. Context: any thread, any lock, RCU callbacks too.
   void ready(Device& d);
   // For legacy waits: frees `d` now (its count is zero). Context: no control lock.
@@ -118,6 +127,8 @@ class Finalizer {
   std::vector<Device*> ready_;
   bool stop_ = false;
   bool kick_ = false;
+  // When the sleeping thread wakes by itself (max: never); min while it is awake.
+  TimePoint sleep_until_ = TimePoint::min();
   std::thread thread_;
 };
 

@@ -41,7 +41,14 @@ void Finalizer::adopt(std::span<Device* const> devs, bool caller_waits) {
     auto at = deadlines_.emplace_hint(deadlines_.end(), due, d);
     waiting_.emplace(d, Waiting{caller_waits, at});
   }
-  kick_ = true;
+}
+
+void Finalizer::settle() {
+  {
+    std::lock_guard lk(mu_);
+    if (deadlines_.empty() || deadlines_.begin()->first >= sleep_until_) return;
+    kick_ = true;
+  }
   cv_.notify_all();
 }
 
@@ -142,12 +149,14 @@ void Finalizer::run() {
     if (stop_) return;
     kick_ = false;
     auto pred = [&] { return stop_ || kick_ || !ready_.empty(); };
+    sleep_until_ = next;
     if (next == TimePoint::max()) {
       cv_.wait(lk, pred);
     } else {
       // The time source may be fake; wait in real time for the same span.
       cv_.wait_for(lk, next - now, pred);
     }
+    sleep_until_ = TimePoint::min();
   }
 }
 

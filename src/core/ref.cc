@@ -207,6 +207,15 @@ void DeviceAccess::put(Device& d) {
   drop_exact(d, 1);
 }
 
+bool DeviceAccess::drop_exact_last(Device& d, std::int64_t n) {
+  auto before = d.ref_exact_.fetch_sub(n, std::memory_order_acq_rel);
+  if (before < n) {
+    d.engine().log(LogLevel::Error,
+                   fmt::format("device id {}: reference count went negative", d.id()));
+  }
+  return before == n;
+}
+
 void DeviceAccess::drop_exact(Device& d, std::int64_t n) {
   auto before = d.ref_exact_.fetch_sub(n, std::memory_order_acq_rel);
   if (before == n) d.engine().impl().last_ref_dropped(d);
