@@ -140,6 +140,13 @@ class Device {
   // True if `d` is this device or (transitively) below it. Context: control lock.
   bool is_lower_or_self_locked(const Device& d) const;
 
+  // --- a plug-in's state for this device (Linux: dev->ip_ptr, dev->ip6_ptr), in a slot
+  // that Engine::claim_device_slot() handed out: one load instead of a table lookup. The
+  // plug-in owns the state and clears the slot before freeing it. Context: control lock.
+  static constexpr int kPluginSlots = 4;
+  void* plugin_slot_locked(int slot) const { return plugin_slots_[slot]; }
+  void set_plugin_slot_locked(int slot, void* p) { plugin_slots_[slot] = p; }
+
   // --- kind-private state. Context: control lock (or the kind's own rules).
   DevicePriv* priv() const { return priv_.get(); }
   template <class T>
@@ -242,7 +249,9 @@ class Device {
   // kept with a count of the neighbours at each level so a link or unlink updates them
   // without walking a device's thousand vlans. Control lock.
   std::uint8_t upper_level_ = 1, lower_level_ = 1;
-  void* name_node_ = nullptr;  // the registry's entry for the name (control lock)
+  void* name_node_ = nullptr;
+  std::array<void*, kPluginSlots>
+      plugin_slots_{};  // the registry's entry for the name (control lock)
   std::array<std::uint32_t, 12> upper_levels_{}, lower_levels_{};
   std::unique_ptr<DevicePriv> priv_;  // control lock
   mutable LinkCounters counters_;

@@ -235,6 +235,9 @@ class Engine {
     return static_cast<T*>(plugin_data_raw(tag));
   }
   void* plugin_data_raw(const void* tag) const;
+  // A per-device slot for a plug-in's state (Device::plugin_slot_locked), or -1 once all
+  // Device::kPluginSlots are taken. Context: control lock (at install).
+  int claim_device_slot();
 
   Stats stats() const;
   void reset_stats();

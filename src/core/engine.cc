@@ -163,6 +163,11 @@ void Engine::set_plugin_data(const void* tag, std::shared_ptr<void> data) {
   impl_->plugin_data.emplace_back(tag, std::move(data));
 }
 
+int Engine::claim_device_slot() {
+  if (impl_->device_slots >= Device::kPluginSlots) return -1;
+  return impl_->device_slots++;
+}
+
 void* Engine::plugin_data_raw(const void* tag) const {
   for (auto& [t, d] : impl_->plugin_data)
     if (t == tag) return d.get();

@@ -148,6 +148,7 @@ struct Engine::Impl {
   std::vector<std::function<void(Control&, const Policies&)>> policy_observers;
   // Plug-in state (set once per tag under the control lock; read lock-free after).
   std::vector<std::pair<const void*, std::shared_ptr<void>>> plugin_data;
+  int device_slots = 0;  // Engine::claim_device_slot
   StatsCounters stats;
   std::atomic<std::uint64_t> next_device_id{1};
   Finalizer finalizer;

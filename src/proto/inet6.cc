@@ -261,7 +261,7 @@ class Inet6Subscriber final : public Subscriber {
         }
         // inet6 is the last protocol subscriber at priority 0: the device's state goes.
         fib_flush_dev(ctl, ns, dev, AF_INET, Which::All, false);
-        ep.devs.erase(&dev);
+        drop_dev_state(ep, dev);
         break;
       default:
         break;

@@ -77,14 +77,23 @@ NetState& net_state(Namespace& ns) {
 }
 
 DevState& dev_state(EngineProto& ep, Device& d) {
+  if (ep.dev_slot >= 0)
+    if (void* p = d.plugin_slot_locked(ep.dev_slot)) return *static_cast<DevState*>(p);
   auto& p = ep.devs[&d];
   if (!p) p = std::make_unique<DevState>();
+  if (ep.dev_slot >= 0) d.set_plugin_slot_locked(ep.dev_slot, p.get());
   return *p;
 }
 
 DevState* find_dev(EngineProto& ep, const Device& d) {
+  if (ep.dev_slot >= 0) return static_cast<DevState*>(d.plugin_slot_locked(ep.dev_slot));
   auto it = ep.devs.find(&d);
   return it == ep.devs.end() ? nullptr : it->second.get();
+}
+
+void drop_dev_state(EngineProto& ep, Device& d) {
+  if (ep.dev_slot >= 0) d.set_plugin_slot_locked(ep.dev_slot, nullptr);
+  ep.devs.erase(&d);
 }
 
 void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a) {
@@ -101,6 +110,7 @@ void install_all(Engine& engine) {
   auto ep = std::make_shared<EngineProto>();
   ep->ref_wait = p.ref_wait;
   ep->dst_priority = p.dst_priority;
+  ep->dev_slot = engine.claim_device_slot();
   EngineProto& ref = *ep;
   engine.set_plugin_data(&kEngineTag, std::move(ep));
   ctl.on_policies_changed([&ref](Control& c, const Policies& np) { apply(c, ref, np); });

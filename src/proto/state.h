@@ -109,7 +109,8 @@ struct Garbage {
 // Per-engine state, kept as the engine's plug-in data (see install.cc).
 struct EngineProto {
   std::vector<inet::ProtoListener*> listeners;
-  std::unordered_map<const Device*, std::unique_ptr<DevState>> devs;
+  std::unordered_map<const Device*, std::unique_ptr<DevState>> devs;  // owns; see dev_slot
+  int dev_slot = -1;  // the device slot that points at the DevState (-1: none, use devs)
   std::vector<Garbage> garbage;
   std::size_t dst_live = 0;
   SubscriptionId dst_sub = 0;
@@ -126,6 +127,8 @@ NetState& net_state(Namespace& ns);
 // Per-device state, made on first use (nullptr from find_dev if none). Context: control lock.
 DevState& dev_state(EngineProto& ep, Device& d);
 DevState* find_dev(EngineProto& ep, const Device& d);
+// Frees the device's state (at Unregister, when the last protocol is done with it).
+void drop_dev_state(EngineProto& ep, Device& d);
 
 // Listeners. Context: control lock.
 void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a);
