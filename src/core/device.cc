@@ -208,33 +208,26 @@ std::size_t slot(int level) {
 }  // namespace
 
 void DeviceAccess::count_link(Device& lower, Device& upper, int delta) {
-  // `lower` gains or loses an upper at upper.upper_level_; if its own level changes, its
-  // lowers see the change, and so on down (and the same upwards for lower levels).
-  auto down = [](auto& self, Device& d, int old_level, int new_level) -> void {
-    auto& c = d.upper_levels_;
-    if (old_level) c[slot(old_level)] -= 1;
-    if (new_level) c[slot(new_level)] += 1;
-    std::uint8_t before = d.upper_level_;
-    d.upper_level_ = level_of(c);
-    if (d.upper_level_ != before)
-      for (Device* l : d.lowers_) self(self, *l, before, d.upper_level_);
+  // `lower` gains or loses an upper at upper.upper_level_ (and `upper` a lower at
+  // lower.lower_level_); a device whose own level changes moves in the counts of its
+  // neighbours on the far side, and so on along the chain.
+  using Counts = std::array<std::uint32_t, 12>;
+  auto move = [](auto& self, Device& d, Counts Device::*counts, std::uint8_t Device::*level,
+                 std::vector<Device*> Device::*far, int from, int to) -> void {
+    Counts& c = d.*counts;
+    if (from) c[slot(from)] -= 1;
+    if (to) c[slot(to)] += 1;
+    std::uint8_t before = d.*level;
+    d.*level = level_of(c);
+    if (d.*level != before)
+      for (Device* n : d.*far) self(self, *n, counts, level, far, before, d.*level);
   };
-  auto up = [](auto& self, Device& d, int old_level, int new_level) -> void {
-    auto& c = d.lower_levels_;
-    if (old_level) c[slot(old_level)] -= 1;
-    if (new_level) c[slot(new_level)] += 1;
-    std::uint8_t before = d.lower_level_;
-    d.lower_level_ = level_of(c);
-    if (d.lower_level_ != before)
-      for (Device* u : d.uppers_) self(self, *u, before, d.lower_level_);
-  };
-  if (delta > 0) {
-    down(down, lower, 0, upper.upper_level_);
-    up(up, upper, 0, lower.lower_level_);
-  } else {
-    down(down, lower, upper.upper_level_, 0);
-    up(up, upper, lower.lower_level_, 0);
-  }
+  int up = upper.upper_level_, low = lower.lower_level_;
+  bool add = delta > 0;
+  move(move, lower, &Device::upper_levels_, &Device::upper_level_, &Device::lowers_, add ? 0 : up,
+       add ? up : 0);
+  move(move, upper, &Device::lower_levels_, &Device::lower_level_, &Device::uppers_, add ? 0 : low,
+       add ? low : 0);
 }
 
 DeviceSnapshot Device::snapshot_locked() const {
