@@ -17,6 +17,7 @@
 #include "bench/scenarios/bench.h"
 #include "bench/scenarios/daemon_msgs.h"
 #include "bench/scenarios/wire.h"
+#include "support/ifcored_process.h"
 
 namespace ifcore::bench {
 namespace {
@@ -29,16 +30,8 @@ class BenchDaemonEnv : public ::testing::Test {
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
     path_ = dir_ + "/ifcore.sock";
-    pid_ = fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      std::vector<std::string> args = {IFCORED_PATH, "--socket", path_};
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
+    pid_ = ifcore::test::spawn_ifcored(IFCORED_PATH, path_);
+    ASSERT_GT(pid_, 0);
     for (int i = 0; i < 500; ++i) {
       struct stat st {};
       if (stat(path_.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return;

@@ -16,6 +16,7 @@
 
 #include "rtnl/control_msg.h"
 #include "rtnl/fixture.h"
+#include "support/ifcored_process.h"
 
 #ifdef IFCORED_PATH
 
@@ -42,17 +43,8 @@ class DaemonTest : public ::testing::Test {
     rmdir(dir_.c_str());
   }
   void start(std::vector<std::string> extra = {}) {
-    pid_ = fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      std::vector<std::string> args = {IFCORED_PATH, "--socket", path_};
-      args.insert(args.end(), extra.begin(), extra.end());
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
+    pid_ = ifcore::test::spawn_ifcored(IFCORED_PATH, path_, extra);
+    ASSERT_GT(pid_, 0);
     for (int i = 0; i < 500; ++i) {
       int fd = try_connect();
       if (fd >= 0) {
