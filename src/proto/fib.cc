@@ -170,8 +170,8 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
                    Origin::Addr});
   }
   if (!(dev.flags() & IFF_LOOPBACK)) {
-    auto ff00 = IpAddr::parse("ff00::");
-    out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_MULTICAST, *ff00, 8,
+    static const IpAddr kFf00 = *IpAddr::parse("ff00::");
+    out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_MULTICAST, kFf00, 8,
                                 RT_SCOPE_UNIVERSE, {}, kPrioAddrconf, oif),
                    Origin::Mcast});
   }

@@ -95,17 +95,22 @@ void refresh_groups(Inet6Dev& in6, bool up, bool forwarding) {
   in6.mc_list.clear();
   in6.ac_list.clear();
   if (!up) return;
-  for (const char* g : {"ff02::1", "ff01::1"}) in6.mc_list.push_back(*IpAddr::parse(g));
+  static const IpAddr kAllNodes = *IpAddr::parse("ff02::1"),
+                      kAllNodesNode = *IpAddr::parse("ff01::1"),
+                      kAllRouters = *IpAddr::parse("ff02::2");
+  in6.mc_list.push_back(kAllNodes);
+  in6.mc_list.push_back(kAllNodesNode);
   if (forwarding) {
-    in6.mc_list.push_back(*IpAddr::parse("ff02::2"));
+    in6.mc_list.push_back(kAllRouters);
     for (auto& ifa : in6.addrs)
       if (ifa->info.prefixlen < 127)
         in6.ac_list.push_back(ifa->info.local.masked(ifa->info.prefixlen));
   }
 }
 
+// `sync`: bring the device's routes in line at once (addrconf_up does it once for all).
 Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, AddrInfo a,
-                         bool replace) {
+                         bool replace, bool sync = true) {
   EngineProto& ep = engine_proto(ctl.engine());
   for (auto& ifa : in6.addrs)
     if (ifa->info.local == a.local) {
@@ -134,7 +139,7 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
                           [&](const auto& x) { return scope >= src_scope(x->info.local); });
   in6.addrs.insert(pos, std::move(ifa));
   notify_addr(ep, ns, ProtoEvent::New, a);
-  fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  if (sync) fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
   return a;
 }
@@ -173,7 +178,7 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   if (dev.flags() & IFF_LOOPBACK) {
     std::array<std::uint8_t, 16> one{};
     one[15] = 1;
-    (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(one), 128, IFA_F_PERMANENT), false);
+    (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(one), 128, IFA_F_PERMANENT), false, false);
   } else if (in6.conf.addr_gen_mode != kGenNone) {
     HwAddr hw = dev.address();
     std::array<std::uint8_t, 16> ll{0xfe, 0x80};
@@ -191,7 +196,7 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
     }
     // Linux: addrconf_add_linklocal makes it IFA_F_PERMANENT.
     if (ll[0] == 0xfe)
-      (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(ll), 64, IFA_F_PERMANENT), false);
+      (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(ll), 64, IFA_F_PERMANENT), false, false);
   }
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   refresh_groups(in6, true, in6.conf.forwarding);
