@@ -315,10 +315,15 @@ Result<std::string> Registry::resolve_pattern(std::string_view pattern) {
 }
 
 void Registry::maybe_resize() {
-  // Keep the load factor between 1/4 and 2 with explicit resizes (no auto-resize).
+  // Grow to keep the load factor under 2 (explicit resizes, no auto-resize). Shrink only a
+  // big table that is mostly empty: a resize waits for a grace period and rehashes, which
+  // the batch that emptied a table of 10 000 names should not pay to save 100 KiB (Linux
+  // never shrinks its name hash).
+  constexpr std::size_t kShrinkAbove = std::size_t{1} << 16;
   std::size_t want = table_size_;
   while (count_ > want * 2 && want < (1ul << 22)) want *= 2;
-  while (count_ * 4 < want && want > 1024) want /= 2;
+  if (want > kShrinkAbove && count_ * 16 < want)
+    while (count_ * 4 < want && want > 1024) want /= 2;
   if (want != table_size_) {
     table_size_ = want;
     cds_lfht_resize(names_, want);
