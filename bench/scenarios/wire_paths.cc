@@ -95,6 +95,7 @@ Result<RunOutput> seed0(Ctx& x) {
     out.samples["delete"].push_back(*t);
     x.tick(i, x.p.n);
   }
+  WIRE_TRY(x.c.call(dellink_msg(x.c.next_seq(), "lower0")));  // leaves what it found
   out.devices["delete"] = 1;
   if (x.sub()) out.notes.push_back("lower device: a veth pair (no dummy in this kernel)");
   return out;
