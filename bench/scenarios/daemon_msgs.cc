@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 #include "rtnl/probe_msg.h"
 #include "rtnl/sysctl_msg.h"
@@ -15,6 +17,36 @@ namespace ifcore::bench {
 namespace {
 
 constexpr std::uint32_t kProbeTimeoutMs = 2000;
+
+// Waits up to `timeout_ms` for the answer to `seq`: a message of `type`, read with `decode`,
+// or the NLMSG_ERROR that refused the request. Errors: that error (with `what` and the
+// extack text), the decoder's, ETIMEDOUT.
+template <class Decode>
+auto await_reply(NlClient& c, std::uint32_t seq, std::uint16_t type, int timeout_ms,
+                 std::string_view what, Decode decode)
+    -> decltype(decode(std::declval<const wire::Message&>())) {
+  auto deadline = BenchClock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    int left = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - BenchClock::now())
+            .count());
+    if (left <= 0) return fail(ETIMEDOUT, "{}: no answer from ifcored", what);
+    auto d = c.recv(left);
+    if (!d) return fail(d.error());
+    if (!*d) continue;
+    auto msgs = wire::split_messages(**d);
+    if (!msgs) return fail(msgs.error());
+    for (const wire::Message& m : *msgs) {
+      if (m.hdr.nlmsg_seq != seq) continue;
+      if (m.hdr.nlmsg_type == type) return decode(m);
+      if (m.hdr.nlmsg_type == NLMSG_ERROR) {
+        auto e = wire::decode_error(m);
+        if (!e) return fail(e.error());
+        return fail(e->error ? e->error : EIO, "{}: {}", what, e->message);
+      }
+    }
+  }
+}
 
 class DaemonProbe final : public FrameProbe {
  public:
@@ -34,37 +66,14 @@ class DaemonProbe final : public FrameProbe {
   }
 
   Result<void> wait_received(int timeout_ms) override {
-    // The daemon answers once a frame arrived or its own timeout passed.
-    auto deadline = BenchClock::now() + std::chrono::milliseconds(timeout_ms + kProbeTimeoutMs);
-    std::optional<rtnl::ProbeReply> rep;
-    for (;;) {
-      int left = static_cast<int>(
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - BenchClock::now())
-              .count());
-      if (left <= 0) return fail(ETIMEDOUT, "probe: no answer from ifcored");
-      auto d = c_->recv(left);
-      if (!d) return fail(d.error());
-      if (!*d) continue;
-      auto msgs = wire::split_messages(**d);
-      if (!msgs) return fail(msgs.error());
-      for (const wire::Message& m : *msgs) {
-        if (m.hdr.nlmsg_seq != seq_) continue;
-        if (m.hdr.nlmsg_type == rtnl::IFCORE_NLMSG_PROBE) {
-          auto r = rtnl::decode_probe_reply(m);
-          if (!r) return fail(r.error());
-          rep = *r;
-          // Measured when the answer is here; the ACK that follows is read next time.
-          if (rep->received == 0)
-            return fail(ETIMEDOUT, "probe: nothing arrived within {} ms", kProbeTimeoutMs);
-          return ok();
-        }
-        if (m.hdr.nlmsg_type == NLMSG_ERROR) {
-          auto e = wire::decode_error(m);
-          if (!e) return fail(e.error());
-          return fail(e->error ? e->error : EIO, "probe: {}", e->message);
-        }
-      }
-    }
+    // The daemon answers once a frame arrived or its own timeout passed; the ACK that
+    // follows is read next time.
+    auto rep = await_reply(*c_, seq_, rtnl::IFCORE_NLMSG_PROBE, timeout_ms + kProbeTimeoutMs,
+                           "probe", rtnl::decode_probe_reply);
+    if (!rep) return fail(rep.error());
+    if (rep->received == 0)
+      return fail(ETIMEDOUT, "probe: nothing arrived within {} ms", kProbeTimeoutMs);
+    return ok();
   }
 
  private:
@@ -93,24 +102,10 @@ Result<std::string> daemon_sysctl_read(NlClient& c, const std::string& name) {
   if (auto e = rtnl::encode_sysctl_request(b, seq, rtnl::SysctlRequest{name, std::nullopt}); !e)
     return fail(e.error());
   IFCORE_TRY(c.send(b.bytes()));
-  for (;;) {
-    auto d = c.recv(5000);
-    if (!d) return fail(d.error());
-    if (!*d) return fail(ETIMEDOUT, "sysctl {}: no answer from ifcored", name);
-    auto msgs = wire::split_messages(**d);
-    if (!msgs) return fail(msgs.error());
-    for (const wire::Message& m : *msgs) {
-      if (m.hdr.nlmsg_seq != seq) continue;
-      if (m.hdr.nlmsg_type == NLMSG_ERROR) {
-        auto e = wire::decode_error(m);
-        if (!e) return fail(e.error());
-        return fail(e->error ? e->error : EIO, "sysctl {}: {}", name, e->message);
-      }
-      auto r = rtnl::decode_sysctl_reply(m);
-      if (!r) return fail(r.error());
-      return r->value;
-    }
-  }
+  auto rep = await_reply(c, seq, rtnl::IFCORE_NLMSG_SYSCTL, 5000, "sysctl " + name,
+                         rtnl::decode_sysctl_reply);
+  if (!rep) return fail(rep.error());
+  return rep->value;
 }
 
 Result<std::unique_ptr<FrameProbe>> daemon_frame_probe(const WireEnv& env, int tx_ifindex,
