@@ -248,12 +248,12 @@ class Device {
   // Linux: upper_level / lower_level: 1 + the longest chain of uppers above (lowers below),
   // kept with a count of the neighbours at each level so a link or unlink updates them
   // without walking a device's thousand vlans. Control lock.
+  // Levels are counted up to 11 (link_upper refuses a stack deeper than 8).
   std::uint8_t upper_level_ = 1, lower_level_ = 1;
-  void* name_node_ = nullptr;
-  std::array<void*, kPluginSlots>
-      plugin_slots_{};  // the registry's entry for the name (control lock)
-  std::array<std::uint32_t, 12> upper_levels_{}, lower_levels_{};
-  std::unique_ptr<DevicePriv> priv_;  // control lock
+  std::array<std::uint32_t, 12> upper_levels_{}, lower_levels_{};  // neighbours by level
+  void* name_node_ = nullptr;                       // the registry's entry (control lock)
+  std::array<void*, kPluginSlots> plugin_slots_{};  // control lock
+  std::unique_ptr<DevicePriv> priv_;                // control lock
   mutable LinkCounters counters_;
   std::atomic<bool> tx_active_{false};             // frame path: see tx_active()
   std::atomic<const RxHooks*> rx_hooks_{nullptr};  // frame path: RCU-published

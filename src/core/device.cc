@@ -5,8 +5,10 @@
 
 #include <linux/if.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <tuple>
 
 #include "base/rcu.h"
 #include "core/engine_impl.h"
@@ -192,28 +194,22 @@ bool Device::is_lower_or_self_locked(const Device& d) const {
   return false;
 }
 
-namespace {
-
-// 1 + the highest level with a neighbour in `counts` (1 when there is none).
-std::uint8_t level_of(const std::array<std::uint32_t, 12>& counts) {
-  for (std::size_t i = counts.size(); i-- > 0;)
-    if (counts[i]) return static_cast<std::uint8_t>(i + 1);
-  return 1;
-}
-
-std::size_t slot(int level) {
-  return std::min<std::size_t>(static_cast<std::size_t>(level), 11);
-}
-
-}  // namespace
-
 void DeviceAccess::count_link(Device& lower, Device& upper, int delta) {
   // `lower` gains or loses an upper at upper.upper_level_ (and `upper` a lower at
   // lower.lower_level_); a device whose own level changes moves in the counts of its
   // neighbours on the far side, and so on along the chain.
-  using Counts = std::array<std::uint32_t, 12>;
-  auto move = [](auto& self, Device& d, Counts Device::*counts, std::uint8_t Device::*level,
-                 std::vector<Device*> Device::*far, int from, int to) -> void {
+  using Counts = decltype(Device::upper_levels_);
+  // 1 + the highest level with a neighbour (1 when there is none).
+  auto level_of = [](const Counts& c) -> std::uint8_t {
+    for (std::size_t i = c.size(); i-- > 0;)
+      if (c[i]) return static_cast<std::uint8_t>(i + 1);
+    return 1;
+  };
+  auto slot = [](int level) {
+    return std::min(static_cast<std::size_t>(level), std::tuple_size_v<Counts> - 1);
+  };
+  auto move = [&](auto& self, Device& d, Counts Device::*counts, std::uint8_t Device::*level,
+                  std::vector<Device*> Device::*far, int from, int to) -> void {
     Counts& c = d.*counts;
     if (from) c[slot(from)] -= 1;
     if (to) c[slot(to)] += 1;

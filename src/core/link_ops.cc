@@ -185,10 +185,11 @@ Result<void> Control::set_txqlen(Device& dev, std::uint32_t txqlen) {
 Result<void> Control::link_upper(Device& lower, Device& upper, bool master) {
   // Linux: __netdev_upper_dev_link.
   if (&lower == &upper) return fail(EBUSY, "device \"{}\" cannot be its own upper", lower.name());
-  if (is_above_or_same(upper, lower) || is_above_or_same(lower, upper)) {
+  bool loop = is_above_or_same(upper, lower);  // `lower` is `upper` or above it
+  if (loop || is_above_or_same(lower, upper)) {
     if (lower.has_upper_locked(upper))
       return fail(EEXIST, "device \"{}\" is already linked to \"{}\"", lower.name(), upper.name());
-    if (is_above_or_same(upper, lower))
+    if (loop)
       return fail(EBUSY, "device \"{}\" is an upper of \"{}\": that would make a loop",
                   lower.name(), upper.name());
   }

@@ -217,12 +217,7 @@ bool DeviceAccess::drop_exact_last(Device& d, std::int64_t n) {
 }
 
 void DeviceAccess::drop_exact(Device& d, std::int64_t n) {
-  auto before = d.ref_exact_.fetch_sub(n, std::memory_order_acq_rel);
-  if (before == n) d.engine().impl().last_ref_dropped(d);
-  if (before < n) {
-    d.engine().log(LogLevel::Error,
-                   fmt::format("device id {}: reference count went negative", d.id()));
-  }
+  if (drop_exact_last(d, n)) d.engine().impl().last_ref_dropped(d);
 }
 
 Ref::Ref(Device& dev, const char* holder) : dev_(&dev), holder_(holder) {

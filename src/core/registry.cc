@@ -239,10 +239,10 @@ void Registry::del_name(Device& dev, std::string_view name) {
     cds_lfht_lookup(names_, hash_name(name), match_name, &name, &it);
     node = cds_lfht_iter_get_node(&it);
   }
-  if (node && reinterpret_cast<NameNode*>(node) == DeviceAccess::name_node(dev))
-    DeviceAccess::name_node(dev) = nullptr;
-  if (node && reinterpret_cast<NameNode*>(node)->dev == &dev && cds_lfht_del(names_, node) == 0)
-    rcu::call(&reinterpret_cast<NameNode*>(node)->rcu, NameNode::free_rcu);
+  auto* n = reinterpret_cast<NameNode*>(node);
+  if (!n || n->dev != &dev || cds_lfht_del(names_, node) != 0) return;
+  if (DeviceAccess::name_node(dev) == n) DeviceAccess::name_node(dev) = nullptr;
+  rcu::call(&n->rcu, NameNode::free_rcu);
 }
 
 Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {

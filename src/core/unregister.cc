@@ -65,17 +65,13 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
   for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Unregistered);
   impl.stats.devices_unregistered.fetch_add(devs.size(), std::memory_order_relaxed);
   impl.finalizer.adopt(devs, caller_waits);
-  if (caller_waits) {
-    impl.legacy_todo.insert(impl.legacy_todo.end(), devs.begin(), devs.end());
-    for (Device* d : devs) DeviceAccess::drop_exact(*d, 1);
-    impl.finalizer.settle();
-    return;
-  }
+  if (caller_waits) impl.legacy_todo.insert(impl.legacy_todo.end(), devs.begin(), devs.end());
   // The devices nobody else holds are freed here and now (Linux: netdev_run_todo finds
-  // them at refcount 1 at once); the others when their last holder lets go.
+  // them at refcount 1 at once); the others when their last holder lets go. A legacy
+  // caller waits for and releases its devices itself.
   std::vector<Device*> free_now;
   for (Device* d : devs)
-    if (DeviceAccess::drop_exact_last(*d, 1)) free_now.push_back(d);
+    if (DeviceAccess::drop_exact_last(*d, 1) && !caller_waits) free_now.push_back(d);
   if (!free_now.empty()) impl.finalizer.release_dropped(free_now);
   impl.finalizer.settle();
 }
