@@ -4,7 +4,6 @@
 // has it; against ifcored and the embedded engine, ifcore's sysctl message
 // (rtnl/sysctl_msg.h) carries the same name and text.
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,32 +59,16 @@ std::string error_text(const std::string& name, int err, bool write) {
 // Returns the value read (for a write, `value`), or errno.
 Result<std::string> kernel_sysctl(const std::string& netns, const std::string& name,
                                   const std::optional<std::string>& value) {
-  int old_ns = -1;
-  if (!netns.empty()) {
-    std::string nspath = "/var/run/netns/" + netns;
-    int ns = ::open(nspath.c_str(), O_RDONLY | O_CLOEXEC);
-    if (ns < 0) return fail(errno);
-    old_ns = ::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-    if (old_ns < 0 || ::setns(ns, CLONE_NEWNET) < 0) {
-      int e = errno;
-      ::close(ns);
-      if (old_ns >= 0) ::close(old_ns);
-      return fail(e);
-    }
-    ::close(ns);
-  }
   // /proc/sys/net resolves against the namespace of the task that opens the file.
   std::string path = proc_path(name);
-  struct stat st {};
   int fd = -1, err = 0;
-  if (::stat(path.c_str(), &st) < 0)
-    err = ENOENT;
-  else if ((fd = ::open(path.c_str(), (value ? O_WRONLY : O_RDONLY) | O_CLOEXEC)) < 0)
-    err = errno;
-  if (old_ns >= 0) {
-    (void)::setns(old_ns, CLONE_NEWNET);
-    ::close(old_ns);
-  }
+  IFCORE_TRY(in_netns(netns, [&] {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) < 0)
+      err = ENOENT;
+    else if ((fd = ::open(path.c_str(), (value ? O_WRONLY : O_RDONLY) | O_CLOEXEC)) < 0)
+      err = errno;
+  }));
   if (err) return fail(err);
   std::string out;
   if (value) {

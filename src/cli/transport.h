@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -41,6 +42,11 @@ class Transport {
   // "kernel", "daemon" or "embedded".
   virtual const char* target() const = 0;
 };
+
+// Runs `f` with the calling thread in the network namespace /var/run/netns/NETNS (the
+// current one when `netns` is empty) and moves it back, as `ip -n` does around opening its
+// socket. Errors: errno from opening or entering the namespace (then `f` is not run).
+Result<void> in_netns(const std::string& netns, const std::function<void()>& f);
 
 // The machine's kernel. `netns` (when not empty) names a namespace under /var/run/netns
 // the socket is opened in, as `ip -n` does.

@@ -78,27 +78,32 @@ Result<int> open_socket() {
 
 }  // namespace
 
-Result<std::unique_ptr<Transport>> make_kernel_transport(const std::string& netns) {
-  int old_ns = -1;
-  if (!netns.empty()) {
-    std::string path = "/var/run/netns/" + netns;
-    int ns = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (ns < 0)
-      return fail(errno, "Cannot open network namespace \"{}\": {}", netns, std::strerror(errno));
-    old_ns = ::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-    if (old_ns < 0 || ::setns(ns, CLONE_NEWNET) < 0) {
-      int e = errno;
-      ::close(ns);
-      if (old_ns >= 0) ::close(old_ns);
-      return fail(e, "setting the network namespace \"{}\" failed: {}", netns, std::strerror(e));
-    }
+Result<void> in_netns(const std::string& netns, const std::function<void()>& f) {
+  if (netns.empty()) {
+    f();
+    return ok();
+  }
+  std::string path = "/var/run/netns/" + netns;
+  int ns = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (ns < 0)
+    return fail(errno, "Cannot open network namespace \"{}\": {}", netns, std::strerror(errno));
+  int old_ns = ::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (old_ns < 0 || ::setns(ns, CLONE_NEWNET) < 0) {
+    int e = errno;
     ::close(ns);
+    if (old_ns >= 0) ::close(old_ns);
+    return fail(e, "setting the network namespace \"{}\" failed: {}", netns, std::strerror(e));
   }
-  auto fd = open_socket();
-  if (old_ns >= 0) {
-    (void)::setns(old_ns, CLONE_NEWNET);
-    ::close(old_ns);
-  }
+  ::close(ns);
+  f();
+  (void)::setns(old_ns, CLONE_NEWNET);
+  ::close(old_ns);
+  return ok();
+}
+
+Result<std::unique_ptr<Transport>> make_kernel_transport(const std::string& netns) {
+  Result<int> fd = fail(EIO);
+  IFCORE_TRY(in_netns(netns, [&] { fd = open_socket(); }));
   if (!fd) return fail(fd.error());
   sockaddr_nl sa{};
   socklen_t len = sizeof sa;
