@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "rtnl/ifcore_msg.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::rtnl {
@@ -30,9 +31,7 @@ Result<void> encode_control_request(wire::MessageBuilder& b, std::uint32_t seq,
     std::uint32_t v[2] = {name, value};
     b.put_attr(IFCORE_CTRL_OPTION, v, sizeof(v));
   }
-  auto r = b.end();
-  if (!r) return fail(r.error());
-  return ok();
+  return end_message(b);
 }
 
 Result<ControlRequest> decode_control_request(const wire::Message& m) {
@@ -81,9 +80,7 @@ Result<void> encode_control_state(wire::MessageBuilder& b, std::uint32_t seq, st
   b.put_u32(IFCORE_CTRL_PORT_ID, st.port_id);
   b.put_u32(IFCORE_CTRL_GROUPS, st.groups);
   b.put_u8(IFCORE_CTRL_MAY_WRITE, st.may_write ? 1 : 0);
-  auto r = b.end();
-  if (!r) return fail(r.error());
-  return ok();
+  return end_message(b);
 }
 
 Result<ControlState> decode_control_state(const wire::Message& m) {

@@ -8,20 +8,12 @@
 
 #include <cerrno>
 
+#include "rtnl/ifcore_msg.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::rtnl {
 
 namespace {
-
-constexpr std::size_t kHead = NLMSG_ALIGN(sizeof(rtgenmsg));
-
-// The attributes after the rtgenmsg of a probe message.
-Result<std::vector<wire::RawAttr>> probe_attrs(const wire::Message& m) {
-  if (m.hdr.nlmsg_type != IFCORE_NLMSG_PROBE) return fail(EINVAL, "not an ifcore probe message");
-  if (m.payload().size() < kHead) return fail(EINVAL, "probe message is truncated");
-  return wire::parse_raw_attrs(m.payload().subspan(kHead), static_cast<int>(NLMSG_HDRLEN + kHead));
-}
 
 void put_end(wire::MessageBuilder& b, const ProbeEnd& e, std::uint16_t by_index,
              std::uint16_t by_name) {
@@ -29,12 +21,6 @@ void put_end(wire::MessageBuilder& b, const ProbeEnd& e, std::uint16_t by_index,
     b.put_u32(by_index, e.ifindex);
   else if (!e.name.empty())
     b.put_string(by_name, e.name);
-}
-
-Result<void> finish(wire::MessageBuilder& b) {
-  auto r = b.end();
-  if (!r) return fail(r.error());
-  return ok();
 }
 
 }  // namespace
@@ -48,11 +34,11 @@ Result<void> encode_probe_request(wire::MessageBuilder& b, std::uint32_t seq,
   b.put_u32(IFCORE_PROBE_COUNT, req.count);
   b.put_u32(IFCORE_PROBE_INTERVAL_US, req.interval_us);
   b.put_u32(IFCORE_PROBE_TIMEOUT_MS, req.timeout_ms);
-  return finish(b);
+  return end_message(b);
 }
 
 Result<ProbeRequest> decode_probe_request(const wire::Message& m) {
-  auto attrs = probe_attrs(m);
+  auto attrs = ifcore_msg_attrs(m, IFCORE_NLMSG_PROBE, "probe");
   if (!attrs) return fail(attrs.error());
   ProbeRequest req;
   for (const wire::RawAttr& a : *attrs) {
@@ -95,11 +81,11 @@ Result<void> encode_probe_reply(wire::MessageBuilder& b, std::uint32_t seq, std:
   b.put_u64(IFCORE_PROBE_SENT, r.sent);
   b.put_u64(IFCORE_PROBE_RECEIVED, r.received);
   if (r.first_arrival_us) b.put_u64(IFCORE_PROBE_FIRST_ARRIVAL_US, *r.first_arrival_us);
-  return finish(b);
+  return end_message(b);
 }
 
 Result<ProbeReply> decode_probe_reply(const wire::Message& m) {
-  auto attrs = probe_attrs(m);
+  auto attrs = ifcore_msg_attrs(m, IFCORE_NLMSG_PROBE, "probe");
   if (!attrs) return fail(attrs.error());
   ProbeReply r;
   for (const wire::RawAttr& a : *attrs) {

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "rtnl/ifcore_msg.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::rtnl {
@@ -76,9 +77,7 @@ Result<void> encode_stats_request(wire::MessageBuilder& b, std::uint32_t seq,
                                   std::uint16_t extra_flags) {
   b.begin({IFCORE_NLMSG_GETSTATS, static_cast<std::uint16_t>(NLM_F_REQUEST | extra_flags), seq, 0});
   b.put_struct(rtgenmsg{AF_UNSPEC});
-  auto r = b.end();
-  if (!r) return fail(r.error());
-  return ok();
+  return end_message(b);
 }
 
 Result<void> encode_stats_reply(wire::MessageBuilder& b, std::uint32_t seq, std::uint32_t portid,
@@ -87,18 +86,11 @@ Result<void> encode_stats_reply(wire::MessageBuilder& b, std::uint32_t seq, std:
   b.put_struct(rtgenmsg{AF_UNSPEC});
   std::uint16_t type = 1;
   for (const StatsEntry& e : stats_entries(s, pending)) b.put_u64(type++, e.value);
-  auto r = b.end();
-  if (!r) return fail(r.error());
-  return ok();
+  return end_message(b);
 }
 
 Result<std::vector<StatsEntry>> decode_stats_reply(const wire::Message& m) {
-  if (m.hdr.nlmsg_type != IFCORE_NLMSG_GETSTATS)
-    return fail(EINVAL, "not an ifcore statistics message");
-  constexpr std::size_t kHead = NLMSG_ALIGN(sizeof(rtgenmsg));
-  if (m.payload().size() < kHead) return fail(EINVAL, "statistics message is truncated");
-  auto attrs =
-      wire::parse_raw_attrs(m.payload().subspan(kHead), static_cast<int>(NLMSG_HDRLEN + kHead));
+  auto attrs = ifcore_msg_attrs(m, IFCORE_NLMSG_GETSTATS, "statistics");
   if (!attrs) return fail(attrs.error());
   std::vector<StatsEntry> out;
   for (const wire::RawAttr& a : *attrs) {

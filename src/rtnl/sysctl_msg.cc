@@ -10,26 +10,12 @@
 #include <charconv>
 #include <vector>
 
+#include "rtnl/ifcore_msg.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::rtnl {
 
 namespace {
-
-constexpr std::size_t kHead = NLMSG_ALIGN(sizeof(rtgenmsg));
-
-// The attributes after the rtgenmsg of a sysctl message.
-Result<std::vector<wire::RawAttr>> sysctl_attrs(const wire::Message& m) {
-  if (m.hdr.nlmsg_type != IFCORE_NLMSG_SYSCTL) return fail(EINVAL, "not an ifcore sysctl message");
-  if (m.payload().size() < kHead) return fail(EINVAL, "sysctl message is truncated");
-  return wire::parse_raw_attrs(m.payload().subspan(kHead), static_cast<int>(NLMSG_HDRLEN + kHead));
-}
-
-Result<void> finish(wire::MessageBuilder& b) {
-  auto r = b.end();
-  if (!r) return fail(r.error());
-  return ok();
-}
 
 // The value: may be empty (a write of nothing), at most kSysctlMaxValue bytes.
 Result<std::string> value_of(const wire::RawAttr& a) {
@@ -62,11 +48,11 @@ Result<void> encode_sysctl_request(wire::MessageBuilder& b, std::uint32_t seq,
   b.put_struct(rtgenmsg{AF_UNSPEC});
   b.put_string(IFCORE_SYSCTL_NAME, req.name);
   if (req.value) b.put_string(IFCORE_SYSCTL_VALUE, *req.value);
-  return finish(b);
+  return end_message(b);
 }
 
 Result<SysctlRequest> decode_sysctl_request(const wire::Message& m) {
-  auto attrs = sysctl_attrs(m);
+  auto attrs = ifcore_msg_attrs(m, IFCORE_NLMSG_SYSCTL, "sysctl");
   if (!attrs) return fail(attrs.error());
   SysctlRequest req;
   for (const wire::RawAttr& a : *attrs) {
@@ -90,11 +76,11 @@ Result<void> encode_sysctl_reply(wire::MessageBuilder& b, std::uint32_t seq, std
   b.put_struct(rtgenmsg{AF_UNSPEC});
   b.put_string(IFCORE_SYSCTL_NAME, r.name);
   b.put_string(IFCORE_SYSCTL_VALUE, r.value);
-  return finish(b);
+  return end_message(b);
 }
 
 Result<SysctlReply> decode_sysctl_reply(const wire::Message& m) {
-  auto attrs = sysctl_attrs(m);
+  auto attrs = ifcore_msg_attrs(m, IFCORE_NLMSG_SYSCTL, "sysctl");
   if (!attrs) return fail(attrs.error());
   SysctlReply r;
   bool has_name = false, has_value = false;
