@@ -382,8 +382,10 @@ void Loop::handle_datagram(Client& c, std::span<const std::uint8_t> dg) {
 
 void Loop::read_some(Client& c) {
   // Reads what the client queued, up to a budget (other clients get their turn), with one
-  // recv(2) per datagram; the replies leave in batches, at the latest when the client has
-  // nothing more queued, so a lone request is answered at once.
+  // recv(2) per datagram. The first reply of a turn leaves at once, before the recv(2) that
+  // finds the queue empty: a lone request is answered with no syscall in between. The
+  // rest leave in batches, at the latest when the client has nothing more queued.
+  int got = 0;
   for (int i = 0; i < kReadBudget && c.out.size() < kOutboxStop; ++i) {
     ssize_t n = recv(c.fd, rbuf_, kRecvBuffer, MSG_DONTWAIT | MSG_TRUNC);
     if (n < 0) {
@@ -410,9 +412,10 @@ void Loop::read_some(Client& c) {
         c.out.push_back(b.take());
       continue;
     }
+    ++got;
     handle_datagram(c, {rbuf_, len});
     if (len > kRecvKeep) madvise(rbuf_ + kRecvKeep, len - kRecvKeep, MADV_DONTNEED);
-    if (c.out.size() >= kSendBatch) flush(c);
+    if (got == 1 || c.out.size() >= kSendBatch) flush(c);
   }
   flush(c);
 }

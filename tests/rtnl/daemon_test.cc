@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -288,6 +289,48 @@ TEST_F(DaemonTest, PipelinedRequestsAreAnsweredInOrder) {
     waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
+}
+
+// A client that keeps requests queued all the time does not starve another: the loop
+// reads a budget of datagrams per client and turn.
+TEST_F(DaemonTest, AClientThatKeepsTheDaemonBusyDoesNotStarveAnother) {
+  start();
+  Conn a(try_connect());
+  a.control({});
+  timeval tv{0, 200000};  // the writer stops within 0.2 s once asked to
+  setsockopt(a.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered{0};
+  // One thread writes as fast as the socket takes requests (64 to a datagram), another
+  // reads the answers.
+  std::thread writer([&] {
+    wire::GetLinkRequest lo;
+    lo.ifindex = 1;
+    Bytes m;
+    for (std::uint32_t i = 0; i < 64; ++i) {
+      Bytes one = getlink(100 + i, lo);
+      m.insert(m.end(), one.begin(), one.end());
+    }
+    while (!stop.load()) (void)::send(a.fd, m.data(), m.size(), 0);
+  });
+  std::thread reader([&] {
+    while (!stop.load())
+      if (!a.recv_dg().empty()) answered.fetch_add(1);
+  });
+  while (answered.load() < 256) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Conn b(try_connect());  // SO_RCVTIMEO of 5 s: a starved client gets an empty datagram
+  b.control({});
+  for (std::uint32_t i = 1; i <= 20; ++i) {
+    b.send_dg(link_msg(RTM_NEWLINK, kCreate, i, named("s" + std::to_string(i), "dummy")));
+    Datagram d = b.recv_dg();
+    ASSERT_FALSE(d.empty()) << "request " << i << " of the second client was not answered";
+    auto m = one(d);
+    EXPECT_EQ(m.hdr.nlmsg_seq, i);
+    EXPECT_EQ(wire::decode_error(m)->error, 0);
+  }
+  stop = true;
+  writer.join();
+  reader.join();
 }
 
 // A burst of changes queues more notifications than the daemon moves per turn (and only
