@@ -68,12 +68,21 @@ class NlClient {
   Result<std::size_t> recv_into(int timeout_ms);
   // Reads one datagram and counts the answers it holds for seqs in [lo, hi].
   Result<int> read_answers(std::uint32_t lo, std::uint32_t hi, std::optional<Error>& first);
+  // Counts the answers for seqs in [lo, hi] in `d`; notes the first error in `first`.
+  Result<int> count_answers(std::span<const std::uint8_t> d, std::uint32_t lo, std::uint32_t hi,
+                            std::optional<Error>& first);
+  // Reads every datagram already queued (up to kSlots, one recvmmsg(2)) and counts the
+  // answers; 0 if none was queued. Errors: errno, ECONNRESET.
+  Result<int> read_queued_answers(std::uint32_t lo, std::uint32_t hi, std::optional<Error>& first);
+  // Sends the datagrams with sendmmsg(2), all of them. Errors: errno.
+  Result<void> send_all(const std::vector<Bytes>& datagrams);
 
   int fd_ = -1;
   bool kernel_ = false;
   std::uint32_t seq_ = 0;
   std::chrono::microseconds busy_poll_{0};
-  Bytes rbuf_;  // the receive buffer, reused (a datagram never exceeds 64 KiB here)
+  Bytes rbuf_;   // the receive buffer, reused (a datagram never exceeds 64 KiB here)
+  Bytes rbufs_;  // kSlots such buffers for read_queued_answers (made on first use)
 };
 
 // ---- requests, encoded with the wire codec (flags as `ip` sends them)
