@@ -9,7 +9,9 @@
 #include <linux/if_tunnel.h>
 #include <linux/veth.h>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "cli/commands.h"
 #include "rtnl/wire/link.h"
@@ -99,6 +101,18 @@ Result<bool> put_link_word(Ctx& c, wire::MessageBuilder& b, const std::string& w
     auto n = parse_u32(*v, "Invalid \"index\" value\n");
     if (!n) return fail(n.error());
     b.patch(NLMSG_HDRLEN + offsetof(ifinfomsg, ifi_index), &*n, 4);
+  } else if (w == "addrgenmode") {
+    // iproute2: get_addr_gen_mode; IFLA_AF_SPEC / AF_INET6 / IFLA_INET6_ADDR_GEN_MODE.
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    static constexpr const char* kModes[] = {"eui64", "none", "stable_secret", "random"};
+    auto m = std::find(std::begin(kModes), std::end(kModes), *v);
+    if (m == std::end(kModes)) return invarg("Invalid address generation mode\n", *v);
+    auto afs = b.begin_nest(IFLA_AF_SPEC);
+    auto afs6 = b.begin_nest(AF_INET6);
+    b.put_u8(IFLA_INET6_ADDR_GEN_MODE, static_cast<std::uint8_t>(m - std::begin(kModes)));
+    b.end_nest(afs6);
+    b.end_nest(afs);
   } else if (w == "carrier") {
     auto v = a.value();
     if (!v) return fail(v.error());

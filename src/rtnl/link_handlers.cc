@@ -10,6 +10,7 @@
 
 #include <cerrno>
 
+#include "ifcore/inet.h"
 #include "ifcore/namespace.h"
 #include "rtnl/fill.h"
 #include "rtnl/handlers.h"
@@ -75,14 +76,41 @@ Result<void> decode_change_data(Control& ctl, Device& dev, wire::DecodedLink& d)
   return ok();
 }
 
-Result<void> change_existing(Control& ctl, Device& dev, wire::DecodedLink& d) {
+// Linux: inet6_validate_link_af — the mode must be one Linux knows; stable_privacy needs a
+// stable secret, which ifcore does not keep (check_stable_privacy); `dev` (if any) must have
+// IPv6 state. No extack message, as in Linux.
+Result<void> check_af_spec(const Device* dev, const LinkRequest& req) {
+  if (!req.inet6_addr_gen_mode) return ok();
+  if (dev && !inet::link_af_info(*dev).conf6) return fail(EAFNOSUPPORT);
+  std::uint8_t mode = *req.inet6_addr_gen_mode;
+  if (mode > IN6_ADDR_GEN_MODE_RANDOM) return fail(EINVAL);
+  if (dev && mode == IN6_ADDR_GEN_MODE_STABLE_PRIVACY) return fail(EINVAL);
+  return ok();
+}
+
+// The link changes, then IFLA_AF_SPEC (Linux: do_setlink calls the families' set_link_af
+// last, after checking them first, and then announces the device with RTM_NEWLINK).
+Result<void> change_link(Hub& hub, Control& ctl, Device& dev, const LinkRequest& req) {
+  IFCORE_TRY(check_af_spec(&dev, req));
+  IFCORE_TRY(ctl.change_link(dev, req));
+  if (!req.inet6_addr_gen_mode) return ok();
+  // Linux: inet6_set_link_af sets the mode; the addresses stay as they are.
+  auto conf = inet::inet6_conf(ctl, dev.ns(), dev.ifindex());
+  if (!conf) return fail(conf.error());
+  conf->addr_gen_mode = *req.inet6_addr_gen_mode;
+  IFCORE_TRY(inet::set_inet6_conf(ctl, dev.ns(), dev.ifindex(), *conf, inet::kCopyNone));
+  hub.publish_link(ctl, dev, RTM_NEWLINK, 0);
+  return ok();
+}
+
+Result<void> change_existing(Hub& hub, Control& ctl, Device& dev, wire::DecodedLink& d) {
   IFCORE_TRY(check_netns_refs(d.req));
   IFCORE_TRY(decode_change_data(ctl, dev, d));
-  return ctl.change_link(dev, d.req);
+  return change_link(hub, ctl, dev, d.req);
 }
 
 // Linux: rtnl_group_changelink — every device of the group, stopping at the first error.
-Result<void> change_group(Control& ctl, Namespace& ns, wire::DecodedLink& d) {
+Result<void> change_group(Hub& hub, Control& ctl, Namespace& ns, wire::DecodedLink& d) {
   std::uint32_t group = *d.req.group;
   d.req.group.reset();
   IFCORE_TRY(check_netns_refs(d.req));
@@ -90,7 +118,7 @@ Result<void> change_group(Control& ctl, Namespace& ns, wire::DecodedLink& d) {
     if (dev->group() != group) continue;
     wire::DecodedLink copy = d;
     IFCORE_TRY(decode_change_data(ctl, *dev, copy));
-    IFCORE_TRY(ctl.change_link(*dev, copy.req));
+    IFCORE_TRY(change_link(hub, ctl, *dev, copy.req));
   }
   return ok();
 }
@@ -102,6 +130,7 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
   const Kind* kind = req.kind ? ctl.find_kind(*req.kind) : nullptr;
   if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
   IFCORE_TRY(check_netns_refs(req));
+  IFCORE_TRY(check_af_spec(nullptr, req));  // checked; a new device takes its defaults
   if (req.has_info_data && !d.info_data_decoded) {
     auto a = wire::decode_attrs(d.info_data_raw, kind->policy(), d.info_data_offset,
                                 decode_context(ctl));
@@ -150,12 +179,12 @@ Result<void> handle_newlink(Request& r) {
   if (dev) {
     if (r.flags() & NLM_F_EXCL) return fail(EEXIST);
     if (r.flags() & NLM_F_REPLACE) return fail(EOPNOTSUPP);
-    return change_existing(ctl, *dev, *d);
+    return change_existing(r.s.hub(), ctl, *dev, *d);
   }
   if (!(r.flags() & NLM_F_CREATE)) {
     // `ip` probes with an empty RTM_NEWLINK and falls back to ioctls on anything but ENODEV.
     if (link_specified || !req.group) return fail(ENODEV);
-    return change_group(ctl, **ns, *d);
+    return change_group(r.s.hub(), ctl, **ns, *d);
   }
   return create(r, ctl, guard, **ns, *d);
 }
@@ -177,7 +206,7 @@ Result<void> handle_setlink(Request& r) {
   req.has_slave_data = false;
   req.slave_kind.reset();
   IFCORE_TRY(check_netns_refs(req));
-  return ctl.change_link(*dev, req);
+  return change_link(r.s.hub(), ctl, *dev, req);
 }
 
 namespace {

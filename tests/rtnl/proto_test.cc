@@ -139,6 +139,70 @@ TEST_F(ProtoRtnlTest, RoutesAddDumpGetDelete) {
   EXPECT_EQ(send(route_msg(RTM_DELROUTE, NLM_F_ACK, rt)).last_error(), ESRCH);
 }
 
+// `ip link set DEV addrgenmode none`: IFLA_AF_SPEC / AF_INET6 / IFLA_INET6_ADDR_GEN_MODE
+// (Linux: inet6_validate_link_af, inet6_set_link_af). The device announces the change, shows
+// the mode in IFLA_AF_SPEC, and gets no link-local address when it comes up; a mode Linux
+// refuses changes nothing.
+TEST_F(ProtoRtnlTest, AddrGenModeNoneMeansNoLinkLocalAndARefusedModeChangesNothing) {
+  ASSERT_EQ(create("d0"), 0);
+  int idx = find("d0")->ifindex();
+  auto mon = open();
+  mon->add_membership(RTNLGRP_LINK);
+  auto set_mode = [&](std::uint8_t mode) {
+    LinkRequest req;
+    req.ifindex = idx;
+    req.inet6_addr_gen_mode = mode;
+    return send(link_msg(RTM_SETLINK, NLM_F_ACK, 1, req)).last_error();
+  };
+  auto shown_mode = [&]() -> std::optional<std::uint8_t> {
+    wire::GetLinkRequest g;
+    g.ifindex = idx;
+    Replies r = send(getlink(1, g));
+    auto m = wire::decode_link_message(r.msgs.at(0));
+    EXPECT_TRUE(m);
+    return m ? m->inet6_addr_gen_mode : std::nullopt;
+  };
+  auto link_locals = [&](int ifindex) {
+    wire::AddrMessage dump;
+    dump.family = AF_INET6;
+    Replies r = send(addr_msg(RTM_GETADDR, NLM_F_DUMP, dump));
+    int n = 0;
+    for (const auto& m : r.msgs) {
+      if (m.hdr.nlmsg_type != RTM_NEWADDR) continue;
+      auto a = wire::decode_addr(m);
+      if (a && a->ifindex == std::uint32_t(ifindex) && a->address && a->address->is_v6_link_local())
+        ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(shown_mode(), IN6_ADDR_GEN_MODE_EUI64);
+  EXPECT_EQ(set_mode(IN6_ADDR_GEN_MODE_NONE), 0);
+  EXPECT_EQ(shown_mode(), IN6_ADDR_GEN_MODE_NONE);
+  Datagram d;
+  ASSERT_TRUE(mon->pop_notification(d));
+  EXPECT_EQ(one(d).hdr.nlmsg_type, RTM_NEWLINK);
+  EXPECT_EQ(wire::decode_link_message(one(d))->inet6_addr_gen_mode, IN6_ADDR_GEN_MODE_NONE);
+  // No stable secret (stable_privacy), and a mode Linux does not know: EINVAL, unchanged.
+  EXPECT_EQ(set_mode(IN6_ADDR_GEN_MODE_STABLE_PRIVACY), EINVAL);
+  EXPECT_EQ(set_mode(IN6_ADDR_GEN_MODE_RANDOM + 1), EINVAL);
+  EXPECT_EQ(shown_mode(), IN6_ADDR_GEN_MODE_NONE);
+  EXPECT_FALSE(mon->pop_notification(d));
+  // Up: no link-local address on d0; an up device with the default mode has one.
+  LinkRequest up;
+  up.ifindex = idx;
+  up.flags = IFF_UP;
+  up.change = IFF_UP;
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 1, up)).last_error(), 0);
+  int other = up_dummy("d1");
+  EXPECT_EQ(link_locals(idx), 0);
+  EXPECT_EQ(link_locals(other), 1);
+  // A new device with a mode Linux does not know is refused, and not made.
+  LinkRequest bad = named("d2", "dummy");
+  bad.inet6_addr_gen_mode = 9;
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, bad)).last_error(), EINVAL);
+  EXPECT_EQ(find("d2"), nullptr);
+}
+
 TEST_F(ProtoRtnlTest, ReadOnlySessionCannotAddAddresses) {
   int idx = up_dummy("d0");
   SessionOptions o;
