@@ -130,7 +130,11 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
   const Kind* kind = req.kind ? ctl.find_kind(*req.kind) : nullptr;
   if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
   IFCORE_TRY(check_netns_refs(req));
-  IFCORE_TRY(check_af_spec(nullptr, req));  // checked; a new device takes its defaults
+  // Linux: the families' attributes are checked before the device exists (EINVAL for a mode
+  // it does not know), then again for the new device, which has no IPv6 state until it is
+  // registered: a create with IFLA_AF_SPEC is EAFNOSUPPORT, and nothing is made.
+  IFCORE_TRY(check_af_spec(nullptr, req));
+  if (req.inet6_addr_gen_mode) return fail(EAFNOSUPPORT);
   if (req.has_info_data && !d.info_data_decoded) {
     auto a = wire::decode_attrs(d.info_data_raw, kind->policy(), d.info_data_offset,
                                 decode_context(ctl));

@@ -196,10 +196,13 @@ TEST_F(ProtoRtnlTest, AddrGenModeNoneMeansNoLinkLocalAndARefusedModeChangesNothi
   int other = up_dummy("d1");
   EXPECT_EQ(link_locals(idx), 0);
   EXPECT_EQ(link_locals(other), 1);
-  // A new device with a mode Linux does not know is refused, and not made.
+  // A new device with the attribute is refused and not made: EINVAL for a mode Linux does
+  // not know, else EAFNOSUPPORT (a device has no IPv6 state before it is registered).
   LinkRequest bad = named("d2", "dummy");
   bad.inet6_addr_gen_mode = 9;
   EXPECT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, bad)).last_error(), EINVAL);
+  bad.inet6_addr_gen_mode = IN6_ADDR_GEN_MODE_NONE;
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, bad)).last_error(), EAFNOSUPPORT);
   EXPECT_EQ(find("d2"), nullptr);
 }
 
