@@ -265,10 +265,15 @@ class Device {
   struct Tracker;
   std::unique_ptr<Tracker> tracker_;  // debug mode only
 
-  // Finalizer bookkeeping (control lock / finalizer lock).
+  // Finalizer bookkeeping (control lock / finalizer lock; see core/finalizer.cc): when the
+  // device was handed over, its next leak-report deadline, and its links in the
+  // finalizer's intrusive deadline lists (no allocation per device).
   TimePoint unregistered_at_{};
   TimePoint next_report_{};
-  bool zero_reported_ = false;
+  Device* fin_prev_ = nullptr;
+  Device* fin_next_ = nullptr;
+  std::uint8_t fin_list_ = 0;  // which list holds it; 0: none (not waiting)
+  bool fin_caller_waits_ = false;
 };
 
 // A counted reference on a device (Linux: dev_hold/dev_put with a netdev_tracker).

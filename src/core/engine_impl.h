@@ -13,7 +13,6 @@
 #include <span>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "core/notifier_chain.h"
@@ -59,6 +58,11 @@ struct DeviceAccess {
   static int lower_level(const Device& d) { return d.lower_level_; }
   static TimePoint& unregistered_at(Device& d) { return d.unregistered_at_; }
   static TimePoint& next_report(Device& d) { return d.next_report_; }
+  // The finalizer's intrusive links and flags (see Finalizer). Context: Finalizer::mu_.
+  static Device*& fin_prev(Device& d) { return d.fin_prev_; }
+  static Device*& fin_next(Device& d) { return d.fin_next_; }
+  static std::uint8_t& fin_list(Device& d) { return d.fin_list_; }
+  static bool& fin_caller_waits(Device& d) { return d.fin_caller_waits_; }
   static std::int64_t exact(const Device& d) {
     return d.ref_exact_.load(std::memory_order_acquire);
   }
@@ -116,14 +120,24 @@ class Finalizer {
   mutable std::mutex mu_;
   std::condition_variable cv_;       // wakes the thread
   std::condition_variable idle_cv_;  // wakes drain()
-  // Devices waiting for their references, and their next leak-report deadline. The
-  // deadlines live in an ordered map so the thread only looks at the ones that are due.
-  struct Waiting {
-    bool caller_waits;
-    std::multimap<TimePoint, Device*>::iterator deadline;
+  // Devices waiting for their references, in two lists linked through the devices
+  // themselves (DeviceAccess::fin_prev/fin_next), each ordered by next leak-report
+  // deadline: `first_` holds the devices not yet reported (deadline: adoption +
+  // leak_report_after), `again_` the reported ones (deadline: last report +
+  // leak_report_interval). Each kind of deadline grows with time, so an insert appends and
+  // the earliest deadline is at one of the two heads: no allocation or lookup per device.
+  enum ListId : std::uint8_t { kNotWaiting = 0, kFirst = 1, kAgain = 2 };
+  struct List {
+    Device* head = nullptr;
+    Device* tail = nullptr;
   };
-  std::unordered_map<Device*, Waiting> waiting_;
-  std::multimap<TimePoint, Device*> deadlines_;
+  // Inserts `d` by its next_report (from the tail: O(1) while time only moves forward).
+  void link_locked(ListId id, Device& d);
+  void unlink_locked(Device& d);
+  // The waiting device with the earliest deadline, or null.
+  Device* earliest_locked() const;
+  List first_, again_;
+  std::size_t waiting_ = 0;  // devices in first_ and again_
   std::vector<Device*> ready_;
   bool stop_ = false;
   bool kick_ = false;

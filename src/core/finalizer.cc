@@ -2,7 +2,9 @@
 // wait too long, and never lets one stuck device delay another.
 //
 // Lock order: control lock -> Finalizer::mu_ -> leaves. The thread releases devices
-// without holding mu_, and never takes the control lock.
+// without holding mu_, and never takes the control lock. mu_ also guards the waiting
+// devices' finalizer fields (DeviceAccess::next_report, fin_prev, fin_next, fin_list,
+// fin_caller_waits).
 #include <algorithm>
 
 #include "base/rcu.h"
@@ -34,19 +36,52 @@ void Finalizer::adopt(std::span<Device* const> devs, bool caller_waits) {
   TimePoint now = impl_.engine.time().now();
   TimePoint due = now + impl_.engine.config().leak_report_after;
   std::lock_guard lk(mu_);
-  waiting_.reserve(waiting_.size() + devs.size());
   for (Device* d : devs) {
     DeviceAccess::unregistered_at(*d) = now;
     DeviceAccess::next_report(*d) = due;
-    auto at = deadlines_.emplace_hint(deadlines_.end(), due, d);
-    waiting_.emplace(d, Waiting{caller_waits, at});
+    DeviceAccess::fin_caller_waits(*d) = caller_waits;
+    link_locked(kFirst, *d);
   }
+  waiting_ += devs.size();
+}
+
+void Finalizer::link_locked(ListId id, Device& d) {
+  List& l = id == kFirst ? first_ : again_;
+  TimePoint due = DeviceAccess::next_report(d);
+  // After the last device due no later than `d`: equal deadlines keep their arrival order.
+  Device* prev = l.tail;
+  while (prev && DeviceAccess::next_report(*prev) > due) prev = DeviceAccess::fin_prev(*prev);
+  Device* next = prev ? DeviceAccess::fin_next(*prev) : l.head;
+  DeviceAccess::fin_prev(d) = prev;
+  DeviceAccess::fin_next(d) = next;
+  (prev ? DeviceAccess::fin_next(*prev) : l.head) = &d;
+  (next ? DeviceAccess::fin_prev(*next) : l.tail) = &d;
+  DeviceAccess::fin_list(d) = id;
+}
+
+void Finalizer::unlink_locked(Device& d) {
+  List& l = DeviceAccess::fin_list(d) == kFirst ? first_ : again_;
+  Device* prev = DeviceAccess::fin_prev(d);
+  Device* next = DeviceAccess::fin_next(d);
+  (prev ? DeviceAccess::fin_next(*prev) : l.head) = next;
+  (next ? DeviceAccess::fin_prev(*next) : l.tail) = prev;
+  DeviceAccess::fin_prev(d) = nullptr;
+  DeviceAccess::fin_next(d) = nullptr;
+  DeviceAccess::fin_list(d) = kNotWaiting;
+}
+
+Device* Finalizer::earliest_locked() const {
+  Device* a = first_.head;
+  Device* b = again_.head;
+  if (!a || !b) return a ? a : b;
+  return DeviceAccess::next_report(*b) < DeviceAccess::next_report(*a) ? b : a;
 }
 
 void Finalizer::settle() {
   {
     std::lock_guard lk(mu_);
-    if (deadlines_.empty() || deadlines_.begin()->first >= sleep_until_) return;
+    Device* first = earliest_locked();
+    if (!first || DeviceAccess::next_report(*first) >= sleep_until_) return;
     kick_ = true;
   }
   cv_.notify_all();
@@ -56,10 +91,8 @@ void Finalizer::ready(Device& d) {
   bool wake;
   {
     std::lock_guard lk(mu_);
-    auto it = waiting_.find(&d);
-    if (it != waiting_.end() && it->second.caller_waits) {  // a legacy caller polls for it
-      return;
-    }
+    // A legacy caller polls for it.
+    if (DeviceAccess::fin_list(d) != kNotWaiting && DeviceAccess::fin_caller_waits(d)) return;
     wake = ready_.empty();  // the thread takes the whole list at once: one wake-up is enough
     ready_.push_back(&d);
   }
@@ -80,10 +113,9 @@ void Finalizer::release_locked_out(std::vector<Device*>& devs) {
   {
     std::lock_guard lk(mu_);
     for (Device* d : devs) {
-      auto it = waiting_.find(d);
-      if (it == waiting_.end()) continue;
-      deadlines_.erase(it->second.deadline);
-      waiting_.erase(it);
+      if (DeviceAccess::fin_list(*d) == kNotWaiting) continue;
+      unlink_locked(*d);
+      --waiting_;
     }
   }
   // Freed after readers that may still see them: one callback for the whole list.
@@ -134,17 +166,17 @@ void Finalizer::run() {
     // Leak reports: never block on a stuck device, only note it.
     TimePoint now = impl_.engine.time().now();
     std::vector<Device*> due;
-    while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
-      Device* d = deadlines_.begin()->second;
-      TimePoint& at = DeviceAccess::next_report(*d);
-      if (at == DeviceAccess::unregistered_at(*d) + impl_.engine.config().leak_report_after)
+    for (Device* d; (d = earliest_locked()) && DeviceAccess::next_report(*d) <= now;) {
+      // A device is counted as leaked once: at its first report, which moves it to again_.
+      if (DeviceAccess::fin_list(*d) == kFirst)
         impl_.stats.devices_leaked.fetch_add(1, std::memory_order_relaxed);
-      at = now + impl_.engine.config().leak_report_interval;
-      deadlines_.erase(deadlines_.begin());
-      waiting_.at(d).deadline = deadlines_.emplace(at, d);
+      unlink_locked(*d);
+      DeviceAccess::next_report(*d) = now + impl_.engine.config().leak_report_interval;
+      link_locked(kAgain, *d);
       due.push_back(d);
     }
-    TimePoint next = deadlines_.empty() ? TimePoint::max() : deadlines_.begin()->first;
+    Device* first = earliest_locked();
+    TimePoint next = first ? DeviceAccess::next_report(*first) : TimePoint::max();
     for (Device* d : due) report(*d, now);
     if (stop_) return;
     kick_ = false;
@@ -162,27 +194,29 @@ void Finalizer::run() {
 
 bool Finalizer::drain(Duration timeout) {
   std::unique_lock lk(mu_);
-  return idle_cv_.wait_for(lk, timeout, [&] { return waiting_.empty() && ready_.empty(); });
+  return idle_cv_.wait_for(lk, timeout, [&] { return waiting_ == 0 && ready_.empty(); });
 }
 
 std::size_t Finalizer::pending() const {
   std::lock_guard lk(mu_);
-  return waiting_.size();
+  return waiting_;
 }
 
 std::vector<LeakReport> Finalizer::waiting() const {
   std::vector<LeakReport> out;
   TimePoint now = impl_.engine.time().now();
   std::lock_guard lk(mu_);
-  for (auto& [d, w] : waiting_) {
-    LeakReport r;
-    r.name = d->name();
-    r.ifindex = d->ifindex();
-    r.device_id = d->id();
-    r.usage_count = DeviceAccess::exact(*d);
-    r.holders = DeviceAccess::holders(*d);
-    r.waited = now - DeviceAccess::unregistered_at(*d);
-    out.push_back(std::move(r));
+  for (const List* l : {&first_, &again_}) {
+    for (Device* d = l->head; d; d = DeviceAccess::fin_next(*d)) {
+      LeakReport r;
+      r.name = d->name();
+      r.ifindex = d->ifindex();
+      r.device_id = d->id();
+      r.usage_count = DeviceAccess::exact(*d);
+      r.holders = DeviceAccess::holders(*d);
+      r.waited = now - DeviceAccess::unregistered_at(*d);
+      out.push_back(std::move(r));
+    }
   }
   return out;
 }

@@ -227,7 +227,7 @@ Result<void> Registry::add_name(Device& dev, std::string_view name) {
   return ok();
 }
 
-void Registry::del_name(Device& dev, std::string_view name) {
+void Registry::del_name(Device& dev, std::string_view name, RetiredNames* later) {
   rcu::ReadGuard g;
   cds_lfht_node* node = nullptr;
   // The entry add_name noted in the device, if it is this name's (not after a rename);
@@ -242,7 +242,22 @@ void Registry::del_name(Device& dev, std::string_view name) {
   auto* n = reinterpret_cast<NameNode*>(node);
   if (!n || n->dev != &dev || cds_lfht_del(names_, node) != 0) return;
   if (DeviceAccess::name_node(dev) == n) DeviceAccess::name_node(dev) = nullptr;
-  rcu::call(&n->rcu, NameNode::free_rcu);
+  if (later) {
+    later->nodes_.push_back(n);
+  } else {
+    rcu::call(&n->rcu, NameNode::free_rcu);
+  }
+}
+
+Registry::RetiredNames::~RetiredNames() {
+  if (nodes_.empty()) return;
+  struct Nodes {
+    std::vector<NameNode*> nodes;
+    ~Nodes() {
+      for (NameNode* n : nodes) delete n;
+    }
+  };
+  rcu::retire(new Nodes{std::move(nodes_)});
 }
 
 Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
@@ -255,8 +270,8 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
   return ok();
 }
 
-void Registry::erase(Device& dev, std::string_view name, int ifindex) {
-  del_name(dev, name);
+void Registry::erase(Device& dev, std::string_view name, int ifindex, RetiredNames* later) {
+  del_name(dev, name, later);
   Page* page = page_for(ifindex, false);
   if (page && page->slot[ifindex % Page::kSlots].load() == &dev) {
     page->slot[ifindex % Page::kSlots].store(nullptr, std::memory_order_release);

@@ -30,6 +30,22 @@ bool is_name_pattern(std::string_view name);
 
 class Registry {
  public:
+  struct NameNode;  // a name table entry (public for the table's match callback)
+
+  // Name entries that erase() unlisted, freed together one grace period after this goes
+  // out of scope: one RCU callback for a batch, not one per device. Context: control lock.
+  class RetiredNames {
+   public:
+    explicit RetiredNames(std::size_t expected) { nodes_.reserve(expected); }
+    ~RetiredNames();
+    RetiredNames(const RetiredNames&) = delete;
+    RetiredNames& operator=(const RetiredNames&) = delete;
+
+   private:
+    friend class Registry;
+    std::vector<NameNode*> nodes_;
+  };
+
   Registry();
   ~Registry();
   Registry(const Registry&) = delete;
@@ -43,8 +59,9 @@ class Registry {
   // Context: control lock for everything below.
   // Lists `dev` under `name` and `ifindex`. Errors: EEXIST (name), EBUSY (ifindex).
   Result<void> insert(Device& dev, std::string_view name, int ifindex);
-  // Unlists a device (name and index are free at once).
-  void erase(Device& dev, std::string_view name, int ifindex);
+  // Unlists a device (name and index are free at once). Its name entry is freed after a
+  // grace period, or with `later` if given.
+  void erase(Device& dev, std::string_view name, int ifindex, RetiredNames* later = nullptr);
   // Replaces one name with another for `dev`. Errors: EEXIST.
   Result<void> rename(Device& dev, std::string_view old_name, std::string_view new_name);
   bool name_taken(std::string_view name) const;
@@ -64,15 +81,13 @@ class Registry {
   // Grows or shrinks the name table to fit the current count (after big batches).
   void maybe_resize();
 
-  struct NameNode;  // a name table entry (public for the table's match callback)
-
  private:
   struct Page;
   struct Top;
   Page* page_for(int ifindex, bool create);
   // The name table alone. add_name: EEXIST if taken; del_name: only `dev`'s entry.
   Result<void> add_name(Device& dev, std::string_view name);
-  void del_name(Device& dev, std::string_view name);
+  void del_name(Device& dev, std::string_view name, RetiredNames* later = nullptr);
   void name_freed(std::string_view name);
 
   cds_lfht* names_ = nullptr;

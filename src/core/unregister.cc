@@ -36,11 +36,16 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
     if (single) impl.grace_period();
   }
 
-  // 2. Unlist: names and indexes are free at once.
+  // 2. Unlist: names and indexes are free at once. The names are read in place (stable
+  // under the control lock); their table entries are freed by one RCU callback.
   auto t0 = Clock::now();
-  for (Device* d : devs) {
-    DeviceAccess::set_state(*d, RegState::Unregistering);
-    d->ns().registry().erase(*d, d->name(), d->ifindex());
+  {
+    Registry::RetiredNames names(devs.size());
+    rcu::ReadGuard g;
+    for (Device* d : devs) {
+      DeviceAccess::set_state(*d, RegState::Unregistering);
+      d->ns().registry().erase(*d, d->name_rcu(), d->ifindex(), &names);
+    }
   }
   StatsCounters::add(impl.stats.unlist_ns, Clock::now() - t0);
   // Seed 002's kernel: synchronize_net after unlisting, per device.
