@@ -147,6 +147,13 @@ Result<void> addr_show(Ctx& c, Args& a) {
       }
       o.close();
       o.text("\n");
+    } else if (o.oneline()) {
+      // iproute2 (-o): one line per address, "IFINDEX: NAME" and the address; no link lines.
+      for (auto it = lo; it != hi; ++it) {
+        o.text(fmt::format("{}: {}", l.m.ifindex, l.m.name));
+        print_addr(c, *it->second, false);
+        o.end_record();
+      }
     } else {
       print_link(c, l, false);
       o.open_array("addr_info");

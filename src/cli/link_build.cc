@@ -53,12 +53,35 @@ Result<bool> put_link_word(Ctx& c, wire::MessageBuilder& b, const std::string& w
     b.put_u32(type, *n);
     return ok();
   };
+  // iproute2's on/off flags; "arp" and "trailers" set the inverse flag.
+  static constexpr struct {
+    const char* word;
+    std::uint32_t flag;
+    bool inverse;
+  } kOnOff[] = {{"multicast", IFF_MULTICAST, false},
+                {"allmulticast", IFF_ALLMULTI, false},
+                {"promisc", IFF_PROMISC, false},
+                {"trailers", IFF_NOTRAILERS, true},
+                {"arp", IFF_NOARP, true},
+                {"dynamic", IFF_DYNAMIC, false}};
+  auto on_off = std::find_if(std::begin(kOnOff), std::end(kOnOff),
+                             [&](const auto& f) { return w == f.word; });
   if (w == "up" || w == "down") {
     lf.change |= IFF_UP;
     if (w == "up")
       lf.flags |= IFF_UP;
     else
       lf.flags &= ~IFF_UP;
+  } else if (on_off != std::end(kOnOff)) {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    if (*v != "on" && *v != "off")
+      return die(1, "Error: argument of \"{}\" must be \"on\" or \"off\", not \"{}\"", w, *v);
+    lf.change |= on_off->flag;
+    if ((*v == "on") != on_off->inverse)
+      lf.flags |= on_off->flag;
+    else
+      lf.flags &= ~on_off->flag;
   } else if (w == "mtu") {
     IFCORE_TRY(u32(IFLA_MTU, "Invalid \"mtu\" value\n"));
   } else if (w == "name") {

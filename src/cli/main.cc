@@ -160,7 +160,7 @@ int main_impl(int argc, char** argv) {
     return 1;
   }
   Client client(std::move(*t));
-  Out out(o.ctx.json, o.ctx.pretty);
+  Out out(o.ctx.json, o.ctx.pretty, o.ctx.oneline);
   o.ctx.client = &client;
   o.ctx.out = &out;
 

@@ -56,7 +56,16 @@ void Out::push(Json v) {
   if (json_ && !stack_.empty() && stack_.back()->is_array()) stack_.back()->push_back(std::move(v));
 }
 
+void Out::end_record() {
+  if (oneline_ && buf_.size() > record_start_ + 1)
+    for (std::size_t i = record_start_; i + 1 < buf_.size(); ++i)
+      if (buf_[i] == '\n') buf_[i] = '\\';
+  record_start_ = buf_.size();
+}
+
 void Out::flush(std::FILE* f) {
+  end_record();
+  record_start_ = 0;
   if (!buf_.empty()) {
     std::fwrite(buf_.data(), 1, buf_.size(), f);
     buf_.clear();

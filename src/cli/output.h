@@ -15,8 +15,10 @@ using Json = nlohmann::ordered_json;
 
 class Out {
  public:
-  Out(bool json, bool pretty) : json_(json), pretty_(pretty) {}
+  Out(bool json, bool pretty, bool oneline = false)
+      : json_(json), pretty_(pretty), oneline_(oneline && !json) {}
   bool json() const { return json_; }
+  bool oneline() const { return oneline_; }
 
   // Text only.
   void text(std::string_view s) {
@@ -40,6 +42,9 @@ class Out {
   // Appends a value to the current JSON array.
   void push(Json v);
 
+  // Ends a record (a device, an address): with `-o` its inner line breaks become "\\", as
+  // iproute2's _SL_ is in oneline mode; its last one stays. flush() ends one too.
+  void end_record();
   // Writes what was printed so far to `f` (text at once; JSON once the outer array closes).
   void flush(std::FILE* f = stdout);
   // Writes the JSON document (if any) and a newline, as `ip -j` ends its output.
@@ -47,8 +52,9 @@ class Out {
 
  private:
   void member(std::string_view key, Json v);
-  bool json_, pretty_;
+  bool json_, pretty_, oneline_;
   std::string buf_;
+  std::size_t record_start_ = 0;  // where the current record begins in buf_
   Json root_;
   std::vector<Json*> stack_;
   bool have_root_ = false;
