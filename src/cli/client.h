@@ -22,6 +22,14 @@ template <typename... Args>
 tl::unexpected<Error> die(int status, fmt::format_string<Args...> f, Args&&... args) {
   return tl::unexpected<Error>(Error{status, fmt::format(f, std::forward<Args>(args)...), -1});
 }
+// Marks an error after which ip calls exit(status) at once, ending a batch even with -force
+// (iproute2's get_prefix, get_addr); carried in Error::attr_offset, unused by the CLI.
+inline constexpr int kExitNow = -2;
+template <typename... Args>
+tl::unexpected<Error> die_now(int status, fmt::format_string<Args...> f, Args&&... args) {
+  return tl::unexpected<Error>(
+      Error{status, fmt::format(f, std::forward<Args>(args)...), kExitNow});
+}
 
 using MsgFn = std::function<void(const wire::Message&)>;
 

@@ -195,8 +195,9 @@ int main_impl(int argc, char** argv) {
     out.finish();
     if (!r) {
       report(r.error());
-      // ip exits at once on a syntax error (status 255), even with -force.
-      if (r.error().code == 255) return 255;
+      // ip exits at once on a syntax error (status 255), even with -force, and where it
+      // calls exit() itself (kExitNow).
+      if (r.error().code == 255 || r.error().attr_offset == kExitNow) return r.error().code;
       std::fprintf(stderr, "Command failed %s:%d\n", o.batch.c_str(), lineno);
       status = 1;
       if (!o.force) return 1;

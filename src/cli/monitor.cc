@@ -14,7 +14,7 @@
 
 namespace ifcore::cli {
 
-void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r);
+void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, bool one_table);
 void print_addr_event(Ctx& c, const wire::Message& m);
 
 Result<void> do_monitor(Ctx& c, Args& a) {
@@ -75,7 +75,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
         case RTM_NEWROUTE:
         case RTM_DELROUTE:
           if (route)
-            if (auto r = wire::decode_route(m)) print_route(c, m, *r);
+            if (auto r = wire::decode_route(m)) print_route(c, m, *r, false);
           break;
         default:
           break;

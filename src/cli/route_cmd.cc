@@ -4,6 +4,9 @@
 
 #include <linux/rtnetlink.h>
 
+#include <cstring>
+#include <functional>
+
 #include "cli/commands.h"
 #include "rtnl/wire/raw_attrs.h"
 #include "rtnl/wire/route.h"
@@ -77,7 +80,7 @@ Result<void> finish(wire::MessageBuilder& b) {
 
 }  // namespace
 
-void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r) {
+void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, bool one_table) {
   Out& o = *c.out;
   o.open_object();
   if (msg.hdr.nlmsg_type == RTM_DELROUTE) o.kv("deleted", true, "Deleted ");
@@ -105,7 +108,9 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r) 
     o.kv("dev", d, "dev " + d + " ");
   }
   std::uint32_t table = r.table_or_id();
-  if (table != RT_TABLE_MAIN) o.kv("table", table_name(table), "table " + table_name(table) + " ");
+  // iproute2: a listing of one table does not name it.
+  if (table != RT_TABLE_MAIN && !one_table)
+    o.kv("table", table_name(table), "table " + table_name(table) + " ");
   if ((r.protocol != RTPROT_BOOT && r.protocol != RTPROT_UNSPEC) || c.details)
     o.kv("protocol", proto_name(r.protocol), "proto " + proto_name(r.protocol) + " ");
   if (r.scope != RT_SCOPE_UNIVERSE || c.details)
@@ -294,53 +299,142 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
   return c.client->talk(b);
 }
 
-Result<void> route_show(Ctx& c, Args& a) {
+// What `route show` and `route flush` select: a table (main unless named), a device, and
+// for flush an exact prefix.
+struct RouteFilter {
   std::optional<std::uint32_t> table = RT_TABLE_MAIN;
   int oif = 0;
+  std::optional<Prefix> dst;
+  int family = AF_INET;
+  bool match(const wire::RouteMessage& r) const {
+    if (family != AF_UNSPEC && r.family != family) return false;
+    if (table && r.table_or_id() != *table) return false;
+    if (r.flags & RTM_F_CLONED) return false;
+    if (oif && r.oif.value_or(0) != std::uint32_t(oif)) return false;
+    if (dst) {
+      int len = dst->len < 0 ? int(dst->addr.size() * 8) : dst->len;
+      if (r.dst_len != len) return false;
+      if (r.family != dst->addr.family()) return false;
+      if (len > 0 && !(r.dst && r.dst->masked(len) == dst->addr.masked(len))) return false;
+    }
+    return true;
+  }
+};
+
+Result<RouteFilter> parse_route_filter(Ctx& c, Args& a, bool flush) {
+  RouteFilter f;
   while (!a.done()) {
     std::string w = a.take();
-    auto v = a.value();
-    if (!v) return fail(v.error());
-    if (w == "table") {
-      if (*v == "all")
-        table.reset();
-      else if (*v == "main")
-        table = RT_TABLE_MAIN;
-      else if (*v == "local")
-        table = RT_TABLE_LOCAL;
-      else {
+    if (w == "table" || w == "dev" || w == "oif") {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      if (w != "table") {
+        auto idx = dev_index(c, *v);
+        if (!idx) return fail(idx.error());
+        f.oif = *idx;
+      } else if (*v == "all") {
+        f.table.reset();
+      } else if (*v == "main") {
+        f.table = RT_TABLE_MAIN;
+      } else if (*v == "local") {
+        f.table = RT_TABLE_LOCAL;
+      } else {
         auto n = parse_u32(*v, "table id value is invalid\n");
         if (!n) return fail(n.error());
-        table = *n;
+        f.table = *n;
       }
-    } else if (w == "dev") {
-      auto idx = dev_index(c, *v);
-      if (!idx) return fail(idx.error());
-      oif = *idx;
+    } else if (flush) {
+      // iproute2: a bare word is the prefix to flush (get_prefix: exit(1) if it is none).
+      auto p = parse_prefix(w, c.family, "prefix");
+      if (!p)
+        return die_now(1, "Error: {} prefix is expected rather than \"{}\".",
+                       c.family == AF_INET6  ? "inet6"
+                       : c.family == AF_INET ? "inet"
+                                             : "any valid",
+                       w);
+      f.dst = *p;
     } else {
+      auto v = a.value();
+      if (!v) return fail(v.error());
       return die(255, "Error: either \"to\" is duplicate, or \"{}\" is a garbage.", w);
     }
   }
-  int family = c.family ? c.family : AF_INET;
+  // iproute2: IPv4 unless a family is asked for, or every family for "table all".
+  f.family = c.family ? c.family : f.table ? AF_INET : AF_UNSPEC;
+  return f;
+}
+
+// The routes that pass `f`, each as its dump message.
+Result<void> dump_routes(
+    Ctx& c, const RouteFilter& f,
+    const std::function<void(const wire::Message&, const wire::RouteMessage&)>& each) {
   wire::MessageBuilder b(1 << 16);
   b.begin({RTM_GETROUTE, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0});
   rtmsg rtm{};
-  rtm.rtm_family = std::uint8_t(family);
+  rtm.rtm_family = std::uint8_t(f.family);
   b.put_struct(rtm);
   IFCORE_TRY(finish(b));
-  c.out->open_array();
-  IFCORE_TRY(c.client->dump(b, [&](const wire::Message& m) {
+  return c.client->dump(b, [&](const wire::Message& m) {
     if (m.hdr.nlmsg_type != RTM_NEWROUTE) return;
     auto r = wire::decode_route(m);
-    if (!r || r->family != family) return;
-    if (table && r->table_or_id() != *table) return;
-    if (r->flags & RTM_F_CLONED) return;
-    if (oif && r->oif.value_or(0) != std::uint32_t(oif)) return;
-    print_route(c, m, *r);
+    if (r && f.match(*r)) each(m, *r);
+  });
+}
+
+Result<void> route_show(Ctx& c, Args& a) {
+  auto f = parse_route_filter(c, a, false);
+  if (!f) return fail(f.error());
+  c.out->open_array();
+  IFCORE_TRY(dump_routes(c, *f, [&](const wire::Message& m, const wire::RouteMessage& r) {
+    print_route(c, m, r, f->table.has_value());
     c.out->flush();
   }));
   c.out->close();
   return ok();
+}
+
+// iproute2 (iproute_flush): dump what passes the filter and send each route back as an
+// RTM_DELROUTE, round after round until a dump finds none (at most 10 rounds); `-s` counts.
+Result<void> route_flush(Ctx& c, Args& a) {
+  if (a.done()) return die(1, "\"ip route flush\" requires arguments.");
+  auto f = parse_route_filter(c, a, true);
+  if (!f) return fail(f.error());
+  for (int round = 0; round < 10; ++round) {
+    std::vector<std::vector<std::uint8_t>> doomed;
+    IFCORE_TRY(dump_routes(c, *f, [&](const wire::Message& m, const wire::RouteMessage&) {
+      doomed.emplace_back(m.bytes.begin(), m.bytes.end());
+    }));
+    if (doomed.empty()) {
+      if (c.stats) {
+        if (round == 0)
+          c.out->text("Nothing to flush.\n");
+        else
+          c.out->text(fmt::format("*** Flush is complete after {} round{} ***\n", round,
+                                  round > 1 ? "s" : ""));
+      }
+      c.out->flush();
+      return ok();
+    }
+    for (auto& m : doomed) {
+      wire::MessageBuilder b(m.size() + 64);
+      nlmsghdr h{};
+      std::memcpy(&h, m.data(), sizeof h);
+      b.begin({RTM_DELROUTE, NLM_F_REQUEST, c.client->next_seq(), 0});
+      b.put_raw(m.data() + NLMSG_HDRLEN, h.nlmsg_len - NLMSG_HDRLEN);
+      IFCORE_TRY(finish(b));
+      int err = 0;
+      std::string ext;
+      IFCORE_TRY(c.client->talk_raw(b, {}, err, ext));
+      // A route that went with another (its device's, its nexthop's) is no error.
+      if (err && err != ESRCH) return die(2, "{}", rtnl_error_text(err, ext));
+    }
+    if (c.stats) {
+      c.out->text(
+          fmt::format("\n*** Round {}, deleting {} entries ***\n", round + 1, doomed.size()));
+      c.out->flush();
+    }
+  }
+  return die(1, "*** Flush remains incomplete after 10 rounds. ***");
 }
 
 Result<void> route_get(Ctx& c, Args& a) {
@@ -377,7 +471,7 @@ Result<void> route_get(Ctx& c, Args& a) {
   c.out->open_array();
   IFCORE_TRY(c.client->talk(b, [&](const wire::Message& m) {
     auto rr = wire::decode_route(m);
-    if (rr) print_route(c, m, *rr);
+    if (rr) print_route(c, m, *rr, false);
   }));
   c.out->close();
   return ok();
@@ -395,6 +489,7 @@ Result<void> do_route(Ctx& c, Args& a) {
   if (matches(cmd, "delete")) return route_modify(c, a, RTM_DELROUTE, 0);
   if (matches(cmd, "show") || matches(cmd, "list")) return route_show(c, a);
   if (matches(cmd, "get")) return route_get(c, a);
+  if (matches(cmd, "flush")) return route_flush(c, a);
   return die(255, "Command \"{}\" is unknown, try \"ip route help\".", cmd);
 }
 
