@@ -40,6 +40,7 @@ Result<void> Control::open(Device& dev) {
   auto r = dev.kind().open(*this, dev);
   if (!r) {
     dev.set_flags_locked(dev.flags() & ~IFF_UP);
+    impl.linkwatch->open_failed(*this, dev);
     return r;
   }
   (void)impl.call_chain(*this, EventInfo{NetdevEvent::Up, dev});

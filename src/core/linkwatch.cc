@@ -118,6 +118,15 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
       deliver(ctl, dev);
       return;
     }
+    if (!opening_.empty()) {
+      // Linux: the events an open fires (veth_open: carrier on for the device, then its
+      // peer) are run by the link watch after the open, in the order they fired: the
+      // opening device's first. Held until its Up (and scheduled, should the open fail).
+      pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, now});
+      held_.push_back(dev.id());
+      schedule(now);
+      return;
+    }
     TimePoint back{};
     if (take_token(dev, now, &back)) {
       deliver(ctl, dev);
@@ -189,6 +198,25 @@ void LinkWatch::run_due(Control& ctl) {
   reschedule(now);
 }
 
+void LinkWatch::open_failed(Control& ctl, Device& dev) {
+  opening_.erase(dev.id());
+  release_held(ctl, impl_.engine.time().now());
+}
+
+void LinkWatch::release_held(Control& ctl, TimePoint now) {
+  if (!opening_.empty() || held_.empty()) return;
+  std::vector<std::uint64_t> held;
+  held.swap(held_);
+  for (std::uint64_t id : held) {
+    auto it = pending_.find(id);
+    if (it == pending_.end() || it->second.wait != Wait::Budget) continue;
+    Device& d = *it->second.ref;
+    TimePoint back{};
+    (void)take_token(d, now, &back);
+    deliver(ctl, d);
+  }
+}
+
 Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
   Device& dev = ev.dev;
   const std::uint64_t id = dev.id();
@@ -205,18 +233,19 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
       opening_.erase(id);
       // Linux: __dev_open runs dev_activate: with carrier the transmit path starts now.
       if (dev.carrier()) dev.set_tx_active_locked(true);
-      auto it = pending_.find(id);
-      if (it == pending_.end()) break;
       TimePoint now = impl_.engine.time().now();
-      if (it->second.wait == Wait::Budget ? it->second.due <= now : kernel_urgent(dev)) {
-        if (it->second.wait == Wait::Budget) {
-          TimePoint back{};
-          (void)take_token(dev, now, &back);
+      if (auto it = pending_.find(id); it != pending_.end()) {
+        if (it->second.wait == Wait::Budget ? it->second.due <= now : kernel_urgent(dev)) {
+          if (it->second.wait == Wait::Budget) {
+            TimePoint back{};
+            (void)take_token(dev, now, &back);
+          }
+          deliver(ctl, dev);
+        } else {
+          reschedule(now);
         }
-        deliver(ctl, dev);
-      } else {
-        reschedule(now);
       }
+      release_held(ctl, now);
       break;
     }
     case NetdevEvent::GoingDown:
@@ -226,6 +255,7 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
       break;
     case NetdevEvent::Down: {
       closing_.erase(id);
+      release_held(ctl, impl_.engine.time().now());  // an open that failed
       auto it = pending_.find(id);
       if (it != pending_.end() && it->second.wait == Wait::Budget)
         deliver(ctl, dev);  // silent: the device is down

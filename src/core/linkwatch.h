@@ -10,6 +10,7 @@
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "core/engine_impl.h"
 #include "ifcore/linkwatch.h"
@@ -23,6 +24,9 @@ class LinkWatch final : public Subscriber {
 
   // The carrier of `dev` changed (Control::set_carrier). Context: control lock.
   void fire(Control& ctl, Device& dev);
+  // The kind's open of `dev` failed after PreUp: it is no longer opening, and the events
+  // held for the end of its open are delivered. Context: control lock.
+  void open_failed(Control& ctl, Device& dev);
   // Handles the events due now. Context: control lock.
   void run_due(Control& ctl);
 
@@ -58,6 +62,8 @@ class LinkWatch final : public Subscriber {
   void deliver_pending(Control& ctl, Device& dev);
   void schedule(TimePoint at);
   void reschedule(TimePoint now);
+  // Delivers the held events once no device is opening. Context: control lock.
+  void release_held(Control& ctl, TimePoint now);
   void worker();
 
   Engine::Impl& impl_;
@@ -67,7 +73,10 @@ class LinkWatch final : public Subscriber {
   std::unordered_map<std::uint64_t, Entry> pending_;     // by device id
   std::unordered_map<std::uint64_t, Bucket> buckets_;    // adaptive, by device id
   std::unordered_set<std::uint64_t> opening_, closing_;  // between PreUp/Up, GoingDown/Down
-  TimePoint next_full_run_{};                            // Linux: linkwatch_nextevent
+  // Adaptive events of other devices fired while one opens (a veth end turning its peer's
+  // carrier on): delivered in firing order after the opening device's own, at its Up.
+  std::vector<std::uint64_t> held_;
+  TimePoint next_full_run_{};  // Linux: linkwatch_nextevent
 
   std::mutex mu_;  // leaf
   std::condition_variable cv_;

@@ -43,6 +43,27 @@ TEST_F(LinkWatchTest, AdaptiveVethEndsReportCarrierAsSoonAsTheSecondEndIsUp) {
       std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(took).count()));
 }
 
+// Linux: veth_open turns the carrier on for the end being opened, then for its peer, and
+// the link watch runs those events after the open, in that order. So the end opened second
+// reports its Change (and gets its IPv6 routes) before the end that was already up.
+TEST_F(LinkWatchTest, TheEndOpenedSecondReportsCarrierFirstThenItsPeer) {
+  ChangeRecorder rec;
+  auto ctl = engine->control();
+  SubscriptionId id = ctl.subscribe(rec, SubscribeOptions{"recorder", 0, false});
+  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
+  Device* b = ctl.find(def(ctl), "b");
+  ASSERT_TRUE(ctl.open(*a));
+  rec.seen.clear();
+  ASSERT_TRUE(ctl.open(*b));
+  ASSERT_EQ(rec.seen.size(), 2u);
+  EXPECT_EQ(rec.seen[0].dev, "b");
+  EXPECT_EQ(rec.seen[1].dev, "a");
+  EXPECT_EQ(rec.seen[0].operstate, IF_OPER_UP);
+  EXPECT_EQ(rec.seen[1].operstate, IF_OPER_UP);
+  EXPECT_EQ(link_watch_pending(ctl), 0u);
+  ctl.unsubscribe(id);
+}
+
 TEST_F(KernelLinkWatchTest, VethCarrierWaitsForTheOneSecondWindow) {
   auto ctl = engine->control();
   Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
