@@ -214,6 +214,7 @@ class Device {
   friend class Namespace;
   friend class Ref;
   friend struct DeviceAccess;  // core internals
+  friend class UnregisterBatch;
   Device(Engine& engine, const Kind& kind, Namespace& ns);
 
   struct NameBox;
@@ -245,6 +246,9 @@ class Device {
   std::atomic<Device*> master_{nullptr};
   std::atomic<Device*> link_{nullptr};
   std::vector<Device*> uppers_, lowers_;  // control lock
+  // The token of the UnregisterBatch that added it last (0: none; see engine.h), beside
+  // the lists queue_unregister reads. Control lock. Linux: dev->unreg_list.
+  std::uint64_t batch_token_ = 0;
   // Linux: upper_level / lower_level: 1 + the longest chain of uppers above (lowers below),
   // kept with a count of the neighbours at each level so a link or unlink updates them
   // without walking a device's thousand vlans. Control lock.
