@@ -214,22 +214,27 @@ class Device {
   friend class Namespace;
   friend class Ref;
   friend struct DeviceAccess;  // core internals
+  friend class UnregisterBatch;
   Device(Engine& engine, const Kind& kind, Namespace& ns);
 
   struct NameBox;
   struct AddrBox;
   struct TextBox;
 
+  // Layout: the first two cache lines hold what every pass of an unregister batch (and
+  // the frame path) reads: identity, name and its registry entry, flags, state, the frame
+  // hooks. Frame counters, written by every frame, are kept apart from them.
   const std::uint64_t id_;
   Engine* const engine_;
   const Kind* const kind_;
   std::atomic<Namespace*> ns_;
   std::atomic<int> ifindex_{0};
+  std::uint16_t hw_type_ = 1;  // ARPHRD_ETHER
   std::atomic<const NameBox*> name_{nullptr};
   std::atomic<std::uint32_t> flags_{0};
   std::atomic<std::uint32_t> mtu_{1500};
-  std::uint32_t min_mtu_ = 68, max_mtu_ = 65535;
-  std::uint16_t hw_type_ = 1;  // ARPHRD_ETHER
+  void* name_node_ = nullptr;                      // the registry's entry (control lock)
+  std::atomic<const RxHooks*> rx_hooks_{nullptr};  // frame path: RCU-published
   std::atomic<const AddrBox*> address_{nullptr};
   std::atomic<const AddrBox*> broadcast_{nullptr};
   std::atomic<const AddrBox*> perm_address_{nullptr};
@@ -241,9 +246,14 @@ class Device {
   std::atomic<bool> carrier_{true};  // Linux: carrier is on until a driver says otherwise
   std::atomic<std::uint32_t> carrier_up_{0}, carrier_down_{0};
   std::atomic<RegState> state_{RegState::Uninitialized};
+  std::atomic<bool> tx_active_{false};  // frame path: see tx_active()
   std::uint32_t num_tx_queues_ = 1, num_rx_queues_ = 1;
+  std::uint32_t min_mtu_ = 68, max_mtu_ = 65535;
   std::atomic<Device*> master_{nullptr};
   std::atomic<Device*> link_{nullptr};
+  // The token of the UnregisterBatch that added it last (0: none; see engine.h), beside
+  // the lists queue_unregister reads. Control lock. Linux: dev->unreg_list.
+  std::uint64_t batch_token_ = 0;
   std::vector<Device*> uppers_, lowers_;  // control lock
   // Linux: upper_level / lower_level: 1 + the longest chain of uppers above (lowers below),
   // kept with a count of the neighbours at each level so a link or unlink updates them
@@ -251,12 +261,9 @@ class Device {
   // Levels are counted up to 11 (link_upper refuses a stack deeper than 8).
   std::uint8_t upper_level_ = 1, lower_level_ = 1;
   std::array<std::uint32_t, 12> upper_levels_{}, lower_levels_{};  // neighbours by level
-  void* name_node_ = nullptr;                       // the registry's entry (control lock)
-  std::array<void*, kPluginSlots> plugin_slots_{};  // control lock
-  std::unique_ptr<DevicePriv> priv_;                // control lock
+  std::array<void*, kPluginSlots> plugin_slots_{};                 // control lock
+  std::unique_ptr<DevicePriv> priv_;                               // control lock
   mutable LinkCounters counters_;
-  std::atomic<bool> tx_active_{false};             // frame path: see tx_active()
-  std::atomic<const RxHooks*> rx_hooks_{nullptr};  // frame path: RCU-published
 
   // References (see ref.cc): shard slot, mode, exact count once unregistering.
   std::uint32_t ref_slot_ = 0;

@@ -73,18 +73,41 @@ class PernetHooks {
 };
 
 // A set of devices to unregister together (Linux: unregister_netdevice_queue + _many).
+//
+// Membership is marked in the device itself, as Linux links dev->unreg_list: each batch
+// takes a token (never reused) at its first add and writes it into the devices it adds, so
+// add() and contains() are a load and a compare. A device added to a second batch while
+// the first is still being built takes the second's token; any such re-marking sends every
+// batch started before it to an exact look-up of its own list (rare: error paths and
+// nested deletes), and so does a copy; contains() stays exact for every batch, committed
+// (it is then empty) or not.
 class UnregisterBatch {
  public:
+  UnregisterBatch() = default;
+  UnregisterBatch(const UnregisterBatch& o);
+  UnregisterBatch(UnregisterBatch&& o) noexcept;
+  UnregisterBatch& operator=(const UnregisterBatch& o);
+  UnregisterBatch& operator=(UnregisterBatch&& o) noexcept;
+  ~UnregisterBatch() = default;
+
   // Adds `dev` once (later adds are ignored). Context: control lock.
   void add(Device& dev);
+  // Context: control lock; `dev` not freed.
   bool contains(const Device& dev) const;
   std::span<Device* const> devices() const { return devices_; }
   bool empty() const { return devices_.empty(); }
   std::size_t size() const { return devices_.size(); }
 
  private:
+  bool contains_slow(const Device& dev) const;
+
   std::vector<Device*> devices_;
-  std::unordered_set<std::uint64_t> ids_;  // for contains()
+  std::uint64_t token_ = 0;    // 0 until the first add
+  std::uint64_t remarks_ = 0;  // the global re-mark count at the first add (see add())
+  bool exact_ = false;         // a copy: marks are shared, always look up the list
+  // Devices of devices_[0, indexed_) by address, for the exact look-up (built lazily).
+  mutable std::unordered_set<const Device*> index_;
+  mutable std::size_t indexed_ = 0;
 };
 
 // A report of a device that waits for its references too long.

@@ -6,6 +6,7 @@
 #include <linux/if_arp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 
 #include "base/rcu.h"
@@ -305,12 +306,85 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
 
 // ---------------------------------------------------------------- batches
 
+namespace {
+
+// Tokens are never reused, so a device marked by a batch that was committed or destroyed
+// matches no live batch. Atomic: batches of different engines (different control locks)
+// draw from the same counters.
+std::atomic<std::uint64_t> next_batch_token{1};
+// How many times add() re-marked a device that carried another batch's token. A batch that
+// started before a re-marking may have lost a mark and looks its list up instead.
+std::atomic<std::uint64_t> batch_remarks{0};
+
+}  // namespace
+
+// A copy holds devices marked with the original's token: it takes a token of its own (for
+// the devices it adds later) and always looks its list up.
+UnregisterBatch::UnregisterBatch(const UnregisterBatch& o)
+    : devices_(o.devices_),
+      token_(o.token_ == 0 ? 0 : next_batch_token.fetch_add(1, std::memory_order_relaxed)),
+      remarks_(batch_remarks.load(std::memory_order_relaxed)),
+      exact_(o.token_ != 0) {}
+
+UnregisterBatch::UnregisterBatch(UnregisterBatch&& o) noexcept
+    : devices_(std::move(o.devices_)),
+      token_(o.token_),
+      remarks_(o.remarks_),
+      exact_(o.exact_),
+      index_(std::move(o.index_)),
+      indexed_(o.indexed_) {
+  o.devices_.clear();
+  o.token_ = 0;
+  o.exact_ = false;
+  o.index_.clear();
+  o.indexed_ = 0;
+}
+
+UnregisterBatch& UnregisterBatch::operator=(const UnregisterBatch& o) {
+  if (this != &o) *this = UnregisterBatch(o);
+  return *this;
+}
+
+UnregisterBatch& UnregisterBatch::operator=(UnregisterBatch&& o) noexcept {
+  if (this == &o) return *this;
+  devices_ = std::move(o.devices_);
+  token_ = o.token_;
+  remarks_ = o.remarks_;
+  exact_ = o.exact_;
+  index_ = std::move(o.index_);
+  indexed_ = o.indexed_;
+  o.devices_.clear();
+  o.token_ = 0;
+  o.exact_ = false;
+  o.index_.clear();
+  o.indexed_ = 0;
+  return *this;
+}
+
 void UnregisterBatch::add(Device& dev) {
-  if (ids_.insert(dev.id()).second) devices_.push_back(&dev);
+  if (token_ == 0) {
+    token_ = next_batch_token.fetch_add(1, std::memory_order_relaxed);
+    remarks_ = batch_remarks.load(std::memory_order_relaxed);
+  }
+  if (contains(dev)) return;
+  // Linux: unregister_netdevice_queue links dev->unreg_list into the caller's list.
+  if (dev.batch_token_ != 0) batch_remarks.fetch_add(1, std::memory_order_relaxed);
+  dev.batch_token_ = token_;
+  devices_.push_back(&dev);
 }
 
 bool UnregisterBatch::contains(const Device& dev) const {
-  return ids_.count(dev.id()) != 0;
+  if (token_ == 0) return false;
+  if (!exact_) {
+    if (dev.batch_token_ == token_) return true;
+    if (batch_remarks.load(std::memory_order_relaxed) == remarks_) return false;
+  }
+  return contains_slow(dev);
+}
+
+bool UnregisterBatch::contains_slow(const Device& dev) const {
+  for (; indexed_ < devices_.size(); ++indexed_) index_.insert(devices_[indexed_]);
+  return index_.count(&dev) != 0;
 }
 
 }  // namespace ifcore

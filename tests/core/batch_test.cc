@@ -94,5 +94,94 @@ TEST_F(Batch, DevicesAreReleasedWithoutWaiting) {
   EXPECT_EQ(s.ref_waits, 0u);
 }
 
+// UnregisterBatch marks membership in the device (Linux: dev->unreg_list); contains() must
+// stay exact when batches overlap, are copied, moved, committed or dropped.
+TEST_F(Batch, ContainsIsExactForTwoBatchesBuiltTogether) {
+  auto ctl = engine->control();
+  Device* a = dummy(ctl, "a0");
+  Device* b = dummy(ctl, "b0");
+  Device* c = dummy(ctl, "c0");
+  UnregisterBatch first, second;
+  EXPECT_FALSE(first.contains(*a));
+  first.add(*a);
+  first.add(*b);
+  second.add(*b);  // b is now in both: its mark is the second's
+  second.add(*c);
+  EXPECT_TRUE(first.contains(*a));
+  EXPECT_TRUE(first.contains(*b));
+  EXPECT_FALSE(first.contains(*c));
+  EXPECT_FALSE(second.contains(*a));
+  EXPECT_TRUE(second.contains(*b));
+  EXPECT_TRUE(second.contains(*c));
+  // Adding again is still a no-op for both.
+  first.add(*b);
+  second.add(*b);
+  EXPECT_EQ(first.size(), 2u);
+  EXPECT_EQ(second.size(), 2u);
+  ctl.commit(second);  // b and c go
+  EXPECT_TRUE(second.empty());
+  EXPECT_FALSE(second.contains(*a));
+  // The first batch still holds b (already gone: commit skips it) and a.
+  ctl.commit(first);
+  EXPECT_EQ(ctl.find(ns(ctl), "a0"), nullptr);
+  EXPECT_EQ(ns(ctl).device_count(), 1u);  // lo
+}
+
+TEST_F(Batch, ContainsForgetsADroppedBatch) {
+  auto ctl = engine->control();
+  Device* a = dummy(ctl, "a0");
+  {
+    UnregisterBatch dropped;
+    dropped.add(*a);
+    EXPECT_TRUE(dropped.contains(*a));
+  }
+  UnregisterBatch next;
+  EXPECT_FALSE(next.contains(*a));
+  ASSERT_TRUE(ctl.queue_unregister(*a, next));
+  EXPECT_TRUE(next.contains(*a));
+  EXPECT_EQ(next.size(), 1u);
+  ctl.commit(next);
+  EXPECT_EQ(ctl.find(ns(ctl), "a0"), nullptr);
+}
+
+TEST_F(Batch, ContainsFollowsMovesAndCopies) {
+  auto ctl = engine->control();
+  Device* a = dummy(ctl, "a0");
+  Device* b = dummy(ctl, "b0");
+  UnregisterBatch orig;
+  orig.add(*a);
+  UnregisterBatch copy(orig);
+  EXPECT_TRUE(copy.contains(*a));
+  copy.add(*b);  // only the copy holds b
+  EXPECT_TRUE(copy.contains(*b));
+  EXPECT_FALSE(orig.contains(*b));
+  UnregisterBatch moved(std::move(orig));
+  EXPECT_TRUE(moved.contains(*a));
+  EXPECT_FALSE(moved.contains(*b));
+  EXPECT_FALSE(orig.contains(*a));  // NOLINT(bugprone-use-after-move): moved-from is empty
+  orig.add(*b);
+  EXPECT_TRUE(orig.contains(*b));
+  EXPECT_FALSE(orig.contains(*a));
+  EXPECT_TRUE(copy.contains(*b));
+  UnregisterBatch assigned;
+  assigned = copy;
+  EXPECT_TRUE(assigned.contains(*a));
+  EXPECT_TRUE(assigned.contains(*b));
+  ctl.commit(assigned);
+  EXPECT_EQ(ns(ctl).device_count(), 1u);  // lo
+}
+
+TEST_F(Batch, ADeviceQueuedTwiceIsUnregisteredOnce) {
+  auto ctl = engine->control();
+  Device* a = dummy(ctl, "a0");
+  Device* b = dummy(ctl, "b0");
+  Stats before = engine->stats();
+  std::vector<Device*> devs{a, b, a, b, a};
+  ASSERT_TRUE(ctl.delete_links(devs));
+  Stats after = engine->stats();
+  EXPECT_EQ(after.devices_unregistered - before.devices_unregistered, 2u);
+  EXPECT_EQ(ns(ctl).device_count(), 1u);
+}
+
 }  // namespace
 }  // namespace ifcore
