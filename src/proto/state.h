@@ -97,7 +97,9 @@ struct Inet6Dev {  // Linux: inet6_dev
 struct DevState {
   std::unique_ptr<InDev> in;
   std::unique_ptr<Inet6Dev> in6;
-  std::set<Route*> routes;  // routes through the device (owned by the tables)
+  std::set<Route*> routes;   // routes through the device (owned by the tables)
+  DevState* prev = nullptr;  // EngineProto::dev_states
+  DevState* next = nullptr;
 };
 
 // A dead route's dst entry that must wait for its device's Unregister (see dst.cc).
@@ -108,9 +110,18 @@ struct Garbage {
 
 // Per-engine state, kept as the engine's plug-in data (see install.cc).
 struct EngineProto {
+  EngineProto() = default;
+  EngineProto(const EngineProto&) = delete;
+  EngineProto& operator=(const EngineProto&) = delete;
+  ~EngineProto();  // frees the device states still listed (devices never unregistered)
+
   std::vector<inet::ProtoListener*> listeners;
-  std::unordered_map<const Device*, std::unique_ptr<DevState>> devs;  // owns; see dev_slot
-  int dev_slot = -1;  // the device slot that points at the DevState (-1: none, use devs)
+  // Every device's state, owned by this list: made by dev_state, freed by drop_dev_state.
+  // A device finds its own through the device slot `dev_slot` (Linux: dev->ip_ptr), or,
+  // when every slot was taken by other plug-ins (dev_slot -1), through `devs`.
+  DevState* dev_states = nullptr;
+  int dev_slot = -1;
+  std::unordered_map<const Device*, DevState*> devs;  // only when dev_slot is -1
   std::vector<Garbage> garbage;
   std::size_t dst_live = 0;
   SubscriptionId dst_sub = 0;
