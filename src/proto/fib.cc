@@ -40,7 +40,7 @@ Route* insert(EngineProto& ep, Namespace& ns, std::unique_ptr<Route> r) {
   r->seq = st.route_seq++;
   Route* p = r.get();
   v.emplace(RouteSlot{p->info.priority, p->seq}, std::move(r));
-  if (p->dev) dev_state(ep, *p->dev).routes.insert(p);
+  if (p->dev) dev_state(ep, *p->dev).routes.push(p);
   return p;
 }
 
@@ -177,13 +177,15 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
   }
 }
 
+// The device's routes of `family` in table order: by table, key, metric and insertion.
 std::vector<Route*> sorted_routes(const DevState& ds, int family) {
   std::vector<Route*> v;
-  for (Route* r : ds.routes)
+  ds.routes.for_each([&](Route* r) {
     if (r->info.family == family) v.push_back(r);
+  });
   std::sort(v.begin(), v.end(), [](Route* a, Route* b) {
-    return std::tie(a->info.table, a->info.dst, a->info.dst_len, a->info.priority) <
-           std::tie(b->info.table, b->info.dst, b->info.dst_len, b->info.priority);
+    return std::tie(a->info.table, a->info.dst, a->info.dst_len, a->info.priority, a->seq) <
+           std::tie(b->info.table, b->info.dst, b->info.dst_len, b->info.priority, b->seq);
   });
   return v;
 }

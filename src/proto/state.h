@@ -15,7 +15,6 @@
 
 #include <map>
 #include <memory>
-#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -46,6 +45,42 @@ struct Route {
   std::uint64_t seq = 0;  // insertion order among routes with the same key and metric
   Device* dev = nullptr;  // valid while `dst` holds it
   std::unique_ptr<DstEntry> dst;
+  Route* dev_prev = nullptr;  // DevRoutes of `dev`
+  Route* dev_next = nullptr;
+};
+
+// The routes through one device, in no order: a list through Route::dev_prev/dev_next, so
+// that adding and removing one allocates nothing and costs O(1). The tables own the
+// routes; a route is on its device's list from insertion to erasure.
+class DevRoutes {
+ public:
+  DevRoutes() = default;
+  DevRoutes(const DevRoutes&) = delete;
+  DevRoutes& operator=(const DevRoutes&) = delete;
+  ~DevRoutes() {  // routes left behind (none once flushed) are unlinked, not freed
+    while (head_) erase(head_);
+  }
+  bool empty() const { return head_ == nullptr; }
+  void push(Route* r) {
+    r->dev_prev = nullptr;
+    r->dev_next = head_;
+    if (head_) head_->dev_prev = r;
+    head_ = r;
+  }
+  // Does nothing if `r` is not on this list.
+  void erase(Route* r) {
+    if (!r->dev_prev && head_ != r) return;
+    (r->dev_prev ? r->dev_prev->dev_next : head_) = r->dev_next;
+    if (r->dev_next) r->dev_next->dev_prev = r->dev_prev;
+    r->dev_prev = r->dev_next = nullptr;
+  }
+  template <class F>
+  void for_each(F f) const {
+    for (Route* r = head_; r; r = r->dev_next) f(r);
+  }
+
+ private:
+  Route* head_ = nullptr;
 };
 
 struct RouteKey {
@@ -97,7 +132,7 @@ struct Inet6Dev {  // Linux: inet6_dev
 struct DevState {
   std::unique_ptr<InDev> in;
   std::unique_ptr<Inet6Dev> in6;
-  std::set<Route*> routes;   // routes through the device (owned by the tables)
+  DevRoutes routes;          // routes through the device (owned by the tables)
   DevState* prev = nullptr;  // EngineProto::dev_states
   DevState* next = nullptr;
 };

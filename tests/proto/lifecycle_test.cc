@@ -1,7 +1,8 @@
 // Tests of a device's whole protocol life, notification by notification: up (link-local
 // address, prefix, local and multicast routes), addresses and user routes of both
-// families, a vlan on top, and the batch that deletes both; the engine's teardown with
-// devices still present; and the per-device state when no device slot is left.
+// families, a vlan on top, and the batch that deletes both; the order of routes that share
+// a key and a metric; the engine's teardown with devices still present; and the
+// per-device state when no device slot is left.
 #include <linux/if_link.h>
 
 #include "proto/helpers.h"
@@ -73,7 +74,7 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
   r4.excl = false;
   r4.append = true;
   ASSERT_TRUE(inet::add_route(ctl, n, r4));
-  for (const char* gw : {"fe80::2"}) {
+  for (const char* gw : {"fe80::2", "fe80::1"}) {
     auto r6 = route_req("2001:db9::", 64);
     r6.gateway = ip(gw);
     r6.oif = d0;
@@ -118,6 +119,7 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       "+route 172.16.0.0/16 t254 type1 oif$D m0 gw10.0.0.254 f0",
       "+route 172.16.0.0/16 t254 type1 oif$D m0 gw10.0.0.253 f0",
       "+route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::2 f0",
+      "+route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::1 f0",
       "+addr fe80::ff:fe00:2/64 if$V f80",
       "+route fe80::/64 t254 type1 oif$V m256 gw- f0",
       "+route fe80::ff:fe00:2/128 t255 type2 oif$V m0 gw- f0",
@@ -149,6 +151,7 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       "-addr 10.0.0.1/24 if$D f80",
       "-route 10.0.0.1/32 t255 type2 oif$D m0 gw- f10",
       "-route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::2 f10",
+      "-route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::1 f10",
   };
   for (auto& s : want_up) s = sub(s);
   for (auto& s : want_del) s = sub(s);
@@ -156,6 +159,39 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
   EXPECT_EQ(del, want_del);
   EXPECT_TRUE(inet::list_routes(ctl, n).empty());
   EXPECT_EQ(inet::dst_stats(ctl).live, 0u);
+}
+
+// Routes with the same key, metric and device leave in the order the table lists them
+// (Linux: fib6_del walks the node's leaf list), not in the order of their addresses.
+TEST_F(LifecycleTest, RoutesWithOneKeyAndMetricAreFlushedInTableOrder) {
+  auto ctl = engine->control();
+  Namespace& n = ns(ctl);
+  Device* d = dummy(ctl, "d0");
+  ASSERT_TRUE(ctl.open(*d));
+  std::vector<std::string> gws;
+  for (int i = 40; i > 0; --i) gws.push_back(fmt::format("fe80::{:x}", i * 7919 % 4093));
+  for (auto& gw : gws) {
+    auto r = route_req("2001:db9::", 64);
+    r.gateway = ip(gw);
+    r.oif = d->ifindex();
+    ASSERT_TRUE(inet::add_route(ctl, n, r));
+  }
+  std::vector<std::string> listed;
+  for (auto& r : inet::list_routes(ctl, n, AF_INET6))
+    if (r.dst == ip("2001:db9::")) listed.push_back(r.gateway.to_string());
+  ASSERT_EQ(listed, gws);
+  struct Gateways : inet::ProtoListener {
+    std::vector<std::string> seen;
+    void on_addr(Namespace&, inet::ProtoEvent, const inet::AddrInfo&) override {}
+    void on_route(Namespace&, inet::ProtoEvent ev, const inet::RouteInfo& r) override {
+      if (ev == inet::ProtoEvent::Del && !r.gateway.empty()) seen.push_back(r.gateway.to_string());
+    }
+  } g;
+  {
+    Listening listening(ctl, g);
+    ASSERT_TRUE(ctl.delete_link(*d));
+  }
+  EXPECT_EQ(g.seen, gws);
 }
 
 // ~Engine unregisters what is left: every protocol state goes and every reference drops
