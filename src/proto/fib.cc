@@ -34,17 +34,17 @@ RouteInfo report(const Route& r) {
   return i;
 }
 
-Route* insert(EngineProto& ep, Namespace& ns, std::unique_ptr<Route> r) {
+Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
   NetState& st = net_state(ns);
-  auto& v = st.tables(r->info.family)[r->info.table][key_of(r->info)];
-  r->seq = st.route_seq++;
-  Route* p = r.get();
-  v.emplace(RouteSlot{p->info.priority, p->seq}, std::move(r));
+  auto& v = st.tables(r.info.family)[r.info.table][key_of(r.info)];
+  r.seq = st.route_seq++;
+  RouteSlot slot{r.info.priority, r.seq};
+  Route* p = &v.emplace(slot, std::move(r)).first->second;
   if (p->dev) dev_state(ep, *p->dev).routes.push(p);
   return p;
 }
 
-// Unlinks `r` from its table and device and frees its dst entry.
+// Unlinks `r` from its table and device, frees its dst entry and then the route.
 void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   RouteInfo info = report(*r);
   auto& tables = net_state(ns).tables(info.family);
@@ -54,13 +54,12 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   if (k == t->second.end()) return;
   auto& v = k->second;
   auto it = v.find(RouteSlot{r->info.priority, r->seq});
-  if (it == v.end() || it->second.get() != r) return;
-  std::unique_ptr<Route> owned = std::move(it->second);
+  if (it == v.end() || &it->second != r) return;
+  if (r->dev)
+    if (DevState* ds = find_dev(ep, *r->dev)) ds->routes.erase(r);
+  dst_free(ep, *r, std::move(r->dst));
   v.erase(it);
   if (v.empty()) t->second.erase(k);
-  if (owned->dev)
-    if (DevState* ds = find_dev(ep, *owned->dev)) ds->routes.erase(owned.get());
-  dst_free(ep, *owned, std::move(owned->dst));
   if (notify) notify_route(ep, ns, ProtoEvent::Del, info);
 }
 
@@ -74,7 +73,7 @@ Route* lookup(NetState& st, int family, std::uint32_t table, const IpAddr& dst, 
     auto k = t->second.find(RouteKey{dst.masked(len), static_cast<std::uint8_t>(len)});
     if (k == t->second.end()) continue;
     for (auto& r : k->second | std::views::values)
-      if (ok(*r)) return r.get();
+      if (ok(r)) return &r;
   }
   return nullptr;
 }
@@ -271,11 +270,11 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
 void fib_insert_kernel(Control& ctl, Namespace& ns, Device& dev, const RouteInfo& info,
                        Origin origin) {
   EngineProto& ep = engine_proto(ctl.engine());
-  auto r = std::make_unique<Route>();
-  r->info = info;
-  r->origin = origin;
-  r->dev = &dev;
-  r->dst = dst_alloc(ep, dev);
+  Route r;
+  r.info = info;
+  r.origin = origin;
+  r.dev = &dev;
+  r.dst = dst_alloc(ep, dev);
   Route* p = insert(ep, ns, std::move(r));
   notify_route(ep, ns, ProtoEvent::New, report(*p));
 }
@@ -346,8 +345,8 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     return fail(EINVAL,
                 req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
 
-  auto r = std::make_unique<Route>();
-  RouteInfo& i = r->info;
+  Route r;
+  RouteInfo& i = r.info;
   i.family = req.family;
   i.table = table;
   i.dst = dst;
@@ -362,7 +361,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.type = type;
   if (req.prefsrc) i.prefsrc = *req.prefsrc;
   i.flags = req.flags & RTNH_F_ONLINK;
-  r->dev = *dev;
+  r.dev = *dev;
 
   // Existing routes with the same key (Linux: fib_table_insert, fib6_add_rt2node).
   EngineProto& ep = engine_proto(ctl.engine());
@@ -374,10 +373,10 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     auto k = t->second.find(RouteKey{dst, req.dst_len});
     if (k != t->second.end())
       for (auto& x : k->second | std::views::values) {
-        if (x->info.priority != i.priority || x->info.tos != i.tos) continue;
-        if (!same) same = x.get();
-        if (x->info.oif == i.oif && x->info.gateway == i.gateway && x->info.type == i.type) {
-          same_nh = x.get();
+        if (x.info.priority != i.priority || x.info.tos != i.tos) continue;
+        if (!same) same = &x;
+        if (x.info.oif == i.oif && x.info.gateway == i.gateway && x.info.type == i.type) {
+          same_nh = &x;
           break;
         }
       }
@@ -392,7 +391,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     if (clash && (req.excl || same_nh)) return fail(EEXIST);
     if (!req.create) return fail(ENOENT);
   }
-  if (r->dev) r->dst = dst_alloc(ep, *r->dev);
+  if (r.dev) r.dst = dst_alloc(ep, *r.dev);
   Route* p = insert(ep, ns, std::move(r));
   RouteInfo out = report(*p);
   notify_route(ep, ns, ProtoEvent::New, out);
@@ -414,7 +413,7 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
   auto k = t->second.find(RouteKey{dst.masked(req.dst_len), req.dst_len});
   if (k == t->second.end()) return fail(ESRCH);
   for (auto& x : k->second | std::views::values) {
-    const RouteInfo& i = x->info;
+    const RouteInfo& i = x.info;
     if (req.family == AF_INET && i.tos != req.tos) continue;
     if (req.priority && *req.priority && i.priority != *req.priority) continue;
     if (req.type && *req.type && i.type != *req.type) continue;
@@ -423,7 +422,7 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
     if (req.oif && i.oif != req.oif) continue;
     if (req.gateway && !req.gateway->empty() && i.gateway != *req.gateway) continue;
     if (req.prefsrc && i.prefsrc != *req.prefsrc) continue;
-    erase(ep, ns, x.get(), true);
+    erase(ep, ns, &x, true);
     return ok();
   }
   return fail(ESRCH);
@@ -438,7 +437,7 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
     for (auto& [id, tbl] : st.tables(f)) {
       if (table && *table != id) continue;
       for (auto& [key, v] : tbl)
-        for (auto& r : v | std::views::values) out.push_back(report(*r));
+        for (auto& r : v | std::views::values) out.push_back(report(r));
     }
   }
   return out;

@@ -90,9 +90,10 @@ struct RouteKey {
 };
 // The routes with one key, by metric and then insertion (Linux lists a new route after the
 // others with the same metric): a map, so that a key that thousands of devices share
-// (fe80::/64, ff00::/8) costs O(log n) per route added or removed.
+// (fe80::/64, ff00::/8) costs O(log n) per route added or removed. A route lives in its
+// map node (one allocation per route; nodes do not move).
 using RouteSlot = std::pair<std::uint32_t, std::uint64_t>;  // priority, Route::seq
-using RouteList = std::map<RouteSlot, std::unique_ptr<Route>>;
+using RouteList = std::map<RouteSlot, Route>;
 using Table = std::map<RouteKey, RouteList>;
 
 // Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
