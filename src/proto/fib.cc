@@ -70,7 +70,7 @@ Route* lookup(NetState& st, int family, std::uint32_t table, const IpAddr& dst, 
   auto t = tables.find(table);
   if (t == tables.end()) return nullptr;
   for (int len = max_len(family); len >= 0; --len) {
-    auto k = t->second.find(RouteKey{dst.masked(len), static_cast<std::uint8_t>(len)});
+    auto k = t->second.find(RouteKey{prefix_of(dst, len), static_cast<std::uint8_t>(len)});
     if (k == t->second.end()) continue;
     for (auto& r : k->second | std::views::values)
       if (ok(r)) return &r;
@@ -95,7 +95,7 @@ RouteInfo kernel_route(int family, std::uint32_t table, std::uint8_t type, const
   r.family = family;
   r.table = table;
   r.type = type;
-  r.dst = dst.masked(len);
+  r.dst = prefix_of(dst, len);
   r.dst_len = static_cast<std::uint8_t>(len);
   r.scope = scope;
   r.prefsrc = prefsrc;
@@ -117,7 +117,7 @@ void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, O
       prim = nullptr;
       for (auto& p : in.addrs)
         if (!(p->info.flags & IFA_F_SECONDARY) && p->info.prefixlen == a.prefixlen &&
-            a.address.in_prefix(p->info.address.masked(a.prefixlen), a.prefixlen)) {
+            a.address.in_prefix(prefix_of(p->info.address, a.prefixlen), a.prefixlen)) {
           prim = &p->info;
           break;
         }
@@ -132,7 +132,7 @@ void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, O
       out.push_back({kernel_route(AF_INET, RT_TABLE_LOCAL, RTN_BROADCAST, a.broadcast, 32,
                                   RT_SCOPE_LINK, src, 0, oif),
                      Origin::Addr});
-    IpAddr prefix = a.address.masked(a.prefixlen);
+    IpAddr prefix = prefix_of(a.address, a.prefixlen);
     if (addr_is_zero(prefix) || (a.flags & IFA_F_SECONDARY) ||
         (prefix == a.local && a.prefixlen == 32))
       continue;
@@ -177,17 +177,32 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
 }
 
 // The device's routes of `family` in table order: by table, key, metric and insertion.
-std::vector<Route*> sorted_routes(const DevState& ds, int family) {
-  std::vector<Route*> v;
+void sorted_routes(const DevState& ds, int family, std::vector<Route*>& out) {
   ds.routes.for_each([&](Route* r) {
-    if (r->info.family == family) v.push_back(r);
+    if (r->info.family == family) out.push_back(r);
   });
-  std::sort(v.begin(), v.end(), [](Route* a, Route* b) {
+  std::sort(out.begin(), out.end(), [](Route* a, Route* b) {
     return std::tie(a->info.table, a->info.dst, a->info.dst_len, a->info.priority, a->seq) <
            std::tie(b->info.table, b->info.dst, b->info.dst_len, b->info.priority, b->seq);
   });
-  return v;
 }
+
+// One of EngineProto's scratch vectors, empty, for the length of a call.
+template <class T>
+class Borrowed {
+ public:
+  explicit Borrowed(std::vector<T>& home) : home_(home), v_(std::move(home)) { v_.clear(); }
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  ~Borrowed() {
+    if (v_.capacity() > home_.capacity()) home_ = std::move(v_);
+  }
+  std::vector<T>& operator*() { return v_; }
+
+ private:
+  std::vector<T>& home_;
+  std::vector<T> v_;
+};
 
 std::uint8_t default_scope(int family, std::uint8_t type, bool has_gw) {
   if (family == AF_INET6) return RT_SCOPE_UNIVERSE;
@@ -283,7 +298,9 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
   EngineProto& ep = engine_proto(ctl.engine());
   DevState* ds = find_dev(ep, dev);
   if (!ds || ds->routes.empty()) return;
-  for (Route* r : sorted_routes(*ds, family)) {
+  Borrowed<Route*> routes(ep.route_scratch);
+  sorted_routes(*ds, family, *routes);
+  for (Route* r : *routes) {
     bool user = r->origin == Origin::User;
     if (which == Which::All || (which == Which::User) == user) erase(ep, ns, r, notify);
   }
@@ -292,27 +309,31 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
 void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del) {
   EngineProto& ep = engine_proto(ctl.engine());
   DevState& ds = dev_state(ep, dev);
-  std::vector<std::pair<RouteInfo, Origin>> want;
+  Borrowed<std::pair<RouteInfo, Origin>> borrowed(ep.want_scratch);
+  auto& want = *borrowed;
   if (family == AF_INET && ds.in) desired_v4(dev, *ds.in, want);
   if (family == AF_INET6 && ds.in6) desired_v6(dev, *ds.in6, want);
-  // Duplicates (two addresses with the same local route) collapse into one.
-  std::vector<std::pair<RouteInfo, Origin>> uniq;
-  for (auto& w : want)
-    if (std::none_of(uniq.begin(), uniq.end(),
-                     [&](auto& u) { return same_derived(u.first, w.first); }))
-      uniq.push_back(w);
-  std::vector<Route*> have;
-  for (Route* r : sorted_routes(ds, family))
-    if (r->origin != Origin::User) have.push_back(r);
-  for (Route* r : have) {
-    auto it = std::find_if(uniq.begin(), uniq.end(),
+  // Duplicates (two addresses with the same local route) collapse into the first.
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (std::none_of(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(n),
+                     [&](auto& u) { return same_derived(u.first, want[i].first); })) {
+      if (n != i) want[n] = std::move(want[i]);
+      ++n;
+    }
+  want.resize(n);
+  Borrowed<Route*> have(ep.route_scratch);
+  sorted_routes(ds, family, *have);
+  for (Route* r : *have) {
+    if (r->origin == Origin::User) continue;
+    auto it = std::find_if(want.begin(), want.end(),
                            [&](auto& u) { return same_derived(u.first, r->info); });
-    if (it == uniq.end())
+    if (it == want.end())
       erase(ep, ns, r, notify_del);
     else
-      uniq.erase(it);
+      want.erase(it);
   }
-  for (auto& [info, origin] : uniq) fib_insert_kernel(ctl, ns, dev, info, origin);
+  for (auto& [info, origin] : want) fib_insert_kernel(ctl, ns, dev, info, origin);
 }
 
 // ---------------------------------------------------------------- public API
@@ -333,9 +354,9 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     dst = req.family == AF_INET ? IpAddr::v4(0) : IpAddr::v6(zero);
   }
   if (dst.family() != req.family) return fail(EINVAL, "Invalid prefix for given family");
-  if (req.family == AF_INET && dst.masked(req.dst_len) != dst)
+  if (req.family == AF_INET && prefix_of(dst, req.dst_len) != dst)
     return fail(EINVAL, "Invalid prefix for given prefix length");
-  dst = dst.masked(req.dst_len);
+  dst = prefix_of(dst, req.dst_len);
   std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
   std::uint8_t type = req.type.value_or(RTN_UNICAST);
   bool has_gw = req.gateway && !req.gateway->empty();
@@ -410,7 +431,7 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
   if (dst.family() != req.family) return fail(EINVAL, "Invalid prefix for given family");
   auto t = st.tables(req.family).find(table);
   if (t == st.tables(req.family).end()) return fail(ESRCH);
-  auto k = t->second.find(RouteKey{dst.masked(req.dst_len), req.dst_len});
+  auto k = t->second.find(RouteKey{prefix_of(dst, req.dst_len), req.dst_len});
   if (k == t->second.end()) return fail(ESRCH);
   for (auto& x : k->second | std::views::values) {
     const RouteInfo& i = x.info;

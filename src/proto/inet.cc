@@ -22,12 +22,21 @@ IpAddr v4_or(const IpAddr& a, std::uint32_t bits) {
 bool addr_is_zero(const IpAddr& a) {
   return a.is_unspecified();
 }
+IpAddr prefix_of(const IpAddr& a, int len) {
+  const int size = static_cast<int>(a.size());
+  if (size == 0 || len >= size * 8) return a;
+  std::array<std::uint8_t, 16> b{};
+  const int keep = std::max(len, 0);
+  std::copy_n(a.data(), keep / 8, b.begin());
+  if (keep % 8) b[keep / 8] = a.data()[keep / 8] & static_cast<std::uint8_t>(0xff00u >> (keep % 8));
+  return size == 4 ? IpAddr::v4_bytes(std::span(b).first<4>()) : IpAddr::v6(std::span(b));
+}
 
 namespace {
 
 // Linux: inet_ifa_match — `a` lies in the subnet of `ifa`.
 bool in_subnet(const IpAddr& a, const AddrInfo& ifa) {
-  return a.masked(ifa.prefixlen) == ifa.address.masked(ifa.prefixlen);
+  return prefix_of(a, ifa.prefixlen) == prefix_of(ifa.address, ifa.prefixlen);
 }
 
 bool promote_on(NetState& st, const InDev& in) {

@@ -104,7 +104,7 @@ void refresh_groups(Inet6Dev& in6, bool up, bool forwarding) {
     in6.mc_list.push_back(kAllRouters);
     for (auto& ifa : in6.addrs)
       if (ifa->info.prefixlen < 127)
-        in6.ac_list.push_back(ifa->info.local.masked(ifa->info.prefixlen));
+        in6.ac_list.push_back(prefix_of(ifa->info.local, ifa->info.prefixlen));
   }
 }
 

@@ -159,6 +159,10 @@ struct EngineProto {
   int dev_slot = -1;
   std::unordered_map<const Device*, DevState*> devs;  // only when dev_slot is -1
   std::vector<Garbage> garbage;
+  // fib_sync_dev's and fib_flush_dev's working vectors, kept for their capacity; a call
+  // nested in another (from a listener) finds them taken and uses vectors of its own.
+  std::vector<std::pair<RouteInfo, Origin>> want_scratch;
+  std::vector<Route*> route_scratch;
   std::size_t dst_live = 0;
   SubscriptionId dst_sub = 0;
   RefWaitPolicy ref_wait = RefWaitPolicy::Event;
@@ -219,6 +223,9 @@ bool inet6_enabled(EngineProto& ep, const Device& dev);
 
 // Helpers.
 bool addr_is_zero(const IpAddr& a);
+// a.masked(len), byte by byte (IpAddr::masked clears one bit at a time: hundreds of
+// instructions for ff00::/8, and a lookup masks at every length).
+IpAddr prefix_of(const IpAddr& a, int len);
 IpAddr v4_or(const IpAddr& a, std::uint32_t host_bits);
 std::uint32_t v4_mask(int len);
 
