@@ -38,7 +38,7 @@ void park_or_release(EngineProto& ep, Device* dev, bool pinnable, std::unique_pt
     ep.garbage.push_back(Garbage{dev, std::move(dst)});
     return;
   }
-  rcu::retire(dst.release());  // readers may still use it: drop the Ref after a grace period
+  retire_hooked(dst.release());  // readers may still use it: drop the Ref after a grace period
 }
 
 class DstSubscriber final : public Subscriber {
@@ -83,7 +83,7 @@ void dst_ifdown(EngineProto& ep, const Device* dev) {
       ++i;
       continue;
     }
-    rcu::retire(g[i].dst.release());
+    retire_hooked(g[i].dst.release());
     g[i] = std::move(g.back());
     g.pop_back();
   }

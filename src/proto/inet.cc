@@ -44,7 +44,7 @@ bool promote_on(NetState& st, const InDev& in) {
 }
 
 void retire(std::unique_ptr<Ifa> ifa) {
-  rcu::retire(ifa.release());
+  retire_hooked(ifa.release());
 }
 
 // Inserts a new address (Linux: __inet_insert_ifa). Primaries go after the last primary
@@ -229,7 +229,7 @@ class InetSubscriber final : public Subscriber {
         // Linux: inetdev_destroy — every address goes (RTM_DELADDR each), then the in_device,
         // whose reference drops after a grace period.
         while (!ds->in->addrs.empty()) del_ifa(ctl, ns, dev, *ds->in, 0);
-        rcu::retire(ds->in.release());
+        retire_hooked(ds->in.release());
         break;
       }
       default:

@@ -15,9 +15,11 @@
 
 #include <map>
 #include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
+#include "base/rcu.h"
 #include "ifcore/device.h"
 #include "ifcore/engine.h"
 #include "ifcore/inet.h"
@@ -29,8 +31,26 @@ using inet::Inet4Conf;
 using inet::Inet6Conf;
 using inet::RouteInfo;
 
+// The rcu_head of an object that is freed after a grace period (Linux: the rcu member of
+// dst_entry, in_ifaddr, in_device, inet6_dev), so that retiring it allocates nothing.
+struct RcuHook {
+  rcu_head rcu{};
+};
+
+// Deletes `p` after a grace period (what rcu::retire does, without its node). T derives
+// from RcuHook. Context: any registered thread; never blocks.
+template <class T>
+void retire_hooked(T* p) {
+  static_assert(std::is_base_of_v<RcuHook, T>);
+  if (!p) return;
+  rcu::call(&p->rcu, [](rcu_head* h) {
+    // rcu is the first member of the standard-layout RcuHook.
+    delete static_cast<T*>(reinterpret_cast<RcuHook*>(h));
+  });
+}
+
 // A route-cache entry (Linux: struct dst_entry): holds the next hop's device.
-struct DstEntry {
+struct DstEntry : RcuHook {
   explicit DstEntry(Device& d) : dev(d, "dst") {}
   Ref dev;
 };
@@ -107,21 +127,21 @@ struct NetState {
   }
 };
 
-struct Ifa {  // one address (Linux: in_ifaddr / inet6_ifaddr); holds its device
+struct Ifa : RcuHook {  // one address (Linux: in_ifaddr / inet6_ifaddr); holds its device
   Ifa(Device& d, const char* holder) : ref(d, holder) {}
   AddrInfo info;
   Ref ref;
   std::unique_ptr<DstEntry> rt;  // IPv6: the address's host-route entry (Linux: ifp->rt)
 };
 
-struct InDev {  // Linux: in_device
+struct InDev : RcuHook {  // Linux: in_device
   explicit InDev(Device& d) : ref(d, "inet") {}
   Ref ref;
   Inet4Conf conf;
   std::vector<std::unique_ptr<Ifa>> addrs;  // primaries first, then secondaries
 };
 
-struct Inet6Dev {  // Linux: inet6_dev
+struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (inet6.cc)
   explicit Inet6Dev(Device& d) : ref(d, "inet6") {}
   Ref ref;
   Inet6Conf conf;
