@@ -345,6 +345,7 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  RetireScope scope(engine_proto(ctl.engine()));
   if (req.family != AF_INET && req.family != AF_INET6)
     return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
   if (req.dst_len > max_len(req.family)) return fail(EINVAL, "Invalid prefix length");
@@ -421,6 +422,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
 
 Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
   EngineProto& ep = engine_proto(ctl.engine());
+  RetireScope scope(ep);
   NetState& st = net_state(ns);
   std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
   IpAddr dst = req.dst;
@@ -515,6 +517,7 @@ class FibSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    RetireScope scope(ep);
     DevState* ds = find_dev(ep, ev.dev);
     if (!ds) return ok();  // never seen (or a legacy re-broadcast: everything is gone)
     Namespace& ns = ev.dev.ns();

@@ -43,8 +43,8 @@ bool promote_on(NetState& st, const InDev& in) {
   return st.all4.promote_secondaries || in.conf.promote_secondaries;  // Linux: IN_DEV_ORCONF
 }
 
-void retire(std::unique_ptr<Ifa> ifa) {
-  retire_hooked(ifa.release());
+void retire(Control& ctl, std::unique_ptr<Ifa> ifa) {
+  retire_hooked(engine_proto(ctl.engine()), ifa.release());
 }
 
 // Inserts a new address (Linux: __inet_insert_ifa). Primaries go after the last primary
@@ -83,7 +83,7 @@ void remove_at(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t 
   in.addrs.erase(in.addrs.begin() + static_cast<std::ptrdiff_t>(i));
   notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::Del, ifa->info);
   fib_sync_dev(ctl, ns, dev, AF_INET, true);
-  retire(std::move(ifa));
+  retire(ctl, std::move(ifa));
 }
 
 // Deletes address `idx` (Linux: __inet_del_ifa): a primary takes its secondaries with it,
@@ -187,6 +187,7 @@ class InetSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    RetireScope scope(ep);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
       DevState& ds = dev_state(ep, dev);
@@ -229,7 +230,7 @@ class InetSubscriber final : public Subscriber {
         // Linux: inetdev_destroy — every address goes (RTM_DELADDR each), then the in_device,
         // whose reference drops after a grace period.
         while (!ds->in->addrs.empty()) del_ifa(ctl, ns, dev, *ds->in, 0);
-        retire_hooked(ds->in.release());
+        retire_hooked(ep, ds->in.release());
         break;
       }
       default:
@@ -266,12 +267,14 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<AddrInfo> add_address(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  RetireScope scope(engine_proto(ctl.engine()));
   if (req.family == AF_INET) return add_v4(ctl, ns, req);
   if (req.family == AF_INET6) return add_address6(ctl, ns, req);
   return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
 }
 
 Result<void> delete_address(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  RetireScope scope(engine_proto(ctl.engine()));
   if (req.family == AF_INET) return del_v4(ctl, ns, req);
   if (req.family == AF_INET6) return delete_address6(ctl, ns, req);
   return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);

@@ -141,7 +141,7 @@ void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_
   notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   dst_free_ifa(ep, *ifa, std::move(ifa->rt));
-  retire_hooked(ifa.release());
+  retire_hooked(ep, ifa.release());
 }
 
 AddrInfo make6(const Device& dev, const IpAddr& addr, int plen, std::uint32_t flags) {
@@ -228,6 +228,7 @@ class Inet6Subscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    RetireScope scope(ep);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
       // Linux: addrconf_notify(NETDEV_REGISTER) -> ipv6_add_dev when the mtu allows IPv6.
@@ -355,6 +356,7 @@ Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
                             unsigned copy) {
   NetState& st = net_state(ns);
   EngineProto& ep = engine_proto(ctl.engine());
+  RetireScope scope(ep);
   if (ifindex == kConfDefault) {
     st.default6 = c;
     return ok();

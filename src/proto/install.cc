@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <ranges>
+#include <utility>
 
 #include "base/rcu.h"
 #include "proto/state.h"
@@ -43,6 +44,7 @@ class Hooks final : public PernetHooks {
     // Every device is gone; routes left without a device (blackhole...) hold nothing.
     NetState* st = ns.data_locked<NetState>(&kNetTag);
     if (!st) return;
+    RetireScope scope(ep_);
     for (auto* tables : {&st->tables4, &st->tables6})
       for (auto& [id, t] : *tables)
         for (auto& [k, v] : t)
@@ -77,10 +79,25 @@ NetState& net_state(Namespace& ns) {
 }
 
 EngineProto::~EngineProto() {
+  while (RcuHook* h = retired) {  // every grace period is over (the engine's barriers)
+    retired = h->next_retired;
+    h->destroy(h);
+  }
   while (DevState* ds = dev_states) {
     dev_states = ds->next;
     delete ds;
   }
+}
+
+void retire_flush_now(EngineProto& ep) {
+  RcuHook* head = std::exchange(ep.retired, nullptr);
+  rcu::call(&head->rcu, [](rcu_head* h) {
+    for (auto* p = reinterpret_cast<RcuHook*>(h); p;) {
+      RcuHook* next = p->next_retired;
+      p->destroy(p);
+      p = next;
+    }
+  });
 }
 
 DevState& dev_state(EngineProto& ep, Device& d) {

@@ -13,6 +13,7 @@
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <type_traits>
@@ -31,23 +32,14 @@ using inet::Inet4Conf;
 using inet::Inet6Conf;
 using inet::RouteInfo;
 
-// The rcu_head of an object that is freed after a grace period (Linux: the rcu member of
+// What an object that is freed after a grace period carries (Linux: the rcu member of
 // dst_entry, in_ifaddr, in_device, inet6_dev), so that retiring it allocates nothing.
 struct RcuHook {
-  rcu_head rcu{};
+  rcu_head rcu{};                       // first: rcu_head* <-> RcuHook*
+  RcuHook* next_retired = nullptr;      // EngineProto::retired
+  void (*destroy)(RcuHook*) = nullptr;  // deletes the whole object
 };
-
-// Deletes `p` after a grace period (what rcu::retire does, without its node). T derives
-// from RcuHook. Context: any registered thread; never blocks.
-template <class T>
-void retire_hooked(T* p) {
-  static_assert(std::is_base_of_v<RcuHook, T>);
-  if (!p) return;
-  rcu::call(&p->rcu, [](rcu_head* h) {
-    // rcu is the first member of the standard-layout RcuHook.
-    delete static_cast<T*>(reinterpret_cast<RcuHook*>(h));
-  });
-}
+static_assert(std::is_standard_layout_v<RcuHook> && offsetof(RcuHook, rcu) == 0);
 
 // A route-cache entry (Linux: struct dst_entry): holds the next hop's device.
 struct DstEntry : RcuHook {
@@ -169,7 +161,9 @@ struct EngineProto {
   EngineProto() = default;
   EngineProto(const EngineProto&) = delete;
   EngineProto& operator=(const EngineProto&) = delete;
-  ~EngineProto();  // frees the device states still listed (devices never unregistered)
+  // Frees what is still retired and the device states still listed (devices never
+  // unregistered). Context: after the engine's last rcu barrier.
+  ~EngineProto();
 
   std::vector<inet::ProtoListener*> listeners;
   // Every device's state, owned by this list: made by dev_state, freed by drop_dev_state.
@@ -179,6 +173,7 @@ struct EngineProto {
   int dev_slot = -1;
   std::unordered_map<const Device*, DevState*> devs;  // only when dev_slot is -1
   std::vector<Garbage> garbage;
+  RcuHook* retired = nullptr;  // see retire_hooked
   // fib_sync_dev's and fib_flush_dev's working vectors, kept for their capacity; a call
   // nested in another (from a listener) finds them taken and uses vectors of its own.
   std::vector<std::pair<RouteInfo, Origin>> want_scratch;
@@ -189,6 +184,37 @@ struct EngineProto {
   int dst_priority = -10;
   std::vector<std::unique_ptr<Subscriber>> subscribers;  // dst, inet, fib, inet6
   std::unique_ptr<PernetHooks> hooks;
+};
+
+// Deletes `p` (a T derived from RcuHook) after a grace period: queued on ep.retired, and
+// handed to RCU with everything else retired in the same call into the protocols, in one
+// rcu::call (call_rcu's queue is shared with the callback thread, and a vlan's delete
+// retired five objects one enqueue each). Context: control lock, inside a RetireScope
+// (outside one, `p` waits for the next scope's end, or the engine's).
+template <class T>
+void retire_hooked(EngineProto& ep, T* p) {
+  static_assert(std::is_base_of_v<RcuHook, T>);
+  if (!p) return;
+  p->destroy = [](RcuHook* h) { delete static_cast<T*>(h); };
+  p->next_retired = ep.retired;
+  ep.retired = p;
+}
+// Hands ep.retired to RCU. Context: control lock; never blocks.
+void retire_flush_now(EngineProto& ep);
+inline void retire_flush(EngineProto& ep) {
+  if (ep.retired) retire_flush_now(ep);
+}
+// Every entry into the protocols (subscriber callbacks, the public calls that remove
+// addresses or routes) holds one: what it retired goes to RCU when it returns.
+class RetireScope {
+ public:
+  explicit RetireScope(EngineProto& ep) : ep_(ep) {}
+  RetireScope(const RetireScope&) = delete;
+  RetireScope& operator=(const RetireScope&) = delete;
+  ~RetireScope() { retire_flush(ep_); }
+
+ private:
+  EngineProto& ep_;
 };
 
 // Context: any thread; the engine has had install_all(). Aborts if it has not.
