@@ -313,6 +313,7 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
   auto& want = *borrowed;
   if (family == AF_INET && ds.in) desired_v4(dev, *ds.in, want);
   if (family == AF_INET6 && ds.in6) desired_v6(dev, *ds.in6, want);
+  if (want.empty() && ds.routes.empty()) return;  // a down or bare device: nothing to do
   // Duplicates (two addresses with the same local route) collapse into the first.
   std::size_t n = 0;
   for (std::size_t i = 0; i < want.size(); ++i)
