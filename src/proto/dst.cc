@@ -38,13 +38,14 @@ void park_or_release(EngineProto& ep, Device* dev, bool pinnable, std::unique_pt
     ep.garbage.push_back(Garbage{dev, std::move(dst)});
     return;
   }
-  rcu::retire(dst.release());  // readers may still use it: drop the Ref after a grace period
+  retire_hooked(ep, dst.release());  // readers may still use it: drop the Ref after a grace period
 }
 
 class DstSubscriber final : public Subscriber {
  public:
   explicit DstSubscriber(EngineProto& ep) : ep_(ep) {}
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+    RetireScope scope(ep_);
     // Linux: dst_dev_event(NETDEV_UNREGISTER) -> dst_ifdown for the garbage list. A legacy
     // waiter's re-broadcast comes here again.
     if (ev.event == NetdevEvent::Unregister) dst_ifdown(ep_, &ev.dev);
@@ -54,6 +55,7 @@ class DstSubscriber final : public Subscriber {
     // Under the event policy nobody re-broadcasts Unregister: sweep once more at the end of
     // the batch so that a priority-0 dst subscriber cannot leave a device pinned forever.
     if (ev != BatchEvent::UnregisterBatch || ep_.ref_wait != RefWaitPolicy::Event) return;
+    RetireScope scope(ep_);
     for (Device* d : devs) dst_ifdown(ep_, d);
   }
 
@@ -83,7 +85,7 @@ void dst_ifdown(EngineProto& ep, const Device* dev) {
       ++i;
       continue;
     }
-    rcu::retire(g[i].dst.release());
+    retire_hooked(ep, g[i].dst.release());
     g[i] = std::move(g.back());
     g.pop_back();
   }

@@ -34,17 +34,17 @@ RouteInfo report(const Route& r) {
   return i;
 }
 
-Route* insert(EngineProto& ep, Namespace& ns, std::unique_ptr<Route> r) {
+Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
   NetState& st = net_state(ns);
-  auto& v = st.tables(r->info.family)[r->info.table][key_of(r->info)];
-  r->seq = st.route_seq++;
-  Route* p = r.get();
-  v.emplace(RouteSlot{p->info.priority, p->seq}, std::move(r));
-  if (p->dev) dev_state(ep, *p->dev).routes.insert(p);
+  auto& v = st.tables(r.info.family)[r.info.table][key_of(r.info)];
+  r.seq = st.route_seq++;
+  RouteSlot slot{r.info.priority, r.seq};
+  Route* p = &v.emplace(slot, std::move(r)).first->second;
+  if (p->dev) dev_state(ep, *p->dev).routes.push(p);
   return p;
 }
 
-// Unlinks `r` from its table and device and frees its dst entry.
+// Unlinks `r` from its table and device, frees its dst entry and then the route.
 void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   RouteInfo info = report(*r);
   auto& tables = net_state(ns).tables(info.family);
@@ -54,13 +54,12 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   if (k == t->second.end()) return;
   auto& v = k->second;
   auto it = v.find(RouteSlot{r->info.priority, r->seq});
-  if (it == v.end() || it->second.get() != r) return;
-  std::unique_ptr<Route> owned = std::move(it->second);
+  if (it == v.end() || &it->second != r) return;
+  if (r->dev)
+    if (DevState* ds = find_dev(ep, *r->dev)) ds->routes.erase(r);
+  dst_free(ep, *r, std::move(r->dst));
   v.erase(it);
   if (v.empty()) t->second.erase(k);
-  if (owned->dev)
-    if (DevState* ds = find_dev(ep, *owned->dev)) ds->routes.erase(owned.get());
-  dst_free(ep, *owned, std::move(owned->dst));
   if (notify) notify_route(ep, ns, ProtoEvent::Del, info);
 }
 
@@ -71,10 +70,10 @@ Route* lookup(NetState& st, int family, std::uint32_t table, const IpAddr& dst, 
   auto t = tables.find(table);
   if (t == tables.end()) return nullptr;
   for (int len = max_len(family); len >= 0; --len) {
-    auto k = t->second.find(RouteKey{dst.masked(len), static_cast<std::uint8_t>(len)});
+    auto k = t->second.find(RouteKey{prefix_of(dst, len), static_cast<std::uint8_t>(len)});
     if (k == t->second.end()) continue;
     for (auto& r : k->second | std::views::values)
-      if (ok(*r)) return r.get();
+      if (ok(r)) return &r;
   }
   return nullptr;
 }
@@ -96,7 +95,7 @@ RouteInfo kernel_route(int family, std::uint32_t table, std::uint8_t type, const
   r.family = family;
   r.table = table;
   r.type = type;
-  r.dst = dst.masked(len);
+  r.dst = prefix_of(dst, len);
   r.dst_len = static_cast<std::uint8_t>(len);
   r.scope = scope;
   r.prefsrc = prefsrc;
@@ -118,7 +117,7 @@ void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, O
       prim = nullptr;
       for (auto& p : in.addrs)
         if (!(p->info.flags & IFA_F_SECONDARY) && p->info.prefixlen == a.prefixlen &&
-            a.address.in_prefix(p->info.address.masked(a.prefixlen), a.prefixlen)) {
+            a.address.in_prefix(prefix_of(p->info.address, a.prefixlen), a.prefixlen)) {
           prim = &p->info;
           break;
         }
@@ -133,7 +132,7 @@ void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, O
       out.push_back({kernel_route(AF_INET, RT_TABLE_LOCAL, RTN_BROADCAST, a.broadcast, 32,
                                   RT_SCOPE_LINK, src, 0, oif),
                      Origin::Addr});
-    IpAddr prefix = a.address.masked(a.prefixlen);
+    IpAddr prefix = prefix_of(a.address, a.prefixlen);
     if (addr_is_zero(prefix) || (a.flags & IFA_F_SECONDARY) ||
         (prefix == a.local && a.prefixlen == 32))
       continue;
@@ -177,16 +176,33 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
   }
 }
 
-std::vector<Route*> sorted_routes(const DevState& ds, int family) {
-  std::vector<Route*> v;
-  for (Route* r : ds.routes)
-    if (r->info.family == family) v.push_back(r);
-  std::sort(v.begin(), v.end(), [](Route* a, Route* b) {
-    return std::tie(a->info.table, a->info.dst, a->info.dst_len, a->info.priority) <
-           std::tie(b->info.table, b->info.dst, b->info.dst_len, b->info.priority);
+// The device's routes of `family` in table order: by table, key, metric and insertion.
+void sorted_routes(const DevState& ds, int family, std::vector<Route*>& out) {
+  ds.routes.for_each([&](Route* r) {
+    if (r->info.family == family) out.push_back(r);
   });
-  return v;
+  std::sort(out.begin(), out.end(), [](Route* a, Route* b) {
+    return std::tie(a->info.table, a->info.dst, a->info.dst_len, a->info.priority, a->seq) <
+           std::tie(b->info.table, b->info.dst, b->info.dst_len, b->info.priority, b->seq);
+  });
 }
+
+// One of EngineProto's scratch vectors, empty, for the length of a call.
+template <class T>
+class Borrowed {
+ public:
+  explicit Borrowed(std::vector<T>& home) : home_(home), v_(std::move(home)) { v_.clear(); }
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  ~Borrowed() {
+    if (v_.capacity() > home_.capacity()) home_ = std::move(v_);
+  }
+  std::vector<T>& operator*() { return v_; }
+
+ private:
+  std::vector<T>& home_;
+  std::vector<T> v_;
+};
 
 std::uint8_t default_scope(int family, std::uint8_t type, bool has_gw) {
   if (family == AF_INET6) return RT_SCOPE_UNIVERSE;
@@ -269,11 +285,11 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
 void fib_insert_kernel(Control& ctl, Namespace& ns, Device& dev, const RouteInfo& info,
                        Origin origin) {
   EngineProto& ep = engine_proto(ctl.engine());
-  auto r = std::make_unique<Route>();
-  r->info = info;
-  r->origin = origin;
-  r->dev = &dev;
-  r->dst = dst_alloc(ep, dev);
+  Route r;
+  r.info = info;
+  r.origin = origin;
+  r.dev = &dev;
+  r.dst = dst_alloc(ep, dev);
   Route* p = insert(ep, ns, std::move(r));
   notify_route(ep, ns, ProtoEvent::New, report(*p));
 }
@@ -282,7 +298,9 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
   EngineProto& ep = engine_proto(ctl.engine());
   DevState* ds = find_dev(ep, dev);
   if (!ds || ds->routes.empty()) return;
-  for (Route* r : sorted_routes(*ds, family)) {
+  Borrowed<Route*> routes(ep.route_scratch);
+  sorted_routes(*ds, family, *routes);
+  for (Route* r : *routes) {
     bool user = r->origin == Origin::User;
     if (which == Which::All || (which == Which::User) == user) erase(ep, ns, r, notify);
   }
@@ -291,27 +309,32 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
 void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del) {
   EngineProto& ep = engine_proto(ctl.engine());
   DevState& ds = dev_state(ep, dev);
-  std::vector<std::pair<RouteInfo, Origin>> want;
+  Borrowed<std::pair<RouteInfo, Origin>> borrowed(ep.want_scratch);
+  auto& want = *borrowed;
   if (family == AF_INET && ds.in) desired_v4(dev, *ds.in, want);
   if (family == AF_INET6 && ds.in6) desired_v6(dev, *ds.in6, want);
-  // Duplicates (two addresses with the same local route) collapse into one.
-  std::vector<std::pair<RouteInfo, Origin>> uniq;
-  for (auto& w : want)
-    if (std::none_of(uniq.begin(), uniq.end(),
-                     [&](auto& u) { return same_derived(u.first, w.first); }))
-      uniq.push_back(w);
-  std::vector<Route*> have;
-  for (Route* r : sorted_routes(ds, family))
-    if (r->origin != Origin::User) have.push_back(r);
-  for (Route* r : have) {
-    auto it = std::find_if(uniq.begin(), uniq.end(),
+  if (want.empty() && ds.routes.empty()) return;  // a down or bare device: nothing to do
+  // Duplicates (two addresses with the same local route) collapse into the first.
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (std::none_of(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(n),
+                     [&](auto& u) { return same_derived(u.first, want[i].first); })) {
+      if (n != i) want[n] = std::move(want[i]);
+      ++n;
+    }
+  want.resize(n);
+  Borrowed<Route*> have(ep.route_scratch);
+  sorted_routes(ds, family, *have);
+  for (Route* r : *have) {
+    if (r->origin == Origin::User) continue;
+    auto it = std::find_if(want.begin(), want.end(),
                            [&](auto& u) { return same_derived(u.first, r->info); });
-    if (it == uniq.end())
+    if (it == want.end())
       erase(ep, ns, r, notify_del);
     else
-      uniq.erase(it);
+      want.erase(it);
   }
-  for (auto& [info, origin] : uniq) fib_insert_kernel(ctl, ns, dev, info, origin);
+  for (auto& [info, origin] : want) fib_insert_kernel(ctl, ns, dev, info, origin);
 }
 
 // ---------------------------------------------------------------- public API
@@ -323,6 +346,7 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  RetireScope scope(engine_proto(ctl.engine()));
   if (req.family != AF_INET && req.family != AF_INET6)
     return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
   if (req.dst_len > max_len(req.family)) return fail(EINVAL, "Invalid prefix length");
@@ -332,9 +356,9 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     dst = req.family == AF_INET ? IpAddr::v4(0) : IpAddr::v6(zero);
   }
   if (dst.family() != req.family) return fail(EINVAL, "Invalid prefix for given family");
-  if (req.family == AF_INET && dst.masked(req.dst_len) != dst)
+  if (req.family == AF_INET && prefix_of(dst, req.dst_len) != dst)
     return fail(EINVAL, "Invalid prefix for given prefix length");
-  dst = dst.masked(req.dst_len);
+  dst = prefix_of(dst, req.dst_len);
   std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
   std::uint8_t type = req.type.value_or(RTN_UNICAST);
   bool has_gw = req.gateway && !req.gateway->empty();
@@ -344,8 +368,8 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     return fail(EINVAL,
                 req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
 
-  auto r = std::make_unique<Route>();
-  RouteInfo& i = r->info;
+  Route r;
+  RouteInfo& i = r.info;
   i.family = req.family;
   i.table = table;
   i.dst = dst;
@@ -360,7 +384,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.type = type;
   if (req.prefsrc) i.prefsrc = *req.prefsrc;
   i.flags = req.flags & RTNH_F_ONLINK;
-  r->dev = *dev;
+  r.dev = *dev;
 
   // Existing routes with the same key (Linux: fib_table_insert, fib6_add_rt2node).
   EngineProto& ep = engine_proto(ctl.engine());
@@ -372,10 +396,10 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     auto k = t->second.find(RouteKey{dst, req.dst_len});
     if (k != t->second.end())
       for (auto& x : k->second | std::views::values) {
-        if (x->info.priority != i.priority || x->info.tos != i.tos) continue;
-        if (!same) same = x.get();
-        if (x->info.oif == i.oif && x->info.gateway == i.gateway && x->info.type == i.type) {
-          same_nh = x.get();
+        if (x.info.priority != i.priority || x.info.tos != i.tos) continue;
+        if (!same) same = &x;
+        if (x.info.oif == i.oif && x.info.gateway == i.gateway && x.info.type == i.type) {
+          same_nh = &x;
           break;
         }
       }
@@ -390,7 +414,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     if (clash && (req.excl || same_nh)) return fail(EEXIST);
     if (!req.create) return fail(ENOENT);
   }
-  if (r->dev) r->dst = dst_alloc(ep, *r->dev);
+  if (r.dev) r.dst = dst_alloc(ep, *r.dev);
   Route* p = insert(ep, ns, std::move(r));
   RouteInfo out = report(*p);
   notify_route(ep, ns, ProtoEvent::New, out);
@@ -399,6 +423,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
 
 Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
   EngineProto& ep = engine_proto(ctl.engine());
+  RetireScope scope(ep);
   NetState& st = net_state(ns);
   std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
   IpAddr dst = req.dst;
@@ -409,10 +434,10 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
   if (dst.family() != req.family) return fail(EINVAL, "Invalid prefix for given family");
   auto t = st.tables(req.family).find(table);
   if (t == st.tables(req.family).end()) return fail(ESRCH);
-  auto k = t->second.find(RouteKey{dst.masked(req.dst_len), req.dst_len});
+  auto k = t->second.find(RouteKey{prefix_of(dst, req.dst_len), req.dst_len});
   if (k == t->second.end()) return fail(ESRCH);
   for (auto& x : k->second | std::views::values) {
-    const RouteInfo& i = x->info;
+    const RouteInfo& i = x.info;
     if (req.family == AF_INET && i.tos != req.tos) continue;
     if (req.priority && *req.priority && i.priority != *req.priority) continue;
     if (req.type && *req.type && i.type != *req.type) continue;
@@ -421,7 +446,7 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
     if (req.oif && i.oif != req.oif) continue;
     if (req.gateway && !req.gateway->empty() && i.gateway != *req.gateway) continue;
     if (req.prefsrc && i.prefsrc != *req.prefsrc) continue;
-    erase(ep, ns, x.get(), true);
+    erase(ep, ns, &x, true);
     return ok();
   }
   return fail(ESRCH);
@@ -436,7 +461,7 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
     for (auto& [id, tbl] : st.tables(f)) {
       if (table && *table != id) continue;
       for (auto& [key, v] : tbl)
-        for (auto& r : v | std::views::values) out.push_back(report(*r));
+        for (auto& r : v | std::views::values) out.push_back(report(r));
     }
   }
   return out;
@@ -493,6 +518,7 @@ class FibSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    RetireScope scope(ep);
     DevState* ds = find_dev(ep, ev.dev);
     if (!ds) return ok();  // never seen (or a legacy re-broadcast: everything is gone)
     Namespace& ns = ev.dev.ns();

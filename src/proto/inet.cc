@@ -22,20 +22,29 @@ IpAddr v4_or(const IpAddr& a, std::uint32_t bits) {
 bool addr_is_zero(const IpAddr& a) {
   return a.is_unspecified();
 }
+IpAddr prefix_of(const IpAddr& a, int len) {
+  const int size = static_cast<int>(a.size());
+  if (size == 0 || len >= size * 8) return a;
+  std::array<std::uint8_t, 16> b{};
+  const int keep = std::max(len, 0);
+  std::copy_n(a.data(), keep / 8, b.begin());
+  if (keep % 8) b[keep / 8] = a.data()[keep / 8] & static_cast<std::uint8_t>(0xff00u >> (keep % 8));
+  return size == 4 ? IpAddr::v4_bytes(std::span(b).first<4>()) : IpAddr::v6(std::span(b));
+}
 
 namespace {
 
 // Linux: inet_ifa_match — `a` lies in the subnet of `ifa`.
 bool in_subnet(const IpAddr& a, const AddrInfo& ifa) {
-  return a.masked(ifa.prefixlen) == ifa.address.masked(ifa.prefixlen);
+  return prefix_of(a, ifa.prefixlen) == prefix_of(ifa.address, ifa.prefixlen);
 }
 
 bool promote_on(NetState& st, const InDev& in) {
   return st.all4.promote_secondaries || in.conf.promote_secondaries;  // Linux: IN_DEV_ORCONF
 }
 
-void retire(std::unique_ptr<Ifa> ifa) {
-  rcu::retire(ifa.release());
+void retire(Control& ctl, std::unique_ptr<Ifa> ifa) {
+  retire_hooked(engine_proto(ctl.engine()), ifa.release());
 }
 
 // Inserts a new address (Linux: __inet_insert_ifa). Primaries go after the last primary
@@ -74,7 +83,7 @@ void remove_at(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t 
   in.addrs.erase(in.addrs.begin() + static_cast<std::ptrdiff_t>(i));
   notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::Del, ifa->info);
   fib_sync_dev(ctl, ns, dev, AF_INET, true);
-  retire(std::move(ifa));
+  retire(ctl, std::move(ifa));
 }
 
 // Deletes address `idx` (Linux: __inet_del_ifa): a primary takes its secondaries with it,
@@ -178,6 +187,7 @@ class InetSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    RetireScope scope(ep);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
       DevState& ds = dev_state(ep, dev);
@@ -220,7 +230,7 @@ class InetSubscriber final : public Subscriber {
         // Linux: inetdev_destroy — every address goes (RTM_DELADDR each), then the in_device,
         // whose reference drops after a grace period.
         while (!ds->in->addrs.empty()) del_ifa(ctl, ns, dev, *ds->in, 0);
-        rcu::retire(ds->in.release());
+        retire_hooked(ep, ds->in.release());
         break;
       }
       default:
@@ -257,12 +267,14 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<AddrInfo> add_address(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  RetireScope scope(engine_proto(ctl.engine()));
   if (req.family == AF_INET) return add_v4(ctl, ns, req);
   if (req.family == AF_INET6) return add_address6(ctl, ns, req);
   return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
 }
 
 Result<void> delete_address(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  RetireScope scope(engine_proto(ctl.engine()));
   if (req.family == AF_INET) return del_v4(ctl, ns, req);
   if (req.family == AF_INET6) return delete_address6(ctl, ns, req);
   return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);

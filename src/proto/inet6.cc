@@ -52,37 +52,27 @@ int src_scope(const IpAddr& a) {
   }
 }
 
-// The second stage of an inet6_dev's release: the device reference goes.
-struct Inet6Teardown {
-  explicit Inet6Teardown(Ref r) : ref(std::move(r)) {}
-  Ref ref;
-  std::vector<IpAddr> mc, ac;
-};
-struct TeardownNode {
-  rcu_head head;  // first member of a standard-layout struct
-  Inet6Teardown* t;
-};
+Inet6Dev* from_rcu(rcu_head* h) {
+  return static_cast<Inet6Dev*>(reinterpret_cast<RcuHook*>(h));  // rcu is RcuHook's first
+}
 
+// The second stage of an inet6_dev's release: the device reference goes with it.
 void teardown_stage2(rcu_head* h) {
-  auto* n = reinterpret_cast<TeardownNode*>(h);
-  delete n->t;  // drops the "inet6" reference
-  delete n;
+  delete from_rcu(h);
 }
 
 void teardown_stage1(rcu_head* h) {
-  auto* n = reinterpret_cast<TeardownNode*>(h);
-  n->t->ac.clear();  // Linux: aca_free_rcu
-  n->t->mc.clear();
-  rcu::call(&n->head, teardown_stage2);  // the second generation (seed 001)
+  Inet6Dev* in6 = from_rcu(h);
+  in6->ac_list.clear();  // Linux: aca_free_rcu
+  in6->mc_list.clear();
+  rcu::call(&in6->rcu, teardown_stage2);  // the second generation (seed 001)
 }
 
+// The inet6_dev itself carries its release through both grace periods (its addresses are
+// gone already); nothing is allocated for it.
 void release_inet6_dev(std::unique_ptr<Inet6Dev> in6) {
-  auto* t = new Inet6Teardown(std::move(in6->ref));
-  t->mc = std::move(in6->mc_list);
-  t->ac = std::move(in6->ac_list);
-  in6.reset();
-  auto* n = new TeardownNode{{}, t};
-  rcu::call(&n->head, teardown_stage1);
+  Inet6Dev* p = in6.release();
+  rcu::call(&p->rcu, teardown_stage1);
 }
 
 bool dad_ready(const Device& dev) {
@@ -104,7 +94,7 @@ void refresh_groups(Inet6Dev& in6, bool up, bool forwarding) {
     in6.mc_list.push_back(kAllRouters);
     for (auto& ifa : in6.addrs)
       if (ifa->info.prefixlen < 127)
-        in6.ac_list.push_back(ifa->info.local.masked(ifa->info.prefixlen));
+        in6.ac_list.push_back(prefix_of(ifa->info.local, ifa->info.prefixlen));
   }
 }
 
@@ -151,7 +141,7 @@ void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_
   notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   dst_free_ifa(ep, *ifa, std::move(ifa->rt));
-  rcu::retire(ifa.release());
+  retire_hooked(ep, ifa.release());
 }
 
 AddrInfo make6(const Device& dev, const IpAddr& addr, int plen, std::uint32_t flags) {
@@ -238,6 +228,7 @@ class Inet6Subscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    RetireScope scope(ep);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
       // Linux: addrconf_notify(NETDEV_REGISTER) -> ipv6_add_dev when the mtu allows IPv6.
@@ -365,6 +356,7 @@ Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
                             unsigned copy) {
   NetState& st = net_state(ns);
   EngineProto& ep = engine_proto(ctl.engine());
+  RetireScope scope(ep);
   if (ifindex == kConfDefault) {
     st.default6 = c;
     return ok();

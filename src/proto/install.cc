@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <ranges>
+#include <utility>
 
 #include "base/rcu.h"
 #include "proto/state.h"
@@ -43,10 +44,11 @@ class Hooks final : public PernetHooks {
     // Every device is gone; routes left without a device (blackhole...) hold nothing.
     NetState* st = ns.data_locked<NetState>(&kNetTag);
     if (!st) return;
+    RetireScope scope(ep_);
     for (auto* tables : {&st->tables4, &st->tables6})
       for (auto& [id, t] : *tables)
         for (auto& [k, v] : t)
-          for (auto& r : v | std::views::values) dst_free(ep_, *r, std::move(r->dst));
+          for (auto& r : v | std::views::values) dst_free(ep_, r, std::move(r.dst));
     st->tables4.clear();
     st->tables6.clear();
   }
@@ -76,24 +78,57 @@ NetState& net_state(Namespace& ns) {
   return *st;
 }
 
+EngineProto::~EngineProto() {
+  while (RcuHook* h = retired) {  // every grace period is over (the engine's barriers)
+    retired = h->next_retired;
+    h->destroy(h);
+  }
+  while (DevState* ds = dev_states) {
+    dev_states = ds->next;
+    delete ds;
+  }
+}
+
+void retire_flush_now(EngineProto& ep) {
+  RcuHook* head = std::exchange(ep.retired, nullptr);
+  rcu::call(&head->rcu, [](rcu_head* h) {
+    for (auto* p = reinterpret_cast<RcuHook*>(h); p;) {
+      RcuHook* next = p->next_retired;
+      p->destroy(p);
+      p = next;
+    }
+  });
+}
+
 DevState& dev_state(EngineProto& ep, Device& d) {
+  if (DevState* ds = find_dev(ep, d)) return *ds;
+  auto* ds = new DevState;
+  ds->next = ep.dev_states;
+  if (ds->next) ds->next->prev = ds;
+  ep.dev_states = ds;
   if (ep.dev_slot >= 0)
-    if (void* p = d.plugin_slot_locked(ep.dev_slot)) return *static_cast<DevState*>(p);
-  auto& p = ep.devs[&d];
-  if (!p) p = std::make_unique<DevState>();
-  if (ep.dev_slot >= 0) d.set_plugin_slot_locked(ep.dev_slot, p.get());
-  return *p;
+    d.set_plugin_slot_locked(ep.dev_slot, ds);
+  else
+    ep.devs.emplace(&d, ds);
+  return *ds;
 }
 
 DevState* find_dev(EngineProto& ep, const Device& d) {
   if (ep.dev_slot >= 0) return static_cast<DevState*>(d.plugin_slot_locked(ep.dev_slot));
   auto it = ep.devs.find(&d);
-  return it == ep.devs.end() ? nullptr : it->second.get();
+  return it == ep.devs.end() ? nullptr : it->second;
 }
 
 void drop_dev_state(EngineProto& ep, Device& d) {
-  if (ep.dev_slot >= 0) d.set_plugin_slot_locked(ep.dev_slot, nullptr);
-  ep.devs.erase(&d);
+  DevState* ds = find_dev(ep, d);
+  if (!ds) return;
+  if (ep.dev_slot >= 0)
+    d.set_plugin_slot_locked(ep.dev_slot, nullptr);
+  else
+    ep.devs.erase(&d);
+  (ds->prev ? ds->prev->next : ep.dev_states) = ds->next;
+  if (ds->next) ds->next->prev = ds->prev;
+  delete ds;
 }
 
 void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a) {

@@ -13,12 +13,14 @@
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
+#include <cstddef>
 #include <map>
 #include <memory>
-#include <set>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
+#include "base/rcu.h"
 #include "ifcore/device.h"
 #include "ifcore/engine.h"
 #include "ifcore/inet.h"
@@ -30,8 +32,17 @@ using inet::Inet4Conf;
 using inet::Inet6Conf;
 using inet::RouteInfo;
 
+// What an object that is freed after a grace period carries (Linux: the rcu member of
+// dst_entry, in_ifaddr, in_device, inet6_dev), so that retiring it allocates nothing.
+struct RcuHook {
+  rcu_head rcu{};                       // first: rcu_head* <-> RcuHook*
+  RcuHook* next_retired = nullptr;      // EngineProto::retired
+  void (*destroy)(RcuHook*) = nullptr;  // deletes the whole object
+};
+static_assert(std::is_standard_layout_v<RcuHook> && offsetof(RcuHook, rcu) == 0);
+
 // A route-cache entry (Linux: struct dst_entry): holds the next hop's device.
-struct DstEntry {
+struct DstEntry : RcuHook {
   explicit DstEntry(Device& d) : dev(d, "dst") {}
   Ref dev;
 };
@@ -46,6 +57,42 @@ struct Route {
   std::uint64_t seq = 0;  // insertion order among routes with the same key and metric
   Device* dev = nullptr;  // valid while `dst` holds it
   std::unique_ptr<DstEntry> dst;
+  Route* dev_prev = nullptr;  // DevRoutes of `dev`
+  Route* dev_next = nullptr;
+};
+
+// The routes through one device, in no order: a list through Route::dev_prev/dev_next, so
+// that adding and removing one allocates nothing and costs O(1). The tables own the
+// routes; a route is on its device's list from insertion to erasure.
+class DevRoutes {
+ public:
+  DevRoutes() = default;
+  DevRoutes(const DevRoutes&) = delete;
+  DevRoutes& operator=(const DevRoutes&) = delete;
+  ~DevRoutes() {  // routes left behind (none once flushed) are unlinked, not freed
+    while (head_) erase(head_);
+  }
+  bool empty() const { return head_ == nullptr; }
+  void push(Route* r) {
+    r->dev_prev = nullptr;
+    r->dev_next = head_;
+    if (head_) head_->dev_prev = r;
+    head_ = r;
+  }
+  // Does nothing if `r` is not on this list.
+  void erase(Route* r) {
+    if (!r->dev_prev && head_ != r) return;
+    (r->dev_prev ? r->dev_prev->dev_next : head_) = r->dev_next;
+    if (r->dev_next) r->dev_next->dev_prev = r->dev_prev;
+    r->dev_prev = r->dev_next = nullptr;
+  }
+  template <class F>
+  void for_each(F f) const {
+    for (Route* r = head_; r; r = r->dev_next) f(r);
+  }
+
+ private:
+  Route* head_ = nullptr;
 };
 
 struct RouteKey {
@@ -55,9 +102,10 @@ struct RouteKey {
 };
 // The routes with one key, by metric and then insertion (Linux lists a new route after the
 // others with the same metric): a map, so that a key that thousands of devices share
-// (fe80::/64, ff00::/8) costs O(log n) per route added or removed.
+// (fe80::/64, ff00::/8) costs O(log n) per route added or removed. A route lives in its
+// map node (one allocation per route; nodes do not move).
 using RouteSlot = std::pair<std::uint32_t, std::uint64_t>;  // priority, Route::seq
-using RouteList = std::map<RouteSlot, std::unique_ptr<Route>>;
+using RouteList = std::map<RouteSlot, Route>;
 using Table = std::map<RouteKey, RouteList>;
 
 // Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
@@ -71,21 +119,21 @@ struct NetState {
   }
 };
 
-struct Ifa {  // one address (Linux: in_ifaddr / inet6_ifaddr); holds its device
+struct Ifa : RcuHook {  // one address (Linux: in_ifaddr / inet6_ifaddr); holds its device
   Ifa(Device& d, const char* holder) : ref(d, holder) {}
   AddrInfo info;
   Ref ref;
   std::unique_ptr<DstEntry> rt;  // IPv6: the address's host-route entry (Linux: ifp->rt)
 };
 
-struct InDev {  // Linux: in_device
+struct InDev : RcuHook {  // Linux: in_device
   explicit InDev(Device& d) : ref(d, "inet") {}
   Ref ref;
   Inet4Conf conf;
   std::vector<std::unique_ptr<Ifa>> addrs;  // primaries first, then secondaries
 };
 
-struct Inet6Dev {  // Linux: inet6_dev
+struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (inet6.cc)
   explicit Inet6Dev(Device& d) : ref(d, "inet6") {}
   Ref ref;
   Inet6Conf conf;
@@ -97,7 +145,9 @@ struct Inet6Dev {  // Linux: inet6_dev
 struct DevState {
   std::unique_ptr<InDev> in;
   std::unique_ptr<Inet6Dev> in6;
-  std::set<Route*> routes;  // routes through the device (owned by the tables)
+  DevRoutes routes;          // routes through the device (owned by the tables)
+  DevState* prev = nullptr;  // EngineProto::dev_states
+  DevState* next = nullptr;
 };
 
 // A dead route's dst entry that must wait for its device's Unregister (see dst.cc).
@@ -108,16 +158,63 @@ struct Garbage {
 
 // Per-engine state, kept as the engine's plug-in data (see install.cc).
 struct EngineProto {
+  EngineProto() = default;
+  EngineProto(const EngineProto&) = delete;
+  EngineProto& operator=(const EngineProto&) = delete;
+  // Frees what is still retired and the device states still listed (devices never
+  // unregistered). Context: after the engine's last rcu barrier.
+  ~EngineProto();
+
   std::vector<inet::ProtoListener*> listeners;
-  std::unordered_map<const Device*, std::unique_ptr<DevState>> devs;  // owns; see dev_slot
-  int dev_slot = -1;  // the device slot that points at the DevState (-1: none, use devs)
+  // Every device's state, owned by this list: made by dev_state, freed by drop_dev_state.
+  // A device finds its own through the device slot `dev_slot` (Linux: dev->ip_ptr), or,
+  // when every slot was taken by other plug-ins (dev_slot -1), through `devs`.
+  DevState* dev_states = nullptr;
+  int dev_slot = -1;
+  std::unordered_map<const Device*, DevState*> devs;  // only when dev_slot is -1
   std::vector<Garbage> garbage;
+  RcuHook* retired = nullptr;  // see retire_hooked
+  // fib_sync_dev's and fib_flush_dev's working vectors, kept for their capacity; a call
+  // nested in another (from a listener) finds them taken and uses vectors of its own.
+  std::vector<std::pair<RouteInfo, Origin>> want_scratch;
+  std::vector<Route*> route_scratch;
   std::size_t dst_live = 0;
   SubscriptionId dst_sub = 0;
   RefWaitPolicy ref_wait = RefWaitPolicy::Event;
   int dst_priority = -10;
   std::vector<std::unique_ptr<Subscriber>> subscribers;  // dst, inet, fib, inet6
   std::unique_ptr<PernetHooks> hooks;
+};
+
+// Deletes `p` (a T derived from RcuHook) after a grace period: queued on ep.retired, and
+// handed to RCU with everything else retired in the same call into the protocols, in one
+// rcu::call (call_rcu's queue is shared with the callback thread, and a vlan's delete
+// retired five objects one enqueue each). Context: control lock, inside a RetireScope
+// (outside one, `p` waits for the next scope's end, or the engine's).
+template <class T>
+void retire_hooked(EngineProto& ep, T* p) {
+  static_assert(std::is_base_of_v<RcuHook, T>);
+  if (!p) return;
+  p->destroy = [](RcuHook* h) { delete static_cast<T*>(h); };
+  p->next_retired = ep.retired;
+  ep.retired = p;
+}
+// Hands ep.retired to RCU. Context: control lock; never blocks.
+void retire_flush_now(EngineProto& ep);
+inline void retire_flush(EngineProto& ep) {
+  if (ep.retired) retire_flush_now(ep);
+}
+// Every entry into the protocols (subscriber callbacks, the public calls that remove
+// addresses or routes) holds one: what it retired goes to RCU when it returns.
+class RetireScope {
+ public:
+  explicit RetireScope(EngineProto& ep) : ep_(ep) {}
+  RetireScope(const RetireScope&) = delete;
+  RetireScope& operator=(const RetireScope&) = delete;
+  ~RetireScope() { retire_flush(ep_); }
+
+ private:
+  EngineProto& ep_;
 };
 
 // Context: any thread; the engine has had install_all(). Aborts if it has not.
@@ -172,6 +269,9 @@ bool inet6_enabled(EngineProto& ep, const Device& dev);
 
 // Helpers.
 bool addr_is_zero(const IpAddr& a);
+// a.masked(len), byte by byte (IpAddr::masked clears one bit at a time: hundreds of
+// instructions for ff00::/8, and a lookup masks at every length).
+IpAddr prefix_of(const IpAddr& a, int len);
 IpAddr v4_or(const IpAddr& a, std::uint32_t host_bits);
 std::uint32_t v4_mask(int len);
 
