@@ -121,10 +121,10 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
     if (!opening_.empty()) {
       // Linux: the events an open fires (veth_open: carrier on for the device, then its
       // peer) are run by the link watch after the open, in the order they fired: the
-      // opening device's first. Held until its Up (and scheduled, should the open fail).
+      // opening device's first. Held until its Up, or until its open fails (open_failed);
+      // no timer, so that the worker thread is not woken for them.
       pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, now});
       held_.push_back(dev.id());
-      schedule(now);
       return;
     }
     TimePoint back{};
