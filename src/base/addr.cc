@@ -129,10 +129,15 @@ std::uint32_t IpAddr::v4_host() const {
 }
 
 IpAddr IpAddr::masked(int prefix_len) const {
+  // Byte by byte: route lookups mask at every prefix length.
   IpAddr a = *this;
-  int bits = static_cast<int>(size()) * 8;
-  for (int i = std::max(prefix_len, 0); i < bits; ++i)
-    a.bytes_[i / 8] &= static_cast<std::uint8_t>(~(0x80u >> (i % 8)));
+  const int n = static_cast<int>(size());
+  const int len = std::clamp(prefix_len, 0, n * 8);
+  const int whole = len / 8;  // bytes kept as they are
+  if (whole < n) {
+    a.bytes_[whole] &= static_cast<std::uint8_t>(0xff00u >> (len % 8));
+    std::fill(a.bytes_.begin() + whole + 1, a.bytes_.begin() + n, std::uint8_t{0});
+  }
   return a;
 }
 

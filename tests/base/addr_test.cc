@@ -2,6 +2,8 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "ifcore/addr.h"
 #include "ifcore/config.h"
 
@@ -44,6 +46,26 @@ TEST(IpAddr, ParsesBothFamilies) {
   EXPECT_EQ(v6->masked(16).to_string(), "2002::");
   EXPECT_TRUE(IpAddr::parse("fe80::1")->is_v6_link_local());
   EXPECT_FALSE(IpAddr::parse("10.0.0.256"));
+}
+
+// masked() keeps the first prefix_len bits and clears the rest, at every length of both
+// families (and clamps lengths outside them), as a bit-by-bit reference does.
+TEST(IpAddr, MaskedKeepsExactlyThePrefixBits) {
+  for (const char* text : {"255.255.255.255", "10.129.66.3",
+                           "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db8:8000:1:ff00::ff"}) {
+    auto ip = IpAddr::parse(text);
+    ASSERT_TRUE(ip);
+    const int bits = static_cast<int>(ip->size()) * 8;
+    for (int len = -1; len <= bits + 1; ++len) {
+      std::vector<std::uint8_t> b(ip->bytes().begin(), ip->bytes().end());
+      for (int i = std::max(len, 0); i < bits; ++i)
+        b[i / 8] &= static_cast<std::uint8_t>(~(0x80u >> (i % 8)));
+      auto want = IpAddr::from_bytes(ip->family(), b);
+      ASSERT_TRUE(want);
+      EXPECT_EQ(ip->masked(len), *want) << text << "/" << len;
+      EXPECT_TRUE(ip->in_prefix(*want, std::max(len, 0))) << text << "/" << len;
+    }
+  }
 }
 
 TEST(Policies, ParseAndPrint) {
