@@ -189,13 +189,18 @@ void LinkWatch::run_due(Control& ctl) {
   for (Ref& r : due) {
     auto it = pending_.find(r->id());
     if (it == pending_.end()) continue;  // delivered meanwhile by a nested change
-    if (it->second.wait == Wait::Budget) {
-      TimePoint back{};
-      (void)take_token(*r, now, &back);  // its turn has come: the budget only paces
-    }
-    deliver(ctl, *r);
+    if (it->second.wait == Wait::Budget)
+      deliver_budgeted(ctl, *r, now);
+    else
+      deliver(ctl, *r);
   }
   reschedule(now);
+}
+
+void LinkWatch::deliver_budgeted(Control& ctl, Device& dev, TimePoint now) {
+  TimePoint back{};
+  (void)take_token(dev, now, &back);
+  deliver(ctl, dev);
 }
 
 void LinkWatch::open_failed(Control& ctl, Device& dev) {
@@ -209,11 +214,8 @@ void LinkWatch::release_held(Control& ctl, TimePoint now) {
   held.swap(held_);
   for (std::uint64_t id : held) {
     auto it = pending_.find(id);
-    if (it == pending_.end() || it->second.wait != Wait::Budget) continue;
-    Device& d = *it->second.ref;
-    TimePoint back{};
-    (void)take_token(d, now, &back);
-    deliver(ctl, d);
+    if (it != pending_.end() && it->second.wait == Wait::Budget)
+      deliver_budgeted(ctl, *it->second.ref, now);
   }
 }
 
@@ -236,11 +238,10 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
       TimePoint now = impl_.engine.time().now();
       if (auto it = pending_.find(id); it != pending_.end()) {
         if (it->second.wait == Wait::Budget ? it->second.due <= now : kernel_urgent(dev)) {
-          if (it->second.wait == Wait::Budget) {
-            TimePoint back{};
-            (void)take_token(dev, now, &back);
-          }
-          deliver(ctl, dev);
+          if (it->second.wait == Wait::Budget)
+            deliver_budgeted(ctl, dev, now);
+          else
+            deliver(ctl, dev);
         } else {
           reschedule(now);
         }
@@ -255,7 +256,6 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
       break;
     case NetdevEvent::Down: {
       closing_.erase(id);
-      release_held(ctl, impl_.engine.time().now());  // an open that failed
       auto it = pending_.find(id);
       if (it != pending_.end() && it->second.wait == Wait::Budget)
         deliver(ctl, dev);  // silent: the device is down

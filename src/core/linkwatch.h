@@ -59,7 +59,9 @@ class LinkWatch final : public Subscriber {
   bool take_token(const Device& dev, TimePoint now, TimePoint* back);
   // Linux: linkwatch_do_dev. Removes the entry first.
   void deliver(Control& ctl, Device& dev);
-  void deliver_pending(Control& ctl, Device& dev);
+  // deliver() for an adaptive (budget) event whose turn has come: it spends a token, which
+  // only paces the device's next events.
+  void deliver_budgeted(Control& ctl, Device& dev, TimePoint now);
   void schedule(TimePoint at);
   void reschedule(TimePoint now);
   // Delivers the held events once no device is opening. Context: control lock.
