@@ -57,7 +57,7 @@ void Out::push(Json v) {
 }
 
 void Out::end_record() {
-  if (oneline_ && buf_.size() > record_start_ + 1)
+  if (oneline_)
     for (std::size_t i = record_start_; i + 1 < buf_.size(); ++i)
       if (buf_[i] == '\n') buf_[i] = '\\';
   record_start_ = buf_.size();

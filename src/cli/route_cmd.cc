@@ -4,7 +4,6 @@
 
 #include <linux/rtnetlink.h>
 
-#include <cstring>
 #include <functional>
 
 #include "cli/commands.h"
@@ -400,9 +399,9 @@ Result<void> route_flush(Ctx& c, Args& a) {
   auto f = parse_route_filter(c, a, true);
   if (!f) return fail(f.error());
   for (int round = 0; round < 10; ++round) {
-    std::vector<std::vector<std::uint8_t>> doomed;
+    std::vector<std::vector<std::uint8_t>> doomed;  // each route's rtmsg and attributes
     IFCORE_TRY(dump_routes(c, *f, [&](const wire::Message& m, const wire::RouteMessage&) {
-      doomed.emplace_back(m.bytes.begin(), m.bytes.end());
+      doomed.emplace_back(m.payload().begin(), m.payload().end());
     }));
     if (doomed.empty()) {
       if (c.stats) {
@@ -415,12 +414,10 @@ Result<void> route_flush(Ctx& c, Args& a) {
       c.out->flush();
       return ok();
     }
-    for (auto& m : doomed) {
-      wire::MessageBuilder b(m.size() + 64);
-      nlmsghdr h{};
-      std::memcpy(&h, m.data(), sizeof h);
+    for (const auto& body : doomed) {
+      wire::MessageBuilder b(body.size() + 64);
       b.begin({RTM_DELROUTE, NLM_F_REQUEST, c.client->next_seq(), 0});
-      b.put_raw(m.data() + NLMSG_HDRLEN, h.nlmsg_len - NLMSG_HDRLEN);
+      b.put_raw(body.data(), body.size());
       IFCORE_TRY(finish(b));
       int err = 0;
       std::string ext;
