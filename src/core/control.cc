@@ -326,18 +326,8 @@ UnregisterBatch::UnregisterBatch(const UnregisterBatch& o)
       remarks_(batch_remarks.load(std::memory_order_relaxed)),
       exact_(o.token_ != 0) {}
 
-UnregisterBatch::UnregisterBatch(UnregisterBatch&& o) noexcept
-    : devices_(std::move(o.devices_)),
-      token_(o.token_),
-      remarks_(o.remarks_),
-      exact_(o.exact_),
-      index_(std::move(o.index_)),
-      indexed_(o.indexed_) {
-  o.devices_.clear();
-  o.token_ = 0;
-  o.exact_ = false;
-  o.index_.clear();
-  o.indexed_ = 0;
+UnregisterBatch::UnregisterBatch(UnregisterBatch&& o) noexcept {
+  *this = std::move(o);
 }
 
 UnregisterBatch& UnregisterBatch::operator=(const UnregisterBatch& o) {
