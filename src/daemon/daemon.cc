@@ -390,16 +390,16 @@ void Loop::read_some(Client& c) {
   // the read that finds the queue empty: a lone request is answered with no syscall in
   // between. The rest leave in batches, at the latest when the client has nothing more
   // queued.
-  std::array<mmsghdr, kRecvSlots> msgs;
+  // recvmmsg(2) only writes msg_len and msg_flags: the headers serve every call.
+  std::array<mmsghdr, kRecvSlots> msgs{};
   std::array<iovec, kRecvSlots> iov;
+  for (unsigned k = 0; k < kRecvSlots; ++k) {
+    iov[k] = {rbuf_ + k * kRecvBuffer, kRecvBuffer};
+    msgs[k].msg_hdr.msg_iov = &iov[k];
+    msgs[k].msg_hdr.msg_iovlen = 1;
+  }
   int got = 0;
   while (got < kReadBudget && c.out.size() < kOutboxStop) {
-    for (unsigned k = 0; k < kRecvSlots; ++k) {
-      iov[k] = {rbuf_ + k * kRecvBuffer, kRecvBuffer};
-      msgs[k] = {};
-      msgs[k].msg_hdr.msg_iov = &iov[k];
-      msgs[k].msg_hdr.msg_iovlen = 1;
-    }
     int n = recvmmsg(c.fd, msgs.data(), kRecvSlots, MSG_DONTWAIT | MSG_TRUNC, nullptr);
     if (n < 0) {
       if (errno == EINTR) continue;
