@@ -130,6 +130,50 @@ TEST(Builder, FitsAndDropLast) {
   EXPECT_FALSE(b.over_limit());
 }
 
+// The builder keeps its storage across cancel, drop_last and failed ends: a message
+// written over bytes of an earlier one must still have zero padding everywhere.
+TEST(Builder, PaddingIsZeroOverReusedStorage) {
+  MessageBuilder b;
+  Bytes ones(200, 0xff);
+  b.begin({RTM_NEWLINK, 0, 1, 0});
+  b.put_bytes(1, ones);
+  b.cancel();
+  b.begin({RTM_NEWLINK, 0, 2, 0});
+  b.put_raw(ones.data(), 3);
+  b.put_u8(1, 7);
+  b.put_string(2, "abcde");
+  b.put_string(3, "");
+  auto n = b.begin_nest(4);
+  b.put_u16(5, 0x0102);
+  b.end_nest(n);
+  auto r = b.end();
+  ASSERT_TRUE(r);
+  Bytes want = nlmsg(RTM_NEWLINK, 0, 2, 0,
+                     cat({Bytes{0xff, 0xff, 0xff, 0}, attr(1, {7}), attr(2, cstr("abcde")),
+                          attr(3, cstr("")), attr(4, attr(5, le16(0x0102)))}));
+  EXPECT_EQ(to_bytes(*r), want);
+
+  // A finished message dropped, then another in its place; then one past the first
+  // allocation (the storage grows while a message is open).
+  b.begin({RTM_NEWLINK, 0, 3, 0});
+  b.put_bytes(1, ones);
+  ASSERT_TRUE(b.end());
+  b.drop_last();
+  b.drop_last();
+  EXPECT_EQ(b.count(), 0u);
+  b.begin({RTM_NEWLINK, 0, 4, 0});
+  Bytes parts;
+  for (int i = 0; i < 100; ++i) {
+    b.put_string(static_cast<std::uint16_t>(i + 1), "x");
+    parts = cat({parts, attr(static_cast<std::uint16_t>(i + 1), cstr("x"))});
+  }
+  auto r2 = b.end();
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(to_bytes(*r2), nlmsg(RTM_NEWLINK, 0, 4, 0, parts));
+  EXPECT_EQ(b.take(), nlmsg(RTM_NEWLINK, 0, 4, 0, parts));
+  EXPECT_EQ(b.size(), 0u);
+}
+
 TEST(Done, CarriesFourByteErrorAndMulti) {
   MessageBuilder b;
   ASSERT_TRUE(encode_done(b, 77, 4242));

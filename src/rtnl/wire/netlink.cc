@@ -49,12 +49,16 @@ nlmsghdr* MessageBuilder::cur() {
 }
 
 void MessageBuilder::grow(std::size_t extra) {
-  // Keep the buffer exactly as long as the open message (libmnl writes at its tail).
-  buf_.resize(buf_.size() + extra, 0);
+  // The open message ends at end_ (libmnl writes at its tail). The buffer grows
+  // geometrically, so an attribute costs no reallocation and no zero fill of its own:
+  // every byte below end_ is written by the put that claimed it, padding included.
+  std::size_t need = end_ + extra;
+  if (need > buf_.size()) buf_.resize(std::max({need, 2 * buf_.size(), kFirstCapacity}));
+  end_ = need;
 }
 
 void MessageBuilder::begin(const Header& h) {
-  buf_.resize(done_);
+  end_ = done_;
   grow(MNL_ALIGN(sizeof(nlmsghdr)));
   nlmsghdr* nlh = mnl_nlmsg_put_header(buf_.data() + done_);
   nlh->nlmsg_type = h.type;
@@ -68,7 +72,7 @@ void MessageBuilder::begin(const Header& h) {
 void MessageBuilder::put_raw(const void* data, std::size_t len) {
   if (!open_) return;
   grow(MNL_ALIGN(len));
-  void* p = mnl_nlmsg_put_extra_header(cur(), len);  // zeroes the padded area
+  void* p = mnl_nlmsg_put_extra_header(cur(), len);  // zeroes the padded area first
   if (len) std::memcpy(p, data, len);
 }
 
@@ -79,9 +83,23 @@ void MessageBuilder::put_attr(std::uint16_t type, const void* data, std::size_t 
       sticky_ = fmt::format("netlink attribute of {} bytes exceeds 65535", len + MNL_ATTR_HDRLEN);
     return;
   }
-  static const std::uint8_t kNothing = 0;
   grow(MNL_ALIGN(MNL_ATTR_HDRLEN + len));
-  mnl_attr_put(cur(), type, len, data ? data : &kNothing);
+  char* payload = put_attr_header(type, len);
+  if (len) std::memcpy(payload, data, len);
+}
+
+char* MessageBuilder::put_attr_header(std::uint16_t type, std::size_t len) {
+  // Written here rather than with mnl_attr_put, which leaves the padding as it finds it:
+  // the storage is reused, so the padding is zeroed explicitly.
+  nlmsghdr* nlh = cur();
+  auto* attr = static_cast<nlattr*>(mnl_nlmsg_get_payload_tail(nlh));
+  auto total = static_cast<std::uint16_t>(MNL_ATTR_HDRLEN + len);
+  attr->nla_type = type;
+  attr->nla_len = total;
+  auto* payload = static_cast<char*>(mnl_attr_get_payload(attr));
+  std::memset(payload + len, 0, MNL_ALIGN(len) - len);
+  nlh->nlmsg_len += MNL_ALIGN(total);
+  return payload;
 }
 
 void MessageBuilder::put_be16(std::uint16_t type, std::uint16_t host) {
@@ -98,14 +116,14 @@ void MessageBuilder::put_string(std::uint16_t type, std::string_view s) {
   if (!open_) return;
   if (s.size() + 1 + MNL_ATTR_HDRLEN > kMaxAttrLen) return put_attr(type, nullptr, s.size() + 1);
   grow(MNL_ALIGN(MNL_ATTR_HDRLEN + s.size() + 1));
-  // mnl_attr_put copies `len` bytes from `data`: give it a copy that ends in NUL.
-  std::string tmp(s);
-  mnl_attr_put(cur(), type, tmp.size() + 1, tmp.c_str());
+  char* payload = put_attr_header(type, s.size() + 1);
+  if (!s.empty()) std::memcpy(payload, s.data(), s.size());
+  payload[s.size()] = 0;
 }
 
 std::size_t MessageBuilder::begin_nest(std::uint16_t type) {
   if (!open_) return 0;
-  std::size_t token = buf_.size();
+  std::size_t token = end_;
   grow(MNL_ALIGN(MNL_ATTR_HDRLEN));
   nlattr* start = mnl_attr_nest_start(cur(), type);
   start->nla_type = type;  // Linux fills its replies with nla_nest_start_noflag
@@ -113,8 +131,8 @@ std::size_t MessageBuilder::begin_nest(std::uint16_t type) {
 }
 
 void MessageBuilder::end_nest(std::size_t token) {
-  if (!open_ || token < done_ || token + MNL_ATTR_HDRLEN > buf_.size()) return;
-  std::size_t len = buf_.size() - token;
+  if (!open_ || token < done_ || token + MNL_ATTR_HDRLEN > end_) return;
+  std::size_t len = end_ - token;
   if (len > kMaxAttrLen) {
     if (sticky_.empty()) sticky_ = fmt::format("netlink attribute of {} bytes exceeds 65535", len);
     return;
@@ -127,19 +145,18 @@ Result<std::span<const std::uint8_t>> MessageBuilder::end() {
   if (!open_) return fail(EINVAL, "no message started");
   open_ = false;
   if (!sticky_.empty()) {
-    buf_.resize(done_);
+    end_ = done_;
     return fail(EMSGSIZE, sticky_);
   }
   last_start_ = done_;
-  done_ = buf_.size();
+  done_ = end_;
   ++count_;
   return std::span<const std::uint8_t>(buf_.data() + last_start_, done_ - last_start_);
 }
 
 void MessageBuilder::drop_last() {
   if (count_ == 0) return;
-  buf_.resize(last_start_);
-  done_ = last_start_;
+  done_ = end_ = last_start_;
   --count_;
   // Find the new last message so a second drop_last works.
   std::size_t off = 0, prev = 0;
@@ -154,7 +171,7 @@ std::vector<std::uint8_t> MessageBuilder::take() {
   buf_.resize(done_);
   std::vector<std::uint8_t> out = std::move(buf_);
   buf_.clear();
-  done_ = last_start_ = count_ = 0;
+  done_ = end_ = last_start_ = count_ = 0;
   open_ = false;
   return out;
 }

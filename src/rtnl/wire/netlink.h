@@ -106,7 +106,7 @@ class MessageBuilder {
   // Overwrites bytes already written in the open message at `pos` (a token from
   // begin_nest, plus an offset): for headers like rtnexthop whose fields follow a length.
   void patch(std::size_t pos, const void* data, std::size_t len) {
-    if (open_ && pos >= done_ && pos + len <= buf_.size())
+    if (open_ && pos >= done_ && pos + len <= end_)
       std::memcpy(buf_.data() + pos, data, len);
   }
 
@@ -117,7 +117,7 @@ class MessageBuilder {
 
   // Discards the message being written (after an encode error).
   void cancel() {
-    buf_.resize(done_);
+    end_ = done_;
     open_ = false;
   }
 
@@ -144,9 +144,15 @@ class MessageBuilder {
  private:
   nlmsghdr* cur();
   void grow(std::size_t extra);
+  // Writes an attribute header for `len` payload bytes at the open message's tail (room
+  // made by grow) and zeroes its padding; returns where the payload goes.
+  char* put_attr_header(std::uint16_t type, std::size_t len);
 
-  std::vector<std::uint8_t> buf_;
+  static constexpr std::size_t kFirstCapacity = 256;
+
+  std::vector<std::uint8_t> buf_;  // storage; bytes at and past end_ are unused
   std::size_t limit_;
+  std::size_t end_ = 0;         // end of the open message (done_ when none is open)
   std::size_t done_ = 0;        // end of the last finished message
   std::size_t last_start_ = 0;  // start of the last finished message
   std::size_t count_ = 0;

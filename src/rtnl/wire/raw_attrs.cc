@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -11,6 +12,7 @@ namespace ifcore::wire {
 
 Result<std::vector<RawAttr>> parse_raw_attrs(std::span<const std::uint8_t> bytes, int base_offset) {
   std::vector<RawAttr> out;
+  out.reserve(std::min<std::size_t>(bytes.size() / NLA_HDRLEN, 16));  // one allocation, mostly
   std::size_t off = 0;
   while (off < bytes.size()) {
     std::size_t left = bytes.size() - off;
