@@ -106,8 +106,7 @@ class MessageBuilder {
   // Overwrites bytes already written in the open message at `pos` (a token from
   // begin_nest, plus an offset): for headers like rtnexthop whose fields follow a length.
   void patch(std::size_t pos, const void* data, std::size_t len) {
-    if (open_ && pos >= done_ && pos + len <= end_)
-      std::memcpy(buf_.data() + pos, data, len);
+    if (open_ && pos >= done_ && pos + len <= end_) std::memcpy(buf_.data() + pos, data, len);
   }
 
   // Finishes the current message and returns its bytes (valid until the next write).
