@@ -68,6 +68,10 @@ struct EventInfo {
   std::uint32_t flags_changed = 0;
   // Register/Unregister delivered as a replay to one subscriber
   bool replay = false;
+  // Part of an unregister batch's pass (GoingDown, Down, Unregister) that ends with
+  // BatchEvent::UnregisterBatch: a subscriber may defer per-device cleanup to that event
+  // (Linux: the work NETDEV_UNREGISTER_BATCH does once, e.g. flushing route caches).
+  bool batched = false;
 };
 
 class Subscriber {

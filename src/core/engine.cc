@@ -62,13 +62,15 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::si
   return result;
 }
 
-void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs) {
+void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
+                                   bool batched) {
   if (devs.empty()) return;
   auto t0 = Clock::now();
   auto list = chain.snapshot();
   std::uint64_t calls = 0;
   for (Device* d : devs) {
     EventInfo ev{event, *d};
+    ev.batched = batched;
     for (const auto& e : *list) {
       ++calls;
       auto r = e.sub->on_event(ctl, ev);

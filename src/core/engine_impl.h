@@ -185,7 +185,10 @@ struct Engine::Impl {
   // the first error; `notified` receives how many subscribers saw it.
   Result<void> call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified = nullptr);
   // One pass of `event` over many devices (counted as one pass).
-  void call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs);
+  // One event for each of `devs`, every subscriber per device. `batched`: an unregister
+  // batch's pass, which call_batch(UnregisterBatch) follows (EventInfo::batched).
+  void call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
+                       bool batched = false);
   void call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs);
   // The legacy wait for one device, run by the caller after dropping the control lock.
   void legacy_wait(Device& d);

@@ -26,12 +26,12 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
   for (Device* d : devs)
     if (d->is_up()) up.push_back(d);
   if (!up.empty()) {
-    impl.call_chain_many(ctl, NetdevEvent::GoingDown, up);
+    impl.call_chain_many(ctl, NetdevEvent::GoingDown, up, true);
     for (Device* d : up) {
       d->kind().stop(ctl, *d);
       d->set_flags_locked(d->flags() & ~IFF_UP);
     }
-    impl.call_chain_many(ctl, NetdevEvent::Down, up);
+    impl.call_chain_many(ctl, NetdevEvent::Down, up, true);
     // The kernel of seed 002 deactivated each device with its own grace period.
     if (single) impl.grace_period();
   }
@@ -52,7 +52,7 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
   if (single) impl.grace_period();
 
   // 3. One notifier pass per event over the whole batch.
-  impl.call_chain_many(ctl, NetdevEvent::Unregister, devs);
+  impl.call_chain_many(ctl, NetdevEvent::Unregister, devs, true);
   impl.call_batch(ctl, BatchEvent::UnregisterBatch, devs);
 
   // 4. The kinds drop their links; adjacency left over is unlinked.

@@ -45,7 +45,7 @@ class DstSubscriber final : public Subscriber {
  public:
   explicit DstSubscriber(EngineProto& ep) : ep_(ep) {}
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
-    RetireScope scope(ep_);
+    RetireScope scope(ep_, ev.batched);
     // Linux: dst_dev_event(NETDEV_UNREGISTER) -> dst_ifdown for the garbage list. A legacy
     // waiter's re-broadcast comes here again.
     if (ev.event == NetdevEvent::Unregister) dst_ifdown(ep_, &ev.dev);

@@ -518,7 +518,7 @@ class FibSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
-    RetireScope scope(ep);
+    RetireScope scope(ep, ev.batched);
     DevState* ds = find_dev(ep, ev.dev);
     if (!ds) return ok();  // never seen (or a legacy re-broadcast: everything is gone)
     Namespace& ns = ev.dev.ns();

@@ -187,7 +187,7 @@ class InetSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
-    RetireScope scope(ep);
+    RetireScope scope(ep, ev.batched);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
       DevState& ds = dev_state(ep, dev);

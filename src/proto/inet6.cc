@@ -228,7 +228,7 @@ class Inet6Subscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
-    RetireScope scope(ep);
+    RetireScope scope(ep, ev.batched);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
       // Linux: addrconf_notify(NETDEV_REGISTER) -> ipv6_add_dev when the mtu allows IPv6.
@@ -263,6 +263,11 @@ class Inet6Subscriber final : public Subscriber {
         break;
     }
     return ok();
+  }
+  void on_batch(Control& ctl, BatchEvent ev, std::span<Device* const> devs) override {
+    // The end of an unregister batch's pass: what its callbacks retired (they deferred,
+    // see RetireScope) goes to RCU in one callback.
+    if (ev == BatchEvent::UnregisterBatch) retire_flush(engine_proto(ctl.engine()));
   }
 };
 

@@ -205,16 +205,22 @@ inline void retire_flush(EngineProto& ep) {
   if (ep.retired) retire_flush_now(ep);
 }
 // Every entry into the protocols (subscriber callbacks, the public calls that remove
-// addresses or routes) holds one: what it retired goes to RCU when it returns.
+// addresses or routes) holds one: what it retired goes to RCU when it returns. A
+// callback for an event of an unregister batch's pass (EventInfo::batched) defers: what
+// the whole batch retired goes to RCU at once, from the UnregisterBatch event that ends
+// the pass (Inet6Subscriber::on_batch).
 class RetireScope {
  public:
-  explicit RetireScope(EngineProto& ep) : ep_(ep) {}
+  explicit RetireScope(EngineProto& ep, bool defer = false) : ep_(ep), defer_(defer) {}
   RetireScope(const RetireScope&) = delete;
   RetireScope& operator=(const RetireScope&) = delete;
-  ~RetireScope() { retire_flush(ep_); }
+  ~RetireScope() {
+    if (!defer_) retire_flush(ep_);
+  }
 
  private:
   EngineProto& ep_;
+  bool defer_;
 };
 
 // Context: any thread; the engine has had install_all(). Aborts if it has not.

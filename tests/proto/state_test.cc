@@ -1,5 +1,6 @@
-// Tests of the protocols' private helpers: prefix_of against IpAddr::masked, and the
-// per-device route list.
+// Tests of the protocols' private helpers: prefix_of against IpAddr::masked, the
+// per-device route list, and when retired objects go to RCU.
+#include <optional>
 #include <random>
 
 #include "proto/helpers.h"
@@ -52,6 +53,54 @@ TEST(DevRoutesTest, PushEraseAnywhereAndEraseOfAnUnlistedRoute) {
   }  // a list destroyed with routes on it unlinks them
   EXPECT_EQ(other.dev_prev, nullptr);
   EXPECT_EQ(other.dev_next, nullptr);
+}
+
+// Watches EngineProto::retired from after the protocols' subscribers (priority -20).
+struct RetiredWatch final : Subscriber {
+  explicit RetiredWatch(Engine& e) : ep(proto::engine_proto(e)) {}
+  Result<void> on_event(Control&, const EventInfo& ev) override {
+    if (ev.event == NetdevEvent::Unregister) held_during_pass.push_back(ep.retired != nullptr);
+    return ok();
+  }
+  void on_batch(Control&, BatchEvent ev, std::span<Device* const>) override {
+    if (ev == BatchEvent::UnregisterBatch) held_after_batch = ep.retired != nullptr;
+  }
+  proto::EngineProto& ep;
+  std::vector<bool> held_during_pass;
+  std::optional<bool> held_after_batch;
+};
+
+// An unregister batch's callbacks defer what they retire (the devices' IPv4 state here)
+// to the UnregisterBatch event, which hands it to RCU at once: nothing is left behind
+// after it, and a change outside a batch hands its retired objects over as it returns.
+TEST_F(EngineTest, UnregisterBatchHandsWhatItRetiredToRcuAtItsEnd) {
+  RetiredWatch watch(*engine);
+  auto ctl = engine->control();
+  struct Unsubscribe {  // also when an assertion ends the test early
+    Control& ctl;
+    SubscriptionId id;
+    ~Unsubscribe() { ctl.unsubscribe(id); }
+  } unsubscribe{ctl, ctl.subscribe(watch, {.name = "watch", .priority = -20, .replay = false})};
+  std::vector<Device*> devs;
+  for (int i = 0; i < 3; ++i) {
+    Device* d = dummy(ctl, fmt::format("d{}", i));
+    ASSERT_TRUE(d);
+    ASSERT_TRUE(ctl.open(*d));
+    ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, fmt::format("10.0.{}.1", i), 24)));
+    devs.push_back(d);
+  }
+  EXPECT_EQ(watch.ep.retired, nullptr);
+  ASSERT_TRUE(ctl.delete_links(devs));
+  EXPECT_EQ(watch.held_during_pass, (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(watch.held_after_batch, std::optional<bool>(false));
+  EXPECT_EQ(watch.ep.retired, nullptr);
+  EXPECT_TRUE(inet::list_routes(ctl, ns(ctl)).empty());
+  // Outside a batch: an address removed is handed over when the call returns.
+  Device* d = dummy(ctl, "d9");
+  ASSERT_TRUE(d);
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "10.9.0.1", 24)));
+  ASSERT_TRUE(inet::delete_address(ctl, ns(ctl), addr_req(*d, "10.9.0.1", 24)));
+  EXPECT_EQ(watch.ep.retired, nullptr);
 }
 
 }  // namespace
