@@ -218,8 +218,11 @@ Result<void> Control::link_upper(Device& lower, Device& upper, bool master) {
 
 void Control::unlink_upper(Device& lower, Device& upper) {
   auto& ups = DeviceAccess::uppers(lower);
-  auto it = std::find(ups.begin(), ups.end(), &upper);
-  if (it == ups.end()) return;
+  // From the back: a device going away unlinks its uppers last first (1000 vlans on one
+  // lower device made a search from the front quadratic).
+  auto rit = std::find(ups.rbegin(), ups.rend(), &upper);
+  if (rit == ups.rend()) return;
+  auto it = std::next(rit).base();
   bool master = lower.master() == &upper;
   auto& impl = engine_->impl();
   EventInfo pre{NetdevEvent::PreChangeUpper, lower};
