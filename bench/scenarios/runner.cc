@@ -10,6 +10,7 @@
 #include <map>
 
 #include "bench/scenarios/paths.h"
+#include "bench/scenarios/settle.h"
 
 namespace ifcore::bench {
 namespace {
@@ -91,6 +92,9 @@ struct Runner {
         p.policies = pol;
         p.policy_name = policy_name;
         p.progress = [this](double f) { progress.show(f); };
+        // Every run starts on a quiet machine (settle.h): not while the kernel still
+        // tears down the namespace of the run before.
+        if (!o.runner) settle();
         auto r = run(path, s, p);
         if (!r) {
           for (auto& [_, x] : by_metric)
