@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -12,10 +14,14 @@
 
 namespace ifcore::kinds {
 
-// The kind-private state of `dev` if it is a `T`, else nullptr. Context: control lock.
+// The kind-private state of `dev` if it is a `T`, else nullptr. `T` is final, so an exact
+// type check does: the kinds' watchers ask this of every device on every event, and a
+// dynamic_cast cost them 100-200 instructions a time. Context: control lock.
 template <class T>
 T* priv_of(const Device& dev) {
-  return dynamic_cast<T*>(dev.priv());
+  static_assert(std::is_final_v<T>, "priv_of checks the exact type");
+  DevicePriv* p = dev.priv();
+  return p && typeid(*p) == typeid(T) ? static_cast<T*>(p) : nullptr;
 }
 
 // True if `dev` is registered and of the kind called `name`.
