@@ -254,6 +254,9 @@ class Device {
   // The token of the UnregisterBatch that added it last (0: none; see engine.h), beside
   // the lists queue_unregister reads. Control lock. Linux: dev->unreg_list.
   std::uint64_t batch_token_ = 0;
+  // The link watch's mark while the device opens (PreUp..Up) or closes (GoingDown..Down);
+  // see core/linkwatch.cc. Control lock.
+  std::uint8_t lw_transit_ = 0;
   std::vector<Device*> uppers_, lowers_;  // control lock
   // Linux: upper_level / lower_level: 1 + the longest chain of uppers above (lowers below),
   // kept with a count of the neighbours at each level so a link or unlink updates them

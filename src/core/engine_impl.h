@@ -62,6 +62,8 @@ struct DeviceAccess {
   static Device*& fin_prev(Device& d) { return d.fin_prev_; }
   static Device*& fin_next(Device& d) { return d.fin_next_; }
   static std::uint8_t& fin_list(Device& d) { return d.fin_list_; }
+  static std::uint8_t& lw_transit(Device& d) { return d.lw_transit_; }
+  static std::uint8_t lw_transit(const Device& d) { return d.lw_transit_; }
   static bool& fin_caller_waits(Device& d) { return d.fin_caller_waits_; }
   static std::int64_t exact(const Device& d) {
     return d.ref_exact_.load(std::memory_order_acquire);

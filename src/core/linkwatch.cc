@@ -63,7 +63,15 @@ LinkWatch::~LinkWatch() {
 }
 
 bool LinkWatch::in_transition(const Device& dev) const {
-  return (opening_.count(dev.id()) && dev.is_up()) || closing_.count(dev.id());
+  std::uint8_t t = DeviceAccess::lw_transit(dev);
+  return ((t & kOpening) && dev.is_up()) || (t & kClosing);
+}
+
+void LinkWatch::mark(Device& dev, std::uint8_t bit, bool on) {
+  std::uint8_t& t = DeviceAccess::lw_transit(dev);
+  if (bool(t & bit) == on) return;
+  t = on ? t | bit : t & ~bit;
+  if (bit == kOpening) on ? ++opening_ : --opening_;
 }
 
 bool LinkWatch::adaptive_urgent(const Device& dev) const {
@@ -118,7 +126,7 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
       deliver(ctl, dev);
       return;
     }
-    if (!opening_.empty()) {
+    if (opening_ != 0) {
       // Linux: the events an open fires (veth_open: carrier on for the device, then its
       // peer) are run by the link watch after the open, in the order they fired: the
       // opening device's first. Held until its Up, or until its open fails (open_failed);
@@ -159,7 +167,7 @@ void LinkWatch::deliver(Control& ctl, Device& dev) {
   // dev_deactivate and netdev_state_change.
   std::uint8_t op = derived_operstate(dev);
   if (op != dev.operstate()) dev.set_operstate_locked(op);
-  if (dev.is_up() && !closing_.count(dev.id())) {
+  if (dev.is_up() && !(DeviceAccess::lw_transit(dev) & kClosing)) {
     dev.set_tx_active_locked(dev.carrier());
     ++stats_.notified;
     ctl.notify_change(dev);
@@ -204,12 +212,12 @@ void LinkWatch::deliver_budgeted(Control& ctl, Device& dev, TimePoint now) {
 }
 
 void LinkWatch::open_failed(Control& ctl, Device& dev) {
-  opening_.erase(dev.id());
+  mark(dev, kOpening, false);
   release_held(ctl, impl_.engine.time().now());
 }
 
 void LinkWatch::release_held(Control& ctl, TimePoint now) {
-  if (!opening_.empty() || held_.empty()) return;
+  if (opening_ != 0 || held_.empty()) return;
   std::vector<std::uint64_t> held;
   held.swap(held_);
   for (std::uint64_t id : held) {
@@ -229,10 +237,10 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
         dev.set_operstate_locked(derived_operstate(dev));
       break;
     case NetdevEvent::PreUp:
-      opening_.insert(id);
+      mark(dev, kOpening, true);
       break;
     case NetdevEvent::Up: {
-      opening_.erase(id);
+      mark(dev, kOpening, false);
       // Linux: __dev_open runs dev_activate: with carrier the transmit path starts now.
       if (dev.carrier()) dev.set_tx_active_locked(true);
       TimePoint now = impl_.engine.time().now();
@@ -251,11 +259,12 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
     }
     case NetdevEvent::GoingDown:
       // Linux: dev_close runs dev_deactivate: frames are dropped from now on.
-      closing_.insert(id);
+      mark(dev, kClosing, true);
       dev.set_tx_active_locked(false);
       break;
     case NetdevEvent::Down: {
-      closing_.erase(id);
+      mark(dev, kClosing, false);
+      if (pending_.empty()) break;
       auto it = pending_.find(id);
       if (it != pending_.end() && it->second.wait == Wait::Budget)
         deliver(ctl, dev);  // silent: the device is down
@@ -265,10 +274,10 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
     }
     case NetdevEvent::Unregister:
       // Linux: linkwatch_forget_dev; drops the event's reference.
-      pending_.erase(id);
-      buckets_.erase(id);
-      opening_.erase(id);
-      closing_.erase(id);
+      if (!pending_.empty()) pending_.erase(id);
+      if (!buckets_.empty()) buckets_.erase(id);
+      mark(dev, kOpening, false);
+      mark(dev, kClosing, false);
       dev.set_tx_active_locked(false);
       clear_rx_hooks(dev);  // frame.h: no frame reaches it from now on
       break;

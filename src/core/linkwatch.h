@@ -9,7 +9,6 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "core/engine_impl.h"
@@ -55,6 +54,8 @@ class LinkWatch final : public Subscriber {
   bool adaptive_urgent(const Device& dev) const;
   bool kernel_urgent(const Device& dev) const;
   bool in_transition(const Device& dev) const;
+  // Sets or clears one of the transit marks (kOpening, kClosing). Context: control lock.
+  void mark(Device& dev, std::uint8_t bit, bool on);
   // Takes a token from `dev`'s bucket if one is there. Sets `*back` to when one will be.
   bool take_token(const Device& dev, TimePoint now, TimePoint* back);
   // Linux: linkwatch_do_dev. Removes the entry first.
@@ -74,7 +75,10 @@ class LinkWatch final : public Subscriber {
   LinkWatchStats stats_;
   std::unordered_map<std::uint64_t, Entry> pending_;     // by device id
   std::unordered_map<std::uint64_t, Bucket> buckets_;    // adaptive, by device id
-  std::unordered_set<std::uint64_t> opening_, closing_;  // between PreUp/Up, GoingDown/Down
+  // Devices between PreUp and Up, or GoingDown and Down: a mark in the device
+  // (DeviceAccess::lw_transit), and how many are opening.
+  static constexpr std::uint8_t kOpening = 1, kClosing = 2;
+  std::size_t opening_ = 0;
   // Adaptive events of other devices fired while one opens (a veth end turning its peer's
   // carrier on): delivered in firing order after the opening device's own, at its Up.
   std::vector<std::uint64_t> held_;
