@@ -73,8 +73,8 @@ class LinkWatch final : public Subscriber {
   SubscriptionId sub_ = 0;
   LinkWatchTuning tuning_;
   LinkWatchStats stats_;
-  std::unordered_map<std::uint64_t, Entry> pending_;     // by device id
-  std::unordered_map<std::uint64_t, Bucket> buckets_;    // adaptive, by device id
+  std::unordered_map<std::uint64_t, Entry> pending_;   // by device id
+  std::unordered_map<std::uint64_t, Bucket> buckets_;  // adaptive, by device id
   // Devices between PreUp and Up, or GoingDown and Down: a mark in the device
   // (DeviceAccess::lw_transit), and how many are opening.
   static constexpr std::uint8_t kOpening = 1, kClosing = 2;
