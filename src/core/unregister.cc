@@ -20,18 +20,23 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
                       const Policies& p) {
   impl.stats.batches.fetch_add(1, std::memory_order_relaxed);
   bool single = p.unregister == UnregisterPolicy::Single;
+  // Subscribers may defer per-device cleanup to the UnregisterBatch event (EventInfo::
+  // batched). Not under seed 002's per-device policy: there each device's cleanup starts
+  // before its own grace periods, as in the kernel it imitates (the legacy figures of
+  // seeds 001 and 004 depend on when the inet6 teardown begins).
+  bool defer = !single;
 
   // 1. Close the up ones, all together (Linux: dev_close_many).
   std::vector<Device*> up;
   for (Device* d : devs)
     if (d->is_up()) up.push_back(d);
   if (!up.empty()) {
-    impl.call_chain_many(ctl, NetdevEvent::GoingDown, up, true);
+    impl.call_chain_many(ctl, NetdevEvent::GoingDown, up, defer);
     for (Device* d : up) {
       d->kind().stop(ctl, *d);
       d->set_flags_locked(d->flags() & ~IFF_UP);
     }
-    impl.call_chain_many(ctl, NetdevEvent::Down, up, true);
+    impl.call_chain_many(ctl, NetdevEvent::Down, up, defer);
     // The kernel of seed 002 deactivated each device with its own grace period.
     if (single) impl.grace_period();
   }
@@ -52,7 +57,7 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
   if (single) impl.grace_period();
 
   // 3. One notifier pass per event over the whole batch.
-  impl.call_chain_many(ctl, NetdevEvent::Unregister, devs, true);
+  impl.call_chain_many(ctl, NetdevEvent::Unregister, devs, defer);
   impl.call_batch(ctl, BatchEvent::UnregisterBatch, devs);
 
   // 4. The kinds drop their links; adjacency left over is unlinked.
