@@ -87,6 +87,10 @@ class Kind {
   virtual bool is_virtual() const { return true; }
   // The ifindex IFLA_LINK reports (0 = none); default: dev.link().
   virtual int link_ifindex(const Device& dev) const;
+  // True when the kind answers for IFLA_LINK itself (Linux: it has ndo_get_iflink: veth,
+  // the IP tunnels), so that a link not set is reported as 0 (`ip` prints "@NONE")
+  // instead of being left out.
+  virtual bool reports_iflink() const { return false; }
   // Deletable as a cascade victim only? (loopback: never deletable).
   virtual bool can_move_namespace() const { return true; }
 };

@@ -42,6 +42,10 @@ enum class NetdevEvent : std::uint8_t {
   ChangeUpper,
   ChangeInfoData,  // kind attributes changed
   Unregister,
+  // A device a create made besides the one it names is set up (Linux: the kind calls
+  // rtnl_configure_link, as veth_newlink does for the peer before the pair is tied):
+  // rtnetlink announces it now rather than after the create (Control::notify).
+  Configured,
 };
 const char* to_string(NetdevEvent e);
 bool is_vetoable(NetdevEvent e);

@@ -31,6 +31,8 @@ const char* to_string(NetdevEvent e) {
       return "PRECHANGENAME";
     case NetdevEvent::ChangeName:
       return "CHANGENAME";
+    case NetdevEvent::Configured:
+      return "CONFIGURED";
     case NetdevEvent::PreChangeUpper:
       return "PRECHANGEUPPER";
     case NetdevEvent::ChangeUpper:

@@ -19,6 +19,7 @@ class Tunnel final : public Kind {
   Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const override;
   AttrList fill_info(const Device& dev) const override;
   int link_ifindex(const Device& dev) const override;
+  bool reports_iflink() const override { return true; }  // Linux: ip_tunnel_get_iflink
 
   static void install(Engine& engine);
 

@@ -68,6 +68,21 @@ std::unique_ptr<Device> alloc_end(Control& ctl, const Kind& kind, Namespace& ns)
   return dev;
 }
 
+// Unlinks `dev` and its peer from each other (Linux: the RCU_INIT_POINTERs of
+// veth_dellink; the frame path sees no peer from now on).
+void untie(Device& dev) {
+  auto* me = priv_of<VethPriv>(dev);
+  if (!me) return;
+  if (Device* other_dev = me->peer) {
+    if (auto* other = priv_of<VethPriv>(*other_dev); other && other->peer == &dev) {
+      other->peer = nullptr;
+      other_dev->set_link_locked(nullptr);
+    }
+  }
+  me->peer = nullptr;
+  dev.set_link_locked(nullptr);
+}
+
 }  // namespace
 
 AttrPolicy Veth::policy() const {
@@ -106,9 +121,12 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   auto dev = alloc_end(ctl, *this, ns);
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
 
-  // Linux registers the peer first.
+  // Linux (veth_newlink): the peer is registered first and configured, which announces it
+  // before the pair is tied: with IFLA_LINK 0 (`ip` prints "@NONE"). Then the device the
+  // request names, and the two are tied; rtnetlink announces that one after the create.
   auto p = ctl.register_device(std::move(peer), peer_name, preq.ifindex);
   if (!p) return fail(p.error());
+  (void)ctl.notify(EventInfo{NetdevEvent::Configured, **p});
   auto d = ctl.register_device(std::move(dev), dev_name, req.ifindex);
   if (!d) {
     (void)ctl.delete_link(**p);  // nothing may stay registered
@@ -118,17 +136,23 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   priv_of<VethPriv>(**d)->peer = *p;
   (*p)->set_link_locked(*d);
   (*d)->set_link_locked(*p);
-  // Linux: veth_newlink turns carrier off after registering each end, so the link watch
-  // sees both (and, under the kernel policy, its one-second window opens).
+  // Linux turns each end's carrier off right after registering it, and its link watch runs
+  // those events once the pair is tied: the operstates it derives see the peer
+  // (LOWERLAYERDOWN once up). The kernel policy's one-second window opens here.
+  // Difference: the peer's announcement above still says carrier on (IFLA_CARRIER; `ip`
+  // shows no flag for it on a device that is down).
   ctl.set_carrier(**p, false);
   ctl.set_carrier(**d, false);
   return *d;
 }
 
 Result<void> Veth::del_link(Control&, Device& dev, UnregisterBatch& batch) const {
-  // Linux: veth_dellink queues both ends in the caller's list.
+  // Linux: veth_dellink queues both ends in the caller's list and unties them at once, so
+  // the batch's notifications carry no IFLA_LINK (`ip monitor` prints "@NONE").
   batch.add(dev);
-  if (Device* p = peer(dev); p && p->state() == RegState::Registered) batch.add(*p);
+  Device* p = peer(dev);
+  untie(dev);
+  if (p && p->state() == RegState::Registered) batch.add(*p);
   return ok();
 }
 
@@ -157,12 +181,7 @@ bool Veth::xmit(Device& dev, Frame&& f) const {
 }
 
 void Veth::uninit(Control&, Device& dev) const {
-  if (auto* me = priv_of<VethPriv>(dev)) {
-    if (me->peer)
-      if (auto* other = priv_of<VethPriv>(*me->peer); other && other->peer == &dev)
-        other->peer = nullptr;
-    me->peer = nullptr;
-  }
+  untie(dev);  // a device unregistered without del_link (its namespace went)
 }
 
 void Veth::install(Engine& engine) {

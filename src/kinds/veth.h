@@ -18,6 +18,7 @@ class Veth final : public Kind {
   Result<void> open(Control& ctl, Device& dev) const override;
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;
+  bool reports_iflink() const override { return true; }  // Linux: veth_get_iflink
 
   // The other end, or nullptr once it is gone. Context: control lock.
   static Device* peer(const Device& dev);

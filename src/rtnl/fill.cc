@@ -214,10 +214,12 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
       m.slave_data = std::move(sdata);
     }
   }
-  // Linux: IFLA_LINK when dev_get_iflink differs from the device's own index;
+  // Linux: IFLA_LINK when dev_get_iflink differs from the device's own index (0 from a
+  // kind's ndo_get_iflink with nothing linked, as an untied veth end, is reported too);
   // rtnl_fill_link_netnsid when the link device lives in another namespace.
   int link = kind.link_ifindex(dev);
-  if (link != 0 && link != s.ifindex) m.link = static_cast<std::uint32_t>(link);
+  if ((link != 0 || kind.reports_iflink()) && link != s.ifindex)
+    m.link = static_cast<std::uint32_t>(link);
   if (const Device* ld = dev.link(); ld && &ld->ns() != &dev.ns()) m.link_netnsid = ld->ns().id();
   if (!all_zero(s.perm_address)) m.perm_address = s.perm_address;
   // Linux: a down device still has noop_qdisc; virtual devices get noqueue when up.

@@ -142,6 +142,14 @@ Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
     case NetdevEvent::ChangeInfoData:
       if (!held) publish_link(ctl, dev, RTM_NEWLINK, 0);
       break;
+    case NetdevEvent::Configured:
+      // Announced now, as it is, instead of after the create (outside a create it was
+      // announced when it registered).
+      if (held) {
+        sc->created.erase(std::find(sc->created.begin(), sc->created.end(), &dev));
+        publish_link(ctl, dev, RTM_NEWLINK, ~0u);
+      }
+      break;
     case NetdevEvent::Unregister:
       // A device whose create failed was never announced, so it is not withdrawn either.
       if (held) {

@@ -275,6 +275,21 @@ TEST_F(RtnlTest, EchoSendsTheNewDeviceBeforeTheAck) {
   EXPECT_EQ(r.msgs[0].hdr.nlmsg_seq, 32u);
 }
 
+// Linux: nla_put_iflink — a kind with ndo_get_iflink (the IP tunnels, veth) reports
+// IFLA_LINK 0 when nothing is linked (`ip` prints "@NONE"); other kinds leave it out.
+TEST_F(RtnlTest, KindsThatAnswerForTheirLinkReportZeroWhenNoneIsSet) {
+  auto echo = [&](std::uint32_t seq, const std::string& name, const std::string& kind) {
+    Replies r = send(link_msg(RTM_NEWLINK, kCreate | NLM_F_ECHO, seq, named(name, kind)));
+    EXPECT_EQ(r.last_error(), 0);
+    EXPECT_GE(r.msgs.size(), 2u);
+    auto lm = wire::decode_link_message(r.msgs[0]);
+    EXPECT_TRUE(lm);
+    return lm ? lm->link : std::optional<std::uint32_t>(99);
+  };
+  EXPECT_EQ(echo(41, "g0", "ipip"), std::optional<std::uint32_t>(0));
+  EXPECT_EQ(echo(42, "d0", "dummy"), std::nullopt);
+}
+
 TEST_F(RtnlTest, ReadOnlySessionGetsEpermAndChangesNothing) {
   ASSERT_EQ(create("d0"), 0);
   SessionOptions o;
