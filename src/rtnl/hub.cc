@@ -144,10 +144,14 @@ Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
       break;
     case NetdevEvent::Configured:
       // Announced now, as it is, instead of after the create (outside a create it was
-      // announced when it registered).
+      // announced when it registered). Linux: the kind configures it with no request
+      // header (veth_newlink: rtnl_configure_link(peer, NULL, 0, NULL)), so it is not
+      // echoed and carries seq 0 and port 0; the requester hears it if it is a member.
       if (held) {
         sc->created.erase(std::find(sc->created.begin(), sc->created.end(), &dev));
+        bool echo = std::exchange(sc->echo, false);
         publish_link(ctl, dev, RTM_NEWLINK, ~0u);
+        sc->echo = echo;
       }
       break;
     case NetdevEvent::Unregister:

@@ -2,6 +2,7 @@
 // messages, the namespace filter, and a session that never reads overflowing while the
 // others keep being served.
 #include <linux/netlink.h>
+#include <linux/veth.h>
 
 #include "rtnl/control_msg.h"
 #include "rtnl/fixture.h"
@@ -27,6 +28,54 @@ std::vector<wire::LinkMessage> drain(Session& s, std::vector<std::uint16_t>* typ
     }
   }
   return out;
+}
+
+// Linux (veth_newlink): the peer is configured, and announced, before the pair is tied
+// (IFLA_LINK 0) and without the request's header, so an echo carries only the named end;
+// a deleted pair is untied first, so its RTM_DELLINKs carry IFLA_LINK 0 too.
+TEST_F(RtnlTest, VethPairIsAnnouncedAndWithdrawnUntied) {
+  auto mon = open();
+  mon->add_membership(RTNLGRP_LINK);
+  auto peer = std::make_shared<LinkRequest>();
+  peer->name = "v1";
+  Attr p{VETH_INFO_PEER, AttrShape::LinkMsg};
+  p.link = std::move(peer);
+  LinkRequest req = named("v0", "veth");
+  req.has_info_data = true;
+  req.info_data = {p};
+  Replies r = send(link_msg(RTM_NEWLINK, kCreate | NLM_F_ECHO, 7, req));
+  ASSERT_EQ(r.last_error(), 0);
+  ASSERT_EQ(r.msgs.size(), 2u);  // the echo of v0, then the ack
+  auto echoed = wire::decode_link_message(r.msgs[0]);
+  ASSERT_TRUE(echoed);
+  EXPECT_EQ(echoed->name, "v0");
+  EXPECT_EQ(r.msgs[0].hdr.nlmsg_seq, 7u);
+  // The monitor hears v1 with seq 0 and port 0, then v0 with the request's (Linux:
+  // rtnl_notify sends the echoed message to the group as it is).
+  std::vector<std::pair<wire::LinkMessage, std::uint32_t>> heard;  // message, seq
+  Datagram d;
+  while (mon->pop_notification(d)) {
+    auto ms = wire::split_messages(d);
+    ASSERT_TRUE(ms);
+    for (const auto& m : *ms) {
+      auto lm = wire::decode_link_message(m);
+      ASSERT_TRUE(lm);
+      heard.emplace_back(*lm, m.hdr.nlmsg_seq);
+    }
+  }
+  ASSERT_EQ(heard.size(), 2u);
+  EXPECT_EQ(heard[0].first.name, "v1");
+  EXPECT_EQ(heard[0].second, 0u);
+  EXPECT_EQ(heard[0].first.link, std::optional<std::uint32_t>(0));
+  EXPECT_EQ(heard[1].first.name, "v0");
+  EXPECT_EQ(heard[1].second, 7u);
+  EXPECT_EQ(heard[1].first.link, std::optional<std::uint32_t>(heard[0].first.ifindex));
+
+  std::vector<std::uint16_t> types;
+  ASSERT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 8, named("v0"))).last_error(), 0);
+  auto msgs = drain(*mon, &types);
+  ASSERT_EQ(types, (std::vector<std::uint16_t>{RTM_DELLINK, RTM_DELLINK}));
+  for (const auto& m : msgs) EXPECT_EQ(m.link, std::optional<std::uint32_t>(0)) << m.name;
 }
 
 TEST_F(RtnlTest, CreateUpDeleteNotifications) {
