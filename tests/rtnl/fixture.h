@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <linux/veth.h>
 
 #include <memory>
 #include <string>
@@ -67,6 +68,19 @@ inline LinkRequest named(std::string name, std::optional<std::string> kind = {})
   LinkRequest r;
   r.name = std::move(name);
   r.kind = std::move(kind);
+  return r;
+}
+
+// A veth pair NAME / PEER to create; `up` sets IFF_UP on both ends.
+inline LinkRequest veth_pair(std::string name, std::string peer, bool up = false) {
+  auto p = std::make_shared<LinkRequest>();
+  p->name = std::move(peer);
+  LinkRequest r = named(std::move(name), "veth");
+  if (up) r.flags = r.change = p->flags = p->change = IFF_UP;
+  Attr a{VETH_INFO_PEER, AttrShape::LinkMsg};
+  a.link = std::move(p);
+  r.has_info_data = true;
+  r.info_data = {a};
   return r;
 }
 

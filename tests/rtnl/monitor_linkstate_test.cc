@@ -38,14 +38,7 @@ class MonitorLinkState : public RtnlTest {
   }
   // Creates the veth pair a/b (both down) through the first session.
   void make_pair() {
-    auto peer = std::make_shared<LinkRequest>();
-    peer->name = "b";
-    Attr p{VETH_INFO_PEER, AttrShape::LinkMsg};
-    p.link = std::move(peer);
-    LinkRequest req = named("a", "veth");
-    req.has_info_data = true;
-    req.info_data = {p};
-    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, req)).last_error(), 0);
+    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("a", "b"))).last_error(), 0);
   }
   void set_up(Session& s, const std::string& name) {
     LinkRequest req = named(name);

@@ -36,14 +36,7 @@ std::vector<wire::LinkMessage> drain(Session& s, std::vector<std::uint16_t>* typ
 TEST_F(RtnlTest, VethPairIsAnnouncedAndWithdrawnUntied) {
   auto mon = open();
   mon->add_membership(RTNLGRP_LINK);
-  auto peer = std::make_shared<LinkRequest>();
-  peer->name = "v1";
-  Attr p{VETH_INFO_PEER, AttrShape::LinkMsg};
-  p.link = std::move(peer);
-  LinkRequest req = named("v0", "veth");
-  req.has_info_data = true;
-  req.info_data = {p};
-  Replies r = send(link_msg(RTM_NEWLINK, kCreate | NLM_F_ECHO, 7, req));
+  Replies r = send(link_msg(RTM_NEWLINK, kCreate | NLM_F_ECHO, 7, veth_pair("v0", "v1")));
   ASSERT_EQ(r.last_error(), 0);
   ASSERT_EQ(r.msgs.size(), 2u);  // the echo of v0, then the ack
   auto echoed = wire::decode_link_message(r.msgs[0]);

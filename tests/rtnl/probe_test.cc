@@ -34,18 +34,7 @@ class ProbeMsg : public RtnlTest {
   // A veth pair `a`/`b` made through the session, both ends up.
   void SetUp() override {
     RtnlTest::SetUp();
-    auto peer = std::make_shared<LinkRequest>();
-    peer->name = "b";
-    peer->flags = IFF_UP;
-    peer->change = IFF_UP;
-    Attr p{VETH_INFO_PEER, AttrShape::LinkMsg};
-    p.link = std::move(peer);
-    LinkRequest req = named("a", "veth");
-    req.has_info_data = true;
-    req.info_data = {p};
-    req.flags = IFF_UP;
-    req.change = IFF_UP;
-    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, req)).last_error(), 0);
+    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("a", "b", true))).last_error(), 0);
     set_up("a", true);
     set_up("b", true);
   }
