@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ifcore/frame.h"
@@ -61,6 +62,11 @@ class LinkStateTest : public CoreTest {
     Attr a{VETH_INFO_PEER, AttrShape::LinkMsg};
     a.link = std::move(p);
     return with_data("veth", std::move(name), {a});
+  }
+  // Creates the veth pair a/b (both down) in the default namespace; returns {a, b}.
+  std::pair<Device*, Device*> veth_ab(Control& ctl) {
+    Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
+    return {a, ctl.find(def(ctl), "b")};
   }
   static LinkRequest vlan(std::string name, int link, std::uint16_t id) {
     LinkRequest r = with_data("vlan", std::move(name), {Attr::u16(IFLA_VLAN_ID, id)});

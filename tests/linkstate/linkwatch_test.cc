@@ -26,8 +26,7 @@ class KernelLinkWatchTest : public LinkWatchTest {
 
 TEST_F(LinkWatchTest, AdaptiveVethEndsReportCarrierAsSoonAsTheSecondEndIsUp) {
   auto ctl = engine->control();
-  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
-  Device* b = ctl.find(def(ctl), "b");
+  auto [a, b] = veth_ab(ctl);
   ASSERT_TRUE(ctl.open(*a));
   auto t0 = Clock::now();
   ASSERT_TRUE(ctl.open(*b));
@@ -50,8 +49,7 @@ TEST_F(LinkWatchTest, TheEndOpenedSecondReportsCarrierFirstThenItsPeer) {
   ChangeRecorder rec;
   auto ctl = engine->control();
   SubscriptionId id = ctl.subscribe(rec, SubscribeOptions{"recorder", 0, false});
-  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
-  Device* b = ctl.find(def(ctl), "b");
+  auto [a, b] = veth_ab(ctl);
   ASSERT_TRUE(ctl.open(*a));
   rec.seen.clear();
   ASSERT_TRUE(ctl.open(*b));
@@ -66,8 +64,7 @@ TEST_F(LinkWatchTest, TheEndOpenedSecondReportsCarrierFirstThenItsPeer) {
 
 TEST_F(KernelLinkWatchTest, VethCarrierWaitsForTheOneSecondWindow) {
   auto ctl = engine->control();
-  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
-  Device* b = ctl.find(def(ctl), "b");
+  auto [a, b] = veth_ab(ctl);
   // Creation turned both carriers off: not urgent; this run is a full one (as the first
   // work in a quiet second is) and opens the window.
   EXPECT_EQ(link_watch_pending(ctl), 2u);
@@ -104,8 +101,7 @@ TEST_F(KernelLinkWatchTest, VethCarrierWaitsForTheOneSecondWindow) {
 
 TEST_F(KernelLinkWatchTest, AfterAQuietSecondTheFirstEventRunsAtOnce) {
   auto ctl = engine->control();
-  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
-  Device* b = ctl.find(def(ctl), "b");
+  auto [a, b] = veth_ab(ctl);
   run_link_watch(ctl);
   clock->advance(2s);  // the script waited: the window is closed
   ASSERT_TRUE(ctl.open(*a));

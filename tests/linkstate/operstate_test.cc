@@ -48,8 +48,7 @@ TEST_F(OperstateTest, DummyAndLoopbackCarryAlways) {
 
 TEST_F(OperstateTest, VethEndHasCarrierWhenBothEndsAreUp) {
   auto ctl = engine->control();
-  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
-  Device* b = ctl.find(def(ctl), "b");
+  auto [a, b] = veth_ab(ctl);
   EXPECT_FALSE(a->carrier());
   EXPECT_EQ(a->operstate(), IF_OPER_LOWERLAYERDOWN);  // its link (the peer) is down
   EXPECT_EQ(a->carrier_down_count(), 1u);             // Linux: carrier_changes 1 at creation
@@ -129,8 +128,7 @@ TEST_F(OperstateTest, TunnelsAreUpWhenAdminUp) {
 
 TEST_F(OperstateTest, DormantLinkModeReportsDormant) {
   auto ctl = engine->control();
-  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
-  Device* b = ctl.find(def(ctl), "b");
+  auto [a, b] = veth_ab(ctl);
   a->set_link_mode_locked(IF_LINK_MODE_DORMANT);
   ASSERT_TRUE(ctl.open(*a));
   ASSERT_TRUE(ctl.open(*b));
@@ -145,8 +143,7 @@ TEST_F(OperstateTest, CarrierChangeReachesSubscribersAsChangeWithTheNewOperstate
   ChangeRecorder rec;
   auto ctl = engine->control();
   SubscriptionId id = ctl.subscribe(rec, SubscribeOptions{"recorder", 0, false});
-  Device* a = must(ctl.create_link(def(ctl), veth("a", "b")));
-  Device* b = ctl.find(def(ctl), "b");
+  auto [a, b] = veth_ab(ctl);
   ASSERT_TRUE(ctl.open(*a));
   ASSERT_TRUE(ctl.open(*b));
   ASSERT_TRUE(rec.last("a"));
