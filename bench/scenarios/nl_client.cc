@@ -29,7 +29,8 @@ constexpr std::size_t kRecvBuffer = std::size_t{1} << 16;
 constexpr unsigned kSlots = 32;  // datagrams per recvmmsg(2) and per sendmmsg(2) batch
 }  // namespace
 
-NlClient::NlClient(int fd, bool kernel) : fd_(fd), kernel_(kernel), rbuf_(kRecvBuffer) {
+NlClient::NlClient(int fd, bool kernel)
+    : fd_(fd), kernel_(kernel), rbuf_(kRecvBuffer), rbufs_(new std::uint8_t[kSlots * kRecvBuffer]) {
   if (!kernel) busy_poll_ = std::chrono::microseconds(50);
 }
 
@@ -187,11 +188,10 @@ Result<int> NlClient::read_answers(std::uint32_t lo, std::uint32_t hi,
 
 Result<int> NlClient::read_queued_answers(std::uint32_t lo, std::uint32_t hi,
                                           std::optional<Error>& first) {
-  if (rbufs_.empty()) rbufs_.resize(kSlots * kRecvBuffer);
   std::array<mmsghdr, kSlots> msgs;
   std::array<iovec, kSlots> iov;
   for (unsigned k = 0; k < kSlots; ++k) {
-    iov[k] = {rbufs_.data() + k * kRecvBuffer, kRecvBuffer};
+    iov[k] = {rbufs_.get() + k * kRecvBuffer, kRecvBuffer};
     msgs[k] = {};
     msgs[k].msg_hdr.msg_iov = &iov[k];
     msgs[k].msg_hdr.msg_iovlen = 1;
@@ -206,9 +206,9 @@ Result<int> NlClient::read_queued_answers(std::uint32_t lo, std::uint32_t hi,
   int answers = 0;
   for (int k = 0; k < n; ++k) {
     if (msgs[k].msg_len == 0) return fail(ECONNRESET, "the server closed the connection");
-    auto c = count_answers(std::span<const std::uint8_t>(
-                               rbufs_.data() + std::size_t(k) * kRecvBuffer, msgs[k].msg_len),
-                           lo, hi, first);
+    auto c = count_answers(
+        std::span<const std::uint8_t>(rbufs_.get() + std::size_t(k) * kRecvBuffer, msgs[k].msg_len),
+        lo, hi, first);
     if (!c) return fail(c.error());
     answers += *c;
   }
