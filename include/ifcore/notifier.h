@@ -87,11 +87,28 @@ class Subscriber {
   virtual void on_batch(Control& ctl, BatchEvent ev, std::span<Device* const> devices) {}
 };
 
+// A set of NetdevEvents, one bit each: what a subscription is called for.
+using EventMask = std::uint32_t;
+constexpr EventMask event_bit(NetdevEvent e) {
+  return EventMask{1} << static_cast<unsigned>(e);
+}
+template <class... E>
+constexpr EventMask events_of(E... e) {
+  return (event_bit(e) | ...);
+}
+constexpr EventMask kAllEvents = ~EventMask{0};
+static_assert(static_cast<unsigned>(NetdevEvent::Configured) < 32, "EventMask holds every event");
+
 // Options for subscribing and unsubscribing.
 struct SubscribeOptions {
   std::string name;    // for logs and the chain listing
   int priority = 0;    // higher first
   bool replay = true;  // replay Register (and Up for up devices) for existing devices
+  // The events on_event is called for (replays included); the chain passes over the
+  // subscriber for the others, which costs nothing (a pass over a device calls every
+  // subscriber's on_event, and most of them care for three or four of the seventeen
+  // events). on_batch is always called.
+  EventMask events = kAllEvents;
 };
 
 using SubscriptionId = std::uint64_t;

@@ -119,6 +119,7 @@ const Kind* Control::find_kind(std::string_view name) const {
 SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {
   auto& impl = engine_->impl();
   bool replay = opts.replay;
+  EventMask events = opts.events;
   SubscriptionId id = impl.chain.add(s, opts);
   if (!replay) return id;
   // Linux: register_netdevice_notifier replays REGISTER and UP for existing devices.
@@ -126,8 +127,8 @@ SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {
     for (Device* d : ns->devices_locked()) {
       EventInfo reg{NetdevEvent::Register, *d};
       reg.replay = true;
-      (void)s.on_event(*this, reg);
-      if (d->is_up()) {
+      if (events & event_bit(NetdevEvent::Register)) (void)s.on_event(*this, reg);
+      if (d->is_up() && (events & event_bit(NetdevEvent::Up))) {
         EventInfo up{NetdevEvent::Up, *d};
         up.replay = true;
         (void)s.on_event(*this, up);
@@ -139,22 +140,25 @@ SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {
 
 void Control::unsubscribe(SubscriptionId id, bool replay_down) {
   auto& impl = engine_->impl();
+  const NotifierChain::Entry* entry = impl.chain.find(id);
+  EventMask events = entry ? entry->events : 0;
   Subscriber* s = impl.chain.remove(id);
   if (!s || !replay_down) return;
+  auto wants = [events](NetdevEvent e) { return (events & event_bit(e)) != 0; };
   // Linux: unregister_netdevice_notifier sends DOWN and UNREGISTER for existing devices.
   for (auto& ns : impl.namespaces) {
     for (Device* d : ns->devices_locked()) {
       if (d->is_up()) {
         EventInfo gd{NetdevEvent::GoingDown, *d};
         gd.replay = true;
-        (void)s->on_event(*this, gd);
+        if (wants(gd.event)) (void)s->on_event(*this, gd);
         EventInfo down{NetdevEvent::Down, *d};
         down.replay = true;
-        (void)s->on_event(*this, down);
+        if (wants(down.event)) (void)s->on_event(*this, down);
       }
       EventInfo un{NetdevEvent::Unregister, *d};
       un.replay = true;
-      (void)s->on_event(*this, un);
+      if (wants(un.event)) (void)s->on_event(*this, un);
     }
   }
 }
@@ -285,7 +289,7 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
     auto list = impl.chain.snapshot();
     EventInfo un{NetdevEvent::Unregister, *d};
     for (std::size_t i = 0; i < notified && i < list->size(); ++i)
-      (void)(*list)[i].sub->on_event(*this, un);
+      if ((*list)[i].wants(NetdevEvent::Unregister)) (void)(*list)[i].sub->on_event(*this, un);
     reg.erase(*d, final_name, ifindex);
     DeviceAccess::set_state(*d, RegState::Unregistered);
     impl.stats.devices_registered.fetch_sub(1, std::memory_order_relaxed);

@@ -39,14 +39,16 @@ void Engine::Impl::barrier(const Policies& p) {
 Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified) {
   auto t0 = Clock::now();
   auto list = chain.snapshot();
-  std::size_t n = 0;
+  std::size_t reached = 0, calls = 0;
   Result<void> result;
   for (const auto& e : *list) {
-    ++n;
+    ++reached;
+    if (!e.wants(ev.event)) continue;
+    ++calls;
     auto r = e.sub->on_event(ctl, ev);
     if (!r) {
       if (is_vetoable(ev.event)) {
-        --n;
+        --reached;
         result = fail(std::move(r).error());
         break;
       }
@@ -55,10 +57,10 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::si
                              to_string(ev.event), ev.dev.name(), r.error().message));
     }
   }
-  stats.notifier_calls.fetch_add(n + (result ? 0 : 1), std::memory_order_relaxed);
+  stats.notifier_calls.fetch_add(calls, std::memory_order_relaxed);
   stats.notifier_passes.fetch_add(1, std::memory_order_relaxed);
   StatsCounters::add(stats.notifier_ns, Clock::now() - t0);
-  if (notified) *notified = n;
+  if (notified) *notified = reached;
   return result;
 }
 
@@ -67,16 +69,21 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
   if (devs.empty()) return;
   auto t0 = Clock::now();
   auto list = chain.snapshot();
+  // The subscribers that take the event, picked once for the whole batch.
+  std::vector<const NotifierChain::Entry*> takers;
+  takers.reserve(list->size());
+  for (const auto& e : *list)
+    if (e.wants(event)) takers.push_back(&e);
   std::uint64_t calls = 0;
   for (Device* d : devs) {
     EventInfo ev{event, *d};
     ev.batched = batched;
-    for (const auto& e : *list) {
+    for (const auto* e : takers) {
       ++calls;
-      auto r = e.sub->on_event(ctl, ev);
+      auto r = e->sub->on_event(ctl, ev);
       if (!r)
         engine.log(LogLevel::Warning,
-                   fmt::format("subscriber \"{}\" failed {} for \"{}\": {}", e.name,
+                   fmt::format("subscriber \"{}\" failed {} for \"{}\": {}", e->name,
                                to_string(event), d->name(), r.error().message));
     }
   }

@@ -184,7 +184,8 @@ struct Engine::Impl {
   void last_ref_dropped(Device& d) { finalizer.ready(d); }
 
   // Runs the chain for one event on one device (counts calls). Vetoable events stop at
-  // the first error; `notified` receives how many subscribers saw it.
+  // the first error; `notified` receives how far down the chain the event went (the
+  // subscribers before that point whose mask takes the event saw it).
   Result<void> call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified = nullptr);
   // One pass of `event` over many devices (counted as one pass).
   // One event for each of `devs`, every subscriber per device. `batched`: an unregister

@@ -48,7 +48,11 @@ std::uint8_t derived_operstate(const Device& d) {
 
 LinkWatch::LinkWatch(Engine::Impl& impl) : impl_(impl) {
   // Made with the engine, before anybody else can reach the chain: no lock needed yet.
-  sub_ = impl_.chain.add(*this, SubscribeOptions{"linkwatch", kPriority, false});
+  sub_ = impl_.chain.add(
+      *this, SubscribeOptions{
+                 "linkwatch", kPriority, false,
+                 events_of(NetdevEvent::Register, NetdevEvent::PreUp, NetdevEvent::Up,
+                           NetdevEvent::GoingDown, NetdevEvent::Down, NetdevEvent::Unregister)});
 }
 
 LinkWatch::~LinkWatch() {

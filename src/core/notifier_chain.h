@@ -23,6 +23,8 @@ class NotifierChain {
     std::uint64_t seq;
     Subscriber* sub;
     std::string name;
+    EventMask events = kAllEvents;
+    bool wants(NetdevEvent e) const { return (events & event_bit(e)) != 0; }
   };
   using List = std::vector<Entry>;
 

@@ -267,7 +267,11 @@ void Bridge::install(Engine& engine) {
   static Watch watch;
   engine.register_kind(kind);
   auto ctl = engine.control();
-  (void)ctl.subscribe(watch, SubscribeOptions{"bridge", 0, false});
+  (void)ctl.subscribe(
+      watch, SubscribeOptions{
+                 "bridge", 0, false,
+                 events_of(NetdevEvent::Unregister, NetdevEvent::ChangeMtu, NetdevEvent::ChangeAddr,
+                           NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change)});
 }
 
 }  // namespace ifcore::kinds

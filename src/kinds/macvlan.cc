@@ -331,7 +331,9 @@ void Macvlan::install(Engine& engine) {
   static LowerWatch watch;
   engine.register_kind(kind);
   auto ctl = engine.control();
-  (void)ctl.subscribe(watch, SubscribeOptions{"macvlan", 0, false});
+  (void)ctl.subscribe(watch, SubscribeOptions{"macvlan", 0, false,
+                                              events_of(NetdevEvent::ChangeMtu, NetdevEvent::Up,
+                                                        NetdevEvent::Down, NetdevEvent::Change)});
 }
 
 }  // namespace ifcore::kinds

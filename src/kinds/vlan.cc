@@ -270,7 +270,10 @@ void Vlan::install(Engine& engine) {
   static LowerWatch watch;
   engine.register_kind(kind);
   auto ctl = engine.control();
-  (void)ctl.subscribe(watch, SubscribeOptions{"vlan", 0, false});
+  (void)ctl.subscribe(
+      watch, SubscribeOptions{"vlan", 0, false,
+                              events_of(NetdevEvent::PreChangeMtu, NetdevEvent::ChangeMtu,
+                                        NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change)});
 }
 
 }  // namespace ifcore::kinds

@@ -95,7 +95,8 @@ void dst_subscribe(Control& ctl, EngineProto& ep) {
   auto sub = std::make_unique<DstSubscriber>(ep);
   // Subscribed before inet, fib and inet6 so that at equal priority it runs first, as
   // dst_dev_notifier (registered at boot) did in 2.6.36.
-  ep.dst_sub = ctl.subscribe(*sub, SubscribeOptions{"dst", ep.dst_priority, true});
+  ep.dst_sub = ctl.subscribe(
+      *sub, SubscribeOptions{"dst", ep.dst_priority, true, event_bit(NetdevEvent::Unregister)});
   ep.subscribers.push_back(std::move(sub));
 }
 

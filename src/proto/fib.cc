@@ -545,7 +545,9 @@ class FibSubscriber final : public Subscriber {
 void fib_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<FibSubscriber>();
-  ctl.subscribe(*sub, SubscribeOptions{"fib", 0, true});
+  ctl.subscribe(*sub, SubscribeOptions{
+                          "fib", 0, true,
+                          events_of(NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Unregister)});
   ep.subscribers.push_back(std::move(sub));
 }
 

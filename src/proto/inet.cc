@@ -256,7 +256,10 @@ IpAddr inet_select_addr(EngineProto& ep, const Device& dev) {
 void inet_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<InetSubscriber>();
-  ctl.subscribe(*sub, SubscribeOptions{"inet", 0, true});
+  ctl.subscribe(*sub,
+                SubscribeOptions{"inet", 0, true,
+                                 events_of(NetdevEvent::Register, NetdevEvent::Up,
+                                           NetdevEvent::ChangeName, NetdevEvent::Unregister)});
   ep.subscribers.push_back(std::move(sub));
 }
 

@@ -329,7 +329,10 @@ bool inet6_enabled(EngineProto& ep, const Device& dev) {
 void inet6_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<Inet6Subscriber>();
-  ctl.subscribe(*sub, SubscribeOptions{"inet6", 0, true});
+  ctl.subscribe(
+      *sub, SubscribeOptions{"inet6", 0, true,
+                             events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Change,
+                                       NetdevEvent::Down, NetdevEvent::Unregister)});
   ep.subscribers.push_back(std::move(sub));
 }
 

@@ -44,6 +44,11 @@ void Hub::attach() {
   o.name = "rtnl";
   o.priority = 0;
   o.replay = false;
+  o.events =
+      events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change,
+                NetdevEvent::ChangeMtu, NetdevEvent::ChangeAddr, NetdevEvent::ChangeName,
+                NetdevEvent::ChangeUpper, NetdevEvent::ChangeInfoData, NetdevEvent::Configured,
+                NetdevEvent::Unregister);  // what on_event announces
   sub_ = ctl.subscribe(*this, o);
   inet::add_listener(ctl, proto_);
   attached_ = true;

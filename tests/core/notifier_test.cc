@@ -130,6 +130,44 @@ TEST_F(Notifier, RegisterVetoUnwindsThoseAlreadyNotified) {
   EXPECT_NE(dummy(ctl, "r0"), nullptr);
 }
 
+TEST_F(Notifier, MaskedSubscriberHearsOnlyItsEvents) {
+  Recorder &all = recorder("all"), &some = recorder("some");
+  auto ctl = engine->control();
+  Device* up = dummy(ctl, "up0");
+  ASSERT_TRUE(ctl.open(*up));
+  ctl.subscribe(all, {"all", 5, false});
+  // Its replays are masked too: Up is replayed, Register is not.
+  auto id =
+      ctl.subscribe(some, {"some", 0, true, events_of(NetdevEvent::Up, NetdevEvent::Unregister)});
+  std::vector<std::string> want = {"some:UP:up0:replay"};
+  EXPECT_EQ(j, want);
+  j.clear();
+  Device* d = dummy(ctl, "m0");
+  ASSERT_TRUE(ctl.open(*d));
+  ASSERT_TRUE(ctl.delete_link(*d));
+  want = {"all:REGISTER:m0",   "all:PRE_UP:m0", "all:UP:m0",         "some:UP:m0",
+          "all:GOING_DOWN:m0", "all:DOWN:m0",   "all:UNREGISTER:m0", "some:UNREGISTER:m0",
+          "all:BATCH:1",       "some:BATCH:1"};
+  EXPECT_EQ(j, want);
+  j.clear();
+  ctl.unsubscribe(id, true);  // the leaving replay is masked as well
+  want = {"some:UNREGISTER:lo:replay", "some:UNREGISTER:up0:replay"};
+  EXPECT_EQ(j, want);
+}
+
+TEST_F(Notifier, RegisterVetoUnwindsOnlyThoseThatTakeUnregister) {
+  Recorder &deaf = recorder("deaf"), &first = recorder("first"), &vetoer = recorder("vetoer");
+  vetoer.veto = NetdevEvent::Register;
+  auto ctl = engine->control();
+  ctl.subscribe(deaf, {"deaf", 9, false, event_bit(NetdevEvent::Register)});
+  ctl.subscribe(first, {"first", 5, false});
+  ctl.subscribe(vetoer, {"vetoer", 0, false});
+  ASSERT_FALSE(ctl.create_link(ns(ctl), test::link_req("dummy", "r0")));
+  std::vector<std::string> want = {"deaf:REGISTER:r0", "first:REGISTER:r0", "vetoer:REGISTER:r0",
+                                   "first:UNREGISTER:r0"};
+  EXPECT_EQ(j, want);
+}
+
 TEST_F(Notifier, ChangeLinkRollsBackEarlierStepsOnAVeto) {
   Recorder& vetoer = recorder("vetoer");
   vetoer.veto = NetdevEvent::PreUp;
