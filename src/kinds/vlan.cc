@@ -124,15 +124,22 @@ class LowerWatch final : public Subscriber {
         case NetdevEvent::ChangeMtu:
           if (v->mtu() > lower.mtu()) (void)ctl.set_mtu(*v, lower.mtu());
           break;
-        case NetdevEvent::Up:  // Linux brings the vlans up with their lower
+        case NetdevEvent::Up:
+          // Linux (vlan_device_event, NETDEV_UP): the vlans that are down come up with
+          // their lower (loose ones stay down) and take its state; the others are left.
+          if (v->is_up()) break;
           if (!loose) (void)ctl.change_flags(*v, v->flags() | IFF_UP);
           transfer_carrier(ctl, lower, *v);
           break;
         case NetdevEvent::Down:
-          if (!loose) (void)ctl.change_flags(*v, v->flags() & ~IFF_UP);
+          // Linux (NETDEV_DOWN): only the vlans that are up and not loose go down, and
+          // take the lower's state. A vlan already down is left alone: when the lower is
+          // deleted, its 1000 vlans went down in the same batch just before it.
+          if (!v->is_up() || loose) break;
+          (void)ctl.change_flags(*v, v->flags() & ~IFF_UP);
           transfer_carrier(ctl, lower, *v);
           break;
-        default:
+        default:  // Change: every vlan takes the lower's state
           transfer_carrier(ctl, lower, *v);
       }
     }

@@ -160,6 +160,32 @@ TEST_F(VlanTest, FollowsLowerUpAndDown) {
   EXPECT_FALSE(v->is_up());
 }
 
+TEST_F(VlanTest, LowerDownLeavesLooseAndDownVlansAlone) {
+  // Linux (vlan_device_event): NETDEV_DOWN closes only the vlans that are up and not
+  // loose; NETDEV_UP opens those that are down.
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  ASSERT_TRUE(ctl.open(*d));
+  Device* tight = must(ctl.create_link(def(ctl), vlan("tight", d->ifindex(), 10)));
+  LinkRequest loose_req = vlan("loose", d->ifindex(), 11);
+  loose_req.info_data.push_back(flags(VLAN_FLAG_LOOSE_BINDING, VLAN_FLAG_LOOSE_BINDING));
+  Device* loose = must(ctl.create_link(def(ctl), loose_req));
+  Device* idle = must(ctl.create_link(def(ctl), vlan("idle", d->ifindex(), 12)));
+  ASSERT_TRUE(ctl.open(*tight));
+  ASSERT_TRUE(ctl.open(*loose));
+  ASSERT_TRUE(tight->carrier() && loose->carrier() && idle->carrier());
+  ASSERT_TRUE(ctl.close(*d));
+  EXPECT_FALSE(tight->is_up());
+  EXPECT_FALSE(tight->carrier());
+  EXPECT_TRUE(loose->is_up());  // loose binding: neither closed nor given the lower's state
+  EXPECT_TRUE(loose->carrier());
+  EXPECT_FALSE(idle->is_up());
+  EXPECT_TRUE(idle->carrier());  // already down: left alone
+  ASSERT_TRUE(ctl.open(*d));
+  EXPECT_TRUE(tight->is_up());
+  EXPECT_TRUE(idle->is_up());  // down vlans come up with their lower
+}
+
 TEST_F(VlanTest, LowerDeletedTakesVlansInTheSameBatch) {
   auto ctl = engine->control();
   Device* d = dummy(ctl, "d0");
