@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "ifcore/addr.h"
@@ -66,6 +67,24 @@ TEST(IpAddr, MaskedKeepsExactlyThePrefixBits) {
       EXPECT_TRUE(ip->in_prefix(*want, std::max(len, 0))) << text << "/" << len;
     }
   }
+}
+
+TEST(IpAddr, OrderIsFamilyThenBytesAsMemcmpOrdersThem) {
+  // Every pair of a set that differs in each byte position, high bits and low bits.
+  std::vector<IpAddr> all;
+  for (const char* t :
+       {"::", "::1", "::ff", "0:0:0:1::", "0:0:0:0:1::", "fe80::1", "fe80::1:0", "ff02::1",
+        "8000::", "7fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db8::80", "2001:db8::7f",
+        "0.0.0.0", "10.0.0.1", "10.0.1.0", "255.255.255.255", "128.0.0.0"})
+    all.push_back(*IpAddr::parse(t));
+  all.push_back(IpAddr{});
+  for (const IpAddr& a : all)
+    for (const IpAddr& b : all) {
+      auto want = a.family() != b.family() ? a.family() <=> b.family()
+                                           : std::memcmp(a.data(), b.data(), 16) <=> 0;
+      EXPECT_EQ(a <=> b, want) << a.to_string() << " vs " << b.to_string();
+      EXPECT_EQ(a == b, want == 0) << a.to_string() << " vs " << b.to_string();
+    }
 }
 
 TEST(Policies, ParseAndPrint) {
