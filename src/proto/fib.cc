@@ -5,6 +5,7 @@
 //
 // Lock order: control lock only.
 #include <algorithm>
+#include <optional>
 #include <ranges>
 
 #include "proto/state.h"
@@ -36,8 +37,11 @@ RouteInfo report(const Route& r) {
 
 Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
   NetState& st = net_state(ns);
-  auto& v = st.tables(r.info.family)[r.info.table][key_of(r.info)];
+  Table& t = st.tables(r.info.family)[r.info.table];
+  RouteList& v = t[key_of(r.info)];
   r.seq = st.route_seq++;
+  r.table = &t;
+  r.list = &v;
   RouteSlot slot{r.info.priority, r.seq};
   Route* p = &v.emplace(slot, std::move(r)).first->second;
   if (p->dev) dev_state(ep, *p->dev).routes.push(p);
@@ -46,21 +50,20 @@ Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
 
 // Unlinks `r` from its table and device, frees its dst entry and then the route.
 void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
-  RouteInfo info = report(*r);
-  auto& tables = net_state(ns).tables(info.family);
-  auto t = tables.find(info.table);
-  if (t == tables.end()) return;
-  auto k = t->second.find(key_of(info));
-  if (k == t->second.end()) return;
-  auto& v = k->second;
+  if (!r->list) return;
+  RouteList& v = *r->list;
   auto it = v.find(RouteSlot{r->info.priority, r->seq});
   if (it == v.end() || &it->second != r) return;
+  std::optional<RouteInfo> gone;
+  if (notify) gone = report(*r);
   if (r->dev)
     if (DevState* ds = find_dev(ep, *r->dev)) ds->routes.erase(r);
   dst_free(ep, *r, std::move(r->dst));
+  Table& t = *r->table;
+  RouteKey key = key_of(r->info);
   v.erase(it);
-  if (v.empty()) t->second.erase(k);
-  if (notify) notify_route(ep, ns, ProtoEvent::Del, info);
+  if (v.empty()) t.erase(key);
+  if (gone) notify_route(ep, ns, ProtoEvent::Del, *gone);
 }
 
 // The most specific route to `dst` in `table` that `ok` accepts.

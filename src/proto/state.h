@@ -51,10 +51,18 @@ struct DstEntry : RcuHook {
 // multicast route of an up device, or a user request.
 enum class Origin : std::uint8_t { User, Addr, Mcast };
 
+struct RouteKey;
+struct Route;
+using RouteSlot = std::pair<std::uint32_t, std::uint64_t>;  // priority, Route::seq
+
 struct Route {
   RouteInfo info;
   Origin origin = Origin::User;
   std::uint64_t seq = 0;  // insertion order among routes with the same key and metric
+  // Where the route lives, set by insertion: its table and the routes with its key (map
+  // nodes do not move), so that erasing it looks nothing up until its key empties.
+  std::map<RouteKey, std::map<RouteSlot, Route>>* table = nullptr;
+  std::map<RouteSlot, Route>* list = nullptr;
   Device* dev = nullptr;  // valid while `dst` holds it
   std::unique_ptr<DstEntry> dst;
   Route* dev_prev = nullptr;  // DevRoutes of `dev`
@@ -104,7 +112,6 @@ struct RouteKey {
 // others with the same metric): a map, so that a key that thousands of devices share
 // (fe80::/64, ff00::/8) costs O(log n) per route added or removed. A route lives in its
 // map node (one allocation per route; nodes do not move).
-using RouteSlot = std::pair<std::uint32_t, std::uint64_t>;  // priority, Route::seq
 using RouteList = std::map<RouteSlot, Route>;
 using Table = std::map<RouteKey, RouteList>;
 
