@@ -192,27 +192,50 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   refresh_groups(in6, true, in6.conf.forwarding);
 }
 
-// Linux: addrconf_ifdown — addresses go (unless keep_addr_on_down keeps the permanent
-// ones, tentative, on a down), then the routes the addresses made; at unregister every
-// route through the device goes too.
+// Linux: addrconf_ifdown — the routes the addresses made go (at unregister, every route
+// through the device), then the addresses (unless keep_addr_on_down keeps the permanent
+// ones, tentative, on a down).
 void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bool unregister,
                      bool may_keep = true) {
   bool keep = !unregister && may_keep &&
               (net_state(ns).all6.keep_addr_on_down || in6.conf.keep_addr_on_down);
   EngineProto& ep = engine_proto(ctl.engine());
-  for (std::size_t i = in6.addrs.size(); i-- > 0;) {
-    AddrInfo& a = in6.addrs[i]->info;
+  // Linux: addrconf_ifdown takes the device's routes down first (rt6_disable_ip: every
+  // RTM_DELROUTE comes before the first RTM_DELADDR), then goes through the addresses in
+  // list order. So the addresses that go leave the list at once (one sync finds all the
+  // routes they made), and are announced after the routes.
+  struct Step {
+    Ifa* kept = nullptr;        // kept, now tentative: announced again
+    std::unique_ptr<Ifa> gone;  // withdrawn
+  };
+  std::vector<Step> steps;
+  steps.reserve(in6.addrs.size());
+  std::size_t stay = 0;
+  for (std::size_t i = 0; i < in6.addrs.size(); ++i) {
+    std::unique_ptr<Ifa>& ifa = in6.addrs[i];
+    AddrInfo& a = ifa->info;
     if (keep && (a.flags & IFA_F_PERMANENT) && !a.local.is_v6_link_local()) {
       if (!(a.flags & IFA_F_TENTATIVE)) {
         a.flags |= IFA_F_TENTATIVE;
-        notify_addr(ep, ns, ProtoEvent::New, a);
+        steps.push_back({ifa.get(), nullptr});
       }
+      in6.addrs[stay++] = std::move(ifa);
       continue;
     }
-    remove6(ctl, ns, dev, in6, i);
+    steps.push_back({nullptr, std::move(ifa)});
   }
+  in6.addrs.resize(stay);
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   if (unregister) fib_flush_dev(ctl, ns, dev, AF_INET6, Which::All, true);
+  for (Step& st : steps) {
+    if (st.kept) {
+      notify_addr(ep, ns, ProtoEvent::New, st.kept->info);
+      continue;
+    }
+    notify_addr(ep, ns, ProtoEvent::Del, st.gone->info);
+    dst_free_ifa(ep, *st.gone, std::move(st.gone->rt));
+    retire_hooked(ep, st.gone.release());
+  }
   refresh_groups(in6, false, false);
 }
 

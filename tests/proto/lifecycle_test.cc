@@ -53,7 +53,7 @@ class LifecycleTest : public EngineTest {};
 
 // The whole sequence, pinned: on up the link-local address and its routes (Linux:
 // addrconf_dev_config, addrconf_add_linklocal); on the batch delete, device by device, the
-// addresses and the routes they made (addrconf_ifdown), then the user routes.
+// IPv6 routes and then the addresses (addrconf_ifdown), then IPv4, then the user routes.
 TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
   auto ctl = engine->control();
   Namespace& n = ns(ctl);
@@ -129,7 +129,8 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       "+route 2001:db8:5::1/128 t255 type2 oif$V m0 gw- f0",
   };
   std::vector<std::string> want_del = {
-      "-addr fe80::ff:fe00:1/64 if$D f80",
+      // Each device's routes, then its addresses in list order, as `ip monitor` shows
+      // Linux 6.18 deleting a veth with these addresses.
       "-route 2001:db8::/64 t254 type1 oif$D m256 gw- f10",
       "-route 2001:db8:1::/64 t254 type1 oif$D m256 gw- f10",
       "-route fe80::/64 t254 type1 oif$D m256 gw- f10",
@@ -137,15 +138,16 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       "-route 2001:db8:1::1/128 t255 type2 oif$D m0 gw- f10",
       "-route fe80::ff:fe00:1/128 t255 type2 oif$D m0 gw- f10",
       "-route ff00::/8 t255 type5 oif$D m256 gw- f10",
-      "-addr 2001:db8::1/64 if$D f80",
       "-addr 2001:db8:1::1/64 if$D f82",
-      "-addr fe80::ff:fe00:2/64 if$V f80",
+      "-addr 2001:db8::1/64 if$D f80",
+      "-addr fe80::ff:fe00:1/64 if$D f80",
       "-route 2001:db8:5::/64 t254 type1 oif$V m256 gw- f10",
       "-route fe80::/64 t254 type1 oif$V m256 gw- f10",
       "-route 2001:db8:5::1/128 t255 type2 oif$V m0 gw- f10",
       "-route fe80::ff:fe00:2/128 t255 type2 oif$V m0 gw- f10",
       "-route ff00::/8 t255 type5 oif$V m256 gw- f10",
       "-addr 2001:db8:5::1/64 if$V f80",
+      "-addr fe80::ff:fe00:2/64 if$V f80",
       "-addr 10.0.0.2/24 if$D f81",
       "-route 10.0.0.2/32 t255 type2 oif$D m0 gw- f10",
       "-addr 10.0.0.1/24 if$D f80",
@@ -153,6 +155,7 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       "-route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::2 f10",
       "-route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::1 f10",
   };
+
   for (auto& s : want_up) s = sub(s);
   for (auto& s : want_del) s = sub(s);
   EXPECT_EQ(up, want_up);
