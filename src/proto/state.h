@@ -206,6 +206,13 @@ void retire_hooked(EngineProto& ep, T* p) {
   p->next_retired = ep.retired;
   ep.retired = p;
 }
+// As retire_hooked, but `after` runs after the grace period instead of the delete (on the
+// RCU callback thread; it may hand the object to rcu::call again for another generation).
+inline void retire_hooked_then(EngineProto& ep, RcuHook* p, void (*after)(RcuHook*)) {
+  p->destroy = after;
+  p->next_retired = ep.retired;
+  ep.retired = p;
+}
 // Hands ep.retired to RCU. Context: control lock; never blocks.
 void retire_flush_now(EngineProto& ep);
 inline void retire_flush(EngineProto& ep) {
