@@ -100,6 +100,9 @@ struct RunParams {
   std::string policy_name = "default";
   // Called now and then during long runs with a fraction done (0..1).
   std::function<void(double)> progress;
+  // The daemon path: the bench's client and the daemon's serving thread run on two
+  // different CPUs for the timed run (daemon.cc).
+  bool pin = true;
 };
 
 // The machine the figures were taken on.

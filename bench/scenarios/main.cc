@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   std::string paths = "embedded,daemon,kernel";
   std::string json_path, plot_path;
   SuiteOptions o;
-  bool list = false, no_ablation = false;
+  bool list = false, no_ablation = false, no_pin = false;
   app.add_option("scenario", names, "scenarios to run (default: all; see --list)");
   app.add_option("--path", paths, "paths: embedded,daemon,kernel");
   app.add_option("--repeat", o.repeat, "repetitions per scenario and path")
@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write every figure and the machine to FILE");
   app.add_option("--plot", plot_path, "draw time per device against N to FILE.svg");
   app.add_flag("--no-ablation", no_ablation, "skip the ablation table");
+  app.add_flag("--no-pin", no_pin,
+               "daemon path: leave the client and ifcored to the scheduler (default: one CPU "
+               "each for the timed run)");
   app.add_flag("--list", list, "print the scenario names, one a line");
   CLI11_PARSE(app, argc, argv);
 
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
   o.scenarios = names;
   o.ablation = !no_ablation && o.policy == "default";
   o.progress = ::isatty(STDERR_FILENO);
+  o.pin = !no_pin;
   auto r = run_suite(o);
   if (!r) {
     fmt::print(stderr, "ifcore-bench: {}\n", r.error().message);

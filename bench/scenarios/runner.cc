@@ -91,6 +91,7 @@ struct Runner {
         p.n = n;
         p.policies = pol;
         p.policy_name = policy_name;
+        p.pin = o.pin;
         p.progress = [this](double f) { progress.show(f); };
         // Every run starts on a quiet machine (settle.h): not while the kernel still
         // tears down the namespace of the run before.

@@ -23,6 +23,7 @@ struct SuiteOptions {
   int scale_max = 100000;  // the sweep's largest N
   bool ablation = true;    // run the ablation (embedded path, legacy sizes)
   bool progress = false;   // a progress line on standard error
+  bool pin = true;         // the daemon path pins client and server to two CPUs
   // Runs a path; tests replace it (empty: the real paths).
   std::function<Result<RunOutput>(Path, const ScenarioSpec&, const RunParams&)> runner;
 };
