@@ -111,9 +111,9 @@ Device* Control::find(Namespace& ns, int ifindex) const {
 // ---------------------------------------------------------------- plug-ins
 
 const Kind* Control::find_kind(std::string_view name) const {
-  auto& kinds = engine_->impl().kinds;
-  auto it = kinds.find(name);
-  return it == kinds.end() ? nullptr : it->second;
+  for (const auto& [n, kind] : engine_->impl().kinds)
+    if (n.size() == name.size() && n == name) return kind;
+  return nullptr;
 }
 
 SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {

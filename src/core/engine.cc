@@ -143,12 +143,12 @@ Control Engine::control() {
 
 void Engine::register_kind(const Kind& kind) {
   auto ctl = control();
-  impl_->kinds[std::string(kind.name())] = &kind;
+  impl_->set_kind(kind);
 }
 
 void Engine::add_kind(std::unique_ptr<Kind> kind) {
   auto ctl = control();
-  impl_->kinds[std::string(kind->name())] = kind.get();
+  impl_->set_kind(*kind);
   impl_->owned_kinds.push_back(std::move(kind));
 }
 

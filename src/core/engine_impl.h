@@ -157,7 +157,17 @@ struct Engine::Impl {
   Policies policies;                                   // control lock to write; copied under it
   std::vector<std::unique_ptr<Namespace>> namespaces;  // control lock
   int next_ns_id = 0;
-  std::map<std::string, const Kind*, std::less<>> kinds;
+  // By name; a handful, so a list (a request looks its kind up twice; a map compared
+  // four strings each time).
+  std::vector<std::pair<std::string, const Kind*>> kinds;
+  void set_kind(const Kind& k) {
+    for (auto& [name, kind] : kinds)
+      if (name == k.name()) {
+        kind = &k;
+        return;
+      }
+    kinds.emplace_back(std::string(k.name()), &k);
+  }
   std::vector<std::unique_ptr<Kind>> owned_kinds;
   NotifierChain chain;
   std::vector<PernetHooks*> pernet;
