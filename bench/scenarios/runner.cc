@@ -165,21 +165,29 @@ Result<SuiteResult> run_suite(const SuiteOptions& o) {
       run.kernel_why = kernel_unavailable();
   }
 
-  for (const ScenarioSpec* s : list) {
-    std::vector<int> sizes;
-    if (s->name == "scale-sweep")
-      sizes = sweep_sizes(legacy ? s->legacy_count : o.scale_max);
-    else
-      sizes = {legacy ? s->legacy_count : s->count};
-    for (int n : sizes) {
-      for (Path path : o.paths) {
-        std::vector<std::string> notes;
-        if (legacy && s->name != "scale-sweep")
-          notes.push_back(
-              fmt::format("scaled: N={} instead of {} (legacy sleeps are real)", n, s->count));
-        if (path == Path::Kernel && legacy) notes.push_back("the kernel ignores --policy");
-        if (path == Path::Kernel && s->name == "scale-sweep" && n > kKernelSweepMax) continue;
-        run.measure(*s, path, n, reps_for(n, o.repeat), *pol, o.policy, notes, res.measurements);
+  // The kernel's runs come after all of ifcore's. A kernel run leaves work behind that
+  // outlasts the quiet-machine wait (its namespace is torn down by the kernel's workers,
+  // bit by bit): daemon runs that followed kernel runs took up to 40% longer (100
+  // pipelined creates: 480 µs against 348 µs). The table puts each path in its row.
+  const bool kernel_last = o.paths.size() > 1;
+  for (int phase = 0; phase < (kernel_last ? 2 : 1); ++phase) {
+    for (const ScenarioSpec* s : list) {
+      std::vector<int> sizes;
+      if (s->name == "scale-sweep")
+        sizes = sweep_sizes(legacy ? s->legacy_count : o.scale_max);
+      else
+        sizes = {legacy ? s->legacy_count : s->count};
+      for (int n : sizes) {
+        for (Path path : o.paths) {
+          if (kernel_last && (path == Path::Kernel) != (phase == 1)) continue;
+          std::vector<std::string> notes;
+          if (legacy && s->name != "scale-sweep")
+            notes.push_back(
+                fmt::format("scaled: N={} instead of {} (legacy sleeps are real)", n, s->count));
+          if (path == Path::Kernel && legacy) notes.push_back("the kernel ignores --policy");
+          if (path == Path::Kernel && s->name == "scale-sweep" && n > kKernelSweepMax) continue;
+          run.measure(*s, path, n, reps_for(n, o.repeat), *pol, o.policy, notes, res.measurements);
+        }
       }
     }
   }
