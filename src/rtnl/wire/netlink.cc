@@ -57,6 +57,11 @@ void MessageBuilder::grow(std::size_t extra) {
   end_ = need;
 }
 
+void MessageBuilder::reserve(std::size_t bytes) {
+  std::size_t need = end_ + bytes;
+  if (need > buf_.size()) buf_.resize(buf_.empty() ? need : std::max(need, 2 * buf_.size()));
+}
+
 void MessageBuilder::begin(const Header& h) {
   end_ = done_;
   grow(MNL_ALIGN(sizeof(nlmsghdr)));
@@ -215,6 +220,9 @@ Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> reque
                    static_cast<std::size_t>(attr_offset) < req_len;
   if (with_msg || with_offs) flags |= NLM_F_ACK_TLVS;
 
+  b.reserve(NLMSG_HDRLEN + sizeof(std::int32_t) + NLMSG_ALIGN(capped ? NLMSG_HDRLEN : req_len) +
+            (with_msg ? MNL_ALIGN(MNL_ATTR_HDRLEN + message.size() + 1) : 0) +
+            (with_offs ? MNL_ATTR_HDRLEN + sizeof(std::uint32_t) : 0));
   b.begin({NLMSG_ERROR, flags, req.nlmsg_seq, portid});
   std::int32_t neg = -error;
   b.put_raw(&neg, sizeof(neg));

@@ -74,6 +74,9 @@ class MessageBuilder {
 
   // Starts a message; a message already started and not ended is discarded.
   void begin(const Header& h);
+  // Makes room for `bytes` more at once: a writer that knows the size of what it writes
+  // next (an ack: 36 bytes) gets one allocation of that size, not 256 bytes zero-filled.
+  void reserve(std::size_t bytes);
   // Appends a family struct (ifinfomsg, ifaddrmsg, rtmsg...), padded to 4 bytes.
   template <class T>
   void put_struct(const T& v) {
