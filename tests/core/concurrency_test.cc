@@ -19,7 +19,6 @@ TEST_F(Concurrency, ReadersSeeWholeDevicesWhileAWriterChurns) {
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> found{0}, torn{0};
   auto reader = [&](int seed) {
-    std::uint64_t local = 0;
     unsigned x = static_cast<unsigned>(seed);
     while (!stop.load(std::memory_order_relaxed)) {
       x = x * 1103515245 + 12345;
@@ -27,11 +26,11 @@ TEST_F(Concurrency, ReadersSeeWholeDevicesWhileAWriterChurns) {
       std::string name = fmt::format("c{}", (x >> 4) % 200);
       rcu::ReadGuard g;
       if (Device* d = space->find_by_index_rcu(idx)) {
-        ++local;
+        found.fetch_add(1, std::memory_order_relaxed);
         if (d->ifindex() != idx || d->name_rcu().empty() || d->name_rcu()[0] != 'c') ++torn;
       }
       if (Device* d = space->find_by_name_rcu(name)) {
-        ++local;
+        found.fetch_add(1, std::memory_order_relaxed);
         if (d->name_rcu() != name && d->state() == RegState::Registered) {
           // A rename may race; our writer never renames, so this is a torn read.
           ++torn;
@@ -40,11 +39,14 @@ TEST_F(Concurrency, ReadersSeeWholeDevicesWhileAWriterChurns) {
         if (keep->kind().name() != "dummy") ++torn;
       }
     }
-    found += local;
   };
   std::vector<std::thread> readers;
   for (int i = 0; i < 3; ++i) readers.emplace_back(reader, i + 1);
-  for (int round = 0; round < 30; ++round) {
+  // At least 30 rounds, and more until the readers have met a device: on a busy machine
+  // the writer's 30 rounds (50 ms) can pass before a reader thread first runs.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (int round = 0;
+       round < 30 || (found.load() == 0 && std::chrono::steady_clock::now() < deadline); ++round) {
     auto ctl = engine->control();
     std::vector<Device*> devs;
     for (int i = 0; i < 200; ++i) {
