@@ -8,6 +8,7 @@
 #include <linux/rtnetlink.h>
 
 #include <algorithm>
+#include <bit>
 
 #include "ifcore/namespace.h"
 #include "rtnl/fill.h"
@@ -72,8 +73,19 @@ void Hub::remove(SessionImpl* s) {
   sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), s), sessions_.end());
 }
 
+void Hub::count_groups(std::uint64_t before, std::uint64_t after) {
+  for (std::uint64_t changed = before ^ after; changed; changed &= changed - 1) {
+    int bit = std::countr_zero(changed);
+    members_[static_cast<std::size_t>(bit)].fetch_add((after >> bit) & 1 ? 1 : -1,
+                                                      std::memory_order_acq_rel);
+  }
+}
+
 bool Hub::wanted(int ns_id, unsigned group) {
   if (scope && scope->echo && scope->ns_id == ns_id) return true;
+  if (group < 1 || group > members_.size() ||
+      members_[group - 1].load(std::memory_order_acquire) == 0)
+    return false;
   std::lock_guard lk(mu_);
   return std::any_of(sessions_.begin(), sessions_.end(),
                      [&](SessionImpl* s) { return s->ns_id() == ns_id && s->member(group); });

@@ -7,6 +7,7 @@
 // with 2 and 3 held: it must not block.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -80,6 +81,8 @@ class Hub final : public Subscriber {
 
   void add(SessionImpl* s);
   void remove(SessionImpl* s);
+  // A session's groups went from `before` to `after` (bit g-1: group g). Context: any.
+  void count_groups(std::uint64_t before, std::uint64_t after);
 
   RequestScope* scope = nullptr;  // Context: control lock
 
@@ -87,6 +90,9 @@ class Hub final : public Subscriber {
   Engine* engine_;
   std::mutex mu_;
   std::vector<SessionImpl*> sessions_;  // mu_
+  // Sessions in each group, any namespace: wanted() answers "nobody" without mu_ (a
+  // create announced its device, addresses and routes to no one, a lock each).
+  std::array<std::atomic<int>, 64> members_{};
   SubscriptionId sub_ = 0;
   bool attached_ = false;
   ProtoPublisher proto_{*this};

@@ -64,6 +64,7 @@ SessionImpl::SessionImpl(std::shared_ptr<Hub> hub, SessionOptions opts, int ns_i
 }
 
 SessionImpl::~SessionImpl() {
+  hub_->count_groups(groups_.exchange(0), 0);
   hub_->remove(this);
 }
 
@@ -93,18 +94,26 @@ void SessionImpl::set_option(int optname, int value) {
 }
 
 void SessionImpl::add_membership(unsigned group) {
-  if (group >= 1 && group <= 64) groups_.fetch_or(std::uint64_t{1} << (group - 1));
+  if (group < 1 || group > 64) return;
+  std::uint64_t bit = std::uint64_t{1} << (group - 1);
+  std::uint64_t before = groups_.fetch_or(bit);
+  hub_->count_groups(before, before | bit);
 }
 
 void SessionImpl::drop_membership(unsigned group) {
-  if (group >= 1 && group <= 64) groups_.fetch_and(~(std::uint64_t{1} << (group - 1)));
+  if (group < 1 || group > 64) return;
+  std::uint64_t bit = std::uint64_t{1} << (group - 1);
+  std::uint64_t before = groups_.fetch_and(~bit);
+  hub_->count_groups(before, before & ~bit);
 }
 
 void SessionImpl::set_group_mask(std::uint32_t mask) {
   // Linux: netlink_bind replaces groups 1..32 with nl_groups.
   std::uint64_t cur = groups_.load();
-  while (!groups_.compare_exchange_weak(cur, (cur & ~std::uint64_t{0xffffffff}) | mask)) {
-  }
+  std::uint64_t next = (cur & ~std::uint64_t{0xffffffff}) | mask;
+  while (!groups_.compare_exchange_weak(cur, next))
+    next = (cur & ~std::uint64_t{0xffffffff}) | mask;
+  hub_->count_groups(cur, next);
 }
 
 bool SessionImpl::member(unsigned group) const {

@@ -145,6 +145,37 @@ TEST_F(RtnlTest, NotificationsNeedMembershipAndStayInTheirNamespace) {
   EXPECT_EQ(t_other, (std::vector<std::uint16_t>{RTM_NEWLINK}));
 }
 
+// The hub counts the members of each group, so that an event nobody listens to is not
+// encoded; every way of joining and leaving keeps the count, and nobody is missed.
+TEST_F(RtnlTest, GroupMembersAreCountedEveryWayTheyJoinAndLeave) {
+  auto a = open();
+  a->add_membership(RTNLGRP_LINK);
+  a->add_membership(RTNLGRP_LINK);  // twice: one member
+  auto b = open();
+  b->set_group_mask(1u << (RTNLGRP_LINK - 1));
+  b->set_group_mask(1u << (RTNLGRP_LINK - 1));  // bound again, same groups
+  a->drop_membership(RTNLGRP_LINK);
+  ASSERT_EQ(create("d0"), 0);
+  EXPECT_EQ(a->pending_notifications(), 0u);
+  EXPECT_EQ(b->pending_notifications(), 1u);
+  {
+    auto gone = open();
+    gone->add_membership(RTNLGRP_LINK);
+  }                      // a session that goes leaves its groups
+  b->set_group_mask(0);  // bound again without the group
+  ASSERT_EQ(create("d1"), 0);
+  EXPECT_EQ(b->pending_notifications(), 1u);
+  auto c = open();
+  c->set_group_mask(1u << (RTNLGRP_LINK - 1));
+  ASSERT_EQ(create("d2"), 0);
+  EXPECT_EQ(c->pending_notifications(), 1u);
+  a->add_membership(RTNLGRP_LINK);
+  c->drop_membership(RTNLGRP_LINK);
+  ASSERT_EQ(create("d3"), 0);
+  EXPECT_EQ(a->pending_notifications(), 1u);
+  EXPECT_EQ(c->pending_notifications(), 1u);
+}
+
 TEST_F(RtnlTest, SessionThatNeverReadsOverflowsOthersKeepWorking) {
   SessionOptions small;
   small.max_queued = 8;
