@@ -89,6 +89,7 @@ void refresh_groups(Inet6Dev& in6, bool up, bool forwarding) {
   static const IpAddr kAllNodes = *IpAddr::parse("ff02::1"),
                       kAllNodesNode = *IpAddr::parse("ff01::1"),
                       kAllRouters = *IpAddr::parse("ff02::2");
+  in6.mc_list.reserve(3);  // one allocation for a device's first up, none after
   in6.mc_list.push_back(kAllNodes);
   in6.mc_list.push_back(kAllNodesNode);
   if (forwarding) {
