@@ -3,7 +3,6 @@
 // policies, waits for the socket, runs the scenario's requests over it and stops the daemon.
 // Settings and frames go through ifcore's sysctl and probe messages (daemon_msgs.h).
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -17,6 +16,7 @@
 #include <optional>
 #include <thread>
 
+#include "bench/scenarios/cpu_pair.h"
 #include "bench/scenarios/daemon_msgs.h"
 #include "bench/scenarios/wire.h"
 
@@ -115,45 +115,6 @@ class DaemonProcess {
 
   pid_t pid_ = -1;
   std::string dir_, socket_;
-};
-
-// The timed run's client (this thread) and the daemon's serving thread on two different
-// CPUs, for the object's lifetime; nothing when fewer than two CPUs are allowed. Left to
-// the scheduler, the two were at times put on one CPU (the wakeup of a unix socket's
-// reader pulls it to the writer's CPU), where they take turns: 100 pipelined creates took
-// 500-570 µs then instead of 330-380 µs. Only the daemon's main thread is pinned, after
-// its warm-up made its other threads (RCU callbacks, the finalizer), which stay free.
-class CpuPair {
- public:
-  explicit CpuPair(pid_t daemon) {
-    cpu_set_t allowed;
-    if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-    int first = -1, last = -1;
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &allowed)) {
-        if (first < 0) first = c;
-        last = c;
-      }
-    if (first < 0 || first == last) return;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(last, &one);
-    if (::sched_setaffinity(daemon, sizeof one, &one) != 0) return;
-    CPU_ZERO(&one);
-    CPU_SET(first, &one);
-    if (::sched_setaffinity(0, sizeof one, &one) != 0) return;
-    saved_ = allowed;
-    pinned_ = true;
-  }
-  ~CpuPair() {
-    if (pinned_) (void)::sched_setaffinity(0, sizeof saved_, &saved_);
-  }
-  CpuPair(const CpuPair&) = delete;
-  CpuPair& operator=(const CpuPair&) = delete;
-
- private:
-  cpu_set_t saved_{};
-  bool pinned_ = false;
 };
 
 }  // namespace
