@@ -97,6 +97,10 @@ constexpr EventMask events_of(E... e) {
   return (event_bit(e) | ...);
 }
 constexpr EventMask kAllEvents = ~EventMask{0};
+// True if a subscription with `mask` is called for `e`.
+constexpr bool takes(EventMask mask, NetdevEvent e) {
+  return (mask & event_bit(e)) != 0;
+}
 static_assert(static_cast<unsigned>(NetdevEvent::Configured) < 32, "EventMask holds every event");
 
 // Options for subscribing and unsubscribing.

@@ -127,8 +127,8 @@ SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {
     for (Device* d : ns->devices_locked()) {
       EventInfo reg{NetdevEvent::Register, *d};
       reg.replay = true;
-      if (events & event_bit(NetdevEvent::Register)) (void)s.on_event(*this, reg);
-      if (d->is_up() && (events & event_bit(NetdevEvent::Up))) {
+      if (takes(events, NetdevEvent::Register)) (void)s.on_event(*this, reg);
+      if (d->is_up() && takes(events, NetdevEvent::Up)) {
         EventInfo up{NetdevEvent::Up, *d};
         up.replay = true;
         (void)s.on_event(*this, up);
@@ -144,21 +144,20 @@ void Control::unsubscribe(SubscriptionId id, bool replay_down) {
   EventMask events = entry ? entry->events : 0;
   Subscriber* s = impl.chain.remove(id);
   if (!s || !replay_down) return;
-  auto wants = [events](NetdevEvent e) { return (events & event_bit(e)) != 0; };
   // Linux: unregister_netdevice_notifier sends DOWN and UNREGISTER for existing devices.
   for (auto& ns : impl.namespaces) {
     for (Device* d : ns->devices_locked()) {
       if (d->is_up()) {
         EventInfo gd{NetdevEvent::GoingDown, *d};
         gd.replay = true;
-        if (wants(gd.event)) (void)s->on_event(*this, gd);
+        if (takes(events, gd.event)) (void)s->on_event(*this, gd);
         EventInfo down{NetdevEvent::Down, *d};
         down.replay = true;
-        if (wants(down.event)) (void)s->on_event(*this, down);
+        if (takes(events, down.event)) (void)s->on_event(*this, down);
       }
       EventInfo un{NetdevEvent::Unregister, *d};
       un.replay = true;
-      if (wants(un.event)) (void)s->on_event(*this, un);
+      if (takes(events, un.event)) (void)s->on_event(*this, un);
     }
   }
 }

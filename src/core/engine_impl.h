@@ -197,9 +197,9 @@ struct Engine::Impl {
   // the first error; `notified` receives how far down the chain the event went (the
   // subscribers before that point whose mask takes the event saw it).
   Result<void> call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified = nullptr);
-  // One pass of `event` over many devices (counted as one pass).
-  // One event for each of `devs`, every subscriber per device. `batched`: an unregister
-  // batch's pass, which call_batch(UnregisterBatch) follows (EventInfo::batched).
+  // One pass of `event` over many devices (counted as one pass): each of `devs` to every
+  // subscriber that takes the event. `batched`: an unregister batch's pass, which
+  // call_batch(UnregisterBatch) follows (EventInfo::batched).
   void call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
                        bool batched = false);
   void call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs);

@@ -24,7 +24,7 @@ class NotifierChain {
     Subscriber* sub;
     std::string name;
     EventMask events = kAllEvents;
-    bool wants(NetdevEvent e) const { return (events & event_bit(e)) != 0; }
+    bool wants(NetdevEvent e) const { return takes(events, e); }
   };
   using List = std::vector<Entry>;
 

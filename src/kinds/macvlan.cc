@@ -167,9 +167,8 @@ void refresh_rx(Control& ctl, Device& lower) {
 class LowerWatch final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
-    if (ev.event != NetdevEvent::ChangeMtu && ev.event != NetdevEvent::Up &&
-        ev.event != NetdevEvent::Down && ev.event != NetdevEvent::Change)
-      return ok();
+    // The subscription's events (install): ChangeMtu, and Up, Down, Change, after which
+    // the macvlans take the lower's state.
     for (Device* m : macvlans_on(ev.dev)) {
       if (ev.event == NetdevEvent::ChangeMtu) {
         if (m->mtu() > ev.dev.mtu()) (void)ctl.set_mtu(*m, ev.dev.mtu());

@@ -112,9 +112,7 @@ class LowerWatch final : public Subscriber {
                     lower.name(), ev.new_mtu, v->lower->mtu(), v->lower->name());
       return ok();
     }
-    if (ev.event != NetdevEvent::ChangeMtu && ev.event != NetdevEvent::Up &&
-        ev.event != NetdevEvent::Down && ev.event != NetdevEvent::Change)
-      return ok();
+    // The rest of the subscription's events (install): ChangeMtu, Up, Down, Change.
     std::vector<Device*> vlans;
     for (Device* u : lower.uppers_locked())
       if (vlan_of(*u) && u->state() == RegState::Registered) vlans.push_back(u);
@@ -139,8 +137,11 @@ class LowerWatch final : public Subscriber {
           (void)ctl.change_flags(*v, v->flags() & ~IFF_UP);
           transfer_carrier(ctl, lower, *v);
           break;
-        default:  // Change: every vlan takes the lower's state
+        case NetdevEvent::Change:  // every vlan takes the lower's state
           transfer_carrier(ctl, lower, *v);
+          break;
+        default:
+          break;
       }
     }
     return ok();
