@@ -133,8 +133,13 @@ Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
   if (ev.replay) return ok();  // replays and re-broadcasts are not news to clients
   Device& dev = ev.dev;
   RequestScope* sc = scope;
-  bool held = sc && sc->defer_new &&
-              std::find(sc->created.begin(), sc->created.end(), &dev) != sc->created.end();
+  // Where the device stands among those this request creates and announces at its end
+  // (-1: not one of them).
+  std::ptrdiff_t held_at = -1;
+  if (sc && sc->defer_new)
+    if (auto it = std::find(sc->created.begin(), sc->created.end(), &dev); it != sc->created.end())
+      held_at = it - sc->created.begin();
+  bool held = held_at >= 0;
   // Linux: rtnetlink_event, __dev_notify_flags, register_netdevice and
   // unregister_netdevice_many_notify decide which events clients hear about.
   switch (ev.event) {
@@ -165,7 +170,7 @@ Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
       // header (veth_newlink: rtnl_configure_link(peer, NULL, 0, NULL)), so it is not
       // echoed and carries seq 0 and port 0; the requester hears it if it is a member.
       if (held) {
-        sc->created.erase(std::find(sc->created.begin(), sc->created.end(), &dev));
+        sc->created.erase(sc->created.begin() + held_at);
         bool echo = std::exchange(sc->echo, false);
         publish_link(ctl, dev, RTM_NEWLINK, ~0u);
         sc->echo = echo;
@@ -174,7 +179,7 @@ Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
     case NetdevEvent::Unregister:
       // A device whose create failed was never announced, so it is not withdrawn either.
       if (held) {
-        sc->created.erase(std::find(sc->created.begin(), sc->created.end(), &dev));
+        sc->created.erase(sc->created.begin() + held_at);
         return ok();
       }
       publish_link(ctl, dev, RTM_DELLINK, ~0u);
