@@ -53,7 +53,13 @@ enum class Origin : std::uint8_t { User, Addr, Mcast };
 
 struct RouteKey;
 struct Route;
+// The routes with one key, by metric and then insertion (Linux lists a new route after the
+// others with the same metric): a map, so that a key that thousands of devices share
+// (fe80::/64, ff00::/8) costs O(log n) per route added or removed. A route lives in its
+// map node (one allocation per route; nodes do not move).
 using RouteSlot = std::pair<std::uint32_t, std::uint64_t>;  // priority, Route::seq
+using RouteList = std::map<RouteSlot, Route>;
+using Table = std::map<RouteKey, RouteList>;
 
 struct Route {
   RouteInfo info;
@@ -61,8 +67,8 @@ struct Route {
   std::uint64_t seq = 0;  // insertion order among routes with the same key and metric
   // Where the route lives, set by insertion: its table and the routes with its key (map
   // nodes do not move), so that erasing it looks nothing up until its key empties.
-  std::map<RouteKey, std::map<RouteSlot, Route>>* table = nullptr;
-  std::map<RouteSlot, Route>* list = nullptr;
+  Table* table = nullptr;
+  RouteList* list = nullptr;
   Device* dev = nullptr;  // valid while `dst` holds it
   std::unique_ptr<DstEntry> dst;
   Route* dev_prev = nullptr;  // DevRoutes of `dev`
@@ -108,12 +114,6 @@ struct RouteKey {
   std::uint8_t len = 0;
   friend auto operator<=>(const RouteKey&, const RouteKey&) = default;
 };
-// The routes with one key, by metric and then insertion (Linux lists a new route after the
-// others with the same metric): a map, so that a key that thousands of devices share
-// (fe80::/64, ff00::/8) costs O(log n) per route added or removed. A route lives in its
-// map node (one allocation per route; nodes do not move).
-using RouteList = std::map<RouteSlot, Route>;
-using Table = std::map<RouteKey, RouteList>;
 
 // Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
 struct NetState {
