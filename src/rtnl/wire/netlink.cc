@@ -48,18 +48,21 @@ nlmsghdr* MessageBuilder::cur() {
   return reinterpret_cast<nlmsghdr*>(buf_.data() + done_);
 }
 
+void MessageBuilder::make_room(std::size_t need, std::size_t first) {
+  // The buffer grows geometrically, so an attribute costs no reallocation and no zero
+  // fill of its own: every byte below end_ is written by the put that claimed it, padding
+  // included.
+  if (need > buf_.size()) buf_.resize(std::max({need, 2 * buf_.size(), first}));
+}
+
 void MessageBuilder::grow(std::size_t extra) {
-  // The open message ends at end_ (libmnl writes at its tail). The buffer grows
-  // geometrically, so an attribute costs no reallocation and no zero fill of its own:
-  // every byte below end_ is written by the put that claimed it, padding included.
-  std::size_t need = end_ + extra;
-  if (need > buf_.size()) buf_.resize(std::max({need, 2 * buf_.size(), kFirstCapacity}));
-  end_ = need;
+  // The open message ends at end_ (libmnl writes at its tail).
+  make_room(end_ + extra, kFirstCapacity);
+  end_ += extra;
 }
 
 void MessageBuilder::reserve(std::size_t bytes) {
-  std::size_t need = end_ + bytes;
-  if (need > buf_.size()) buf_.resize(buf_.empty() ? need : std::max(need, 2 * buf_.size()));
+  make_room(end_ + bytes, 0);
 }
 
 void MessageBuilder::begin(const Header& h) {

@@ -145,6 +145,8 @@ class MessageBuilder {
 
  private:
   nlmsghdr* cur();
+  // Makes buf_ at least `need` long: twice as long as it was, or `first` if that is more.
+  void make_room(std::size_t need, std::size_t first);
   void grow(std::size_t extra);
   // Writes an attribute header for `len` payload bytes at the open message's tail (room
   // made by grow) and zeroes its padding; returns where the payload goes.
