@@ -13,16 +13,29 @@ int count(const cpu_set_t& s) {
   return CPU_COUNT(&s);
 }
 
+// A child that waits to be killed, killed and reaped however the test ends.
+struct Sleeper {
+  pid_t pid = ::fork();
+  Sleeper() {
+    if (pid == 0) {
+      ::pause();
+      ::_exit(0);
+    }
+  }
+  ~Sleeper() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+};
+
 TEST(CpuPairTest, ClientAndServerGetTwoCpusAndTheClientItsSetBack) {
   cpu_set_t before;
   ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
   if (count(before) < 2) GTEST_SKIP() << "one CPU allowed: nothing to pin";
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::pause();
-    ::_exit(0);
-  }
+  Sleeper server;
+  ASSERT_GT(server.pid, 0);
+  pid_t child = server.pid;
   {
     CpuPair pair(child);
     ASSERT_TRUE(pair.pinned());
@@ -38,8 +51,6 @@ TEST(CpuPairTest, ClientAndServerGetTwoCpusAndTheClientItsSetBack) {
   cpu_set_t after;
   ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
   EXPECT_TRUE(CPU_EQUAL(&before, &after));
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
 }
 
 TEST(CpuPairTest, AServerThatIsGoneLeavesEverythingAsItWas) {
