@@ -333,6 +333,49 @@ TEST_F(DaemonTest, AClientThatKeepsTheDaemonBusyDoesNotStarveAnother) {
   reader.join();
 }
 
+// A client that sends one request at a time, each as soon as the last is answered, keeps
+// the loop asking it directly (busy polling); the others are still heard: a new connection
+// is accepted, its request answered, and a monitor gets the notification. When the busy
+// client goes away, the loop goes on with the rest.
+TEST_F(DaemonTest, OneRequestAtATimeClientDoesNotHideTheOthers) {
+  start();
+  Conn mon(try_connect());
+  ControlRequest join;
+  join.add_membership = {RTNLGRP_LINK};
+  mon.control(join);
+  auto busy = std::make_unique<Conn>(try_connect());
+  busy->control({});
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered{0};
+  std::thread pinger([&] {
+    wire::GetLinkRequest lo;
+    lo.ifindex = 1;
+    for (std::uint32_t seq = 100; !stop.load(); ++seq) {
+      busy->send_dg(getlink(seq, lo));
+      if (busy->recv_dg().empty()) return;
+      answered.fetch_add(1);
+    }
+  });
+  while (answered.load() < 200) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Conn w(try_connect());
+  w.control({});
+  w.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("q0", "dummy")));
+  Datagram d = w.recv_dg();
+  ASSERT_FALSE(d.empty()) << "the second client was not answered";
+  EXPECT_EQ(wire::decode_error(one(d))->error, 0);
+  Datagram n = mon.recv_dg();
+  ASSERT_FALSE(n.empty()) << "the monitor heard nothing";
+  EXPECT_EQ(one(n).hdr.nlmsg_type, RTM_NEWLINK);
+  stop = true;
+  pinger.join();
+  EXPECT_GT(answered.load(), 200);
+  busy.reset();  // the client the loop polled last closes
+  w.send_dg(link_msg(RTM_NEWLINK, kCreate, 2, named("q1", "dummy")));
+  d = w.recv_dg();
+  ASSERT_FALSE(d.empty()) << "no answer after the busy client left";
+  EXPECT_EQ(wire::decode_error(one(d))->error, 0);
+}
+
 // A burst of changes queues more notifications than the daemon moves per turn (and only
 // the first one wakes its loop): the monitor still receives every one, in order.
 TEST_F(DaemonTest, MonitorReceivesEveryNotificationOfABurst) {
