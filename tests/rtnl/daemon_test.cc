@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 #include "rtnl/control_msg.h"
 #include "rtnl/fixture.h"
@@ -117,6 +118,15 @@ struct Conn {
   }
 };
 
+// Joins the connected client `fd` to RTNLGRP_LINK (a monitor) and returns it.
+int join_link_group(int fd) {
+  Conn c(fd);
+  ControlRequest join;
+  join.add_membership = {RTNLGRP_LINK};
+  c.control(join);
+  return std::exchange(c.fd, -1);
+}
+
 TEST_F(DaemonTest, CreateGetDumpOverTheSocket) {
   start();
   Conn c(try_connect());
@@ -176,12 +186,8 @@ TEST_F(DaemonTest, ControlMessageSelectsNamespaceAndOptions) {
 
 TEST_F(DaemonTest, NotificationsAndEnobufsForAClientThatDoesNotRead) {
   start({"--max-queued", "4"});
-  Conn mon(try_connect());
-  ControlRequest join;
-  join.add_membership = {RTNLGRP_LINK};
-  mon.control(join);
-  Conn lazy(try_connect());
-  lazy.control(join);
+  Conn mon(join_link_group(try_connect()));
+  Conn lazy(join_link_group(try_connect()));
   int small = 4096;
   setsockopt(lazy.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
   Conn w(try_connect());
@@ -339,10 +345,7 @@ TEST_F(DaemonTest, AClientThatKeepsTheDaemonBusyDoesNotStarveAnother) {
 // client goes away, the loop goes on with the rest.
 TEST_F(DaemonTest, OneRequestAtATimeClientDoesNotHideTheOthers) {
   start();
-  Conn mon(try_connect());
-  ControlRequest join;
-  join.add_membership = {RTNLGRP_LINK};
-  mon.control(join);
+  Conn mon(join_link_group(try_connect()));
   auto busy = std::make_unique<Conn>(try_connect());
   busy->control({});
   std::atomic<bool> stop{false};
@@ -380,10 +383,7 @@ TEST_F(DaemonTest, OneRequestAtATimeClientDoesNotHideTheOthers) {
 // the first one wakes its loop): the monitor still receives every one, in order.
 TEST_F(DaemonTest, MonitorReceivesEveryNotificationOfABurst) {
   start();
-  Conn mon(try_connect());
-  ControlRequest join;
-  join.add_membership = {RTNLGRP_LINK};
-  mon.control(join);
+  Conn mon(join_link_group(try_connect()));
   Conn w(try_connect());
   w.control({});
   constexpr int kN = 500;
