@@ -139,6 +139,9 @@ class SessionImpl final : public Session {
   std::deque<Datagram> queue_;  // qmu_
   bool overflow_ = false;       // qmu_
   std::function<void()> wake_;  // qmu_
+  // Written under qmu_, read without it: whether queue_ or overflow_ holds anything. The
+  // session's thread asks it before every request, and mostly there is nothing.
+  std::atomic<bool> queued_{false};
 };
 
 }  // namespace ifcore::rtnl

@@ -125,10 +125,14 @@ void SessionImpl::enqueue(std::span<const std::uint8_t> msg) {
   if (queue_.size() >= opts_.max_queued) {
     // Linux: netlink_overrun — the message is lost and the socket gets ENOBUFS, unless
     // NETLINK_NO_ENOBUFS was set.
-    if (!no_enobufs_) overflow_ = true;
+    if (!no_enobufs_) {
+      overflow_ = true;
+      queued_.store(true, std::memory_order_release);
+    }
     return;
   }
   queue_.emplace_back(msg.begin(), msg.end());
+  queued_.store(true, std::memory_order_release);
   if (wake_) wake_();
 }
 
@@ -137,17 +141,24 @@ std::size_t SessionImpl::pending_notifications() const {
   return queue_.size();
 }
 
+// A notification queued while the flag is read is not lost: its enqueue calls the wakeup,
+// and the session's thread asks again.
 bool SessionImpl::pop_notification(Datagram& out) {
+  if (!queued_.load(std::memory_order_acquire)) return false;
   std::lock_guard lk(qmu_);
   if (queue_.empty()) return false;
   out = std::move(queue_.front());
   queue_.pop_front();
+  queued_.store(!queue_.empty() || overflow_, std::memory_order_relaxed);
   return true;
 }
 
 bool SessionImpl::take_overflow() {
+  if (!queued_.load(std::memory_order_acquire)) return false;
   std::lock_guard lk(qmu_);
-  return std::exchange(overflow_, false);
+  bool was = std::exchange(overflow_, false);
+  queued_.store(!queue_.empty(), std::memory_order_relaxed);
+  return was;
 }
 
 void SessionImpl::set_wakeup(std::function<void()> wake) {

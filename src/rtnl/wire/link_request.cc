@@ -223,7 +223,9 @@ Result<DecodedLink> decode_link_body(std::span<const std::uint8_t> body, int bas
     return fail_at(base_offset, EINVAL, "attribute nesting deeper than {}", kMaxNestDepth);
   auto ifi = read_struct<ifinfomsg>(body, "ifinfomsg");
   if (!ifi) return fail(ifi.error());
-  DecodedLink out;
+  // Built in place in the result: a DecodedLink is large, and moving it costs.
+  Result<DecodedLink> res{tl::in_place};
+  DecodedLink& out = *res;
   LinkRequest& r = out.req;
   r.family = ifi->ifi_family;
   r.hw_type = ifi->ifi_type;
@@ -234,7 +236,7 @@ Result<DecodedLink> decode_link_body(std::span<const std::uint8_t> body, int bas
   auto attrs = parse_raw_attrs(body.subspan(start), base_offset + static_cast<int>(start));
   if (!attrs) return fail(attrs.error());
   for (const RawAttr& a : *attrs) IFCORE_TRY(decode_one(a, out, ctx));
-  return out;
+  return res;
 }
 
 Result<DecodedLink> decode_link_request(const Message& m, const DecodeContext& ctx) {
