@@ -112,7 +112,7 @@ Device* Control::find(Namespace& ns, int ifindex) const {
 
 const Kind* Control::find_kind(std::string_view name) const {
   for (const auto& [n, kind] : engine_->impl().kinds)
-    if (n.size() == name.size() && n == name) return kind;
+    if (n == name) return kind;
   return nullptr;
 }
 

@@ -198,20 +198,20 @@ struct EngineProto {
 // rcu::call (call_rcu's queue is shared with the callback thread, and a vlan's delete
 // retired five objects one enqueue each). Context: control lock, inside a RetireScope
 // (outside one, `p` waits for the next scope's end, or the engine's).
-template <class T>
-void retire_hooked(EngineProto& ep, T* p) {
-  static_assert(std::is_base_of_v<RcuHook, T>);
-  if (!p) return;
-  p->destroy = [](RcuHook* h) { delete static_cast<T*>(h); };
-  p->next_retired = ep.retired;
-  ep.retired = p;
-}
-// As retire_hooked, but `after` runs after the grace period instead of the delete (on the
-// RCU callback thread; it may hand the object to rcu::call again for another generation).
+//
+// retire_hooked_then: the same, but `after` runs after the grace period instead of the
+// delete (on the RCU callback thread; it may hand the object to rcu::call again for
+// another generation).
 inline void retire_hooked_then(EngineProto& ep, RcuHook* p, void (*after)(RcuHook*)) {
   p->destroy = after;
   p->next_retired = ep.retired;
   ep.retired = p;
+}
+template <class T>
+void retire_hooked(EngineProto& ep, T* p) {
+  static_assert(std::is_base_of_v<RcuHook, T>);
+  if (!p) return;
+  retire_hooked_then(ep, p, [](RcuHook* h) { delete static_cast<T*>(h); });
 }
 // Hands ep.retired to RCU. Context: control lock; never blocks.
 void retire_flush_now(EngineProto& ep);

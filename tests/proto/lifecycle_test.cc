@@ -155,7 +155,6 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       "-route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::2 f10",
       "-route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::1 f10",
   };
-
   for (auto& s : want_up) s = sub(s);
   for (auto& s : want_del) s = sub(s);
   EXPECT_EQ(up, want_up);
