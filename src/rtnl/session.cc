@@ -265,7 +265,8 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
   }
   if (r.done) return;
   out.flush();
-  if (m.hdr.nlmsg_flags & NLM_F_ACK) answer(Error{});
+  if (!(m.hdr.nlmsg_flags & NLM_F_ACK)) return;
+  if (auto ack = wire::ack_datagram(m.bytes, opts_.port_id)) out.send_alone(std::move(*ack));
 }
 
 }  // namespace ifcore::rtnl

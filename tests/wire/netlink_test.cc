@@ -205,6 +205,27 @@ TEST(ErrorReply, AckIsCappedEvenWithoutCapAck) {
   EXPECT_EQ(to_bytes(b.bytes()), nlmsg(NLMSG_ERROR, NLM_F_CAPPED, 5, 99, cat({le32(0), hdr})));
 }
 
+TEST(ErrorReply, AckDatagramIsTheAckEncodeAckWritesForEveryOption) {
+  Bytes req = sample_request();
+  for (AckOptions o : {AckOptions{}, AckOptions{.cap_ack = true}, AckOptions{.ext_ack = true},
+                       AckOptions{.cap_ack = true, .ext_ack = true}}) {
+    MessageBuilder b;
+    ASSERT_TRUE(encode_ack(b, req, 99, o));
+    auto d = ack_datagram(req, 99);
+    ASSERT_TRUE(d) << d.error().message;
+    EXPECT_EQ(*d, to_bytes(b.bytes()));
+  }
+  Bytes hdr(req.begin(), req.begin() + 16);
+  EXPECT_EQ(*ack_datagram(req, 7), nlmsg(NLMSG_ERROR, NLM_F_CAPPED, 5, 7, cat({le32(0), hdr})));
+}
+
+TEST(ErrorReply, AckDatagramOfATruncatedRequestIsRefused) {
+  Bytes req = sample_request();
+  auto d = ack_datagram(std::span<const std::uint8_t>(req.data(), 15), 99);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().code, EINVAL);
+}
+
 TEST(ErrorReply, ErrorEchoesWholeRequestWithoutCapAck) {
   Bytes req = sample_request();
   MessageBuilder b;

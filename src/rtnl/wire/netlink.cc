@@ -241,6 +241,26 @@ Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> reque
   return ok();
 }
 
+Result<std::vector<std::uint8_t>> ack_datagram(std::span<const std::uint8_t> request,
+                                               std::uint32_t portid) {
+  if (request.size() < NLMSG_HDRLEN) return fail(EINVAL, "request shorter than a netlink header");
+  // Linux: netlink_ack — a success carries no payload beyond the request's header, so it
+  // is capped whatever NETLINK_CAP_ACK says, and has no TLVs without a message.
+  nlmsghdr req;
+  std::memcpy(&req, request.data(), sizeof(req));
+  nlmsghdr h{};
+  h.nlmsg_len = NLMSG_HDRLEN + sizeof(std::int32_t) + NLMSG_HDRLEN;
+  h.nlmsg_type = NLMSG_ERROR;
+  h.nlmsg_flags = NLM_F_CAPPED;
+  h.nlmsg_seq = req.nlmsg_seq;
+  h.nlmsg_pid = portid;
+  std::vector<std::uint8_t> d(h.nlmsg_len);
+  std::memcpy(d.data(), &h, sizeof(h));
+  std::memset(d.data() + NLMSG_HDRLEN, 0, sizeof(std::int32_t));
+  std::memcpy(d.data() + NLMSG_HDRLEN + sizeof(std::int32_t), request.data(), NLMSG_HDRLEN);
+  return d;
+}
+
 Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> request,
                           std::uint32_t portid, const Error& e, AckOptions opts) {
   return encode_error(b, request, portid, e.code, e.message, e.attr_offset, opts);

@@ -203,6 +203,11 @@ inline Result<void> encode_ack(MessageBuilder& b, std::span<const std::uint8_t> 
                                std::uint32_t portid, AckOptions opts) {
   return encode_error(b, request, portid, 0, {}, -1, opts);
 }
+// The ACK of a request that succeeded with no message, as one finished datagram of 36
+// bytes: what encode_ack writes for every AckOptions, without a builder (the reply every
+// create, change and delete sends). Errors: EINVAL "request shorter than a netlink header".
+Result<std::vector<std::uint8_t>> ack_datagram(std::span<const std::uint8_t> request,
+                                               std::uint32_t portid);
 // Same, from an Error value (code, message, attr_offset).
 Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> request,
                           std::uint32_t portid, const Error& e, AckOptions opts);
