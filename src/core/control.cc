@@ -261,7 +261,7 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
   IFCORE_TRY(validate_device_name(final_name));
   if (reg.name_taken(final_name)) return fail(EEXIST, "device \"{}\" already exists", final_name);
   if (ifindex < 0) return fail(EINVAL, "ifindex {} is not valid", ifindex);
-  if (ifindex > 0 && reg.index_taken(ifindex)) return fail(EBUSY, "ifindex {} is in use", ifindex);
+  // An ifindex in use is refused by insert below (EBUSY), before anything is published.
   if (ifindex == 0) {
     auto i = reg.alloc_ifindex();
     if (!i) return fail(i.error());

@@ -261,7 +261,9 @@ Registry::RetiredNames::~RetiredNames() {
 }
 
 Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
-  if (index_taken(ifindex)) return fail(EBUSY, "ifindex {} is in use", ifindex);
+  // Without a read-side section: only the control lock's holder replaces or retires the
+  // index pages, and it is us.
+  if (find_index_rcu(ifindex)) return fail(EBUSY, "ifindex {} is in use", ifindex);
   IFCORE_TRY(add_name(dev, name));
   Page* page = page_for(ifindex, true);
   page->slot[ifindex % Page::kSlots].store(&dev, std::memory_order_release);
