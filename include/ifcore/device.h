@@ -217,8 +217,16 @@ class Device {
   friend class UnregisterBatch;
   Device(Engine& engine, const Kind& kind, Namespace& ns);
 
-  struct NameBox;
-  struct AddrBox;
+  // RCU-published values. A device carries a box of each of its name, address and
+  // broadcast: what it is given before registration is written into them, with no
+  // allocation; later changes publish new boxes (device.cc).
+  struct NameBox {
+    char s[16] = {};
+    std::uint8_t len = 0;
+  };
+  struct AddrBox {
+    HwAddr a;
+  };
   struct TextBox;
 
   // Layout: the first two cache lines hold what every pass of an unregister batch (and
@@ -267,6 +275,8 @@ class Device {
   std::array<void*, kPluginSlots> plugin_slots_{};                 // control lock
   std::unique_ptr<DevicePriv> priv_;                               // control lock
   mutable LinkCounters counters_;
+  NameBox name0_;                  // see NameBox
+  AddrBox address0_, broadcast0_;  // see NameBox
 
   // References (see ref.cc): shard slot, mode, exact count once unregistering.
   std::uint32_t ref_slot_ = 0;

@@ -18,13 +18,6 @@
 
 namespace ifcore {
 
-struct Device::NameBox {
-  char s[16] = {};
-  std::uint8_t len = 0;
-};
-struct Device::AddrBox {
-  HwAddr a;
-};
 struct Device::TextBox {
   std::string s;
 };
@@ -40,6 +33,28 @@ void publish(const Device& d, std::atomic<const Box*>& slot, const Box* next) {
     delete old;
   else
     rcu::retire(const_cast<Box*>(old));
+}
+
+// Publishes `value` for a field that has a box of its own in the device (`own`): while no
+// reader can see the device, the value is written into it; afterwards a new box is
+// published, and the old one is freed after a grace period unless it is the device's own
+// (freed with the device, itself after a grace period).
+template <class Box>
+void publish_value(const Device& d, std::atomic<const Box*>& slot, Box& own, const Box& value) {
+  if (d.state() == RegState::Uninitialized) {
+    own = value;
+    const Box* old = slot.exchange(&own, std::memory_order_acq_rel);
+    if (old != &own) delete old;
+    return;
+  }
+  const Box* old = slot.exchange(new const Box(value), std::memory_order_acq_rel);
+  if (old != &own) rcu::retire(const_cast<Box*>(old));
+}
+
+template <class Box>
+void delete_unless_own(const std::atomic<const Box*>& slot, const Box& own) {
+  const Box* b = slot.load();
+  if (b != &own) delete b;
 }
 
 }  // namespace
@@ -66,7 +81,7 @@ Device::Device(Engine& engine, const Kind& kind, Namespace& ns)
       kind_(&kind),
       ns_(&ns),
       ref_slot_(RefShards::instance().alloc_slot()) {
-  name_.store(new NameBox{});
+  name_.store(&name0_);
   if (engine.config().track_refs) tracker_ = std::make_unique<Tracker>();
 }
 
@@ -76,9 +91,9 @@ Device::~Device() {
   // by others (an unregistered device's Refs must all be dropped before it is freed).
   if (!ref_dying_.load()) RefShards::instance().fold(ref_slot_);
   RefShards::instance().free_slot(ref_slot_);
-  delete name_.load();
-  delete address_.load();
-  delete broadcast_.load();
+  delete_unless_own(name_, name0_);
+  delete_unless_own(address_, address0_);
+  delete_unless_own(broadcast_, broadcast0_);
   delete perm_address_.load();
   delete alias_.load();
 }
@@ -114,10 +129,10 @@ std::uint8_t Device::reported_operstate() const {
 }
 
 void Device::set_name_locked(std::string_view name) {
-  auto* b = new NameBox{};
-  b->len = static_cast<std::uint8_t>(std::min<std::size_t>(name.size(), 15));
-  std::memcpy(b->s, name.data(), b->len);
-  publish(*this, name_, static_cast<const NameBox*>(b));
+  NameBox b;
+  b.len = static_cast<std::uint8_t>(std::min<std::size_t>(name.size(), 15));
+  std::memcpy(b.s, name.data(), b.len);
+  publish_value(*this, name_, name0_, b);
 }
 
 HwAddr Device::address() const {
@@ -145,10 +160,10 @@ std::string Device::alias() const {
 }
 
 void Device::set_address_locked(const HwAddr& a) {
-  publish(*this, address_, new const AddrBox{a});
+  publish_value(*this, address_, address0_, AddrBox{a});
 }
 void Device::set_broadcast_locked(const HwAddr& a) {
-  publish(*this, broadcast_, new const AddrBox{a});
+  publish_value(*this, broadcast_, broadcast0_, AddrBox{a});
 }
 void Device::set_perm_address_locked(const HwAddr& a) {
   publish(*this, perm_address_, new const AddrBox{a});
