@@ -7,6 +7,7 @@
 #include <urcu/rculfhash.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -23,9 +24,18 @@ namespace {
 constexpr std::size_t kNameMax = 15;       // IFNAMSIZ - 1
 constexpr int kMaxPatternNumbers = 32768;  // Linux: 8 * PAGE_SIZE bits of in-use bitmap
 
-bool kernel_isspace(unsigned char c) {
+constexpr bool kernel_isspace(unsigned char c) {
   return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
 }
+
+// The bytes a device name may not hold (Linux: dev_valid_name), as a table: names are
+// checked on every create.
+constexpr std::array<bool, 256> kNameBadByte = [] {
+  std::array<bool, 256> t{};
+  for (unsigned c = 0; c < 256; ++c)
+    t[c] = c == '/' || c == ':' || c == '\0' || kernel_isspace(static_cast<unsigned char>(c));
+  return t;
+}();
 
 std::uint64_t hash_name(std::string_view s) {
   std::uint64_t h = 1469598103934665603ull;  // FNV-1a
@@ -45,7 +55,7 @@ Result<void> validate_device_name(std::string_view name) {
     return fail(EINVAL, "device name \"{}\" is longer than {} bytes", name, kNameMax);
   if (name == "." || name == "..") return fail(EINVAL, "device name \"{}\" is not valid", name);
   for (unsigned char c : name) {
-    if (c == '/' || c == ':' || c == '\0' || kernel_isspace(c))
+    if (kNameBadByte[c])
       return fail(EINVAL, "device name \"{}\" contains a character that is not allowed", name);
   }
   return ok();

@@ -35,6 +35,19 @@ INSTANTIATE_TEST_SUITE_P(
                       NameCase{"veth-x_y@z", true}, NameCase{"a\xa0", false},
                       NameCase{"\xc3\xa9t\xc3\xa9", true}));
 
+TEST(NameValidationBytes, EveryByteValueInTheMiddleOfAName) {
+  // Linux: dev_valid_name refuses '/', ':', NUL and what the kernel's isspace() calls
+  // space (' ', '\t' to '\r', and 0xa0 in its Latin-1 table).
+  for (unsigned c = 0; c < 256; ++c) {
+    bool bad = c == '/' || c == ':' || c == 0 || c == ' ' || (c >= 9 && c <= 13) || c == 0xa0;
+    std::string name = "a";
+    name += static_cast<char>(c);
+    name += "b";
+    auto r = validate_device_name(name);
+    EXPECT_EQ(bool(r), !bad) << "byte " << c;
+  }
+}
+
 TEST(NamePattern, OnlyOnePercentD) {
   EXPECT_TRUE(is_name_pattern("dummy%d"));
   EXPECT_TRUE(is_name_pattern("%dx"));
