@@ -215,7 +215,7 @@ Result<int> NlClient::read_queued_answers(std::uint32_t lo, std::uint32_t hi,
   return answers;
 }
 
-Result<void> NlClient::send_all(const std::vector<Bytes>& datagrams) {
+Result<void> NlClient::send_all(std::span<const Bytes> datagrams) {
   sockaddr_nl sa{};
   sa.nl_family = AF_NETLINK;
   std::array<mmsghdr, kSlots> msgs;
@@ -274,8 +274,14 @@ Result<void> NlClient::call_many(const std::vector<Bytes>& messages, std::size_t
   // small fraction of the server's work, on both servers.
   std::vector<Bytes> batch;
   while (answered < messages.size()) {
+    if (per_datagram == 1) {
+      // One message per datagram: the messages are the datagrams, sent as they are.
+      std::size_t k = std::min(messages.size() - sent, window - (sent - answered));
+      if (auto s = send_all(std::span<const Bytes>(messages).subspan(sent, k)); !s) return s;
+      sent += k;
+    }
     batch.clear();
-    while (sent < messages.size() && sent - answered < window) {
+    while (per_datagram > 1 && sent < messages.size() && sent - answered < window) {
       // Pack up to per_datagram messages (at most ~16 KiB) into one datagram.
       Bytes datagram;
       std::size_t k = 0;

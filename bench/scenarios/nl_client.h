@@ -75,7 +75,7 @@ class NlClient {
   // answers; 0 if none was queued. Errors: errno, ECONNRESET.
   Result<int> read_queued_answers(std::uint32_t lo, std::uint32_t hi, std::optional<Error>& first);
   // Sends the datagrams with sendmmsg(2), all of them. Errors: errno.
-  Result<void> send_all(const std::vector<Bytes>& datagrams);
+  Result<void> send_all(std::span<const Bytes> datagrams);
 
   int fd_ = -1;
   bool kernel_ = false;
