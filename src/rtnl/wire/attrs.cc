@@ -96,9 +96,10 @@ Result<Attr> decode_one(const RawAttr& a, const AttrPolicyEntry& e, const Decode
                        a.type, a.data.size());
       DecodeContext inner = ctx;
       ++inner.depth;
-      auto v = decode_link_body(a.data, a.offset + NLA_HDRLEN, inner);
-      if (!v) return fail(v.error());
-      out.link = std::make_shared<const LinkRequest>(std::move(v->req));
+      // Decoded where it is kept: the request is shared as a part of its DecodedLink.
+      auto holder = std::make_shared<DecodedLink>();
+      IFCORE_TRY(decode_link_body_into(a.data, a.offset + NLA_HDRLEN, inner, *holder));
+      out.link = std::shared_ptr<const LinkRequest>(holder, &holder->req);
       return out;
     }
   }

@@ -73,6 +73,10 @@ Result<DecodedLink> decode_link_request(const Message& m, const DecodeContext& c
 // VETH_INFO_PEER's policy minimum length).
 Result<DecodedLink> decode_link_body(std::span<const std::uint8_t> body, int base_offset,
                                      const DecodeContext& ctx);
+// Same, into `out` (a default-constructed DecodedLink): what a nested request (a veth's
+// peer) is decoded with, in the place it is kept. On an error `out` is partly filled.
+Result<void> decode_link_body_into(std::span<const std::uint8_t> body, int base_offset,
+                                   const DecodeContext& ctx, DecodedLink& out);
 
 // Appends a LinkRequest as ifinfomsg + IFLA_* attributes to the open message (the body
 // of a request, or VETH_INFO_PEER's payload).

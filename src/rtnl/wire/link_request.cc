@@ -217,15 +217,12 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
 
 }  // namespace
 
-Result<DecodedLink> decode_link_body(std::span<const std::uint8_t> body, int base_offset,
-                                     const DecodeContext& ctx) {
+Result<void> decode_link_body_into(std::span<const std::uint8_t> body, int base_offset,
+                                   const DecodeContext& ctx, DecodedLink& out) {
   if (ctx.depth >= kMaxNestDepth)
     return fail_at(base_offset, EINVAL, "attribute nesting deeper than {}", kMaxNestDepth);
   auto ifi = read_struct<ifinfomsg>(body, "ifinfomsg");
   if (!ifi) return fail(ifi.error());
-  // Built in place in the result: a DecodedLink is large, and moving it costs.
-  Result<DecodedLink> res{tl::in_place};
-  DecodedLink& out = *res;
   LinkRequest& r = out.req;
   r.family = ifi->ifi_family;
   r.hw_type = ifi->ifi_type;
@@ -236,6 +233,14 @@ Result<DecodedLink> decode_link_body(std::span<const std::uint8_t> body, int bas
   auto attrs = parse_raw_attrs(body.subspan(start), base_offset + static_cast<int>(start));
   if (!attrs) return fail(attrs.error());
   for (const RawAttr& a : *attrs) IFCORE_TRY(decode_one(a, out, ctx));
+  return ok();
+}
+
+Result<DecodedLink> decode_link_body(std::span<const std::uint8_t> body, int base_offset,
+                                     const DecodeContext& ctx) {
+  // Built in place in the result: a DecodedLink is large, and moving it costs.
+  Result<DecodedLink> res{tl::in_place};
+  IFCORE_TRY(decode_link_body_into(body, base_offset, ctx, *res));
   return res;
 }
 
