@@ -15,8 +15,10 @@ function(ifcore_add_test)
 endfunction()
 
 # Links a program with tcmalloc when IFCORE_TCMALLOC found it (see the top CMakeLists.txt).
+# IFCORE_TCMALLOC_LINKED tells the program's code (ifcored's heap reserve).
 function(ifcore_fast_malloc target)
   if(TARGET ${target} AND TARGET PkgConfig::TCMALLOC)
     target_link_libraries(${target} PRIVATE PkgConfig::TCMALLOC)
+    target_compile_definitions(${target} PRIVATE IFCORE_TCMALLOC_LINKED)
   endif()
 endfunction()

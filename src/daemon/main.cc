@@ -1,5 +1,6 @@
 // daemon/main.cc — ifcored: the engine served as rtnetlink over a Unix socket.
 //   ifcored [--socket PATH] [--group NAME] [--policy TEXT] [--namespace NAME]...
+//           [--max-queued N] [--busy-poll US] [--reserve MIB]
 #include <grp.h>
 #include <signal.h>
 
@@ -27,8 +28,15 @@ int main(int argc, char** argv) {
                  "µs the loop keeps polling for the next request before it sleeps (0: never)")
       ->capture_default_str()
       ->check(CLI::Range(0L, 1000000L));
+  std::size_t reserve_mib = 32;
+  app.add_option("--reserve", reserve_mib,
+                 "MiB of heap touched at start and kept for devices, so that creating them "
+                 "takes no page faults (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
   CLI11_PARSE(app, argc, argv);
   cfg.busy_poll = std::chrono::microseconds(busy_poll_us);
+  ifcore::daemon::reserve_heap(reserve_mib);
 
   auto pol = ifcore::Policies::parse(policy);
   if (!pol) {

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -459,6 +460,71 @@ TEST_F(DaemonTest, SigtermExitsZeroAndRemovesTheSocket) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
   struct stat st;
   EXPECT_NE(stat(path_.c_str(), &st), 0);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define IFCORE_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IFCORE_TEST_SANITIZED 1
+#endif
+#endif
+
+// A field of /proc/PID/stat: 10 is minflt (after the command's closing parenthesis).
+long proc_stat_field(pid_t pid, int field) {
+  std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return -1;
+  char buf[4096];
+  std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');
+  if (!p) return -1;
+  int at = 2;  // the fields after ")" start with the 3rd (state)
+  for (const char* q = p + 1; *q; ++q) {
+    if (*q != ' ') continue;
+    if (++at == field) return std::strtol(q + 1, nullptr, 10);
+  }
+  return -1;
+}
+
+// The daemon's page faults while `n` dummies are created, one request at a time.
+long faults_creating(pid_t pid, const Conn& c, int n) {
+  long before = proc_stat_field(pid, 10);
+  for (int i = 0; i < n; ++i) {
+    c.send_dg(link_msg(RTM_NEWLINK, kCreate, std::uint32_t(100 + i),
+                       named("d" + std::to_string(i), "dummy")));
+    if (c.until_end().last_error() != 0) return -1;
+  }
+  return proc_stat_field(pid, 10) - before;
+}
+
+TEST_F(DaemonTest, ReservedHeapTakesTheFirstDevicesWithoutPageFaults) {
+#ifdef IFCORE_TEST_SANITIZED
+  GTEST_SKIP() << "the sanitizers' allocator keeps a heap of its own";
+#endif
+  // Without a reserve, a fresh daemon's heap grows page by page under the creates.
+  start({"--reserve", "0"});
+  long plain = 0;
+  {
+    Conn c(try_connect());
+    c.control({});
+    plain = faults_creating(pid_, c, 2000);
+  }
+  ASSERT_GE(plain, 0) << "a create failed";
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  if (plain < 200)
+    GTEST_SKIP() << "only " << plain << " page faults without a reserve (huge pages?)";
+  // With one, the pages were touched at start.
+  start({"--reserve", "16"});
+  Conn c(try_connect());
+  c.control({});
+  long reserved = faults_creating(pid_, c, 2000);
+  ASSERT_GE(reserved, 0) << "a create failed";
+  EXPECT_LT(reserved, plain / 4) << "without a reserve: " << plain << " page faults";
 }
 
 }  // namespace
