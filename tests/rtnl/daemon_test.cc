@@ -462,10 +462,10 @@ TEST_F(DaemonTest, SigtermExitsZeroAndRemovesTheSocket) {
   EXPECT_NE(stat(path_.c_str(), &st), 0);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define IFCORE_TEST_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define IFCORE_TEST_SANITIZED 1
 #endif
 #endif

@@ -254,9 +254,8 @@ Result<std::vector<std::uint8_t>> ack_datagram(std::span<const std::uint8_t> req
   h.nlmsg_flags = NLM_F_CAPPED;
   h.nlmsg_seq = req.nlmsg_seq;
   h.nlmsg_pid = portid;
-  std::vector<std::uint8_t> d(h.nlmsg_len);
+  std::vector<std::uint8_t> d(h.nlmsg_len);  // zeroed: the error field reads 0
   std::memcpy(d.data(), &h, sizeof(h));
-  std::memset(d.data() + NLMSG_HDRLEN, 0, sizeof(std::int32_t));
   std::memcpy(d.data() + NLMSG_HDRLEN + sizeof(std::int32_t), request.data(), NLMSG_HDRLEN);
   return d;
 }
