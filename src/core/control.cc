@@ -259,12 +259,18 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
     final_name = std::move(*n);
   }
   IFCORE_TRY(validate_device_name(final_name));
-  if (reg.name_taken(final_name)) return fail(EEXIST, "device \"{}\" already exists", final_name);
-  if (ifindex < 0) return fail(EINVAL, "ifindex {} is not valid", ifindex);
-  // An ifindex in use is refused by insert below (EBUSY), before anything is published.
+  // Linux: register_netdevice checks the name (dev_get_valid_name) before the index
+  // (dev_index_reserve). Registry::insert below does both in that order; the errors
+  // before it look the name up themselves.
+  auto name_first = [&](Error e) -> Result<Device*> {
+    if (reg.name_taken(final_name)) return fail(EEXIST, "device \"{}\" already exists", final_name);
+    return fail(std::move(e));
+  };
+  if (ifindex < 0)
+    return name_first(Error{EINVAL, fmt::format("ifindex {} is not valid", ifindex)});
   if (ifindex == 0) {
     auto i = reg.alloc_ifindex();
-    if (!i) return fail(i.error());
+    if (!i) return name_first(std::move(i).error());
     ifindex = *i;
   }
   Device* d = dev.release();

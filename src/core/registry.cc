@@ -271,9 +271,13 @@ Registry::RetiredNames::~RetiredNames() {
 }
 
 Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
-  // Without a read-side section: only the control lock's holder replaces or retires the
-  // index pages, and it is us.
-  if (find_index_rcu(ifindex)) return fail(EBUSY, "ifindex {} is in use", ifindex);
+  // The index is read without a read-side section: only the control lock's holder
+  // replaces or retires the index pages, and it is us. A name in use is reported first
+  // (EEXIST), by add_name's unique insert in the common case.
+  if (find_index_rcu(ifindex)) {
+    if (name_taken(name)) return fail(EEXIST, "device \"{}\" already exists", name);
+    return fail(EBUSY, "ifindex {} is in use", ifindex);
+  }
   IFCORE_TRY(add_name(dev, name));
   Page* page = page_for(ifindex, true);
   page->slot[ifindex % Page::kSlots].store(&dev, std::memory_order_release);

@@ -57,7 +57,8 @@ class Registry {
   Device* next_index_rcu(int after) const;
 
   // Context: control lock for everything below.
-  // Lists `dev` under `name` and `ifindex`. Errors: EEXIST (name), EBUSY (ifindex).
+  // Lists `dev` under `name` and `ifindex`. Errors: EEXIST (name; before EBUSY when both
+  // are in use), EBUSY (ifindex).
   Result<void> insert(Device& dev, std::string_view name, int ifindex);
   // Unlists a device (name and index are free at once). Its name entry is freed after a
   // grace period, or with `later` if given.

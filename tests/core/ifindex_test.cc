@@ -74,6 +74,29 @@ TEST_F(Ifindex, RequestedIndexIsHonouredOrEbusy) {
   EXPECT_EQ(ctl.find(ns(ctl), "want2"), nullptr);
 }
 
+TEST_F(Ifindex, ANameInUseIsReportedBeforeAnIndexInUseOrNotValid) {
+  // Linux: register_netdevice looks at the name before the index.
+  auto ctl = engine->control();
+  LinkRequest req = test::link_req("dummy", "taken");
+  req.ifindex = 200;
+  ASSERT_TRUE(ctl.create_link(ns(ctl), req));
+  auto both = ctl.create_link(ns(ctl), req);  // the same name and the same index
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().code, EEXIST);
+  Device* d = ctl.find(ns(ctl), "taken");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->ifindex(), 200);
+  req.ifindex = -1;  // the same name and an index that is not valid
+  auto negative = ctl.create_link(ns(ctl), req);
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().code, EEXIST);
+  req.name = "free";
+  auto bad = ctl.create_link(ns(ctl), req);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, EINVAL);
+  EXPECT_EQ(ctl.find(ns(ctl), "free"), nullptr);
+}
+
 TEST_F(Ifindex, OrderedScanVisitsEveryDeviceOnce) {
   auto ctl = engine->control();
   for (int i = 0; i < 5000; ++i) dummy(ctl, "s%d");
