@@ -168,6 +168,11 @@ void SessionImpl::set_wakeup(std::function<void()> wake) {
 
 void SessionImpl::handle(std::span<const std::uint8_t> datagram, const SendFn& send) {
   Reply out(send, opts_.datagram_size);
+  if (auto m = wire::only_message(datagram)) {  // as `ip` sends them: one per datagram
+    handle_message(*m, out);
+    out.flush();
+    return;
+  }
   auto msgs = wire::split_messages(datagram);
   if (!msgs) {
     // Linux drops a malformed datagram silently; we answer it when there is a header to

@@ -35,6 +35,29 @@ TEST(Split, LastMessageWithoutPaddingIsAccepted) {
   EXPECT_EQ((*r)[0].bytes.size(), 17u);
 }
 
+TEST(OnlyMessage, AgreesWithSplitMessages) {
+  Bytes one = nlmsg(RTM_GETLINK, NLM_F_REQUEST, 1, 0, Bytes(16, 0));
+  Bytes unpadded = nlmsg(RTM_GETADDR, 0, 1, 0, {2});  // 17 bytes
+  Bytes padded = unpadded;
+  padded.resize(20, 0);  // 17 bytes of message and its padding
+  Bytes two = cat({one, nlmsg(RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, 2, 7, {1, 0, 0, 0})});
+  Bytes short_hdr(one.begin(), one.begin() + 12);
+  Bytes small = one, past = one, trailing = cat({one, Bytes{1, 2, 3}});
+  small[0] = 8;
+  past[0] = 64;
+  for (const Bytes* d : {&one, &unpadded, &padded, &two, &short_hdr, &small, &past, &trailing}) {
+    auto split = split_messages(*d);
+    auto only = only_message(*d);
+    bool single = split && split->size() == 1;
+    ASSERT_EQ(only.has_value(), single) << "datagram of " << d->size() << " bytes";
+    if (!single) continue;
+    EXPECT_EQ(only->bytes.data(), (*split)[0].bytes.data());
+    EXPECT_EQ(only->bytes.size(), (*split)[0].bytes.size());
+    EXPECT_EQ(only->hdr.nlmsg_seq, (*split)[0].hdr.nlmsg_seq);
+  }
+  EXPECT_FALSE(only_message({}));
+}
+
 TEST(SplitMalformed, TruncatedNlmsghdr) {
   Bytes d = nlmsg(RTM_GETLINK, 0, 1, 0, {});
   d.resize(12);

@@ -38,6 +38,19 @@ Result<std::vector<Message>> split_messages(std::span<const std::uint8_t> datagr
   return out;
 }
 
+std::optional<Message> only_message(std::span<const std::uint8_t> datagram) {
+  if (datagram.size() < NLMSG_HDRLEN) return std::nullopt;
+  Message m;
+  std::memcpy(&m.hdr, datagram.data(), sizeof(nlmsghdr));
+  std::size_t len = m.hdr.nlmsg_len;
+  // One message: it fits, and its padded end (or the datagram's) is the datagram's end.
+  if (len < NLMSG_HDRLEN || len > datagram.size() ||
+      std::min<std::size_t>(NLMSG_ALIGN(len), datagram.size()) != datagram.size())
+    return std::nullopt;
+  m.bytes = datagram.first(len);
+  return m;
+}
+
 // ---- MessageBuilder
 
 namespace {

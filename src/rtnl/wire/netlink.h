@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +43,10 @@ struct Message {
 // past the end of the datagram (M bytes left)". An empty datagram gives an empty list.
 // Linux: netlink_rcv_skb drops the rest of such a datagram silently; we report it.
 Result<std::vector<Message>> split_messages(std::span<const std::uint8_t> datagram);
+// The datagram's message when it holds exactly one that split_messages accepts (the
+// common case, read without building a list); nothing otherwise: none, several, or a
+// malformed one (split_messages then tells which).
+std::optional<Message> only_message(std::span<const std::uint8_t> datagram);
 
 // Reads a trivially-copyable struct (ifinfomsg, rtmsg...) from the start of `bytes`.
 // Errors: EINVAL "<what> payload too short (N bytes, need M)".
