@@ -238,9 +238,11 @@ Result<void> decode_link_body_into(std::span<const std::uint8_t> body, int base_
 
 Result<DecodedLink> decode_link_body(std::span<const std::uint8_t> body, int base_offset,
                                      const DecodeContext& ctx) {
-  // Built in place in the result: a DecodedLink is large, and moving it costs.
+  // Built in place in the result, which is the only object returned (so that it is not
+  // moved out): a DecodedLink is large, and moving it costs.
   Result<DecodedLink> res{tl::in_place};
-  IFCORE_TRY(decode_link_body_into(body, base_offset, ctx, *res));
+  if (auto r = decode_link_body_into(body, base_offset, ctx, *res); !r)
+    res = fail(std::move(r).error());
   return res;
 }
 
