@@ -170,21 +170,20 @@ void SessionImpl::handle(std::span<const std::uint8_t> datagram, const SendFn& s
   Reply out(send, opts_.datagram_size);
   if (auto m = wire::only_message(datagram)) {  // as `ip` sends them: one per datagram
     handle_message(*m, out);
-    out.flush();
-    return;
+  } else {
+    auto msgs = wire::split_messages(datagram);
+    if (!msgs) {
+      // Linux drops a malformed datagram silently; we answer it when there is a header to
+      // echo (docs/WIRE.md, deliberate differences).
+      if (datagram.size() < NLMSG_HDRLEN) return;
+      wire::MessageBuilder b;
+      if (wire::encode_error(b, datagram.first(NLMSG_HDRLEN), opts_.port_id, msgs.error(),
+                             wire::AckOptions{true, ack_.ext_ack}))
+        out.send_alone(b.take());
+      return;
+    }
+    for (const wire::Message& m : *msgs) handle_message(m, out);
   }
-  auto msgs = wire::split_messages(datagram);
-  if (!msgs) {
-    // Linux drops a malformed datagram silently; we answer it when there is a header to
-    // echo (docs/WIRE.md, deliberate differences).
-    if (datagram.size() < NLMSG_HDRLEN) return;
-    wire::MessageBuilder b;
-    if (wire::encode_error(b, datagram.first(NLMSG_HDRLEN), opts_.port_id, msgs.error(),
-                           wire::AckOptions{true, ack_.ext_ack}))
-      out.send_alone(b.take());
-    return;
-  }
-  for (const wire::Message& m : *msgs) handle_message(m, out);
   out.flush();
 }
 

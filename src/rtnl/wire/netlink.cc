@@ -11,44 +11,54 @@
 
 namespace ifcore::wire {
 
+namespace {
+
+// The message at `off` of `datagram` (which leaves at least one byte): its header checked
+// against the bytes left. Errors: as split_messages.
+Result<Message> message_at(std::span<const std::uint8_t> datagram, std::size_t off) {
+  std::size_t left = datagram.size() - off;
+  if (left < NLMSG_HDRLEN)
+    return fail(EINVAL, "truncated netlink header ({} bytes, need {})", left, NLMSG_HDRLEN);
+  Message m;
+  std::memcpy(&m.hdr, datagram.data() + off, sizeof(nlmsghdr));
+  if (m.hdr.nlmsg_len < NLMSG_HDRLEN)
+    return fail(EINVAL, "netlink message length {} smaller than header", m.hdr.nlmsg_len);
+  if (m.hdr.nlmsg_len > left)
+    return fail(EINVAL, "netlink message length {} past the end of the datagram ({} bytes left)",
+                m.hdr.nlmsg_len, left);
+  // Only now is it safe to let libmnl look at the header.
+  const auto* nlh = reinterpret_cast<const nlmsghdr*>(datagram.data() + off);
+  int remaining = static_cast<int>(std::min<std::size_t>(left, INT32_MAX));
+  if (!mnl_nlmsg_ok(nlh, remaining))
+    return fail(EINVAL, "netlink message length {} invalid", m.hdr.nlmsg_len);
+  m.bytes = datagram.subspan(off, m.hdr.nlmsg_len);
+  return m;
+}
+
+// Where the message after `m` (at `off`) starts: the last message may omit its alignment
+// padding.
+std::size_t next_offset(const Message& m, std::size_t off, std::size_t size) {
+  return off + std::min<std::size_t>(NLMSG_ALIGN(m.hdr.nlmsg_len), size - off);
+}
+
+}  // namespace
+
 Result<std::vector<Message>> split_messages(std::span<const std::uint8_t> datagram) {
   std::vector<Message> out;
-  std::size_t off = 0;
-  while (off < datagram.size()) {
-    std::size_t left = datagram.size() - off;
-    if (left < NLMSG_HDRLEN)
-      return fail(EINVAL, "truncated netlink header ({} bytes, need {})", left, NLMSG_HDRLEN);
-    Message m;
-    std::memcpy(&m.hdr, datagram.data() + off, sizeof(nlmsghdr));
-    if (m.hdr.nlmsg_len < NLMSG_HDRLEN)
-      return fail(EINVAL, "netlink message length {} smaller than header", m.hdr.nlmsg_len);
-    if (m.hdr.nlmsg_len > left)
-      return fail(EINVAL, "netlink message length {} past the end of the datagram ({} bytes left)",
-                  m.hdr.nlmsg_len, left);
-    // Only now is it safe to let libmnl look at the header.
-    const auto* nlh = reinterpret_cast<const nlmsghdr*>(datagram.data() + off);
-    int remaining = static_cast<int>(std::min<std::size_t>(left, INT32_MAX));
-    if (!mnl_nlmsg_ok(nlh, remaining))
-      return fail(EINVAL, "netlink message length {} invalid", m.hdr.nlmsg_len);
-    m.bytes = datagram.subspan(off, m.hdr.nlmsg_len);
-    out.push_back(m);
-    // The last message may omit its alignment padding.
-    off += std::min<std::size_t>(NLMSG_ALIGN(m.hdr.nlmsg_len), left);
+  for (std::size_t off = 0; off < datagram.size();) {
+    auto m = message_at(datagram, off);
+    if (!m) return fail(m.error());
+    out.push_back(*m);
+    off = next_offset(*m, off, datagram.size());
   }
   return out;
 }
 
 std::optional<Message> only_message(std::span<const std::uint8_t> datagram) {
-  if (datagram.size() < NLMSG_HDRLEN) return std::nullopt;
-  Message m;
-  std::memcpy(&m.hdr, datagram.data(), sizeof(nlmsghdr));
-  std::size_t len = m.hdr.nlmsg_len;
-  // One message: it fits, and its padded end (or the datagram's) is the datagram's end.
-  if (len < NLMSG_HDRLEN || len > datagram.size() ||
-      std::min<std::size_t>(NLMSG_ALIGN(len), datagram.size()) != datagram.size())
-    return std::nullopt;
-  m.bytes = datagram.first(len);
-  return m;
+  if (datagram.empty()) return std::nullopt;
+  auto m = message_at(datagram, 0);
+  if (!m || next_offset(*m, 0, datagram.size()) != datagram.size()) return std::nullopt;
+  return *m;
 }
 
 // ---- MessageBuilder
