@@ -38,10 +38,7 @@ class DaemonTest : public ::testing::Test {
     path_ = dir_ + "/ifcore.sock";
   }
   void TearDown() override {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
+    kill_daemon();
     unlink(path_.c_str());
     rmdir(dir_.c_str());
   }
@@ -57,6 +54,13 @@ class DaemonTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     FAIL() << "ifcored did not start";
+  }
+  // Kills the daemon outright (SIGKILL) and reaps it; nothing if none runs.
+  void kill_daemon() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
   }
   int try_connect() {
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -292,9 +296,7 @@ TEST_F(DaemonTest, PipelinedRequestsAreAnsweredInOrder) {
       EXPECT_EQ(m.hdr.nlmsg_seq, i);
       EXPECT_EQ(wire::decode_error(m)->error, i <= kN ? 0 : EEXIST);
     }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
+    kill_daemon();
   }
 }
 
@@ -436,9 +438,7 @@ TEST_F(DaemonTest, SecondDaemonOnALivePathFailsAndAStalePathIsReplaced) {
     EXPECT_EQ(c.control({}).ns, "default");
   }
   // A daemon killed outright leaves its socket behind; the next one replaces it.
-  kill(pid_, SIGKILL);
-  waitpid(pid_, nullptr, 0);
-  pid_ = -1;
+  kill_daemon();
   struct stat st;
   ASSERT_EQ(stat(path_.c_str(), &st), 0);
   start();
@@ -513,9 +513,7 @@ TEST_F(DaemonTest, ReservedHeapTakesTheFirstDevicesWithoutPageFaults) {
     plain = faults_creating(pid_, c, 2000);
   }
   ASSERT_GE(plain, 0) << "a create failed";
-  kill(pid_, SIGKILL);
-  waitpid(pid_, nullptr, 0);
-  pid_ = -1;
+  kill_daemon();
   if (plain < 200)
     GTEST_SKIP() << "only " << plain << " page faults without a reserve (huge pages?)";
   // With one, the pages were touched at start.
