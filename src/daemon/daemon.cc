@@ -117,6 +117,10 @@ class Loop {
   std::vector<int> dead_;
   int hot_ = -1;  // the client whose datagrams were read last: busy polling asks it first
   std::uint8_t* rbuf_ = nullptr;  // kRecvSlots buffers of kRecvBuffer bytes, mapped lazily
+  // recvmmsg(2)'s headers, one per buffer, set once: the kernel only writes msg_len and
+  // msg_flags.
+  std::array<mmsghdr, kRecvSlots> rmsgs_{};
+  std::array<iovec, kRecvSlots> riov_{};
   // Set by session wakeups (any thread) until the loop pumps: one eventfd write per turn,
   // however many notifications are queued meanwhile.
   std::atomic<bool> wake_pending_{false};
@@ -184,6 +188,11 @@ Result<void> Loop::start() {
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (buf == MAP_FAILED) return fail(errno, "receive buffer: {}", std::strerror(errno));
   rbuf_ = static_cast<std::uint8_t*>(buf);
+  for (unsigned k = 0; k < kRecvSlots; ++k) {
+    riov_[k] = {rbuf_ + k * kRecvBuffer, kRecvBuffer};
+    rmsgs_[k].msg_hdr.msg_iov = &riov_[k];
+    rmsgs_[k].msg_hdr.msg_iovlen = 1;
+  }
   for (int fd : {lfd_, efd_, sfd_}) {
     epoll_event ev{};
     ev.events = EPOLLIN;
@@ -388,21 +397,16 @@ void Loop::handle_datagram(Client& c, std::span<const std::uint8_t> dg) {
 
 int Loop::read_some(Client& c) {
   // Reads what the client queued, up to a budget (other clients get their turn), up to
-  // kRecvSlots datagrams per recvmmsg(2). The first reply of a turn leaves at once, before
-  // the read that finds the queue empty: a lone request is answered with no syscall in
-  // between. The rest leave in batches, at the latest when the client has nothing more
-  // queued.
-  // recvmmsg(2) only writes msg_len and msg_flags: the headers serve every call.
-  std::array<mmsghdr, kRecvSlots> msgs{};
-  std::array<iovec, kRecvSlots> iov;
-  for (unsigned k = 0; k < kRecvSlots; ++k) {
-    iov[k] = {rbuf_ + k * kRecvBuffer, kRecvBuffer};
-    msgs[k].msg_hdr.msg_iov = &iov[k];
-    msgs[k].msg_hdr.msg_iovlen = 1;
-  }
+  // kRecvSlots datagrams per recvmmsg(2). The first read of a turn takes one datagram, and
+  // its reply leaves at once: a lone request (as `ip` sends them) is answered with no
+  // syscall in between, not even the look for a second datagram that a longer read makes
+  // before it returns. The rest leave in batches, at the latest when the client has nothing
+  // more queued.
+  auto& msgs = rmsgs_;
   int got = 0;
   while (got < kReadBudget && c.out.size() < kOutboxStop) {
-    int n = recvmmsg(c.fd, msgs.data(), kRecvSlots, MSG_DONTWAIT | MSG_TRUNC, nullptr);
+    const unsigned slots = got == 0 ? 1 : kRecvSlots;
+    int n = recvmmsg(c.fd, msgs.data(), slots, MSG_DONTWAIT | MSG_TRUNC, nullptr);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) drop(c.fd);
@@ -439,7 +443,7 @@ int Loop::read_some(Client& c) {
       drop(c.fd);
       break;
     }
-    if (static_cast<unsigned>(n) < kRecvSlots) break;  // the queue is empty
+    if (static_cast<unsigned>(n) < slots) break;  // the queue is empty
   }
   flush(c);
   if (got > 0) hot_ = c.fd;
