@@ -16,8 +16,15 @@ HwAddr::HwAddr(std::span<const std::uint8_t> b) {
 }
 
 HwAddr HwAddr::random_ether() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uint64_t r = rng();
+  // splitmix64 over a per-thread random seed: 48 well-mixed bits per call at a fraction of
+  // mt19937_64's cost (which refills 2.5 KiB of state every 312 calls). A device's address
+  // must be unlikely to collide with another's; it need not be unpredictable.
+  thread_local std::uint64_t state =
+      (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  std::uint64_t r = (state += 0x9e3779b97f4a7c15ull);
+  r = (r ^ (r >> 30)) * 0xbf58476d1ce4e5b9ull;
+  r = (r ^ (r >> 27)) * 0x94d049bb133111ebull;
+  r ^= r >> 31;
   std::array<std::uint8_t, 6> b{};
   for (auto& x : b) {
     x = static_cast<std::uint8_t>(r);
