@@ -9,6 +9,7 @@
 #include <linux/veth.h>
 
 #include "ifcore/link_request.h"
+#include "rtnl/wire/raw_attrs.h"
 #include "wire/fixture.h"
 
 namespace ifcore::wire {
@@ -175,6 +176,42 @@ TEST(LinkMsgShape, BadLinkMsgInsideVethInfoPeerBadMtu) {
   EXPECT_EQ(r.error().code, EINVAL);
   EXPECT_EQ(r.error().message, "attribute type 4: invalid length 2 (want 4)");
   EXPECT_EQ(r.error().attr_offset, 60 + 4 + 16);
+}
+
+TEST(WalkAttrs, ReadsEachAttributeInPlaceAsParseRawAttrsDoes) {
+  // Payloads of 1, 0 and 3 bytes (padding after the first and the last), a nested flag,
+  // and a last attribute without its padding.
+  Bytes last = attr(4, {7, 7, 7});
+  last.resize(last.size() - 1);
+  Bytes b = cat({attr(1, {0x11}), attr(2, {}), attr(3 | NLA_F_NESTED, attr(1, {5})), last});
+  auto w = walk_attrs(b, 16);
+  ASSERT_TRUE(w) << w.error().message;
+  auto v = parse_raw_attrs(b, 16);
+  ASSERT_TRUE(v);
+  ASSERT_EQ(w->size(), 4u);
+  ASSERT_EQ(v->size(), 4u);
+  std::size_t i = 0;
+  for (const RawAttr a : *w) {
+    const RawAttr& e = (*v)[i++];
+    EXPECT_EQ(a.type, e.type);
+    EXPECT_EQ(a.nested_flag, e.nested_flag);
+    EXPECT_EQ(a.offset, e.offset);
+    EXPECT_EQ(a.data.data(), e.data.data());
+    EXPECT_EQ(a.data.size(), e.data.size());
+  }
+  EXPECT_EQ(i, 4u);
+  EXPECT_EQ((*v)[2].type, 3);
+  EXPECT_TRUE((*v)[2].nested_flag);
+  EXPECT_EQ((*v)[3].offset, 16 + 8 + 4 + 12);
+  EXPECT_EQ((*v)[3].data.size(), 3u);
+
+  // A length past the end fails before anything is walked, at the attribute's offset.
+  Bytes bad = cat({attr(1, {0x11}), attr(2, {1, 2, 3, 4})});
+  bad[8] = 200;
+  auto e = walk_attrs(bad, 16);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, EINVAL);
+  EXPECT_EQ(e.error().attr_offset, 16 + 8);
 }
 
 }  // namespace

@@ -112,11 +112,11 @@ Result<AttrList> decode_attrs(std::span<const std::uint8_t> bytes, AttrPolicy po
                               int base_offset, const DecodeContext& ctx) {
   if (ctx.depth >= kMaxNestDepth)
     return fail_at(base_offset, EINVAL, "attribute nesting deeper than {}", kMaxNestDepth);
-  auto raw = parse_raw_attrs(bytes, base_offset);
+  auto raw = walk_attrs(bytes, base_offset);
   if (!raw) return fail(raw.error());
   AttrList out;
   out.reserve(raw->size());
-  for (const RawAttr& a : *raw) {
+  for (const RawAttr a : *raw) {
     const AttrPolicyEntry* e = find_entry(policy, a.type);
     if (!e) return fail_at(a.offset, EINVAL, "unknown attribute type {}", a.type);
     auto v = decode_one(a, *e, ctx);

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <optional>
 
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/raw_attrs.h"
@@ -61,6 +62,15 @@ Result<void> set(std::optional<T>& field, Result<V> v) {
   return ok();
 }
 
+// A string attribute into its field, built in place.
+Result<void> set_string(std::optional<std::string>& field, const RawAttr& a,
+                        std::size_t max_len = 0) {
+  auto v = a.string_view(max_len);
+  if (!v) return fail(v.error());
+  field.emplace(*v);
+  return ok();
+}
+
 Result<void> decode_af_spec(const RawAttr& a, LinkRequest& req) {
   auto fams = parse_nested(a);
   if (!fams) return fail(fams.error());
@@ -88,24 +98,23 @@ Result<void> decode_af_spec(const RawAttr& a, LinkRequest& req) {
 }
 
 Result<void> decode_link_info(const RawAttr& a, DecodedLink& out, const DecodeContext& ctx) {
-  auto raw = parse_nested(a);
+  auto raw = walk_attrs(a.data, a.offset + NLA_HDRLEN);
   if (!raw) return fail(raw.error());
   LinkRequest& req = out.req;
-  const RawAttr* data = nullptr;
-  const RawAttr* slave = nullptr;
-  for (const RawAttr& x : *raw) {
+  std::optional<RawAttr> data, slave;
+  for (const RawAttr x : *raw) {
     switch (x.type) {
       case IFLA_INFO_KIND:
-        IFCORE_TRY(set(req.kind, x.string()));
+        IFCORE_TRY(set_string(req.kind, x));
         break;
       case IFLA_INFO_SLAVE_KIND:
-        IFCORE_TRY(set(req.slave_kind, x.string()));
+        IFCORE_TRY(set_string(req.slave_kind, x));
         break;
       case IFLA_INFO_DATA:
-        data = &x;
+        data = x;
         break;
       case IFLA_INFO_SLAVE_DATA:
-        slave = &x;
+        slave = x;
         break;
       case IFLA_INFO_XSTATS:
         break;  // read-only
@@ -115,23 +124,26 @@ Result<void> decode_link_info(const RawAttr& a, DecodedLink& out, const DecodeCo
   }
   DecodeContext inner = ctx;
   ++inner.depth;
-  auto decode_data = [&](const RawAttr* d, const std::optional<std::string>& kind, bool is_slave,
-                         AttrList& list, std::vector<std::uint8_t>& raw_out, int& off,
-                         bool& decoded) -> Result<void> {
+  // The raw bytes are kept only when they stay undecoded (see DecodedLink).
+  auto decode_data = [&](const std::optional<RawAttr>& d, const std::optional<std::string>& kind,
+                         bool is_slave, AttrList& list, std::vector<std::uint8_t>& raw_out,
+                         int& off, bool& decoded) -> Result<void> {
     if (!d) return ok();
-    raw_out.assign(d->data.begin(), d->data.end());
     off = d->offset + NLA_HDRLEN;
-    if (!kind || !ctx.kind_policy) return ok();
-    auto policy = ctx.kind_policy(*kind, is_slave);
-    if (!policy) return ok();
+    std::optional<AttrPolicy> policy;
+    if (kind && ctx.kind_policy) policy = ctx.kind_policy(*kind, is_slave);
+    if (!policy) {
+      raw_out.assign(d->data.begin(), d->data.end());
+      return ok();
+    }
     auto v = decode_attrs(d->data, *policy, off, inner);
     if (!v) return fail(v.error());
     list = std::move(*v);
     decoded = true;
     return ok();
   };
-  req.has_info_data = data != nullptr;
-  req.has_slave_data = slave != nullptr;
+  req.has_info_data = data.has_value();
+  req.has_slave_data = slave.has_value();
   IFCORE_TRY(decode_data(data, req.kind, false, req.info_data, out.info_data_raw,
                          out.info_data_offset, out.info_data_decoded));
   IFCORE_TRY(decode_data(slave, req.slave_kind, true, req.slave_data, out.slave_data_raw,
@@ -143,9 +155,9 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
   LinkRequest& r = out.req;
   switch (a.type) {
     case IFLA_IFNAME:
-      return set(r.name, a.string(IFNAMSIZ - 1));
+      return set_string(r.name, a, IFNAMSIZ - 1);
     case IFLA_ALT_IFNAME:
-      return set(r.alt_name, a.string(kMaxAltName));
+      return set_string(r.alt_name, a, kMaxAltName);
     case IFLA_MTU:
       return set(r.mtu, a.u32());
     case IFLA_ADDRESS:
@@ -172,7 +184,7 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
     case IFLA_NET_NS_PID:
       return set(r.net_ns_pid, a.u32());
     case IFCORE_IFLA_NET_NS_NAME:
-      return set(r.net_ns_name, a.string(NAME_MAX));
+      return set_string(r.net_ns_name, a, NAME_MAX);
     case IFLA_OPERSTATE:
       return set(r.operstate, a.u8());
     case IFLA_LINKMODE:
@@ -230,9 +242,9 @@ Result<void> decode_link_body_into(std::span<const std::uint8_t> body, int base_
   r.flags = ifi->ifi_flags;
   r.change = ifi->ifi_change;
   std::size_t start = std::min(kIfinfoLen, body.size());
-  auto attrs = parse_raw_attrs(body.subspan(start), base_offset + static_cast<int>(start));
+  auto attrs = walk_attrs(body.subspan(start), base_offset + static_cast<int>(start));
   if (!attrs) return fail(attrs.error());
-  for (const RawAttr& a : *attrs) IFCORE_TRY(decode_one(a, out, ctx));
+  for (const RawAttr a : *attrs) IFCORE_TRY(decode_one(a, out, ctx));
   return ok();
 }
 
@@ -337,10 +349,10 @@ Result<GetLinkRequest> decode_getlink(const Message& m) {
   for (const RawAttr& a : *attrs) {
     switch (a.type) {
       case IFLA_IFNAME:
-        IFCORE_TRY(set(g.name, a.string(IFNAMSIZ - 1)));
+        IFCORE_TRY(set_string(g.name, a, IFNAMSIZ - 1));
         break;
       case IFLA_ALT_IFNAME:
-        IFCORE_TRY(set(g.alt_name, a.string(kMaxAltName)));
+        IFCORE_TRY(set_string(g.alt_name, a, kMaxAltName));
         break;
       case IFLA_EXT_MASK: {
         auto v = a.u32();

@@ -10,9 +10,10 @@
 
 namespace ifcore::wire {
 
-Result<std::vector<RawAttr>> parse_raw_attrs(std::span<const std::uint8_t> bytes, int base_offset) {
-  std::vector<RawAttr> out;
-  out.reserve(std::min<std::size_t>(bytes.size() / NLA_HDRLEN, 16));  // one allocation, mostly
+Result<RawAttrs> walk_attrs(std::span<const std::uint8_t> bytes, int base_offset) {
+  RawAttrs out;
+  out.bytes_ = bytes;
+  out.base_ = base_offset;
   std::size_t off = 0;
   while (off < bytes.size()) {
     std::size_t left = bytes.size() - off;
@@ -26,16 +27,38 @@ Result<std::vector<RawAttr>> parse_raw_attrs(std::span<const std::uint8_t> bytes
     if (h.nla_len > left)
       return fail_at(at, EINVAL, "attribute type {} length {} past the end ({} bytes left)",
                      h.nla_type & NLA_TYPE_MASK, h.nla_len, left);
-    // Lengths are checked: libmnl may now look at this attribute.
-    const auto* nla = reinterpret_cast<const nlattr*>(bytes.data() + off);
-    RawAttr a;
-    a.type = mnl_attr_get_type(nla);
-    a.nested_flag = h.nla_type & NLA_F_NESTED;
-    a.data = bytes.subspan(off + NLA_HDRLEN, mnl_attr_get_payload_len(nla));
-    a.offset = at;
-    out.push_back(a);
+    ++out.count_;
     off += std::min<std::size_t>(NLA_ALIGN(h.nla_len), left);
   }
+  return out;
+}
+
+RawAttr RawAttrs::iterator::operator*() const {
+  // walk_attrs checked the lengths: libmnl may look at this attribute.
+  const auto* nla = reinterpret_cast<const nlattr*>(bytes_.data() + off_);
+  nlattr h;
+  std::memcpy(&h, nla, sizeof(h));
+  RawAttr a;
+  a.type = mnl_attr_get_type(nla);
+  a.nested_flag = h.nla_type & NLA_F_NESTED;
+  a.data = bytes_.subspan(off_ + NLA_HDRLEN, mnl_attr_get_payload_len(nla));
+  a.offset = base_ + static_cast<int>(off_);
+  return a;
+}
+
+RawAttrs::iterator& RawAttrs::iterator::operator++() {
+  nlattr h;
+  std::memcpy(&h, bytes_.data() + off_, sizeof(h));
+  off_ += std::min<std::size_t>(NLA_ALIGN(h.nla_len), bytes_.size() - off_);
+  return *this;
+}
+
+Result<std::vector<RawAttr>> parse_raw_attrs(std::span<const std::uint8_t> bytes, int base_offset) {
+  auto walk = walk_attrs(bytes, base_offset);
+  if (!walk) return fail(walk.error());
+  std::vector<RawAttr> out;
+  out.reserve(walk->size());
+  for (const RawAttr& a : *walk) out.push_back(a);
   return out;
 }
 
@@ -81,15 +104,20 @@ std::string RawAttr::as_string() const {
   return std::string(p, strnlen(p, data.size()));
 }
 
-Result<std::string> RawAttr::string(std::size_t max_len) const {
+Result<std::string_view> RawAttr::string_view(std::size_t max_len) const {
   // Linux (validate_nla, NLA_STRING): an empty payload is ERANGE; a trailing NUL does not
   // count against the maximum.
   if (data.empty()) return fail_at(offset, ERANGE, "attribute type {}: empty string", type);
-  std::string s = as_string();
+  const char* p = reinterpret_cast<const char*>(data.data());
+  std::string_view s(p, strnlen(p, data.size()));
   if (max_len && s.size() > max_len)
     return fail_at(offset, ERANGE, "attribute type {}: string of {} bytes exceeds {}", type,
                    s.size(), max_len);
   return s;
+}
+
+Result<std::string> RawAttr::string(std::size_t max_len) const {
+  return string_view(max_len).map([](std::string_view s) { return std::string(s); });
 }
 
 Result<std::span<const std::uint8_t>> RawAttr::binary(std::size_t min_len,

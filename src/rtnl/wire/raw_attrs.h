@@ -7,10 +7,12 @@
 
 #include <linux/netlink.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ifcore/result.h"
@@ -45,6 +47,8 @@ struct RawAttr {
   // `max_len` bytes at most before the NUL (0 = any).
   // Errors: ERANGE "attribute type T: empty string" / "string of N bytes exceeds M".
   Result<std::string> string(std::size_t max_len = 0) const;
+  // The same checks, as a view of the payload (valid while the bytes are).
+  Result<std::string_view> string_view(std::size_t max_len = 0) const;
   // The payload up to its first NUL, without checks (for tolerant reply decoding).
   std::string as_string() const;
   // Byte payload of min..max bytes (max 0 = any).
@@ -53,6 +57,41 @@ struct RawAttr {
   // Errors: EINVAL like u32(); for reply readers that only need a value.
   Result<std::uint32_t> as_u32() const { return u32(); }
 };
+
+// The attributes of a span whose framing walk_attrs() checked, read in place as they are
+// walked: no list is built. Valid while the bytes are.
+class RawAttrs {
+ public:
+  class iterator {
+   public:
+    using value_type = RawAttr;
+    using difference_type = std::ptrdiff_t;
+    RawAttr operator*() const;
+    iterator& operator++();
+    bool operator==(const iterator& o) const { return off_ == o.off_; }
+
+   private:
+    friend class RawAttrs;
+    iterator(std::span<const std::uint8_t> bytes, int base, std::size_t off)
+        : bytes_(bytes), base_(base), off_(off) {}
+    std::span<const std::uint8_t> bytes_;
+    int base_ = 0;
+    std::size_t off_ = 0;
+  };
+  iterator begin() const { return {bytes_, base_, 0}; }
+  iterator end() const { return {bytes_, base_, bytes_.size()}; }
+  std::size_t size() const { return count_; }
+
+ private:
+  friend Result<RawAttrs> walk_attrs(std::span<const std::uint8_t> bytes, int base_offset);
+  std::span<const std::uint8_t> bytes_;
+  int base_ = 0;
+  std::size_t count_ = 0;
+};
+
+// Checks the framing of every attribute in `bytes` (the checks and errors of
+// parse_raw_attrs), so that they can then be walked without further checks.
+Result<RawAttrs> walk_attrs(std::span<const std::uint8_t> bytes, int base_offset);
 
 // Splits `bytes` into attributes. `base_offset` is the offset of bytes[0] from the start
 // of the nlmsghdr (for error offsets). The last attribute may omit its padding.
