@@ -6,7 +6,6 @@
 // Lock order: control lock only.
 #include <algorithm>
 #include <optional>
-#include <ranges>
 
 #include "proto/state.h"
 
@@ -42,8 +41,12 @@ Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
   r.seq = st.route_seq++;
   r.table = &t;
   r.list = &v;
-  RouteSlot slot{r.info.priority, r.seq};
-  Route* p = &v.emplace(slot, std::move(r)).first->second;
+  // After the last route whose metric is not larger.
+  auto at = v.end();
+  while (at != v.begin() && std::prev(at)->info.priority > r.info.priority) --at;
+  auto node = v.emplace(at, std::move(r));
+  node->self = node;
+  Route* p = &*node;
   if (p->dev) dev_state(ep, *p->dev).routes.push(p);
   return p;
 }
@@ -52,8 +55,6 @@ Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
 void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   if (!r->list) return;
   RouteList& v = *r->list;
-  auto it = v.find(RouteSlot{r->info.priority, r->seq});
-  if (it == v.end() || &it->second != r) return;
   std::optional<RouteInfo> gone;
   if (notify) gone = report(*r);
   if (r->dev)
@@ -61,7 +62,7 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   dst_free(ep, *r, std::move(r->dst));
   Table& t = *r->table;
   RouteKey key = key_of(r->info);
-  v.erase(it);
+  v.erase(r->self);
   if (v.empty()) t.erase(key);
   if (gone) notify_route(ep, ns, ProtoEvent::Del, *gone);
 }
@@ -75,7 +76,7 @@ Route* lookup(NetState& st, int family, std::uint32_t table, const IpAddr& dst, 
   for (int len = max_len(family); len >= 0; --len) {
     auto k = t->second.find(RouteKey{prefix_of(dst, len), static_cast<std::uint8_t>(len)});
     if (k == t->second.end()) continue;
-    for (auto& r : k->second | std::views::values)
+    for (auto& r : k->second)
       if (ok(r)) return &r;
   }
   return nullptr;
@@ -398,7 +399,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   if (t != st.tables(req.family).end()) {
     auto k = t->second.find(RouteKey{dst, req.dst_len});
     if (k != t->second.end())
-      for (auto& x : k->second | std::views::values) {
+      for (auto& x : k->second) {
         if (x.info.priority != i.priority || x.info.tos != i.tos) continue;
         if (!same) same = &x;
         if (x.info.oif == i.oif && x.info.gateway == i.gateway && x.info.type == i.type) {
@@ -439,7 +440,7 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
   if (t == st.tables(req.family).end()) return fail(ESRCH);
   auto k = t->second.find(RouteKey{prefix_of(dst, req.dst_len), req.dst_len});
   if (k == t->second.end()) return fail(ESRCH);
-  for (auto& x : k->second | std::views::values) {
+  for (auto& x : k->second) {
     const RouteInfo& i = x.info;
     if (req.family == AF_INET && i.tos != req.tos) continue;
     if (req.priority && *req.priority && i.priority != *req.priority) continue;
@@ -464,7 +465,7 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
     for (auto& [id, tbl] : st.tables(f)) {
       if (table && *table != id) continue;
       for (auto& [key, v] : tbl)
-        for (auto& r : v | std::views::values) out.push_back(report(r));
+        for (auto& r : v) out.push_back(report(r));
     }
   }
   return out;

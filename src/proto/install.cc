@@ -10,7 +10,6 @@
 #include <linux/if.h>
 
 #include <algorithm>
-#include <ranges>
 #include <utility>
 
 #include "base/rcu.h"
@@ -48,7 +47,7 @@ class Hooks final : public PernetHooks {
     for (auto* tables : {&st->tables4, &st->tables6})
       for (auto& [id, t] : *tables)
         for (auto& [k, v] : t)
-          for (auto& r : v | std::views::values) dst_free(ep_, r, std::move(r.dst));
+          for (auto& r : v) dst_free(ep_, r, std::move(r.dst));
     st->tables4.clear();
     st->tables6.clear();
   }
