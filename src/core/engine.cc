@@ -38,10 +38,10 @@ void Engine::Impl::barrier(const Policies& p) {
 
 Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified) {
   auto t0 = Clock::now();
-  auto list = chain.snapshot();
+  NotifierChain::Call call(chain);
   std::size_t reached = 0, calls = 0;
   Result<void> result;
-  for (const auto& e : *list) {
+  for (const auto& e : call.list()) {
     ++reached;
     if (!e.wants(ev.event)) continue;
     ++calls;
@@ -68,11 +68,11 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
                                    bool batched) {
   if (devs.empty()) return;
   auto t0 = Clock::now();
-  auto list = chain.snapshot();
+  NotifierChain::Call call(chain);
   // The subscribers that take the event, picked once for the whole batch.
   std::vector<const NotifierChain::Entry*> takers;
-  takers.reserve(list->size());
-  for (const auto& e : *list)
+  takers.reserve(call.list().size());
+  for (const auto& e : call.list())
     if (e.wants(event)) takers.push_back(&e);
   std::uint64_t calls = 0;
   for (Device* d : devs) {
@@ -95,9 +95,9 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
 void Engine::Impl::call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs) {
   if (devs.empty()) return;
   auto t0 = Clock::now();
-  auto list = chain.snapshot();
-  for (const auto& e : *list) e.sub->on_batch(ctl, event, devs);
-  stats.notifier_calls.fetch_add(list->size(), std::memory_order_relaxed);
+  NotifierChain::Call call(chain);
+  for (const auto& e : call.list()) e.sub->on_batch(ctl, event, devs);
+  stats.notifier_calls.fetch_add(call.list().size(), std::memory_order_relaxed);
   StatsCounters::add(stats.notifier_ns, Clock::now() - t0);
 }
 

@@ -97,6 +97,7 @@ const NotifierChain::Entry* NotifierChain::find(SubscriptionId id) const {
 }
 
 void NotifierChain::publish(List next) {
+  if (calls_ > 0) replaced_.push_back(list_);
   list_ = std::make_shared<const List>(std::move(next));
 }
 

@@ -1,6 +1,6 @@
 // The notifier chain: subscribers ordered by priority (higher first), then by order of
-// subscription. Copy-on-write: a call iterates a snapshot, so a subscriber may subscribe
-// or unsubscribe others (or itself) while being called.
+// subscription. Copy-on-write: a call iterates the list of its start, so a subscriber may
+// subscribe or unsubscribe others (or itself) while being called.
 //
 // Context: every method runs under the control lock.
 #pragma once
@@ -35,9 +35,29 @@ class NotifierChain {
   std::shared_ptr<const List> snapshot() const { return list_; }
   const Entry* find(SubscriptionId id) const;
 
+  // One call of the chain: the list of its start, valid until the call ends even if the
+  // chain changes meanwhile (a list replaced during a call is kept until the outermost call
+  // ends). Cheaper than a snapshot: no reference is counted per call. Calls nest.
+  class Call {
+   public:
+    explicit Call(NotifierChain& c) : chain_(c), list_(*c.list_) { ++c.calls_; }
+    ~Call() {
+      if (--chain_.calls_ == 0) chain_.replaced_.clear();
+    }
+    Call(const Call&) = delete;
+    Call& operator=(const Call&) = delete;
+    const List& list() const { return list_; }
+
+   private:
+    NotifierChain& chain_;
+    const List& list_;
+  };
+
  private:
   void publish(List next);
   std::shared_ptr<const List> list_ = std::make_shared<List>();
+  int calls_ = 0;                                      // Calls under way
+  std::vector<std::shared_ptr<const List>> replaced_;  // lists they may still iterate
   SubscriptionId next_id_ = 1;
   std::uint64_t next_seq_ = 1;
 };

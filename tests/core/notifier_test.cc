@@ -212,5 +212,38 @@ TEST_F(Notifier, MtuRangeMessagesAreLinuxs) {
   EXPECT_EQ(d->mtu(), 100000u);
 }
 
+// Copy-on-write: a subscriber that changes the chain while it is called (here it
+// unsubscribes the next one and subscribes a new one) does not change the call under way,
+// which runs to its end on the list of its start; the next call sees the change.
+TEST_F(Notifier, ChangingTheChainDuringACallChangesOnlyLaterCalls) {
+  struct Changer : Subscriber {
+    std::vector<std::string>* journal = nullptr;
+    SubscriptionId victim = 0;
+    Subscriber* newcomer = nullptr;
+    bool done = false;
+    Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+      journal->push_back(fmt::format("changer:{}:{}", to_string(ev.event), ev.dev.name()));
+      if (!done && ev.event == NetdevEvent::Register && !ev.replay) {
+        done = true;
+        ctl.unsubscribe(victim, false);
+        ctl.subscribe(*newcomer, {"new", -20, false});
+      }
+      return ok();
+    }
+  } changer;
+  Recorder &victim = recorder("victim"), &newcomer = recorder("new");
+  changer.journal = &j;
+  changer.newcomer = &newcomer;
+  auto ctl = engine->control();
+  SubscriptionId changer_id = ctl.subscribe(changer, {"changer", 10, false});
+  changer.victim = ctl.subscribe(victim, {"victim", 0, false});
+  dummy(ctl, "n0");
+  dummy(ctl, "n1");
+  std::vector<std::string> want = {"changer:REGISTER:n0", "victim:REGISTER:n0",
+                                   "changer:REGISTER:n1", "new:REGISTER:n1"};
+  EXPECT_EQ(j, want);
+  ctl.unsubscribe(changer_id);  // it lives on this stack, not as long as the engine
+}
+
 }  // namespace
 }  // namespace ifcore
