@@ -262,6 +262,9 @@ class Engine {
   // Device::kPluginSlots are taken. Context: control lock (at install).
   int claim_device_slot();
 
+  // Context: any thread. The notifier counters are changed by the control lock's holder
+  // without a locked read-modify-write: a reset from another thread during a notifier call
+  // may leave that call's counts.
   Stats stats() const;
   void reset_stats();
   TimeSource& time() const { return *time_; }

@@ -57,9 +57,9 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::si
                              to_string(ev.event), ev.dev.name(), r.error().message));
     }
   }
-  stats.notifier_calls.fetch_add(calls, std::memory_order_relaxed);
-  stats.notifier_passes.fetch_add(1, std::memory_order_relaxed);
-  StatsCounters::add(stats.notifier_ns, Clock::now() - t0);
+  StatsCounters::add_locked(stats.notifier_calls, calls);
+  StatsCounters::add_locked(stats.notifier_passes, 1);
+  StatsCounters::add_locked(stats.notifier_ns, Clock::now() - t0);
   if (notified) *notified = reached;
   return result;
 }
@@ -87,9 +87,9 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
                                to_string(event), d->name(), r.error().message));
     }
   }
-  stats.notifier_calls.fetch_add(calls, std::memory_order_relaxed);
-  stats.notifier_passes.fetch_add(1, std::memory_order_relaxed);
-  StatsCounters::add(stats.notifier_ns, Clock::now() - t0);
+  StatsCounters::add_locked(stats.notifier_calls, calls);
+  StatsCounters::add_locked(stats.notifier_passes, 1);
+  StatsCounters::add_locked(stats.notifier_ns, Clock::now() - t0);
 }
 
 void Engine::Impl::call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs) {
@@ -97,8 +97,8 @@ void Engine::Impl::call_batch(Control& ctl, BatchEvent event, std::span<Device* 
   auto t0 = Clock::now();
   NotifierChain::Call call(chain);
   for (const auto& e : call.list()) e.sub->on_batch(ctl, event, devs);
-  stats.notifier_calls.fetch_add(call.list().size(), std::memory_order_relaxed);
-  StatsCounters::add(stats.notifier_ns, Clock::now() - t0);
+  StatsCounters::add_locked(stats.notifier_calls, call.list().size());
+  StatsCounters::add_locked(stats.notifier_ns, Clock::now() - t0);
 }
 
 // ---------------------------------------------------------------- Engine

@@ -82,6 +82,16 @@ struct StatsCounters {
     a.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(),
                 std::memory_order_relaxed);
   }
+  // For counters that only the control lock's holder changes (the notifier ones): a plain
+  // load and store, not a locked read-modify-write, as no other writer can interleave.
+  // Readers on other threads still see whole values.
+  template <class T, class N>
+  static void add_locked(std::atomic<T>& a, N n) {
+    a.store(a.load(std::memory_order_relaxed) + static_cast<T>(n), std::memory_order_relaxed);
+  }
+  static void add_locked(std::atomic<std::int64_t>& a, Duration d) {
+    add_locked(a, std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+  }
 };
 
 // Frees devices once their last reference drops (Linux: netdev_run_todo +
