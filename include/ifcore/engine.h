@@ -262,9 +262,10 @@ class Engine {
   // Device::kPluginSlots are taken. Context: control lock (at install).
   int claim_device_slot();
 
-  // Context: any thread. The notifier counters are changed by the control lock's holder
-  // without a locked read-modify-write: a reset from another thread during a notifier call
-  // may leave that call's counts.
+  // Context: any thread. The counters that the control lock's holder changes (devices
+  // registered and unregistered, batches, notifier passes, calls and time) are updated
+  // without a locked read-modify-write: a reset from another thread during such a change
+  // may leave that change's counts.
   Stats stats() const;
   void reset_stats();
   TimeSource& time() const { return *time_; }

@@ -285,7 +285,7 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
   }
   reg.maybe_resize();
   DeviceAccess::set_state(*d, RegState::Registered);
-  impl.stats.devices_registered.fetch_add(1, std::memory_order_relaxed);
+  StatsCounters::add_locked(impl.stats.devices_registered, 1);
   // Linux: register_netdevice sends REGISTER; a veto unregisters the device again.
   std::size_t notified = 0;
   EventInfo ev{NetdevEvent::Register, *d};
@@ -297,7 +297,7 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
       if ((*list)[i].wants(NetdevEvent::Unregister)) (void)(*list)[i].sub->on_event(*this, un);
     reg.erase(*d, final_name, ifindex);
     DeviceAccess::set_state(*d, RegState::Unregistered);
-    impl.stats.devices_registered.fetch_sub(1, std::memory_order_relaxed);
+    StatsCounters::add_locked(impl.stats.devices_registered, -1);
     // Nobody else saw it for long: one grace period, then free.
     Device* victim = d;
     DeviceAccess::kill_refs(impl, std::span<Device* const>(&victim, 1));

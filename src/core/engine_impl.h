@@ -82,7 +82,8 @@ struct StatsCounters {
     a.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(),
                 std::memory_order_relaxed);
   }
-  // For counters that only the control lock's holder changes (the notifier ones): a plain
+  // For counters that only the control lock's holder changes (devices registered and
+  // unregistered, batches, the notifier counters): a plain
   // load and store, not a locked read-modify-write, as no other writer can interleave.
   // Readers on other threads still see whole values.
   template <class T, class N>

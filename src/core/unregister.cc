@@ -18,7 +18,7 @@ namespace {
 
 void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
                       const Policies& p) {
-  impl.stats.batches.fetch_add(1, std::memory_order_relaxed);
+  StatsCounters::add_locked(impl.stats.batches, 1);
   bool single = p.unregister == UnregisterPolicy::Single;
   // Subscribers may defer per-device cleanup to the UnregisterBatch event (EventInfo::
   // batched). Not under seed 002's per-device policy: there each device's cleanup starts
@@ -73,7 +73,7 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
   // 6. To the finalizer; drop the registry's reference.
   bool caller_waits = p.ref_wait != RefWaitPolicy::Event;
   for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Unregistered);
-  impl.stats.devices_unregistered.fetch_add(devs.size(), std::memory_order_relaxed);
+  StatsCounters::add_locked(impl.stats.devices_unregistered, devs.size());
   impl.finalizer.adopt(devs, caller_waits);
   if (caller_waits) impl.legacy_todo.insert(impl.legacy_todo.end(), devs.begin(), devs.end());
   // The devices nobody else holds are freed here and now (Linux: netdev_run_todo finds
