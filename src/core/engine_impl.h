@@ -83,9 +83,9 @@ struct StatsCounters {
                 std::memory_order_relaxed);
   }
   // For counters that only the control lock's holder changes (devices registered and
-  // unregistered, batches, the notifier counters): a plain
-  // load and store, not a locked read-modify-write, as no other writer can interleave.
-  // Readers on other threads still see whole values.
+  // unregistered, batches, the notifier counters): a plain load and store, not a locked
+  // read-modify-write, as no other writer can interleave. Readers on other threads still
+  // see whole values.
   template <class T, class N>
   static void add_locked(std::atomic<T>& a, N n) {
     a.store(a.load(std::memory_order_relaxed) + static_cast<T>(n), std::memory_order_relaxed);

@@ -45,10 +45,11 @@ inline constexpr std::uint16_t kIflaTailroom = 69;                 // u16
 // A decoded RTM_NEWLINK / RTM_SETLINK / RTM_DELLINK request.
 struct DecodedLink {
   LinkRequest req;
-  // IFLA_INFO_DATA as received, and whether it was decoded into req.info_data. It stays
-  // undecoded when the message names no kind (a change of an existing device: the
-  // handler knows the kind and calls decode_attrs(info_data_raw, policy,
-  // info_data_offset)) or the kind has no policy (the handler answers "unknown kind").
+  // IFLA_INFO_DATA as received when it was not decoded into req.info_data (empty when it
+  // was; info_data_decoded says which). It stays undecoded when the message names no kind
+  // (a change of an existing device: the handler knows the kind and calls
+  // decode_attrs(info_data_raw, policy, info_data_offset)) or the kind has no policy (the
+  // handler answers "unknown kind").
   std::vector<std::uint8_t> info_data_raw;
   int info_data_offset = -1;  // of the payload, from the start of the nlmsghdr
   bool info_data_decoded = false;
