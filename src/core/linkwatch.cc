@@ -112,7 +112,9 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
   ++stats_.fired;
   // Linux: no event before registration; an unregistering device is forgotten.
   if (dev.state() != RegState::Registered) return;
-  TimePoint now = impl_.engine.time().now();
+  // Read only where an event waits or spends a token: not for a device that is down (each
+  // new veth end), whose event is delivered at once.
+  auto now = [this] { return impl_.engine.time().now(); };
   bool adaptive = adaptive_urgent(dev);
   auto it = pending_.find(dev.id());
   if (it != pending_.end()) {
@@ -123,7 +125,7 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
   }
   if (adaptive) {
     if (in_transition(dev)) {  // delivered by the Up/Down that ends the transition
-      pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, now});
+      pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, now()});
       return;
     }
     if (!dev.is_up()) {  // nothing to notify: only the operstate changes
@@ -135,12 +137,12 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
       // peer) are run by the link watch after the open, in the order they fired: the
       // opening device's first. Held until its Up, or until its open fails (open_failed);
       // no timer, so that the worker thread is not woken for them.
-      pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, now});
+      pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, now()});
       held_.push_back(dev.id());
       return;
     }
     TimePoint back{};
-    if (take_token(dev, now, &back)) {
+    if (take_token(dev, now(), &back)) {
       deliver(ctl, dev);
       return;
     }
@@ -149,14 +151,15 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
     schedule(back);
     return;
   }
-  pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Window, now});
+  TimePoint at = now();
+  pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Window, at});
   if (kernel_urgent(dev)) {
     deliver(ctl, dev);
     return;
   }
   // Linux: linkwatch_schedule_work: wait until a second after the last full run.
   ++stats_.deferred;
-  schedule(std::max(now, next_full_run_));
+  schedule(std::max(at, next_full_run_));
 }
 
 void LinkWatch::deliver(Control& ctl, Device& dev) {
