@@ -10,6 +10,22 @@
 
 namespace ifcore::wire {
 
+namespace {
+
+// Where the attribute at `off`, of length `len`, ends: after its padding, or at the end of
+// the bytes when the last attribute omits it.
+std::size_t attr_end(std::span<const std::uint8_t> bytes, std::size_t off, std::uint16_t len) {
+  return off + std::min<std::size_t>(NLA_ALIGN(len), bytes.size() - off);
+}
+
+// The payload up to its first NUL.
+std::string_view text_of(std::span<const std::uint8_t> data) {
+  const char* p = reinterpret_cast<const char*>(data.data());
+  return std::string_view(p, strnlen(p, data.size()));
+}
+
+}  // namespace
+
 Result<RawAttrs> walk_attrs(std::span<const std::uint8_t> bytes, int base_offset) {
   RawAttrs out;
   out.bytes_ = bytes;
@@ -28,7 +44,7 @@ Result<RawAttrs> walk_attrs(std::span<const std::uint8_t> bytes, int base_offset
       return fail_at(at, EINVAL, "attribute type {} length {} past the end ({} bytes left)",
                      h.nla_type & NLA_TYPE_MASK, h.nla_len, left);
     ++out.count_;
-    off += std::min<std::size_t>(NLA_ALIGN(h.nla_len), left);
+    off = attr_end(bytes, off, h.nla_len);
   }
   return out;
 }
@@ -49,7 +65,7 @@ RawAttr RawAttrs::iterator::operator*() const {
 RawAttrs::iterator& RawAttrs::iterator::operator++() {
   nlattr h;
   std::memcpy(&h, bytes_.data() + off_, sizeof(h));
-  off_ += std::min<std::size_t>(NLA_ALIGN(h.nla_len), bytes_.size() - off_);
+  off_ = attr_end(bytes_, off_, h.nla_len);
   return *this;
 }
 
@@ -100,16 +116,14 @@ Result<std::uint32_t> RawAttr::be32() const {
 }
 
 std::string RawAttr::as_string() const {
-  const char* p = reinterpret_cast<const char*>(data.data());
-  return std::string(p, strnlen(p, data.size()));
+  return std::string(text_of(data));
 }
 
 Result<std::string_view> RawAttr::string_view(std::size_t max_len) const {
   // Linux (validate_nla, NLA_STRING): an empty payload is ERANGE; a trailing NUL does not
   // count against the maximum.
   if (data.empty()) return fail_at(offset, ERANGE, "attribute type {}: empty string", type);
-  const char* p = reinterpret_cast<const char*>(data.data());
-  std::string_view s(p, strnlen(p, data.size()));
+  std::string_view s = text_of(data);
   if (max_len && s.size() > max_len)
     return fail_at(offset, ERANGE, "attribute type {}: string of {} bytes exceeds {}", type,
                    s.size(), max_len);
