@@ -31,6 +31,7 @@ Result<void> encode_control_request(wire::MessageBuilder& b, std::uint32_t seq,
     std::uint32_t v[2] = {name, value};
     b.put_attr(IFCORE_CTRL_OPTION, v, sizeof(v));
   }
+  if (req.ring) b.put_u32(IFCORE_CTRL_RING, *req.ring);
   return end_message(b);
 }
 
@@ -49,9 +50,11 @@ Result<ControlRequest> decode_control_request(const wire::Message& m) {
       case IFCORE_CTRL_PORT_ID:
       case IFCORE_CTRL_GROUPS:
       case IFCORE_CTRL_ADD_MEMBERSHIP:
-      case IFCORE_CTRL_DROP_MEMBERSHIP: {
+      case IFCORE_CTRL_DROP_MEMBERSHIP:
+      case IFCORE_CTRL_RING: {
         auto v = a.u32();
         if (!v) return fail(v.error());
+        if (a.type == IFCORE_CTRL_RING) req.ring = *v;
         if (a.type == IFCORE_CTRL_PORT_ID) req.port_id = *v;
         if (a.type == IFCORE_CTRL_GROUPS) req.groups = *v;
         if (a.type == IFCORE_CTRL_ADD_MEMBERSHIP) req.add_membership.push_back(*v);
@@ -80,6 +83,7 @@ Result<void> encode_control_state(wire::MessageBuilder& b, std::uint32_t seq, st
   b.put_u32(IFCORE_CTRL_PORT_ID, st.port_id);
   b.put_u32(IFCORE_CTRL_GROUPS, st.groups);
   b.put_u8(IFCORE_CTRL_MAY_WRITE, st.may_write ? 1 : 0);
+  if (st.ring) b.put_u32(IFCORE_CTRL_RING, st.ring);
   return end_message(b);
 }
 
@@ -90,10 +94,13 @@ Result<ControlState> decode_control_state(const wire::Message& m) {
   for (const wire::RawAttr& a : *attrs) {
     if (a.type == IFCORE_CTRL_NAMESPACE) {
       st.ns = a.as_string();
-    } else if (a.type == IFCORE_CTRL_PORT_ID || a.type == IFCORE_CTRL_GROUPS) {
+    } else if (a.type == IFCORE_CTRL_PORT_ID || a.type == IFCORE_CTRL_GROUPS ||
+               a.type == IFCORE_CTRL_RING) {
       auto v = a.u32();
       if (!v) return fail(v.error());
-      (a.type == IFCORE_CTRL_PORT_ID ? st.port_id : st.groups) = *v;
+      (a.type == IFCORE_CTRL_PORT_ID  ? st.port_id
+       : a.type == IFCORE_CTRL_GROUPS ? st.groups
+                                      : st.ring) = *v;
     } else if (a.type == IFCORE_CTRL_MAY_WRITE) {
       auto v = a.u8();
       if (!v) return fail(v.error());

@@ -30,9 +30,11 @@ inline constexpr std::uint16_t IFCORE_CTRL_ADD_MEMBERSHIP = 4;   // u32: RTNLGRP
 inline constexpr std::uint16_t IFCORE_CTRL_DROP_MEMBERSHIP = 5;  // u32: RTNLGRP_* (repeatable)
 inline constexpr std::uint16_t IFCORE_CTRL_OPTION = 6;           // 8 bytes: u32 optname, u32 value
 inline constexpr std::uint16_t IFCORE_CTRL_MAY_WRITE = 7;        // u8 (reply only)
+inline constexpr std::uint16_t IFCORE_CTRL_RING = 8;             // u32: mapped rings (ring.h)
 
 // A control request: every field is optional; they are applied in this order: namespace,
-// port id, groups, memberships added, memberships dropped, options.
+// port id, groups, memberships added, memberships dropped, options, and last the switch to
+// mapped rings of `ring` bytes each (0: the default size).
 struct ControlRequest {
   std::optional<std::string> ns;
   std::optional<std::uint32_t> port_id;
@@ -40,6 +42,7 @@ struct ControlRequest {
   std::vector<std::uint32_t> add_membership;
   std::vector<std::uint32_t> drop_membership;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> options;  // NETLINK_CAP_ACK, ... -> value
+  std::optional<std::uint32_t> ring;
   friend bool operator==(const ControlRequest&, const ControlRequest&) = default;
 };
 
@@ -49,6 +52,7 @@ struct ControlState {
   std::string ns;
   std::uint32_t groups = 0;  // memberships of groups 1..32 as a mask (bit g-1)
   bool may_write = false;
+  std::uint32_t ring = 0;  // bytes per mapped ring; 0: datagrams go through the socket
   friend bool operator==(const ControlState&, const ControlState&) = default;
 };
 

@@ -213,6 +213,7 @@ TEST(ControlMsg, RoundTripAndOverflowDatagram) {
   req.add_membership = {RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR};
   req.drop_membership = {RTNLGRP_NEIGH};
   req.options = {{NETLINK_EXT_ACK, 1}, {NETLINK_CAP_ACK, 1}};
+  req.ring = 1u << 20;
   wire::MessageBuilder b;
   ASSERT_TRUE(encode_control_request(b, 5, req, NLM_F_ACK));
   Bytes bytes = b.take();
@@ -223,7 +224,7 @@ TEST(ControlMsg, RoundTripAndOverflowDatagram) {
   ASSERT_TRUE(back);
   EXPECT_EQ(*back, req);
 
-  ControlState st{77, "blue", 1, true};
+  ControlState st{77, "blue", 1, true, 1u << 20};
   ASSERT_TRUE(encode_control_state(b, 5, 77, st));
   bytes = b.take();
   auto st2 = decode_control_state(one(bytes));
