@@ -1,6 +1,7 @@
 // daemon/daemon.cc — the epoll loop: accept, authorise (SO_PEERCRED), read datagrams into
 // sessions, write replies and notifications through per-client outboxes, answer ifcore
-// control messages, shut down on SIGTERM/SIGINT and unlink the socket.
+// control messages, serve clients that switched to mapped rings (rtnl/ring.h), shut down on
+// SIGTERM/SIGINT and unlink the socket.
 //
 // Lock order: the loop takes no lock of its own; sessions take the engine's control lock
 // inside handle(). Session wakeups (from any thread) only write to an eventfd.
@@ -29,12 +30,14 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "ifcore/rtnl.h"
 #include "rtnl/control_msg.h"
+#include "rtnl/ring.h"
 
 namespace ifcore::daemon {
 
@@ -54,6 +57,9 @@ constexpr std::size_t kRecvKeep = std::size_t{64} << 10;  // committed pages kep
 // costs one syscall per kRecvSlots requests. The buffers are address space (128 MiB of it),
 // not memory, until datagrams fill them.
 constexpr unsigned kRecvSlots = 16;
+// A client on mapped rings that keeps sending requests on its socket while it reads none of
+// its replies is closed when this many wait (its ring's requests simply stop being read).
+constexpr std::size_t kRingOutboxLimit = 16 * kOutboxStop;
 
 struct Client {
   int fd = -1;
@@ -66,6 +72,10 @@ struct Client {
   std::unique_ptr<rtnl::Session> session;
   std::deque<rtnl::Datagram> out;
   std::uint32_t events = 0;  // registered with epoll
+  // Mapped rings, once the client asked for them: every datagram for it goes out through
+  // the reply ring (or, too large for it, through the socket behind a socket record).
+  std::optional<rtnl::MappedRings> ring;
+  bool socket_full = false;  // a datagram for the socket met EAGAIN: wait for EPOLLOUT
 };
 
 bool in_group(const ucred& c, gid_t group) {
@@ -95,9 +105,20 @@ class Loop {
   void accept_clients();
   void on_client(Client& c, std::uint32_t ev);
   int read_some(Client& c);
+  int read_socket(Client& c);
+  int read_ring(Client& c);
+  void flush_ring(Client& c);
+  void doorbell(Client& c);
+  // Before blocking: tells every client on rings that the loop sleeps. False when one of
+  // them has a request waiting (the loop then serves it instead of sleeping).
+  bool rings_allow_sleep();
+  void rings_awake();
+  void poll_rings();
   void reap();
   void handle_datagram(Client& c, std::span<const std::uint8_t> dg);
   void handle_control(Client& c, std::span<const std::uint8_t> dg);
+  void switch_to_rings(Client& c, const wire::Message& req, rtnl::Datagram state,
+                       rtnl::MappedRings rings);
   Result<void> open_session(Client& c, const std::string& ns, std::uint32_t port);
   void collect(Client& c);
   void pump(Client& c);
@@ -121,6 +142,7 @@ class Loop {
   // msg_flags.
   std::array<mmsghdr, kRecvSlots> rmsgs_{};
   std::array<iovec, kRecvSlots> riov_{};
+  std::vector<std::uint8_t> ring_in_;  // a request copied out of a request ring
   // Set by session wakeups (any thread) until the loop pumps: one eventfd write per turn,
   // however many notifications are queued meanwhile.
   std::atomic<bool> wake_pending_{false};
@@ -274,8 +296,15 @@ void Loop::drop(int fd) {
 
 void Loop::update_events(Client& c) {
   std::uint32_t want = 0;
-  if (c.out.size() < kOutboxStop) want |= EPOLLIN;
-  if (!c.out.empty()) want |= EPOLLOUT;
+  if (c.ring) {
+    // The socket brings doorbells and control messages: always read. Backpressure is on the
+    // request ring, which is not read while the outbox is full.
+    want = EPOLLIN;
+    if (c.socket_full) want |= EPOLLOUT;
+  } else {
+    if (c.out.size() < kOutboxStop) want |= EPOLLIN;
+    if (!c.out.empty()) want |= EPOLLOUT;
+  }
   if (want == c.events) return;
   c.events = want;
   epoll_event ev{};
@@ -285,6 +314,7 @@ void Loop::update_events(Client& c) {
 }
 
 void Loop::flush(Client& c) {
+  if (c.ring) return flush_ring(c);
   // One sendmmsg(2) for up to kSendBatch datagrams; SOCK_SEQPACKET keeps each one whole.
   std::array<mmsghdr, kSendBatch> msgs;
   std::array<iovec, kSendBatch> iov;
@@ -306,6 +336,47 @@ void Loop::flush(Client& c) {
     c.out.erase(c.out.begin(), c.out.begin() + n);
     if (static_cast<unsigned>(n) < k) break;  // the peer's queue is full
   }
+  update_events(c);
+}
+
+void Loop::doorbell(Client& c) {
+  // EAGAIN: the socket holds doorbells the client has not read yet; one is enough.
+  (void)!send(c.fd, &rtnl::kDoorbell, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+void Loop::flush_ring(Client& c) {
+  bool wrote = false;
+  c.socket_full = false;
+  while (!c.out.empty()) {
+    const rtnl::Datagram& d = c.out.front();
+    const bool big = d.size() > c.ring->max_datagram();
+    Result<bool> r = false;
+    if (!big) {
+      r = c.ring->push(d);
+    } else if (c.ring->fits(0)) {
+      // Too large for the ring: the datagram goes on the socket and a socket record keeps
+      // its place in the ring (it fits: checked above, and only this thread writes).
+      if (send(c.fd, d.data(), d.size(), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return drop(c.fd);
+        c.socket_full = true;
+        break;
+      }
+      r = c.ring->push_socket_record();
+    }
+    if (!r) {
+      engine_.log(LogLevel::Warning,
+                  fmt::format("ifcored: client {}: {}; closing it", c.port_id, r.error().message));
+      return drop(c.fd);
+    }
+    if (!*r) {
+      // Full: the client rings the doorbell once it has read (unless room appeared).
+      if (c.ring->prepare_wait_room(big ? 0 : d.size())) break;
+      continue;
+    }
+    wrote = true;
+    c.out.pop_front();
+  }
+  if (wrote && c.ring->take_peer_asleep()) doorbell(c);
   update_events(c);
 }
 
@@ -342,6 +413,14 @@ void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
   };
   auto req = rtnl::decode_control_request(m);
   if (!req) return answer(req.error());
+  // The rings are made first, so that a refusal changes nothing.
+  std::optional<rtnl::MappedRings> rings;
+  if (req->ring) {
+    if (c.ring) return answer(Error{EBUSY, "the connection uses mapped rings already"});
+    auto r = rtnl::MappedRings::create(*req->ring ? *req->ring : rtnl::kRingDefaultSize);
+    if (!r) return answer(r.error());
+    rings.emplace(std::move(*r));
+  }
   std::string ns = req->ns.value_or(c.ns);
   std::uint32_t port = c.port_id;
   if (req->port_id && *req->port_id != c.port_id) {
@@ -378,10 +457,52 @@ void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
   }
   ack.cap_ack = c.options.count(NETLINK_CAP_ACK) && c.options[NETLINK_CAP_ACK];
   ack.ext_ack = c.options.count(NETLINK_EXT_ACK) && c.options[NETLINK_EXT_ACK];
-  rtnl::ControlState st{c.port_id, c.ns, static_cast<std::uint32_t>(c.groups), c.may_write};
+  rtnl::ControlState st{c.port_id, c.ns, static_cast<std::uint32_t>(c.groups), c.may_write,
+                        c.ring  ? c.ring->size()
+                        : rings ? rings->size()
+                                : 0};
   wire::MessageBuilder b;
-  if (rtnl::encode_control_state(b, m.hdr.nlmsg_seq, c.port_id, st)) c.out.push_back(b.take());
+  if (!rtnl::encode_control_state(b, m.hdr.nlmsg_seq, c.port_id, st)) return;
+  if (rings) return switch_to_rings(c, m, b.take(), std::move(*rings));
+  c.out.push_back(b.take());
   if (m.hdr.nlmsg_flags & NLM_F_ACK) answer(Error{});
+}
+
+void Loop::switch_to_rings(Client& c, const wire::Message& req, rtnl::Datagram state,
+                           rtnl::MappedRings rings) {
+  // The reply carries the ring file (SCM_RIGHTS) and goes on the socket after every earlier
+  // datagram; from the next datagram on, everything for the client goes through the rings.
+  wire::AckOptions ack;
+  ack.cap_ack = c.options.count(NETLINK_CAP_ACK) && c.options[NETLINK_CAP_ACK];
+  ack.ext_ack = c.options.count(NETLINK_EXT_ACK) && c.options[NETLINK_EXT_ACK];
+  auto answer = [&](const Error& e) {
+    wire::MessageBuilder b;
+    if (wire::encode_error(b, req.bytes, c.port_id, e, ack)) c.out.push_back(b.take());
+  };
+  flush(c);
+  if (!c.out.empty())
+    return answer(Error{EAGAIN, "the connection's socket is full: read it, then ask again"});
+  iovec iov{state.data(), state.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = control;
+  mh.msg_controllen = sizeof control;
+  cmsghdr* cm = CMSG_FIRSTHDR(&mh);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof(int));
+  int fd = rings.fd();
+  std::memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+  if (sendmsg(c.fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+    return answer(Error{errno, fmt::format("cannot pass the ring file: {}", std::strerror(errno))});
+  if (req.hdr.nlmsg_flags & NLM_F_ACK) {
+    answer(Error{});
+    flush(c);
+  }
+  c.ring.emplace(std::move(rings));
+  update_events(c);
 }
 
 void Loop::handle_datagram(Client& c, std::span<const std::uint8_t> dg) {
@@ -396,6 +517,39 @@ void Loop::handle_datagram(Client& c, std::span<const std::uint8_t> dg) {
 }
 
 int Loop::read_some(Client& c) {
+  int got = read_socket(c);
+  if (c.ring) got += read_ring(c);
+  return got;
+}
+
+int Loop::read_ring(Client& c) {
+  // Requests from the ring, as read_socket reads them from the socket, with no syscall: a
+  // lone request's reply is pushed at once, the rest at the end.
+  int got = 0;
+  while (got < kReadBudget && c.out.size() < kOutboxStop) {
+    auto p = c.ring->pop(ring_in_);
+    if (p && *p == rtnl::MappedRings::Popped::OnSocket)
+      p = fail(EPROTO, "ring: a socket record in the request ring");
+    if (!p) {
+      engine_.log(LogLevel::Warning,
+                  fmt::format("ifcored: client {}: {}; closing it", c.port_id, p.error().message));
+      drop(c.fd);
+      break;
+    }
+    if (*p == rtnl::MappedRings::Popped::Empty) break;
+    ++got;
+    handle_datagram(c, ring_in_);
+    if (got == 1 || c.out.size() >= kSendBatch) flush(c);
+  }
+  if (got > 0) {
+    if (c.ring->take_peer_wants_room()) doorbell(c);
+    flush(c);
+    hot_ = c.fd;
+  }
+  return got;
+}
+
+int Loop::read_socket(Client& c) {
   // Reads what the client queued, up to a budget (other clients get their turn), up to
   // kRecvSlots datagrams per recvmmsg(2). The first read of a turn takes one datagram, and
   // its reply leaves at once: a lone request (as `ip` sends them) is answered with no
@@ -404,7 +558,9 @@ int Loop::read_some(Client& c) {
   // more queued.
   auto& msgs = rmsgs_;
   int got = 0;
-  while (got < kReadBudget && c.out.size() < kOutboxStop) {
+  // A client on rings is always read: its socket brings doorbells (and little else).
+  const std::size_t stop = c.ring ? kRingOutboxLimit : kOutboxStop;
+  while (got < kReadBudget && c.out.size() < stop) {
     const unsigned slots = got == 0 ? 1 : kRecvSlots;
     int n = recvmmsg(c.fd, msgs.data(), slots, MSG_DONTWAIT | MSG_TRUNC, nullptr);
     if (n < 0) {
@@ -434,6 +590,7 @@ int Loop::read_some(Client& c) {
           c.out.push_back(b.take());
         continue;
       }
+      if (c.ring && len == 1 && buf[0] == rtnl::kDoorbell) continue;
       ++got;
       handle_datagram(c, {buf, len});
       if (len > kRecvKeep) madvise(buf + kRecvKeep, len - kRecvKeep, MADV_DONTNEED);
@@ -447,6 +604,11 @@ int Loop::read_some(Client& c) {
   }
   flush(c);
   if (got > 0) hot_ = c.fd;
+  if (c.ring && c.out.size() >= kRingOutboxLimit) {
+    engine_.log(LogLevel::Warning, fmt::format("ifcored: client {}: {} replies unread; closing it",
+                                               c.port_id, c.out.size()));
+    drop(c.fd);
+  }
   return got;
 }
 
@@ -459,6 +621,24 @@ void Loop::on_client(Client& c, std::uint32_t ev) {
     read_some(c);
   else if (ev & (EPOLLHUP | EPOLLERR))
     drop(c.fd);
+}
+
+bool Loop::rings_allow_sleep() {
+  bool may = true;
+  for (auto& [fd, c] : clients_)
+    if (c->ring && !c->ring->prepare_sleep()) may = false;
+  if (!may) rings_awake();
+  return may;
+}
+
+void Loop::rings_awake() {
+  for (auto& [fd, c] : clients_)
+    if (c->ring) c->ring->awake();
+}
+
+void Loop::poll_rings() {
+  for (auto& [fd, c] : clients_)
+    if (c->ring && c->ring->readable()) read_ring(*c);
 }
 
 void Loop::reap() {
@@ -481,6 +661,9 @@ Result<void> Loop::run() {
   // request directly; the fourth, and any turn after a session wakeup, asks epoll for
   // everyone (other clients, new connections, session wakeups, signals) and yields the CPU.
   constexpr unsigned kEpollEvery = 4;
+  // A client on rings is asked without a syscall (a few loads): 256 turns of that, about
+  // 10 µs, before each turn through epoll.
+  constexpr unsigned kEpollEveryRing = 256;
   std::vector<epoll_event> evs(64);
   const bool busy = cfg_.busy_poll.count() > 0;
   Clock::time_point spin_until{};
@@ -494,20 +677,32 @@ Result<void> Loop::run() {
     bool spin = busy && Clock::now() < spin_until;
     // A session wakeup (notifications for some client) goes through epoll at once, so
     // that notifications reach their sockets as promptly as without busy polling.
-    if (spin && hot_ >= 0 && ++turn % kEpollEvery != 0 &&
+    auto hot = spin && hot_ >= 0 ? clients_.find(hot_) : clients_.end();
+    const bool hot_ring = hot != clients_.end() && hot->second->ring;
+    if (hot != clients_.end() && ++turn % (hot_ring ? kEpollEveryRing : kEpollEvery) != 0 &&
         !wake_pending_.load(std::memory_order_acquire)) {
-      auto it = clients_.find(hot_);
-      if (it != clients_.end() && read_some(*it->second) > 0)
+      if ((hot_ring ? read_ring(*hot->second) : read_some(*hot->second)) > 0)
         spin_until = Clock::now() + cfg_.busy_poll;
       reap();
       continue;
     }
+    // Before sleeping, clients on rings are told, so that their next request rings the
+    // doorbell; one that has a request waiting already is served instead.
+    if (!spin && !rings_allow_sleep()) {
+      poll_rings();
+      reap();
+      if (busy) spin_until = Clock::now() + cfg_.busy_poll;
+      continue;
+    }
     int n = epoll_wait(ep_, evs.data(), static_cast<int>(evs.size()), spin ? 0 : -1);
+    if (!spin) rings_awake();
     if (n < 0) {
       if (errno == EINTR) continue;
       return fail(errno, "epoll_wait: {}", std::strerror(errno));
     }
+    poll_rings();  // clients on rings that are not the hot one have no event to show
     if (n == 0) {
+      reap();
       sched_yield();
       continue;
     }

@@ -17,9 +17,7 @@
 #include <thread>
 #include <utility>
 
-#include "rtnl/control_msg.h"
-#include "rtnl/fixture.h"
-#include "support/ifcored_process.h"
+#include "rtnl/daemon_fixture.h"
 
 #ifdef IFCORED_PATH
 
@@ -27,110 +25,6 @@ namespace ifcore::rtnl::test {
 namespace {
 
 using namespace ifcore::wire::test;
-
-class DaemonTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/ifcored-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    chmod(dir_.c_str(), 0755);  // so that an unprivileged peer can reach the socket
-    path_ = dir_ + "/ifcore.sock";
-  }
-  void TearDown() override {
-    kill_daemon();
-    unlink(path_.c_str());
-    rmdir(dir_.c_str());
-  }
-  void start(std::vector<std::string> extra = {}) {
-    pid_ = ifcore::test::spawn_ifcored(IFCORED_PATH, path_, extra);
-    ASSERT_GT(pid_, 0);
-    for (int i = 0; i < 500; ++i) {
-      int fd = try_connect();
-      if (fd >= 0) {
-        close(fd);
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    FAIL() << "ifcored did not start";
-  }
-  // Kills the daemon outright (SIGKILL) and reaps it; nothing if none runs.
-  void kill_daemon() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  int try_connect() {
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    sockaddr_un sa{};
-    sa.sun_family = AF_UNIX;
-    std::strcpy(sa.sun_path, path_.c_str());
-    if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0) {
-      close(fd);
-      return -1;
-    }
-    timeval tv{5, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    return fd;
-  }
-  std::string dir_, path_;
-  pid_t pid_ = -1;
-};
-
-// A connected client.
-struct Conn {
-  int fd = -1;
-  explicit Conn(int f) : fd(f) {}
-  ~Conn() {
-    if (fd >= 0) close(fd);
-  }
-  void send_dg(const Bytes& b) const {
-    ASSERT_EQ(::send(fd, b.data(), b.size(), 0), ssize_t(b.size()));
-  }
-  Datagram recv_dg() const {
-    Datagram d(65536);
-    ssize_t n = ::recv(fd, d.data(), d.size(), 0);
-    d.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-    return d;
-  }
-  // Receives datagrams until one ends with NLMSG_ERROR or NLMSG_DONE.
-  Replies until_end() const {
-    Replies r;
-    for (int i = 0; i < 10000; ++i) {
-      r.dgs.push_back(recv_dg());
-      if (r.dgs.back().empty()) break;
-      r.split();
-      auto t = r.msgs.back().hdr.nlmsg_type;
-      if (t == NLMSG_ERROR || t == NLMSG_DONE) break;
-    }
-    return r;
-  }
-  ControlState control(const ControlRequest& req) const {
-    wire::MessageBuilder b;
-    EXPECT_TRUE(encode_control_request(b, 9, req));
-    send_dg(b.take());
-    Datagram d = recv_dg();
-    auto m = one(d);
-    if (m.hdr.nlmsg_type == NLMSG_ERROR) {
-      ADD_FAILURE() << "control refused: " << wire::decode_error(m)->error;
-      return {};
-    }
-    auto st = decode_control_state(m);
-    EXPECT_TRUE(st);
-    return st ? *st : ControlState{};
-  }
-};
-
-// Joins the connected client `fd` to RTNLGRP_LINK (a monitor) and returns it.
-int join_link_group(int fd) {
-  Conn c(fd);
-  ControlRequest join;
-  join.add_membership = {RTNLGRP_LINK};
-  c.control(join);
-  return std::exchange(c.fd, -1);
-}
 
 TEST_F(DaemonTest, CreateGetDumpOverTheSocket) {
   start();

@@ -1,0 +1,167 @@
+// tests/rtnl/daemon_ring_test.cc — the real ifcored serving clients on mapped rings
+// (src/rtnl/ring.h): requests, replies, dumps and notifications through shared memory, the
+// doorbell when the daemon sleeps, replies too large for a ring, refusals that change
+// nothing, and a ring written with nonsense.
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "rtnl/daemon_fixture.h"
+
+#ifdef IFCORED_PATH
+
+namespace ifcore::rtnl::test {
+namespace {
+
+TEST_F(DaemonTest, RingsCarryRepliesDumpsAndNotifications) {
+  start();
+  RingConn mon(try_connect());
+  ControlRequest join;
+  join.add_membership = {RTNLGRP_LINK};
+  ASSERT_EQ(mon.switch_rings(join), 0);
+  RingConn c(try_connect());
+  ASSERT_EQ(c.switch_rings({}), 0);
+  EXPECT_EQ(c.ring->size(), kRingDefaultSize);
+
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 3, named("d0", "dummy")));
+  Replies r = c.until_end();
+  EXPECT_EQ(r.last_error(), 0);
+  EXPECT_EQ(r.msgs.back().hdr.nlmsg_seq, 3u);
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 4, named("d0", "dummy")));
+  EXPECT_EQ(c.until_end().last_error(), EEXIST);
+
+  wire::GetLinkRequest g;
+  g.dump = true;
+  c.send_dg(getlink(5, g));
+  r = c.until_end();
+  ASSERT_EQ(r.msgs.size(), 3u);  // lo, d0, DONE
+  EXPECT_EQ(r.msgs.back().hdr.nlmsg_type, NLMSG_DONE);
+
+  Datagram n = mon.recv_dg();
+  ASSERT_FALSE(n.empty()) << "the monitor on rings heard nothing";
+  auto lm = wire::decode_link_message(one(n));
+  ASSERT_TRUE(lm);
+  EXPECT_EQ(lm->name, "d0");
+  // Nothing came on the sockets but the ring files and doorbells.
+  EXPECT_TRUE(c.kept.empty());
+  EXPECT_TRUE(mon.kept.empty());
+}
+
+// With --busy-poll 0 the loop sleeps in epoll_wait after every turn: each request reaches it
+// through the doorbell, never through polling.
+TEST_F(DaemonTest, RingRequestsWakeASleepingDaemon) {
+  for (const char* busy_poll : {"0", "50"}) {
+    SCOPED_TRACE(std::string("--busy-poll ") + busy_poll);
+    start({"--busy-poll", busy_poll});
+    RingConn c(try_connect());
+    ASSERT_EQ(c.switch_rings({}), 0);
+    for (std::uint32_t i = 1; i <= 20; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));  // long enough to sleep
+      c.send_dg(link_msg(RTM_NEWLINK, kCreate, i, named("w" + std::to_string(i), "dummy")));
+      Datagram d = c.recv_dg();
+      ASSERT_FALSE(d.empty()) << "request " << i << " was not answered";
+      EXPECT_EQ(one(d).hdr.nlmsg_seq, i);
+      EXPECT_EQ(wire::decode_error(one(d))->error, 0);
+    }
+    kill_daemon();
+  }
+}
+
+TEST_F(DaemonTest, PipelinedRingRequestsAreAnsweredInOrder) {
+  start();
+  RingConn c(try_connect());
+  ASSERT_EQ(c.switch_rings({}, kRingMinSize), 0);
+  // More requests than the 64 KiB reply ring holds answers for: the daemon waits for room.
+  constexpr std::uint32_t kN = 3000;
+  // The writer only polls for room (the socket and the sleep flag are the reader's).
+  std::thread writer([&] {
+    for (std::uint32_t i = 1; i <= kN; ++i) {
+      Bytes m = link_msg(RTM_NEWLINK, kCreate, i, named("p" + std::to_string(i), "dummy"));
+      while (!*c.ring->push(m)) std::this_thread::yield();
+      if (c.ring->take_peer_asleep()) c.ring_doorbell();
+    }
+  });
+  for (std::uint32_t i = 1; i <= kN; ++i) {
+    Datagram d = c.recv_dg();
+    ASSERT_FALSE(d.empty()) << "answer " << i << " is missing";
+    auto m = one(d);
+    ASSERT_EQ(m.hdr.nlmsg_seq, i);
+    ASSERT_EQ(wire::decode_error(m)->error, 0);
+  }
+  writer.join();
+}
+
+// An error echoes the whole request: for a request near the largest a 64 KiB ring takes,
+// the error is larger than the ring takes, so it comes on the socket, in its place.
+TEST_F(DaemonTest, ReplyTooLargeForTheRingComesThroughTheSocket) {
+  start();
+  RingConn c(try_connect());
+  ASSERT_EQ(c.switch_rings({}, kRingMinSize), 0);
+  const std::size_t max = c.ring->max_datagram();
+  Bytes body = ifinfo(AF_UNSPEC, 0, 0, 0, 0);
+  add(body, attr(IFLA_IFNAME, Bytes{'b', 'i', 'g', 0}));
+  Bytes big = nlmsg(RTM_NEWLINK, NLM_F_REQUEST | kCreate, 1, 0, body);
+  std::size_t filler = max - big.size() - 8;
+  add(big, attr(IFLA_IFALIAS, Bytes(filler, 'a')));
+  std::uint32_t len = static_cast<std::uint32_t>(big.size());
+  std::memcpy(big.data(), &len, sizeof len);
+  ASSERT_LE(big.size(), max);
+  c.send_dg(big);
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 2, named("after", "dummy")));
+  Datagram e = c.recv_dg();
+  ASSERT_GT(e.size(), max);
+  auto err = wire::decode_error(one(e));
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->error, 0);
+  EXPECT_EQ(one(e).hdr.nlmsg_seq, 1u);
+  Datagram a = c.recv_dg();  // the next answer keeps its order, through the ring
+  EXPECT_EQ(one(a).hdr.nlmsg_seq, 2u);
+  EXPECT_EQ(wire::decode_error(one(a))->error, 0);
+}
+
+TEST_F(DaemonTest, RefusedRingRequestsChangeNothing) {
+  start();
+  RingConn c(try_connect());
+  ControlRequest req;
+  req.ns = "nosuch";
+  EXPECT_EQ(c.switch_rings({}, 1000), EINVAL);  // not a power of two
+  EXPECT_EQ(c.switch_rings(req), ENOENT);       // the namespace is checked too
+  EXPECT_FALSE(c.ring);
+  // Still on the socket.
+  EXPECT_EQ(c.conn.control({}).ring, 0u);
+  c.conn.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("s0", "dummy")));
+  EXPECT_EQ(c.conn.until_end().last_error(), 0);
+  // Once on rings, a second request for them is EBUSY, answered through the ring.
+  ASSERT_EQ(c.switch_rings({}), 0);
+  ControlRequest again;
+  again.ring = 0;
+  wire::MessageBuilder b;
+  ASSERT_TRUE(encode_control_request(b, 8, again));
+  c.send_dg(b.take());
+  EXPECT_EQ(c.until_end().last_error(), EBUSY);
+}
+
+TEST_F(DaemonTest, ARingWrittenWithNonsenseClosesOnlyItsConnection) {
+  start();
+  RingConn bad(try_connect());
+  ASSERT_EQ(bad.switch_rings({}, kRingMinSize), 0);
+  auto* h = static_cast<std::uint8_t*>(
+      mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, bad.ring->fd(), 0));
+  ASSERT_NE(h, MAP_FAILED);
+  std::uint64_t head = 12345;  // the request ring's head: not a record boundary
+  std::memcpy(h + 64, &head, sizeof head);
+  munmap(h, 4096);
+  bad.ring_doorbell();
+  pollfd p{bad.conn.fd, POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 5000), 1);
+  EXPECT_TRUE(bad.eof()) << "the daemon kept a connection whose ring is corrupt";
+  RingConn good(try_connect());
+  ASSERT_EQ(good.switch_rings({}), 0);
+  good.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("g0", "dummy")));
+  EXPECT_EQ(good.until_end().last_error(), 0);
+}
+
+}  // namespace
+}  // namespace ifcore::rtnl::test
+
+#endif  // IFCORED_PATH
