@@ -22,8 +22,9 @@
 
 namespace ifcore::bench {
 
-enum class Path { Embedded, Daemon, Kernel };
-inline constexpr Path kAllPaths[] = {Path::Embedded, Path::Daemon, Path::Kernel};
+// Ring: the daemon path with the connection switched to mapped rings (src/rtnl/ring.h).
+enum class Path { Embedded, Daemon, Ring, Kernel };
+inline constexpr Path kAllPaths[] = {Path::Embedded, Path::Daemon, Path::Ring, Path::Kernel};
 const char* to_string(Path p);
 // Errors: EINVAL "unknown path \"x\"".
 Result<Path> parse_path(std::string_view text);

@@ -126,12 +126,12 @@ std::string daemon_unavailable() {
   return {};
 }
 
-Result<RunOutput> run_daemon(const ScenarioSpec& s, const RunParams& p) {
+Result<RunOutput> run_daemon(const ScenarioSpec& s, const RunParams& p, bool rings) {
   if (auto why = daemon_unavailable(); !why.empty()) return fail(EOPNOTSUPP, "{}", why);
   DaemonProcess d;
   auto st = d.start(p.policies.to_string());
   if (!st) return fail(st.error());
-  WireEnv env = daemon_env(d.socket());
+  WireEnv env = daemon_env(d.socket(), rings);
   // A fresh process pays a minor page fault for every page of code and data it touches
   // first, and for every page its heap grows by: in a profile of a fresh daemon making
   // 1000 vlans, more than half of its CPU time was page faults. The kernel it is compared

@@ -115,10 +115,13 @@ Result<std::unique_ptr<FrameProbe>> daemon_frame_probe(const WireEnv& env, int t
   return std::unique_ptr<FrameProbe>(new DaemonProbe(std::move(*c), tx_ifindex, rx_ifindex));
 }
 
-WireEnv daemon_env(const std::string& socket_path) {
+WireEnv daemon_env(const std::string& socket_path, bool rings) {
   WireEnv env;
-  env.connect = [socket_path](std::vector<unsigned> groups) {
-    return NlClient::open_daemon(socket_path, std::move(groups));
+  env.connect = [socket_path,
+                 rings](std::vector<unsigned> groups) -> Result<std::unique_ptr<NlClient>> {
+    auto c = NlClient::open_daemon(socket_path, std::move(groups));
+    if (c && rings) IFCORE_TRY((*c)->use_rings());
+    return c;
   };
   // What the kernel path writes under /proc/sys, through ifcore's sysctl message.
   auto write = [connect = env.connect](const std::string& name, bool on) -> Result<void> {

@@ -28,8 +28,9 @@ Result<std::string> daemon_sysctl_read(NlClient& c, const std::string& name);
 Result<std::unique_ptr<FrameProbe>> daemon_frame_probe(const WireEnv& env, int tx_ifindex,
                                                        int rx_ifindex);
 
-// The daemon path's environment for the ifcored listening at `socket_path`: connections,
-// sysctls through the sysctl message, frames through the probe message.
-WireEnv daemon_env(const std::string& socket_path);
+// The daemon path's environment for the ifcored listening at `socket_path`: connections
+// (switched to mapped rings with `rings`), sysctls through the sysctl message, frames
+// through the probe message.
+WireEnv daemon_env(const std::string& socket_path, bool rings = false);
 
 }  // namespace ifcore::bench

@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "rtnl/control_msg.h"
+#include "rtnl/ring.h"
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/netlink.h"
@@ -103,7 +104,135 @@ Result<std::unique_ptr<NlClient>> NlClient::open_daemon(const std::string& path,
   }
 }
 
+Result<void> NlClient::use_rings(std::uint32_t size) {
+  if (kernel_) return fail(EOPNOTSUPP, "mapped rings are ifcored's");
+  if (ring_) return fail(EBUSY, "the connection uses mapped rings already");
+  rtnl::ControlRequest req;
+  req.ring = size;
+  wire::MessageBuilder b;
+  std::uint32_t seq = next_seq();
+  IFCORE_TRY(rtnl::encode_control_request(b, seq, req));
+  IFCORE_TRY(send(b.bytes()));
+  // The reply comes on the socket with the ring file; notifications may come before it.
+  for (;;) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0) return fail(ETIMEDOUT, "ifcored did not answer the ring request");
+    iovec iov{rbuf_.data(), rbuf_.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr mh{};
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = control;
+    mh.msg_controllen = sizeof control;
+    ssize_t n = ::recvmsg(fd_, &mh, MSG_CMSG_CLOEXEC);
+    if (n < 0) return fail(errno, "receive: {}", std::strerror(errno));
+    if (n == 0) return fail(ECONNRESET, "the server closed the connection");
+    int fd = -1;
+    for (cmsghdr* cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+      if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+        std::memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+    auto msgs = wire::split_messages(std::span<const std::uint8_t>(rbuf_.data(), std::size_t(n)));
+    if (!msgs) {
+      if (fd >= 0) ::close(fd);
+      return fail(msgs.error());
+    }
+    for (const auto& m : *msgs) {
+      if (m.hdr.nlmsg_seq != seq) continue;
+      if (m.hdr.nlmsg_type == NLMSG_ERROR) {
+        if (fd >= 0) ::close(fd);
+        auto e = wire::decode_error(m);
+        if (!e) return fail(e.error());
+        return fail(e->error, "ifcored refused mapped rings: {}", e->message);
+      }
+      if (m.hdr.nlmsg_type != rtnl::IFCORE_NLMSG_CONTROL) continue;
+      if (fd < 0) return fail(EPROTO, "the ring reply came without a ring file");
+      auto rings = rtnl::MappedRings::attach(fd);
+      if (!rings) return fail(rings.error());
+      ring_ = std::make_unique<rtnl::MappedRings>(std::move(*rings));
+      return ok();
+    }
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+Result<void> NlClient::ring_send(std::span<const std::uint8_t> d) {
+  for (;;) {
+    auto r = ring_->push(d);
+    if (!r) return fail(r.error());
+    if (*r) break;
+    // Full: the daemon rings the doorbell once it has read, unless room appeared.
+    if (ring_->prepare_wait_room(d.size())) {
+      auto w = ring_wait(30000);
+      if (!w) return fail(w.error());
+      if (!*w) return fail(ETIMEDOUT, "the request ring stayed full for 30 s");
+    }
+  }
+  if (ring_->take_peer_asleep()) {
+    ssize_t r = ::send(fd_, &rtnl::kDoorbell, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+      return fail(errno, "doorbell: {}", std::strerror(errno));
+  }
+  return ok();
+}
+
+Result<void> NlClient::ring_drain_socket() {
+  for (;;) {
+    ssize_t n = ::recv(fd_, rbuf_.data(), rbuf_.size(), MSG_DONTWAIT);
+    if (n == 0) return fail(ECONNRESET, "the server closed the connection");
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return ok();
+      return fail(errno, "receive: {}", std::strerror(errno));
+    }
+    if (n == 1 && rbuf_[0] == rtnl::kDoorbell) continue;
+    socket_kept_.emplace_back(rbuf_.begin(), rbuf_.begin() + n);
+  }
+}
+
+Result<bool> NlClient::ring_wait(int timeout_ms) {
+  pollfd p{fd_, POLLIN, 0};
+  int r;
+  do r = ::poll(&p, 1, timeout_ms);
+  while (r < 0 && errno == EINTR);
+  if (r < 0) return fail(errno, "poll: {}", std::strerror(errno));
+  if (r == 0) return false;
+  IFCORE_TRY(ring_drain_socket());
+  return true;
+}
+
+Result<std::size_t> NlClient::ring_recv_into(int timeout_ms) {
+  using Clock = std::chrono::steady_clock;
+  const auto spin_until = Clock::now() + busy_poll_;
+  for (;;) {
+    auto p = ring_->pop(ring_buf_);
+    if (!p) return fail(p.error());
+    if (*p == rtnl::MappedRings::Popped::OnSocket) {
+      // The datagram was sent before its record: it is on the socket, or kept already.
+      if (socket_kept_.empty()) IFCORE_TRY(ring_drain_socket());
+      if (socket_kept_.empty()) return fail(EPROTO, "a socket record without its datagram");
+      ring_buf_ = std::move(socket_kept_.front());
+      socket_kept_.pop_front();
+      p = rtnl::MappedRings::Popped::Datagram;
+    }
+    if (*p == rtnl::MappedRings::Popped::Datagram) {
+      if (ring_->take_peer_wants_room())
+        (void)!::send(fd_, &rtnl::kDoorbell, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (ring_buf_.size() > rbuf_.size()) rbuf_.resize(ring_buf_.size());
+      std::memcpy(rbuf_.data(), ring_buf_.data(), ring_buf_.size());
+      return ring_buf_.size();
+    }
+    if (timeout_ms == 0) return std::size_t(0);
+    if (Clock::now() < spin_until) continue;  // polling memory costs no syscall
+    if (!ring_->prepare_sleep()) continue;
+    auto w = ring_wait(timeout_ms);
+    ring_->awake();
+    if (!w) return fail(w.error());
+    if (!*w) return std::size_t(0);
+  }
+}
+
 Result<void> NlClient::send(std::span<const std::uint8_t> d) {
+  if (ring_) return ring_send(d);
   ssize_t r;
   if (kernel_) {
     sockaddr_nl sa{};
@@ -117,6 +246,7 @@ Result<void> NlClient::send(std::span<const std::uint8_t> d) {
 }
 
 Result<std::size_t> NlClient::recv_into(int timeout_ms) {
+  if (ring_) return ring_recv_into(timeout_ms);
   // The datagram may be queued already (always, from the kernel): read first, poll after.
   using Clock = std::chrono::steady_clock;
   Clock::time_point spin_until{};
@@ -188,6 +318,17 @@ Result<int> NlClient::read_answers(std::uint32_t lo, std::uint32_t hi,
 
 Result<int> NlClient::read_queued_answers(std::uint32_t lo, std::uint32_t hi,
                                           std::optional<Error>& first) {
+  if (ring_) {
+    int answers = 0;
+    for (;;) {
+      auto n = ring_recv_into(0);
+      if (!n) return fail(n.error());
+      if (*n == 0) return answers;
+      auto c = count_answers(std::span<const std::uint8_t>(rbuf_.data(), *n), lo, hi, first);
+      if (!c) return fail(c.error());
+      answers += *c;
+    }
+  }
   std::array<mmsghdr, kSlots> msgs;
   std::array<iovec, kSlots> iov;
   for (unsigned k = 0; k < kSlots; ++k) {
@@ -216,6 +357,10 @@ Result<int> NlClient::read_queued_answers(std::uint32_t lo, std::uint32_t hi,
 }
 
 Result<void> NlClient::send_all(std::span<const Bytes> datagrams) {
+  if (ring_) {
+    for (const Bytes& d : datagrams) IFCORE_TRY(ring_send(d));
+    return ok();
+  }
   sockaddr_nl sa{};
   sa.nl_family = AF_NETLINK;
   std::array<mmsghdr, kSlots> msgs;

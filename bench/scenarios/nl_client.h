@@ -1,6 +1,7 @@
 // bench/scenarios/nl_client.h — a small rtnetlink client for the bench's wire paths: the
 // kernel over AF_NETLINK (in the calling thread's network namespace) and ifcored over its
-// AF_UNIX SOCK_SEQPACKET socket. Requests are encoded with ifcore's wire codec
+// AF_UNIX SOCK_SEQPACKET socket, or through mapped rings set up on that socket
+// (src/rtnl/ring.h). Requests are encoded with ifcore's wire codec
 // (src/rtnl/wire); this file only moves datagrams and matches acknowledgements.
 //
 // Context: one thread uses a client at a time.
@@ -8,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -16,6 +18,10 @@
 
 #include "ifcore/link_request.h"
 #include "ifcore/result.h"
+
+namespace ifcore::rtnl {
+class MappedRings;
+}
 
 namespace ifcore::bench {
 
@@ -35,6 +41,12 @@ class NlClient {
   // control message. Errors: the connect errno; the control exchange's errors.
   static Result<std::unique_ptr<NlClient>> open_daemon(const std::string& path,
                                                        std::vector<unsigned> groups = {});
+
+  // Switches a daemon connection to mapped rings of `size` bytes each (0: the daemon's
+  // default): from then on datagrams go through shared memory, and the socket only wakes a
+  // side that sleeps. Errors: the daemon's refusal; EPROTO for a reply without a ring file.
+  Result<void> use_rings(std::uint32_t size = 0);
+  bool uses_rings() const { return ring_ != nullptr; }
 
   bool is_kernel() const { return kernel_; }
   std::uint32_t next_seq() { return ++seq_; }
@@ -76,6 +88,15 @@ class NlClient {
   Result<int> read_queued_answers(std::uint32_t lo, std::uint32_t hi, std::optional<Error>& first);
   // Sends the datagrams with sendmmsg(2), all of them. Errors: errno.
   Result<void> send_all(std::span<const Bytes> datagrams);
+  // Rings: writes one datagram, waiting for room; rings the doorbell if the daemon sleeps.
+  Result<void> ring_send(std::span<const std::uint8_t> d);
+  // Rings: the next datagram into rbuf_, as recv_into.
+  Result<std::size_t> ring_recv_into(int timeout_ms);
+  // Rings: waits up to timeout_ms for the socket, keeping the datagrams that are not
+  // doorbells in socket_kept_. False on timeout. Errors: errno, ECONNRESET.
+  Result<bool> ring_wait(int timeout_ms);
+  // Rings: reads what the socket holds without waiting (doorbells dropped).
+  Result<void> ring_drain_socket();
 
   int fd_ = -1;
   bool kernel_ = false;
@@ -87,6 +108,9 @@ class NlClient {
   // (a third of the daemon's figure for 100 pipelined creates); recvmmsg(2) touches only
   // the pages a datagram fills.
   std::unique_ptr<std::uint8_t[]> rbufs_;
+  std::unique_ptr<rtnl::MappedRings> ring_;
+  Bytes ring_buf_;                 // a datagram copied out of the reply ring
+  std::deque<Bytes> socket_kept_;  // datagrams the socket brought for socket records
 };
 
 // ---- requests, encoded with the wire codec (flags as `ip` sends them)

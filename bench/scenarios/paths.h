@@ -13,11 +13,12 @@
 
 namespace ifcore::bench {
 
-// ---- the paths. Each runs one repetition of `s` at p.n and returns its samples.
-// Errors: a request that failed (errno and the server's message); EOPNOTSUPP when the
-// path cannot run the scenario at all (the message says why).
+// ---- the paths (ring is the daemon's, on mapped rings). Each runs one repetition of `s` at p.n
+// and returns its samples. Errors: a request that failed (errno and the server's message);
+// EOPNOTSUPP when the path cannot run the scenario at all (the message says why).
 Result<RunOutput> run_embedded(const ScenarioSpec& s, const RunParams& p);
-Result<RunOutput> run_daemon(const ScenarioSpec& s, const RunParams& p);
+// The daemon path; with `rings`, every connection switches to mapped rings first.
+Result<RunOutput> run_daemon(const ScenarioSpec& s, const RunParams& p, bool rings);
 Result<RunOutput> run_kernel(const ScenarioSpec& s, const RunParams& p);
 
 // Why a path cannot run here at all (empty: it can). Checked once per bench run.

@@ -49,6 +49,8 @@ const char* color_of(Path p, const std::string& metric) {
       return del ? "#1f77b4" : "#6baed6";
     case Path::Daemon:
       return del ? "#2ca02c" : "#98df8a";
+    case Path::Ring:
+      return del ? "#9467bd" : "#c5b0d5";
     case Path::Kernel:
       return del ? "#d62728" : "#ff9896";
   }

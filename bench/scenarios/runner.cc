@@ -49,7 +49,9 @@ Result<RunOutput> real_runner(Path path, const ScenarioSpec& s, const RunParams&
     case Path::Embedded:
       return run_embedded(s, p);
     case Path::Daemon:
-      return run_daemon(s, p);
+      return run_daemon(s, p, false);
+    case Path::Ring:
+      return run_daemon(s, p, true);
     case Path::Kernel:
       return run_kernel(s, p);
   }
@@ -79,7 +81,9 @@ struct Runner {
       x.n = n;
       x.notes = notes;
     }
-    std::string why = path == Path::Daemon ? daemon_why : path == Path::Kernel ? kernel_why : "";
+    std::string why = path == Path::Daemon || path == Path::Ring ? daemon_why
+                      : path == Path::Kernel                     ? kernel_why
+                                                                 : "";
     if (!o.runner && !why.empty()) {
       for (auto& [_, x] : by_metric) x.status = "not available: " + why;
     } else {
@@ -159,7 +163,8 @@ Result<SuiteResult> run_suite(const SuiteOptions& o) {
   Progress progress(o.progress);
   Runner run{o, progress, {}, {}};
   if (!o.runner) {
-    if (std::find(o.paths.begin(), o.paths.end(), Path::Daemon) != o.paths.end())
+    if (std::find(o.paths.begin(), o.paths.end(), Path::Daemon) != o.paths.end() ||
+        std::find(o.paths.begin(), o.paths.end(), Path::Ring) != o.paths.end())
       run.daemon_why = daemon_unavailable();
     if (std::find(o.paths.begin(), o.paths.end(), Path::Kernel) != o.paths.end())
       run.kernel_why = kernel_unavailable();

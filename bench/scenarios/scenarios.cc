@@ -18,6 +18,8 @@ const char* to_string(Path p) {
       return "embedded";
     case Path::Daemon:
       return "daemon";
+    case Path::Ring:
+      return "ring";
     case Path::Kernel:
       return "kernel";
   }
@@ -27,7 +29,7 @@ const char* to_string(Path p) {
 Result<Path> parse_path(std::string_view text) {
   for (Path p : kAllPaths)
     if (text == to_string(p)) return p;
-  return fail(EINVAL, "unknown path \"{}\" (want embedded, daemon or kernel)", text);
+  return fail(EINVAL, "unknown path \"{}\" (want embedded, daemon, ring or kernel)", text);
 }
 
 Result<std::vector<Path>> parse_paths(std::string_view text) {
