@@ -3,7 +3,8 @@
 // threads on two CPUs that both poll without sleeping, as the bench's client and ifcored do:
 // the cost of the two sockets and of the two CPUs handing the bytes over, with no work
 // between. A request through the daemon takes this plus its work; through the kernel the
-// work runs in the caller's own syscall, without the hand-over.
+// work runs in the caller's own syscall, without the hand-over. BM_RingRoundTrip is the
+// same exchange through mapped rings (src/rtnl/ring.h): the hand-over alone, no syscall.
 #include <benchmark/benchmark.h>
 #include <pthread.h>
 #include <sched.h>
@@ -13,7 +14,11 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <thread>
+#include <vector>
+
+#include "rtnl/ring.h"
 
 namespace {
 
@@ -82,5 +87,55 @@ void BM_SeqpacketRoundTrip(benchmark::State& state) {
   state.counters["cpus"] = client_cpu == server_cpu ? 1 : 2;
 }
 BENCHMARK(BM_SeqpacketRoundTrip)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_RingRoundTrip(benchmark::State& state) {
+  using ifcore::Result;
+  using ifcore::rtnl::MappedRings;
+  auto daemon = MappedRings::create(ifcore::rtnl::kRingDefaultSize);
+  if (!daemon) {
+    state.SkipWithError(daemon.error().message.c_str());
+    return;
+  }
+  auto client = MappedRings::attach(dup(daemon->fd()));
+  if (!client) {
+    state.SkipWithError(client.error().message.c_str());
+    return;
+  }
+  auto [client_cpu, server_cpu] = two_cpus();
+  std::atomic<bool> stop{false};
+  std::thread server([&stop, &d = *daemon] {
+    std::vector<std::uint8_t> in;
+    const std::array<std::uint8_t, 36> answer{};
+    while (!stop.load(std::memory_order_relaxed)) {
+      auto p = d.pop(in);
+      if (!p) return;
+      if (*p == MappedRings::Popped::Datagram && !d.push(answer)) return;
+    }
+  });
+  pin(server.native_handle(), server_cpu);
+  cpu_set_t saved;
+  bool restore = sched_getaffinity(0, sizeof saved, &saved) == 0;
+  pin(pthread_self(), client_cpu);
+  const std::array<std::uint8_t, 32> request{};
+  std::vector<std::uint8_t> in;
+  for (auto _ : state) {
+    if (!client->push(request).value_or(false)) {
+      state.SkipWithError("the request ring refused");
+      break;
+    }
+    Result<MappedRings::Popped> p = MappedRings::Popped::Empty;
+    do p = client->pop(in);
+    while (p && *p != MappedRings::Popped::Datagram);
+    if (!p) {
+      state.SkipWithError("the reply ring is corrupt");
+      break;
+    }
+  }
+  stop = true;
+  server.join();
+  if (restore) (void)sched_setaffinity(0, sizeof saved, &saved);
+  state.counters["cpus"] = client_cpu == server_cpu ? 1 : 2;
+}
+BENCHMARK(BM_RingRoundTrip)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -1,7 +1,7 @@
 // bench/scenarios/bench.h — ifcore-bench's model: the named scenarios (one per seed
-// experiment, plus the scale sweep), the three paths a scenario is measured on (embedded
-// library calls, ifcored over its socket, the machine's kernel in a fresh network
-// namespace), the figures a run produces, and the bench's policy names.
+// experiment, plus the scale sweep), the four paths a scenario is measured on (embedded
+// library calls, ifcored over its socket, ifcored on mapped rings, the machine's kernel in
+// a fresh network namespace), the figures a run produces, and the bench's policy names.
 //
 // A scenario run returns samples in seconds for each of its metrics ("delete", "create",
 // "carrier"...). A metric's figure is the median of its samples; min and max are reported

@@ -1,7 +1,7 @@
 // ifcore-bench — the seeds' experiments measured through ifcore's library, through
 // ifcored's socket and on the machine's kernel, with the seeds' own figures beside them.
 //
-//   ifcore-bench [SCENARIO...] [--path embedded,daemon,kernel] [--repeat N] [--policy NAME]
+//   ifcore-bench [SCENARIO...] [--path embedded,daemon,ring,kernel] [--repeat N] [--policy NAME]
 //                [--json FILE] [--plot FILE.svg] [--list]
 #include <fmt/format.h>
 #include <unistd.h>
@@ -14,12 +14,12 @@ using namespace ifcore::bench;
 int main(int argc, char** argv) {
   CLI::App app{"ifcore-bench: the seeds' experiments on ifcore (embedded, daemon) and the kernel"};
   std::vector<std::string> names;
-  std::string paths = "embedded,daemon,kernel";
+  std::string paths = "embedded,daemon,ring,kernel";
   std::string json_path, plot_path;
   SuiteOptions o;
   bool list = false, no_ablation = false, no_pin = false;
   app.add_option("scenario", names, "scenarios to run (default: all; see --list)");
-  app.add_option("--path", paths, "paths: embedded,daemon,kernel");
+  app.add_option("--path", paths, "paths: embedded,daemon,ring,kernel");
   app.add_option("--repeat", o.repeat, "repetitions per scenario and path")
       ->check(CLI::Range(1, 1000));
   app.add_option("--policy", o.policy,

@@ -1,5 +1,5 @@
-// bench/scenarios/paths.h — the three ways a scenario is run (embedded library calls,
-// ifcored over its socket, the kernel in a fresh network namespace) and the link
+// bench/scenarios/paths.h — the ways a scenario is run (embedded library calls, ifcored
+// over its socket or on mapped rings, the kernel in a fresh network namespace) and the link
 // requests the scenarios make, built once and used by every path.
 #pragma once
 

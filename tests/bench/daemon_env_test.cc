@@ -1,6 +1,7 @@
 // tests/bench/daemon_env_test.cc — the daemon path's environment against a real ifcored:
 // seed 0's keep_addr_on_down and seed 1's forwarding are set through the sysctl message (no
-// note says they were not), and seed 3's frame is measured through the probe message.
+// note says they were not), seed 3's frame is measured through the probe message, and every
+// scenario runs on mapped rings.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -100,6 +101,26 @@ TEST_F(BenchDaemonEnv, Seed3MeasuresTheFrame) {
   EXPECT_FALSE(noted(*out, "frame"));
   ASSERT_EQ(out->samples["frame"].size(), 2u);
   EXPECT_GE(out->samples["frame"][0], out->samples["carrier"][0]);
+}
+
+// The ring path: every scenario runs small with each connection on mapped rings, and each
+// metric gets its sample (the batches pipeline requests through the request ring).
+TEST_F(BenchDaemonEnv, EveryScenarioRunsSmallOnRings) {
+  WireEnv env = daemon_env(path_, true);
+  auto c = env.connect({});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_TRUE((*c)->uses_rings());
+  for (const auto& s : scenarios()) {
+    SCOPED_TRACE(s.name);
+    RunParams p;
+    p.n = 4;
+    auto out = run_wire(s, p, env);
+    ASSERT_TRUE(out) << out.error().message;
+    for (const auto& m : s.metrics) {
+      ASSERT_FALSE(out->samples[m.name].empty()) << m.name;
+      for (double t : out->samples[m.name]) EXPECT_GT(t, 0.0) << m.name;
+    }
+  }
 }
 #endif  // IFCORED_PATH
 
