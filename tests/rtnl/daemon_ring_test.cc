@@ -4,6 +4,7 @@
 // nothing, and a ring written with nonsense.
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "rtnl/daemon_fixture.h"
@@ -89,6 +90,58 @@ TEST_F(DaemonTest, PipelinedRingRequestsAreAnsweredInOrder) {
     ASSERT_EQ(wire::decode_error(m)->error, 0);
   }
   writer.join();
+}
+
+// A client on rings that keeps requests queued all the time is served without a syscall,
+// but the loop still turns to epoll every few µs: another client is answered.
+TEST_F(DaemonTest, ARingClientThatKeepsTheDaemonBusyDoesNotStarveAnother) {
+  start();
+  RingConn a(try_connect());
+  ASSERT_EQ(a.switch_rings({}), 0);
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered{0};
+  std::thread writer([&] {
+    wire::GetLinkRequest lo;
+    lo.ifindex = 1;
+    Bytes m = getlink(100, lo);
+    while (!stop.load()) {
+      auto r = a.ring->push(m);
+      if (!r) return;
+      if (!*r) std::this_thread::yield();
+      if (a.ring->take_peer_asleep()) a.ring_doorbell();
+    }
+  });
+  std::thread reader([&] {  // polls without sleeping, so the daemon never rings for it
+    Datagram d;
+    while (!stop.load()) {
+      auto p = a.ring->pop(d);
+      if (!p) return;
+      if (*p == MappedRings::Popped::Empty) {
+        std::this_thread::yield();
+        continue;
+      }
+      if (a.ring->take_peer_wants_room()) a.ring_doorbell();
+      answered.fetch_add(1);
+    }
+  });
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (answered.load() < 1000 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_GE(answered.load(), 1000) << "the client on rings was not served";
+  Conn b(try_connect());  // SO_RCVTIMEO of 5 s: a starved client gets an empty datagram
+  b.control({});
+  for (std::uint32_t i = 1; i <= 20; ++i) {
+    b.send_dg(link_msg(RTM_NEWLINK, kCreate, i, named("s" + std::to_string(i), "dummy")));
+    Datagram d = b.recv_dg();
+    if (d.empty()) {  // not ASSERT: the threads must be joined
+      ADD_FAILURE() << "request " << i << " of the second client was not answered";
+      break;
+    }
+    EXPECT_EQ(wire::decode_error(one(d))->error, 0);
+  }
+  stop = true;
+  writer.join();
+  reader.join();
 }
 
 // An error echoes the whole request: for a request near the largest a 64 KiB ring takes,
