@@ -232,9 +232,12 @@ struct RingConn {
       if (!woke && !ring->readable() && eof()) return {};
     }
   }
+  // The daemon closed the connection: end of file, or ECONNRESET when it closed with
+  // datagrams of ours unread (a doorbell, say).
   bool eof() const {
     char c;
-    return ::recv(conn.fd, &c, 1, MSG_DONTWAIT | MSG_PEEK) == 0;
+    ssize_t n = ::recv(conn.fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
+    return n == 0 || (n < 0 && errno == ECONNRESET);
   }
   Replies until_end() {
     Replies r;
