@@ -117,21 +117,11 @@ Result<void> NlClient::use_rings(std::uint32_t size) {
   for (;;) {
     pollfd p{fd_, POLLIN, 0};
     if (::poll(&p, 1, 5000) <= 0) return fail(ETIMEDOUT, "ifcored did not answer the ring request");
-    iovec iov{rbuf_.data(), rbuf_.size()};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr mh{};
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
-    mh.msg_control = control;
-    mh.msg_controllen = sizeof control;
-    ssize_t n = ::recvmsg(fd_, &mh, MSG_CMSG_CLOEXEC);
-    if (n < 0) return fail(errno, "receive: {}", std::strerror(errno));
-    if (n == 0) return fail(ECONNRESET, "the server closed the connection");
-    int fd = -1;
-    for (cmsghdr* cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-      if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-        std::memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-    auto msgs = wire::split_messages(std::span<const std::uint8_t>(rbuf_.data(), std::size_t(n)));
+    auto got = rtnl::recv_with_fd(fd_, rbuf_, 0);
+    if (!got) return fail(got.error());
+    if (got->size == 0) return fail(ECONNRESET, "the server closed the connection");
+    int fd = got->fd;
+    auto msgs = wire::split_messages(std::span<const std::uint8_t>(rbuf_.data(), got->size));
     if (!msgs) {
       if (fd >= 0) ::close(fd);
       return fail(msgs.error());

@@ -117,6 +117,11 @@ class Loop {
   void reap();
   void handle_datagram(Client& c, std::span<const std::uint8_t> dg);
   void handle_control(Client& c, std::span<const std::uint8_t> dg);
+  // What the client's socket options ask of acknowledgements and errors.
+  wire::AckOptions ack_options(const Client& c) const;
+  // Queues an NLMSG_ERROR (error 0: an ACK) answering `request`.
+  void answer_error(Client& c, std::span<const std::uint8_t> request, const Error& e,
+                    const wire::AckOptions& ack);
   void switch_to_rings(Client& c, const wire::Message& req, rtnl::Datagram state,
                        rtnl::MappedRings rings);
   Result<void> open_session(Client& c, const std::string& ns, std::uint32_t port);
@@ -401,17 +406,29 @@ void Loop::pump(Client& c) {
   }
 }
 
+wire::AckOptions Loop::ack_options(const Client& c) const {
+  auto on = [&c](std::uint32_t name) {
+    auto it = c.options.find(name);
+    return it != c.options.end() && it->second != 0;
+  };
+  wire::AckOptions ack;
+  ack.cap_ack = on(NETLINK_CAP_ACK);
+  ack.ext_ack = on(NETLINK_EXT_ACK);
+  return ack;
+}
+
+void Loop::answer_error(Client& c, std::span<const std::uint8_t> request, const Error& e,
+                        const wire::AckOptions& ack) {
+  wire::MessageBuilder b;
+  if (wire::encode_error(b, request, c.port_id, e, ack)) c.out.push_back(b.take());
+}
+
 void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
   auto msgs = wire::split_messages(dg);
   if (!msgs || msgs->size() != 1) return;
   const wire::Message& m = (*msgs)[0];
-  wire::AckOptions ack;
-  ack.cap_ack = c.options.count(NETLINK_CAP_ACK) && c.options[NETLINK_CAP_ACK];
-  ack.ext_ack = c.options.count(NETLINK_EXT_ACK) && c.options[NETLINK_EXT_ACK];
-  auto answer = [&](const Error& e) {
-    wire::MessageBuilder b;
-    if (wire::encode_error(b, m.bytes, c.port_id, e, ack)) c.out.push_back(b.take());
-  };
+  wire::AckOptions ack = ack_options(c);  // errors are answered as the options were
+  auto answer = [&](const Error& e) { answer_error(c, m.bytes, e, ack); };
   auto req = rtnl::decode_control_request(m);
   if (!req) return answer(req.error());
   // The rings are made first, so that a refusal changes nothing.
@@ -456,8 +473,7 @@ void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
     for (auto [name, value] : c.options)
       c.session->set_option(static_cast<int>(name), static_cast<int>(value));
   }
-  ack.cap_ack = c.options.count(NETLINK_CAP_ACK) && c.options[NETLINK_CAP_ACK];
-  ack.ext_ack = c.options.count(NETLINK_EXT_ACK) && c.options[NETLINK_EXT_ACK];
+  ack = ack_options(c);
   rtnl::ControlState st{c.port_id, c.ns, static_cast<std::uint32_t>(c.groups), c.may_write,
                         c.ring  ? c.ring->size()
                         : rings ? rings->size()
@@ -473,31 +489,12 @@ void Loop::switch_to_rings(Client& c, const wire::Message& req, rtnl::Datagram s
                            rtnl::MappedRings rings) {
   // The reply carries the ring file (SCM_RIGHTS) and goes on the socket after every earlier
   // datagram; from the next datagram on, everything for the client goes through the rings.
-  wire::AckOptions ack;
-  ack.cap_ack = c.options.count(NETLINK_CAP_ACK) && c.options[NETLINK_CAP_ACK];
-  ack.ext_ack = c.options.count(NETLINK_EXT_ACK) && c.options[NETLINK_EXT_ACK];
-  auto answer = [&](const Error& e) {
-    wire::MessageBuilder b;
-    if (wire::encode_error(b, req.bytes, c.port_id, e, ack)) c.out.push_back(b.take());
-  };
+  auto answer = [&](const Error& e) { answer_error(c, req.bytes, e, ack_options(c)); };
   flush(c);
   if (!c.out.empty())
     return answer(Error{EAGAIN, "the connection's socket is full: read it, then ask again"});
-  iovec iov{state.data(), state.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  mh.msg_control = control;
-  mh.msg_controllen = sizeof control;
-  cmsghdr* cm = CMSG_FIRSTHDR(&mh);
-  cm->cmsg_level = SOL_SOCKET;
-  cm->cmsg_type = SCM_RIGHTS;
-  cm->cmsg_len = CMSG_LEN(sizeof(int));
-  int fd = rings.fd();
-  std::memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-  if (sendmsg(c.fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-    return answer(Error{errno, fmt::format("cannot pass the ring file: {}", std::strerror(errno))});
+  if (auto r = rtnl::send_with_fd(c.fd, state, rings.fd(), MSG_DONTWAIT | MSG_NOSIGNAL); !r)
+    return answer(Error{r.error().code, "cannot pass the ring file: " + r.error().message});
   if (req.hdr.nlmsg_flags & NLM_F_ACK) {
     answer(Error{});
     flush(c);

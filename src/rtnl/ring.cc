@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,6 +57,58 @@ Result<void> check_ring_size(std::uint32_t size) {
     return fail(EINVAL, "ring size {} is not a power of two between {} and {}", size, kRingMinSize,
                 kRingMaxSize);
   return ok();
+}
+
+namespace {
+
+// A msghdr over one buffer, with room for one descriptor.
+struct OneFdMessage {
+  iovec iov;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr mh{};
+  OneFdMessage(void* data, std::size_t len) : iov{data, len} {
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = control;
+    mh.msg_controllen = sizeof control;
+  }
+  OneFdMessage(const OneFdMessage&) = delete;
+  OneFdMessage& operator=(const OneFdMessage&) = delete;
+};
+
+}  // namespace
+
+Result<void> send_with_fd(int sock, std::span<const std::uint8_t> datagram, int fd, int flags) {
+  OneFdMessage m(const_cast<std::uint8_t*>(datagram.data()), datagram.size());
+  msghdr& mh = m.mh;
+  cmsghdr* cm = CMSG_FIRSTHDR(&mh);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+  if (sendmsg(sock, &mh, flags) < 0) return fail(errno, "sendmsg: {}", std::strerror(errno));
+  return ok();
+}
+
+Result<DatagramWithFd> recv_with_fd(int sock, std::span<std::uint8_t> buf, int flags) {
+  OneFdMessage m(buf.data(), buf.size());
+  msghdr& mh = m.mh;
+  ssize_t n;
+  do n = recvmsg(sock, &mh, flags | MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) return fail(errno, "recvmsg: {}", std::strerror(errno));
+  DatagramWithFd out{static_cast<std::size_t>(n), -1};
+  for (cmsghdr* cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+        cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+      if (out.fd < 0)
+        out.fd = fd;
+      else
+        close(fd);  // only one is expected
+    }
+  return out;
 }
 
 MappedRings::MappedRings(int fd, void* base, std::size_t length, std::uint32_t size, Role role)

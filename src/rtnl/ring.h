@@ -41,6 +41,17 @@ inline constexpr std::uint8_t kDoorbell = 0;  // the byte of a doorbell datagram
 // Errors: EINVAL "ring size N is not a power of two between 65536 and 67108864".
 Result<void> check_ring_size(std::uint32_t size);
 
+// The ring file travels with the control reply (SCM_RIGHTS). Sends `datagram` on the
+// connected socket `sock` with a copy of `fd` attached. Errors: sendmsg's errno.
+Result<void> send_with_fd(int sock, std::span<const std::uint8_t> datagram, int fd, int flags);
+struct DatagramWithFd {
+  std::size_t size = 0;  // 0: end of file
+  int fd = -1;           // -1: none came with it (the caller owns it, close-on-exec)
+};
+// Receives one datagram into `buf`, and the descriptor passed with it.
+// Errors: recvmsg's errno.
+Result<DatagramWithFd> recv_with_fd(int sock, std::span<std::uint8_t> buf, int flags);
+
 class MappedRings {
  public:
   enum class Role { Daemon, Client };

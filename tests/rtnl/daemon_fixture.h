@@ -31,6 +31,21 @@ namespace ifcore::rtnl::test {
 
 using namespace ifcore::wire::test;
 
+// Receives datagrams from a client (Conn, RingConn) until one ends with NLMSG_ERROR or
+// NLMSG_DONE, or none comes.
+template <class Client>
+Replies until_end_of(Client& c) {
+  Replies r;
+  for (int i = 0; i < 10000; ++i) {
+    r.dgs.push_back(c.recv_dg());
+    if (r.dgs.back().empty()) break;
+    r.split();
+    auto t = r.msgs.back().hdr.nlmsg_type;
+    if (t == NLMSG_ERROR || t == NLMSG_DONE) break;
+  }
+  return r;
+}
+
 class DaemonTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -98,18 +113,7 @@ struct Conn {
     d.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
     return d;
   }
-  // Receives datagrams until one ends with NLMSG_ERROR or NLMSG_DONE.
-  Replies until_end() const {
-    Replies r;
-    for (int i = 0; i < 10000; ++i) {
-      r.dgs.push_back(recv_dg());
-      if (r.dgs.back().empty()) break;
-      r.split();
-      auto t = r.msgs.back().hdr.nlmsg_type;
-      if (t == NLMSG_ERROR || t == NLMSG_DONE) break;
-    }
-    return r;
-  }
+  Replies until_end() const { return until_end_of(*this); }
   ControlState control(const ControlRequest& req) const {
     wire::MessageBuilder b;
     EXPECT_TRUE(encode_control_request(b, 9, req));
@@ -151,23 +155,13 @@ struct RingConn {
     EXPECT_TRUE(encode_control_request(b, 7, req));
     conn.send_dg(b.take());
     Datagram d(65536);
-    iovec iov{d.data(), d.size()};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr mh{};
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
-    mh.msg_control = control;
-    mh.msg_controllen = sizeof control;
-    ssize_t n = recvmsg(conn.fd, &mh, MSG_CMSG_CLOEXEC);
-    if (n <= 0) {
+    auto got = recv_with_fd(conn.fd, d, 0);
+    if (!got || got->size == 0) {
       ADD_FAILURE() << "no answer to the ring request";
       return -1;
     }
-    d.resize(static_cast<std::size_t>(n));
-    int fd = -1;
-    for (cmsghdr* cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-      if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-        std::memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+    d.resize(got->size);
+    int fd = got->fd;
     auto m = one(d);
     if (m.hdr.nlmsg_type == NLMSG_ERROR) {
       EXPECT_LT(fd, 0) << "a refusal passed a file";
@@ -239,17 +233,7 @@ struct RingConn {
     ssize_t n = ::recv(conn.fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
     return n == 0 || (n < 0 && errno == ECONNRESET);
   }
-  Replies until_end() {
-    Replies r;
-    for (int i = 0; i < 10000; ++i) {
-      r.dgs.push_back(recv_dg());
-      if (r.dgs.back().empty()) break;
-      r.split();
-      auto t = r.msgs.back().hdr.nlmsg_type;
-      if (t == NLMSG_ERROR || t == NLMSG_DONE) break;
-    }
-    return r;
-  }
+  Replies until_end() { return until_end_of(*this); }
 };
 
 }  // namespace ifcore::rtnl::test
