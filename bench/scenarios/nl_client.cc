@@ -18,7 +18,7 @@
 #include <cstring>
 
 #include "rtnl/control_msg.h"
-#include "rtnl/ring.h"
+#include "rtnl/ring_client.h"
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/netlink.h"
@@ -107,128 +107,34 @@ Result<std::unique_ptr<NlClient>> NlClient::open_daemon(const std::string& path,
 Result<void> NlClient::use_rings(std::uint32_t size) {
   if (kernel_) return fail(EOPNOTSUPP, "mapped rings are ifcored's");
   if (ring_) return fail(EBUSY, "the connection uses mapped rings already");
-  rtnl::ControlRequest req;
-  req.ring = size;
-  wire::MessageBuilder b;
-  std::uint32_t seq = next_seq();
-  IFCORE_TRY(rtnl::encode_control_request(b, seq, req));
-  IFCORE_TRY(send(b.bytes()));
-  // The reply comes on the socket with the ring file; notifications may come before it.
-  for (;;) {
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, 5000) <= 0) return fail(ETIMEDOUT, "ifcored did not answer the ring request");
-    auto got = rtnl::recv_with_fd(fd_, rbuf_, 0);
-    if (!got) return fail(got.error());
-    if (got->size == 0) return fail(ECONNRESET, "the server closed the connection");
-    int fd = got->fd;
-    auto msgs = wire::split_messages(std::span<const std::uint8_t>(rbuf_.data(), got->size));
-    if (!msgs) {
-      if (fd >= 0) ::close(fd);
-      return fail(msgs.error());
-    }
-    for (const auto& m : *msgs) {
-      if (m.hdr.nlmsg_seq != seq) continue;
-      if (m.hdr.nlmsg_type == NLMSG_ERROR) {
-        if (fd >= 0) ::close(fd);
-        auto e = wire::decode_error(m);
-        if (!e) return fail(e.error());
-        return fail(e->error, "ifcored refused mapped rings: {}", e->message);
-      }
-      if (m.hdr.nlmsg_type != rtnl::IFCORE_NLMSG_CONTROL) continue;
-      if (fd < 0) return fail(EPROTO, "the ring reply came without a ring file");
-      auto rings = rtnl::MappedRings::attach(fd);
-      if (!rings) return fail(rings.error());
-      ring_ = std::make_unique<rtnl::MappedRings>(std::move(*rings));
-      return ok();
-    }
-    if (fd >= 0) ::close(fd);
-  }
-}
-
-Result<void> NlClient::ring_send(std::span<const std::uint8_t> d) {
-  for (;;) {
-    auto r = ring_->push(d);
-    if (!r) return fail(r.error());
-    if (*r) break;
-    // Full: the daemon rings the doorbell once it has read, unless room appeared.
-    if (ring_->prepare_wait_room(d.size())) {
-      auto w = ring_wait(30000);
-      if (!w) return fail(w.error());
-      if (!*w) return fail(ETIMEDOUT, "the request ring stayed full for 30 s");
-    }
-  }
-  if (ring_->take_peer_asleep()) {
-    ssize_t r = ::send(fd_, &rtnl::kDoorbell, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-      return fail(errno, "doorbell: {}", std::strerror(errno));
-  }
+  auto r = rtnl::RingClient::open(fd_, next_seq(), size, before_rings_);
+  if (!r) return fail(r.error());
+  ring_ = std::move(*r);
+  ring_->set_busy_poll(busy_poll_);
   return ok();
 }
 
-Result<void> NlClient::ring_drain_socket() {
-  for (;;) {
-    ssize_t n = ::recv(fd_, rbuf_.data(), rbuf_.size(), MSG_DONTWAIT);
-    if (n == 0) return fail(ECONNRESET, "the server closed the connection");
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return ok();
-      return fail(errno, "receive: {}", std::strerror(errno));
-    }
-    if (n == 1 && rbuf_[0] == rtnl::kDoorbell) continue;
-    socket_kept_.emplace_back(rbuf_.begin(), rbuf_.begin() + n);
-  }
-}
-
-Result<bool> NlClient::ring_wait(int timeout_ms) {
-  pollfd p{fd_, POLLIN, 0};
-  int r;
-  do r = ::poll(&p, 1, timeout_ms);
-  while (r < 0 && errno == EINTR);
-  if (r < 0) return fail(errno, "poll: {}", std::strerror(errno));
-  if (r == 0) return false;
-  IFCORE_TRY(ring_drain_socket());
-  return true;
+void NlClient::set_busy_poll(std::chrono::microseconds us) {
+  busy_poll_ = us;
+  if (ring_) ring_->set_busy_poll(us);
 }
 
 Result<std::size_t> NlClient::ring_recv_into(int timeout_ms) {
-  using Clock = std::chrono::steady_clock;
-  // Polling memory costs no syscall; after 5 µs each empty look also yields the CPU, which
-  // the daemon may need when it shares this one (on a loaded machine).
-  constexpr auto kPureSpin = std::chrono::microseconds(5);
-  const auto start = Clock::now(), spin_until = start + busy_poll_;
-  for (;;) {
-    auto p = ring_->pop(ring_buf_);
-    if (!p) return fail(p.error());
-    if (*p == rtnl::MappedRings::Popped::OnSocket) {
-      // The datagram was sent before its record: it is on the socket, or kept already.
-      if (socket_kept_.empty()) IFCORE_TRY(ring_drain_socket());
-      if (socket_kept_.empty()) return fail(EPROTO, "a socket record without its datagram");
-      ring_buf_ = std::move(socket_kept_.front());
-      socket_kept_.pop_front();
-      p = rtnl::MappedRings::Popped::Datagram;
-    }
-    if (*p == rtnl::MappedRings::Popped::Datagram) {
-      if (ring_->take_peer_wants_room())
-        (void)!::send(fd_, &rtnl::kDoorbell, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (ring_buf_.size() > rbuf_.size()) rbuf_.resize(ring_buf_.size());
-      std::memcpy(rbuf_.data(), ring_buf_.data(), ring_buf_.size());
-      return ring_buf_.size();
-    }
-    if (timeout_ms == 0) return std::size_t(0);
-    if (auto now = Clock::now(); now < spin_until) {
-      if (now - start > kPureSpin) ::sched_yield();
-      continue;
-    }
-    if (!ring_->prepare_sleep()) continue;
-    auto w = ring_wait(timeout_ms);
-    ring_->awake();
-    if (!w) return fail(w.error());
-    if (!*w) return std::size_t(0);
+  if (!before_rings_.empty()) {
+    ring_buf_ = std::move(before_rings_.front());
+    before_rings_.pop_front();
+  } else {
+    auto got = ring_->recv(ring_buf_, timeout_ms);
+    if (!got) return fail(got.error());
+    if (!*got) return std::size_t(0);
   }
+  if (ring_buf_.size() > rbuf_.size()) rbuf_.resize(ring_buf_.size());
+  std::memcpy(rbuf_.data(), ring_buf_.data(), ring_buf_.size());
+  return ring_buf_.size();
 }
 
 Result<void> NlClient::send(std::span<const std::uint8_t> d) {
-  if (ring_) return ring_send(d);
+  if (ring_) return ring_->send(d);
   ssize_t r;
   if (kernel_) {
     sockaddr_nl sa{};
@@ -354,7 +260,7 @@ Result<int> NlClient::read_queued_answers(std::uint32_t lo, std::uint32_t hi,
 
 Result<void> NlClient::send_all(std::span<const Bytes> datagrams) {
   if (ring_) {
-    for (const Bytes& d : datagrams) IFCORE_TRY(ring_send(d));
+    for (const Bytes& d : datagrams) IFCORE_TRY(ring_->send(d));
     return ok();
   }
   sockaddr_nl sa{};

@@ -20,7 +20,7 @@
 #include "ifcore/result.h"
 
 namespace ifcore::rtnl {
-class MappedRings;
+class RingClient;
 }
 
 namespace ifcore::bench {
@@ -58,7 +58,8 @@ class NlClient {
   // How long a wait for a reply polls without sleeping (yielding the CPU) before it blocks
   // in poll(2): a reply that comes within it costs no wakeup of a sleeping thread. 0 for the
   // kernel (its replies are queued before sendto returns), 50 µs for ifcored.
-  void set_busy_poll(std::chrono::microseconds us) { busy_poll_ = us; }
+  // On mapped rings the poll reads memory; see rtnl/ring_client.h.
+  void set_busy_poll(std::chrono::microseconds us);
   // Reads and drops every datagram already queued (a monitor before a timed step).
   void drain();
 
@@ -88,15 +89,8 @@ class NlClient {
   Result<int> read_queued_answers(std::uint32_t lo, std::uint32_t hi, std::optional<Error>& first);
   // Sends the datagrams with sendmmsg(2), all of them. Errors: errno.
   Result<void> send_all(std::span<const Bytes> datagrams);
-  // Rings: writes one datagram, waiting for room; rings the doorbell if the daemon sleeps.
-  Result<void> ring_send(std::span<const std::uint8_t> d);
   // Rings: the next datagram into rbuf_, as recv_into.
   Result<std::size_t> ring_recv_into(int timeout_ms);
-  // Rings: waits up to timeout_ms for the socket, keeping the datagrams that are not
-  // doorbells in socket_kept_. False on timeout. Errors: errno, ECONNRESET.
-  Result<bool> ring_wait(int timeout_ms);
-  // Rings: reads what the socket holds without waiting (doorbells dropped).
-  Result<void> ring_drain_socket();
 
   int fd_ = -1;
   bool kernel_ = false;
@@ -108,9 +102,9 @@ class NlClient {
   // (a third of the daemon's figure for 100 pipelined creates); recvmmsg(2) touches only
   // the pages a datagram fills.
   std::unique_ptr<std::uint8_t[]> rbufs_;
-  std::unique_ptr<rtnl::MappedRings> ring_;
-  Bytes ring_buf_;                 // a datagram copied out of the reply ring
-  std::deque<Bytes> socket_kept_;  // datagrams the socket brought for socket records
+  std::unique_ptr<rtnl::RingClient> ring_;  // mapped rings, once use_rings() switched
+  Bytes ring_buf_;                          // a datagram read from the rings
+  std::deque<Bytes> before_rings_;          // datagrams that came before the rings' reply
 };
 
 // ---- requests, encoded with the wire codec (flags as `ip` sends them)

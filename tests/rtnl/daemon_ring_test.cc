@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "rtnl/daemon_fixture.h"
+#include "rtnl/ring_client.h"
 
 #ifdef IFCORED_PATH
 
@@ -170,6 +171,52 @@ TEST_F(DaemonTest, ReplyTooLargeForTheRingComesThroughTheSocket) {
   Datagram a = c.recv_dg();  // the next answer keeps its order, through the ring
   EXPECT_EQ(one(a).hdr.nlmsg_seq, 2u);
   EXPECT_EQ(wire::decode_error(one(a))->error, 0);
+}
+
+// The client library's end (rtnl/ring_client.h): what came on the socket before the switch
+// is handed back (a refusal loses nothing), a reply too large for the ring is read from
+// the socket in its place, and the daemon's end is ECONNRESET.
+TEST_F(DaemonTest, RingClientReadsInOrderAcrossTheSwitchAndTheSocket) {
+  start();
+  Conn mon(join_link_group(try_connect()));
+  Conn w(try_connect());
+  w.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("n0", "dummy")));
+  EXPECT_EQ(w.until_end().last_error(), 0);  // the notification now waits on mon's socket
+  std::deque<Datagram> before;
+  EXPECT_EQ(RingClient::open(mon.fd, 2, 1000, before).error().code, EINVAL);
+  ASSERT_EQ(before.size(), 1u) << "the notification that came before the refusal is kept";
+  auto lm = wire::decode_link_message(one(before.front()));
+  ASSERT_TRUE(lm);
+  EXPECT_EQ(lm->name, "n0");
+  before.clear();
+  auto rc = RingClient::open(mon.fd, 3, kRingMinSize, before);
+  ASSERT_TRUE(rc) << rc.error().message;
+  EXPECT_TRUE(before.empty());
+  Datagram d;
+
+  Bytes body = ifinfo(AF_UNSPEC, 0, 0, 0, 0);
+  add(body, attr(IFLA_IFNAME, Bytes{'b', 'i', 'g', 0}));
+  Bytes big = nlmsg(RTM_NEWLINK, NLM_F_REQUEST | kCreate, 4, 0, body);
+  add(big, attr(IFLA_IFALIAS, Bytes((*rc)->rings().max_datagram() - big.size() - 8, 'a')));
+  std::uint32_t len = static_cast<std::uint32_t>(big.size());
+  std::memcpy(big.data(), &len, sizeof len);
+  ASSERT_TRUE((*rc)->send(big));
+  ASSERT_TRUE((*rc)->send(link_msg(RTM_NEWLINK, kCreate, 5, named("n1", "dummy"))));
+  std::vector<std::uint32_t> seqs;
+  for (int i = 0; i < 3; ++i) {  // the error for 4 (on the socket), n1's notification, 5's ack
+    ASSERT_TRUE(*(*rc)->recv(d, 5000));
+    auto m = one(d);
+    if (m.hdr.nlmsg_type == NLMSG_ERROR) seqs.push_back(m.hdr.nlmsg_seq);
+    if (m.hdr.nlmsg_seq == 4) {
+      EXPECT_GT(d.size(), (*rc)->rings().max_datagram());
+    }
+  }
+  EXPECT_EQ(seqs, (std::vector<std::uint32_t>{4, 5}));
+  EXPECT_FALSE(*(*rc)->recv(d, 0));  // nothing more
+  kill_daemon();
+  auto end = (*rc)->recv(d, 5000);
+  ASSERT_FALSE(end);
+  EXPECT_EQ(end.error().code, ECONNRESET);
 }
 
 TEST_F(DaemonTest, RefusedRingRequestsChangeNothing) {
