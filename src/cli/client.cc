@@ -166,10 +166,34 @@ Result<void> Client::load() {
 }
 
 Result<int> Client::ifindex(const std::string& name) {
-  IFCORE_TRY(load());
-  for (const auto& [idx, v] : names_)
-    if (v.first == name) return idx;
-  return 0;
+  if (loaded_) {
+    for (const auto& [idx, v] : names_)
+      if (v.first == name) return idx;
+    return 0;
+  }
+  // iproute2: ll_name_to_index asks for the one device (RTM_GETLINK with IFLA_IFNAME) and,
+  // when that fails, if_nametoindex: a name it cannot find is 0, whatever the error. No
+  // dump: a batch that deletes N devices by name would read N dumps.
+  wire::MessageBuilder b;
+  b.begin({RTM_GETLINK, NLM_F_REQUEST, next_seq(), 0});
+  ifinfomsg ifi{};
+  b.put_struct(ifi);
+  b.put_string(IFLA_IFNAME, name);
+  b.put_u32(IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+  if (auto e = b.end(); !e) return 0;  // a name too long for a message names no device
+  int idx = 0, err = 0;
+  std::string ext;
+  IFCORE_TRY(talk_raw(
+      b,
+      [&](const wire::Message& m) {
+        auto l = wire::decode_link_message(m);
+        if (l && l->name == name) {
+          idx = l->ifindex;
+          names_[idx] = {l->name, l->flags};
+        }
+      },
+      err, ext));
+  return err ? 0 : idx;
 }
 
 std::string Client::ifname(int ifindex) {

@@ -159,6 +159,9 @@ int main_impl(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", t.error().message.c_str());
     return 1;
   }
+  // A batch sends many requests: through ifcored, they go through shared memory (a daemon
+  // that refuses leaves the batch on its socket).
+  if (!o.batch.empty()) (void)(*t)->prefer_rings();
   Client client(std::move(*t));
   Out out(o.ctx.json, o.ctx.pretty, o.ctx.oneline);
   o.ctx.client = &client;

@@ -41,6 +41,10 @@ class Transport {
   virtual std::uint32_t port_id() const = 0;
   // "kernel", "daemon" or "embedded".
   virtual const char* target() const = 0;
+  // Many requests follow (-batch): the daemon's transport switches to mapped rings
+  // (docs/WIRE.md), the others ignore it. Errors: the daemon's refusal; the transport
+  // then goes on as before.
+  virtual Result<void> prefer_rings() { return ok(); }
 };
 
 // Runs `f` with the calling thread in the network namespace /var/run/netns/NETNS (the

@@ -4,6 +4,7 @@
 //
 // Socket options, multicast groups and namespace selection travel in ifcored's control
 // message (src/rtnl/control_msg.h): one request, answered with the connection's state.
+// For a batch the connection switches to mapped rings (src/rtnl/ring_client.h).
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -12,9 +13,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 
 #include "cli/transport.h"
 #include "rtnl/control_msg.h"
+#include "rtnl/ring_client.h"
 
 namespace ifcore::cli {
 namespace {
@@ -25,12 +28,35 @@ class DaemonTransport final : public Transport {
   ~DaemonTransport() override { ::close(fd_); }
 
   Result<void> send(std::span<const std::uint8_t> d) override {
+    if (ring_) {
+      if (auto r = ring_->send(d); !r)
+        return fail(r.error().code, "cannot talk to ifcored: {}", r.error().message);
+      return ok();
+    }
     if (::send(fd_, d.data(), d.size(), MSG_NOSIGNAL) < 0)
       return fail(errno, "cannot talk to ifcored: {}", std::strerror(errno));
     return ok();
   }
 
   Result<std::optional<Datagram>> recv(int timeout_ms) override {
+    if (!before_rings_.empty() || ring_) {
+      Datagram d;
+      if (!before_rings_.empty()) {
+        d = std::move(before_rings_.front());
+        before_rings_.pop_front();
+        if (rtnl::is_overflow_datagram(d))
+          return fail(ENOBUFS, "netlink receive error No buffer space available");
+        return std::optional<Datagram>(std::move(d));
+      }
+      auto got = ring_->recv(d, timeout_ms);
+      if (!got && got.error().code == ECONNRESET)
+        return fail(ECONNRESET, "ifcored closed the connection");
+      if (!got) return fail(got.error().code, "netlink receive error {}", got.error().message);
+      if (!*got) return std::optional<Datagram>{};
+      if (rtnl::is_overflow_datagram(d))
+        return fail(ENOBUFS, "netlink receive error No buffer space available");
+      return std::optional<Datagram>(std::move(d));
+    }
     auto readable = wait_readable(fd_, timeout_ms);
     if (!readable) return fail(readable.error());
     if (!*readable) return std::optional<Datagram>{};
@@ -88,9 +114,18 @@ class DaemonTransport final : public Transport {
     }
   }
   const char* target() const override { return "daemon"; }
+  Result<void> prefer_rings() override {
+    if (ring_) return ok();
+    auto r = rtnl::RingClient::open(fd_, ++seq_ + 0x40000000u, 0, before_rings_);
+    if (!r) return fail(r.error());
+    ring_ = std::move(*r);
+    return ok();
+  }
 
  private:
   int fd_;
+  std::unique_ptr<rtnl::RingClient> ring_;
+  std::deque<Datagram> before_rings_;  // what came before the rings' reply, read first
   std::uint32_t port_ = 0;
   std::uint32_t seq_ = 0;
 };
