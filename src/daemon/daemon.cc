@@ -556,17 +556,19 @@ int Loop::read_socket(Client& c) {
   // before it returns. The rest leave in batches, at the latest when the client has nothing
   // more queued.
   auto& msgs = rmsgs_;
-  int got = 0;
+  int got = 0;   // requests handled
+  int seen = 0;  // datagrams read, doorbells too: the budget counts them all
   // A client on rings is always read: its socket brings doorbells (and little else).
   const std::size_t stop = c.ring ? kRingOutboxLimit : kOutboxStop;
-  while (got < kReadBudget && c.out.size() < stop) {
-    const unsigned slots = got == 0 ? 1 : kRecvSlots;
+  while (seen < kReadBudget && c.out.size() < stop) {
+    const unsigned slots = seen == 0 ? 1 : kRecvSlots;
     int n = recvmmsg(c.fd, msgs.data(), slots, MSG_DONTWAIT | MSG_TRUNC, nullptr);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) drop(c.fd);
       break;
     }
+    seen += n;
     bool eof = false;
     for (int k = 0; k < n; ++k) {
       std::uint8_t* buf = rbuf_ + static_cast<std::size_t>(k) * kRecvBuffer;
