@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "rtnl/control_msg.h"
 #include "rtnl/wire/netlink.h"
