@@ -120,17 +120,16 @@ void NlClient::set_busy_poll(std::chrono::microseconds us) {
 }
 
 Result<std::size_t> NlClient::ring_recv_into(int timeout_ms) {
+  // rbuf_ takes the datagram's size: on rings it is never a socket's receive buffer again.
   if (!before_rings_.empty()) {
-    ring_buf_ = std::move(before_rings_.front());
+    rbuf_ = std::move(before_rings_.front());
     before_rings_.pop_front();
   } else {
-    auto got = ring_->recv(ring_buf_, timeout_ms);
+    auto got = ring_->recv(rbuf_, timeout_ms);
     if (!got) return fail(got.error());
     if (!*got) return std::size_t(0);
   }
-  if (ring_buf_.size() > rbuf_.size()) rbuf_.resize(ring_buf_.size());
-  std::memcpy(rbuf_.data(), ring_buf_.data(), ring_buf_.size());
-  return ring_buf_.size();
+  return rbuf_.size();
 }
 
 Result<void> NlClient::send(std::span<const std::uint8_t> d) {

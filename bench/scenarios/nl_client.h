@@ -96,14 +96,15 @@ class NlClient {
   bool kernel_ = false;
   std::uint32_t seq_ = 0;
   std::chrono::microseconds busy_poll_{0};
-  Bytes rbuf_;  // the receive buffer, reused (a datagram never exceeds 64 KiB here)
+  // The receive buffer, reused (a datagram never exceeds 64 KiB here); on mapped rings, the
+  // last datagram read, sized to it.
+  Bytes rbuf_;
   // kSlots such buffers for read_queued_answers, made with the client and not zeroed: the
   // first timed batch of a fresh client used to zero 2 MiB and fault in its 512 pages
   // (a third of the daemon's figure for 100 pipelined creates); recvmmsg(2) touches only
   // the pages a datagram fills.
   std::unique_ptr<std::uint8_t[]> rbufs_;
   std::unique_ptr<rtnl::RingClient> ring_;  // mapped rings, once use_rings() switched
-  Bytes ring_buf_;                          // a datagram read from the rings
   std::deque<Bytes> before_rings_;          // datagrams that came before the rings' reply
 };
 

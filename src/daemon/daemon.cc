@@ -33,6 +33,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ifcore/rtnl.h"
@@ -130,6 +131,8 @@ class Loop {
   void flush(Client& c);
   void update_events(Client& c);
   void drop(int fd);
+  // Logs why a client that broke the protocol is closed, and closes it (as drop).
+  void close_for(Client& c, std::string_view why);
   std::uint32_t pick_port(pid_t pid);
 
   Engine& engine_;
@@ -300,6 +303,11 @@ void Loop::drop(int fd) {
   dead_.push_back(fd);
 }
 
+void Loop::close_for(Client& c, std::string_view why) {
+  engine_.log(LogLevel::Warning, fmt::format("ifcored: client {}: {}; closing it", c.port_id, why));
+  drop(c.fd);
+}
+
 void Loop::update_events(Client& c) {
   std::uint32_t want = 0;
   if (c.ring) {
@@ -369,11 +377,7 @@ void Loop::flush_ring(Client& c) {
       }
       r = c.ring->push_socket_record();
     }
-    if (!r) {
-      engine_.log(LogLevel::Warning,
-                  fmt::format("ifcored: client {}: {}; closing it", c.port_id, r.error().message));
-      return drop(c.fd);
-    }
+    if (!r) return close_for(c, r.error().message);
     if (!*r) {
       // Full: the client rings the doorbell once it has read (unless room appeared).
       if (c.ring->prepare_wait_room(big ? 0 : d.size())) break;
@@ -530,9 +534,7 @@ int Loop::read_ring(Client& c) {
     if (p && *p == rtnl::MappedRings::Popped::OnSocket)
       p = fail(EPROTO, "ring: a socket record in the request ring");
     if (!p) {
-      engine_.log(LogLevel::Warning,
-                  fmt::format("ifcored: client {}: {}; closing it", c.port_id, p.error().message));
-      drop(c.fd);
+      close_for(c, p.error().message);
       break;
     }
     if (*p == rtnl::MappedRings::Popped::Empty) break;
@@ -605,11 +607,8 @@ int Loop::read_socket(Client& c) {
   }
   flush(c);
   if (got > 0) hot_ = c.fd;
-  if (c.ring && c.out.size() >= kRingOutboxLimit) {
-    engine_.log(LogLevel::Warning, fmt::format("ifcored: client {}: {} replies unread; closing it",
-                                               c.port_id, c.out.size()));
-    drop(c.fd);
-  }
+  if (c.ring && c.out.size() >= kRingOutboxLimit)
+    close_for(c, fmt::format("{} replies unread", c.out.size()));
   return got;
 }
 
