@@ -39,34 +39,37 @@ class DaemonTransport final : public Transport {
   }
 
   Result<std::optional<Datagram>> recv(int timeout_ms) override {
-    if (!before_rings_.empty() || ring_) {
-      Datagram d;
-      if (!before_rings_.empty()) {
-        d = std::move(before_rings_.front());
-        before_rings_.pop_front();
-        if (rtnl::is_overflow_datagram(d))
-          return fail(ENOBUFS, "netlink receive error No buffer space available");
-        return std::optional<Datagram>(std::move(d));
-      }
+    auto d = next_datagram(timeout_ms);
+    if (d && *d && rtnl::is_overflow_datagram(**d))
+      return fail(ENOBUFS, "netlink receive error No buffer space available");
+    return d;
+  }
+
+  // The next datagram: what came before the switch to rings, then from the rings or the
+  // socket.
+  Result<std::optional<Datagram>> next_datagram(int timeout_ms) {
+    Datagram d;
+    if (!before_rings_.empty()) {
+      d = std::move(before_rings_.front());
+      before_rings_.pop_front();
+      return std::optional<Datagram>(std::move(d));
+    }
+    if (ring_) {
       auto got = ring_->recv(d, timeout_ms);
       if (!got && got.error().code == ECONNRESET)
         return fail(ECONNRESET, "ifcored closed the connection");
       if (!got) return fail(got.error().code, "netlink receive error {}", got.error().message);
       if (!*got) return std::optional<Datagram>{};
-      if (rtnl::is_overflow_datagram(d))
-        return fail(ENOBUFS, "netlink receive error No buffer space available");
       return std::optional<Datagram>(std::move(d));
     }
     auto readable = wait_readable(fd_, timeout_ms);
     if (!readable) return fail(readable.error());
     if (!*readable) return std::optional<Datagram>{};
-    Datagram d(1 << 16);
+    d.resize(1 << 16);
     ssize_t n = ::recv(fd_, d.data(), d.size(), 0);
     if (n < 0) return fail(errno, "netlink receive error {}", std::strerror(errno));
     if (n == 0) return fail(ECONNRESET, "ifcored closed the connection");
     d.resize(std::size_t(n));
-    if (rtnl::is_overflow_datagram(d))
-      return fail(ENOBUFS, "netlink receive error No buffer space available");
     return std::optional<Datagram>(std::move(d));
   }
 
