@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "base/rcu.h"
+#include "base/ticks.h"
 #include "core/engine_impl.h"
 
 namespace ifcore {
@@ -37,7 +38,7 @@ void Engine::Impl::barrier(const Policies& p) {
 }
 
 Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified) {
-  auto t0 = Clock::now();
+  const std::uint64_t t0 = ticks::now();
   NotifierChain::Call call(chain);
   std::size_t reached = 0, calls = 0;
   Result<void> result;
@@ -59,7 +60,7 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::si
   }
   StatsCounters::add_locked(stats.notifier_calls, calls);
   StatsCounters::add_locked(stats.notifier_passes, 1);
-  StatsCounters::add_locked(stats.notifier_ns, Clock::now() - t0);
+  StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
   if (notified) *notified = reached;
   return result;
 }
@@ -67,7 +68,7 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::si
 void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
                                    bool batched) {
   if (devs.empty()) return;
-  auto t0 = Clock::now();
+  const std::uint64_t t0 = ticks::now();
   NotifierChain::Call call(chain);
   // The subscribers that take the event, picked once for the whole batch.
   std::vector<const NotifierChain::Entry*> takers;
@@ -89,16 +90,16 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
   }
   StatsCounters::add_locked(stats.notifier_calls, calls);
   StatsCounters::add_locked(stats.notifier_passes, 1);
-  StatsCounters::add_locked(stats.notifier_ns, Clock::now() - t0);
+  StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
 }
 
 void Engine::Impl::call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs) {
   if (devs.empty()) return;
-  auto t0 = Clock::now();
+  const std::uint64_t t0 = ticks::now();
   NotifierChain::Call call(chain);
   for (const auto& e : call.list()) e.sub->on_batch(ctl, event, devs);
   StatsCounters::add_locked(stats.notifier_calls, call.list().size());
-  StatsCounters::add_locked(stats.notifier_ns, Clock::now() - t0);
+  StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
 }
 
 // ---------------------------------------------------------------- Engine
@@ -201,7 +202,7 @@ Stats Engine::stats() const {
   s.barriers = c.barriers.load();
   s.ref_waits = c.ref_waits.load();
   s.rebroadcasts = c.rebroadcasts.load();
-  s.notifier_time = ns(c.notifier_ns);
+  s.notifier_time = Duration(std::chrono::nanoseconds(ticks::to_ns(c.notifier_ticks.load())));
   s.grace_time = ns(c.grace_ns);
   s.barrier_time = ns(c.barrier_ns);
   s.ref_wait_time = ns(c.ref_wait_ns);
@@ -212,12 +213,12 @@ Stats Engine::stats() const {
 
 void Engine::reset_stats() {
   auto& c = impl_->stats;
-  for (auto* a : {&c.devices_registered, &c.devices_unregistered, &c.devices_released,
-                  &c.devices_leaked, &c.leak_reports, &c.batches, &c.notifier_passes,
-                  &c.notifier_calls, &c.grace_periods, &c.barriers, &c.ref_waits, &c.rebroadcasts})
-    a->store(0);
   for (auto* a :
-       {&c.notifier_ns, &c.grace_ns, &c.barrier_ns, &c.ref_wait_ns, &c.unlist_ns, &c.free_ns})
+       {&c.devices_registered, &c.devices_unregistered, &c.devices_released, &c.devices_leaked,
+        &c.leak_reports, &c.batches, &c.notifier_passes, &c.notifier_calls, &c.grace_periods,
+        &c.barriers, &c.ref_waits, &c.rebroadcasts, &c.notifier_ticks})
+    a->store(0);
+  for (auto* a : {&c.grace_ns, &c.barrier_ns, &c.ref_wait_ns, &c.unlist_ns, &c.free_ns})
     a->store(0);
 }
 

@@ -13,10 +13,15 @@ TEST_F(Batch, TenThousandDevicesCostExactlyOneGracePeriod) {
   for (int i = 0; i < 10000; ++i) devs.push_back(dummy(ctl, "d%d"));
   for (int i = 0; i < 10000; i += 2) ASSERT_TRUE(ctl.open(*devs[i]));
   Stats before = engine->stats();
+  auto t0 = Clock::now();
   UnregisterBatch batch;
   for (Device* d : devs) ASSERT_TRUE(ctl.queue_unregister(*d, batch));
   ctl.commit(batch);
+  auto elapsed = Clock::now() - t0;
   Stats after = engine->stats();
+  // The passes took some of the commit's time, in nanoseconds (counted in ticks).
+  EXPECT_GT(after.notifier_time, before.notifier_time);
+  EXPECT_LE(after.notifier_time - before.notifier_time, elapsed + elapsed / 10);
   EXPECT_EQ(after.grace_periods - before.grace_periods, 1u);
   EXPECT_EQ(after.batches - before.batches, 1u);
   // GOING_DOWN, DOWN, UNREGISTER: one pass each over the whole batch.
