@@ -89,17 +89,26 @@ void remove_port(Control& ctl, Device& br, Device& port) {
 }
 
 // Linux: br_device_event for ports, and the bridge's own mtu/address changes.
+// It hears of every device; of the others (neither a bridge nor a bridge's port) it reads
+// only the kind and the master, not their private state (priv_of reads that state's type
+// and, for a type that is not the one asked, compares the types' names).
 class Watch final : public Subscriber {
  public:
+  explicit Watch(const Kind& bridge) : bridge_(bridge) {}
+
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     Device& dev = ev.dev;
-    if (Priv* self = bridge::priv(dev)) {
+    if (&dev.kind() == &bridge_) {
+      Priv* self = bridge::priv(dev);
+      if (!self) return ok();
       if (!self->adjusting && ev.event == NetdevEvent::ChangeMtu) self->mtu_set_by_user = true;
       if (!self->adjusting && ev.event == NetdevEvent::ChangeAddr) self->addr_set_by_user = true;
       return ok();
     }
     Device* br = dev.master();
-    if (!br || !bridge::priv(*br) || !bridge::priv(*br)->find(dev)) return ok();
+    if (!br || &br->kind() != &bridge_) return ok();
+    Priv* port_of = bridge::priv(*br);
+    if (!port_of || !port_of->find(dev)) return ok();
     switch (ev.event) {
       case NetdevEvent::Unregister:  // also a move to another namespace
         remove_port(ctl, *br, dev);
@@ -120,6 +129,9 @@ class Watch final : public Subscriber {
     }
     return ok();
   }
+
+ private:
+  const Kind& bridge_;
 };
 
 }  // namespace
@@ -264,7 +276,7 @@ std::size_t Bridge::fdb_size(const Device& br) {
 
 void Bridge::install(Engine& engine) {
   static Bridge kind;
-  static Watch watch;
+  static Watch watch(kind);
   engine.register_kind(kind);
   auto ctl = engine.control();
   (void)ctl.subscribe(
