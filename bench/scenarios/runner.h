@@ -18,7 +18,7 @@ namespace ifcore::bench {
 struct SuiteOptions {
   std::vector<std::string> scenarios;  // empty: the default suite (every scenario)
   std::vector<Path> paths = {Path::Embedded, Path::Daemon, Path::Ring, Path::Kernel};
-  int repeat = 3;
+  int repeat = 5;
   std::string policy = "default";
   int scale_max = 100000;  // the sweep's largest N
   bool ablation = true;    // run the ablation (embedded path, legacy sizes)
