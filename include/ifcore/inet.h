@@ -211,6 +211,9 @@ class ProtoListener {
   virtual ~ProtoListener() = default;
   virtual void on_addr(Namespace& ns, ProtoEvent ev, const AddrInfo& a) {}
   virtual void on_route(Namespace& ns, ProtoEvent ev, const RouteInfo& r) {}
+  // False if on_route would ignore every route of `family` in `ns` now: the protocols then
+  // skip building the RouteInfo (a copy per route, and a vlan going down drops four).
+  virtual bool wants_routes(Namespace& ns, int family) const { return true; }
 };
 
 // Registers/unregisters a listener (it must outlive its registration).

@@ -56,7 +56,7 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   if (!r->list) return;
   RouteList& v = *r->list;
   std::optional<RouteInfo> gone;
-  if (notify) gone = report(*r);
+  if (notify && route_news_wanted(ep, ns, r->info.family)) gone = report(*r);
   if (r->dev)
     if (DevState* ds = find_dev(ep, *r->dev)) ds->routes.erase(r);
   dst_free(ep, *r, std::move(r->dst));
@@ -295,7 +295,7 @@ void fib_insert_kernel(Control& ctl, Namespace& ns, Device& dev, const RouteInfo
   r.dev = &dev;
   r.dst = dst_alloc(ep, dev);
   Route* p = insert(ep, ns, std::move(r));
-  notify_route(ep, ns, ProtoEvent::New, report(*p));
+  if (route_news_wanted(ep, ns, p->info.family)) notify_route(ep, ns, ProtoEvent::New, report(*p));
 }
 
 void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which which, bool notify) {

@@ -253,6 +253,9 @@ void drop_dev_state(EngineProto& ep, Device& d);
 // Listeners. Context: control lock.
 void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a);
 void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const RouteInfo& r);
+// Whether a listener would hear of a route of `family` in `ns` (notify_route's callers
+// need not build the RouteInfo otherwise).
+bool route_news_wanted(const EngineProto& ep, Namespace& ns, int family);
 
 // ---- dst (dst.cc)
 std::unique_ptr<DstEntry> dst_alloc(EngineProto& ep, Device& d);

@@ -20,6 +20,7 @@ class ProtoPublisher final : public inet::ProtoListener {
   explicit ProtoPublisher(Hub& hub) : hub_(hub) {}
   void on_addr(Namespace& ns, inet::ProtoEvent ev, const inet::AddrInfo& a) override;
   void on_route(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r) override;
+  bool wants_routes(Namespace& ns, int family) const override;
 
  private:
   Hub& hub_;

@@ -162,6 +162,10 @@ void ProtoPublisher::on_route(Namespace& ns, inet::ProtoEvent ev, const inet::Ro
   if (wire::encode_route(b, h, route_message(r))) hub_.publish(ns.id(), group, b.bytes());
 }
 
+bool ProtoPublisher::wants_routes(Namespace& ns, int family) const {
+  return hub_.wanted(ns.id(), route_group(family));
+}
+
 // ---- handlers
 
 Result<void> handle_newaddr(Request& r) {
