@@ -212,7 +212,7 @@ class ProtoListener {
   virtual void on_addr(Namespace& ns, ProtoEvent ev, const AddrInfo& a) {}
   virtual void on_route(Namespace& ns, ProtoEvent ev, const RouteInfo& r) {}
   // False if on_route would ignore every route of `family` in `ns` now: the protocols then
-  // skip building the RouteInfo (a copy per route, and a vlan going down drops four).
+  // skip building the RouteInfo (a copy per route, and a vlan going down drops three).
   virtual bool wants_routes(Namespace& ns, int family) const { return true; }
 };
 
