@@ -47,7 +47,23 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
   {
     Registry::RetiredNames names(devs.size());
     rcu::ReadGuard g;
-    for (Device* d : devs) {
+    // Each erase misses the cache on the device, its name and its name's table entry (a
+    // batch of 10 000 devices does not fit in it): those of the devices a few places ahead
+    // are fetched while this one is erased.
+    constexpr std::size_t kDeviceAhead = 8, kEntryAhead = 4;
+    const std::size_t n = devs.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + kDeviceAhead < n) {
+        const auto* ahead = reinterpret_cast<const char*>(devs[i + kDeviceAhead]);
+        __builtin_prefetch(ahead);
+        __builtin_prefetch(ahead + 64);
+      }
+      if (i + kEntryAhead < n) {
+        Device& ahead = *devs[i + kEntryAhead];
+        if (void* entry = DeviceAccess::name_node(ahead)) __builtin_prefetch(entry);
+        __builtin_prefetch(ahead.name_rcu().data());
+      }
+      Device* d = devs[i];
       DeviceAccess::set_state(*d, RegState::Unregistering);
       d->ns().registry().erase(*d, d->name_rcu(), d->ifindex(), &names);
     }
