@@ -29,7 +29,7 @@ const Origin& origin() {
 
 namespace detail {
 
-bool use_tsc() {
+bool cpu_has_invariant_tsc() {
 #if defined(__x86_64__)
   // CPUID 0x80000007, EDX bit 8: the counter runs at a constant rate in every power state
   // (Linux's constant_tsc and nonstop_tsc).
@@ -47,8 +47,7 @@ bool use_tsc() {
 std::int64_t to_ns(std::uint64_t n) {
   if (n == 0) return 0;
 #if defined(__x86_64__)
-  static const bool tsc = detail::use_tsc();
-  if (tsc) {
+  if (detail::use_tsc()) {
     const Origin& o = origin();
     std::uint64_t t = now();
     auto s = Steady::now();

@@ -15,15 +15,19 @@
 namespace ifcore::ticks {
 
 namespace detail {
-bool use_tsc();  // once per process: CPUID says the counter is invariant
+bool cpu_has_invariant_tsc();  // CPUID: the counter runs at a constant rate
+// Whether the clock reads the counter; decided once per process.
+inline bool use_tsc() {
+  static const bool tsc = cpu_has_invariant_tsc();
+  return tsc;
 }
+}  // namespace detail
 
 // A point on the tick clock; only differences mean something. Context: any thread; no
 // system call, never blocks.
 inline std::uint64_t now() {
 #if defined(__x86_64__)
-  static const bool tsc = detail::use_tsc();
-  if (tsc) return __rdtsc();
+  if (detail::use_tsc()) return __rdtsc();
 #endif
   return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                         std::chrono::steady_clock::now().time_since_epoch())
