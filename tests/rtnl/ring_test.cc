@@ -76,6 +76,27 @@ TEST(Ring, DatagramsArriveInOrderBothWays) {
   EXPECT_EQ(out, datagram(36, 3));
 }
 
+// attach() readies the client's mapping page by page (src/rtnl/ring.cc, warm): what the
+// daemon pushed before the client mapped the file, over several pages, arrives unchanged.
+TEST(Ring, RepliesPushedBeforeTheClientAttachesSurviveIt) {
+  auto d = MappedRings::create(kRingMinSize);
+  ASSERT_TRUE(d) << d.error().message;
+  constexpr int kCount = 12;  // 12 x 3000 bytes: across nine pages of the reply ring
+  for (int i = 0; i < kCount; ++i)
+    ASSERT_TRUE(*d->push(datagram(3000, static_cast<std::uint8_t>(i))));
+  auto c = MappedRings::attach(dup(d->fd()));
+  ASSERT_TRUE(c) << c.error().message;
+  Bytes out;
+  for (int i = 0; i < kCount; ++i) {
+    ASSERT_EQ(*c->pop(out), MappedRings::Popped::Datagram);
+    EXPECT_EQ(out, datagram(3000, static_cast<std::uint8_t>(i)));
+  }
+  EXPECT_EQ(*c->pop(out), MappedRings::Popped::Empty);
+  ASSERT_TRUE(*c->push(datagram(100, 42)));
+  ASSERT_EQ(*d->pop(out), MappedRings::Popped::Datagram);
+  EXPECT_EQ(out, datagram(100, 42));
+}
+
 TEST(Ring, FullRingRefusesUntilTheConsumerReads) {
   auto [d, c] = make_pair();
   const std::size_t n = c.max_datagram();
