@@ -60,6 +60,7 @@ class NlClient {
   // kernel (its replies are queued before sendto returns), 50 µs for ifcored.
   // On mapped rings the poll reads memory; see rtnl/ring_client.h.
   void set_busy_poll(std::chrono::microseconds us);
+  std::chrono::microseconds busy_poll() const { return busy_poll_; }
   // Reads and drops every datagram already queued (a monitor before a timed step).
   void drain();
 
