@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/scenarios/cpu_pair.h"
 #include "ifcore/config.h"
 #include "ifcore/result.h"
 
@@ -101,9 +102,9 @@ struct RunParams {
   std::string policy_name = "default";
   // Called now and then during long runs with a fraction done (0..1).
   std::function<void(double)> progress;
-  // The daemon path: the bench's client and the daemon's serving thread run on two
-  // different CPUs for the timed run (daemon.cc).
-  bool pin = true;
+  // The CPUs of the timed run (cpu_pair.h): ifcored's serving thread and the kernel path's
+  // thread on cpus.server, the daemon path's client on cpus.client. Not valid: no pinning.
+  CpuChoice cpus;
 };
 
 // The machine the figures were taken on.

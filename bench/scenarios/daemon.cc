@@ -144,8 +144,7 @@ Result<RunOutput> run_daemon(const ScenarioSpec& s, const RunParams& p, bool rin
   warm.progress = nullptr;
   if (auto w = run_wire(s, warm, env); !w)
     return fail(w.error().code, "warm-up: {}", w.error().message);
-  std::optional<CpuPair> pinned;
-  if (p.pin) pinned.emplace(d.pid());
+  CpuPair pinned(d.pid(), p.cpus);
   return run_wire(s, p, env);
 }
 

@@ -106,6 +106,9 @@ std::string kernel_unavailable() {
 
 Result<RunOutput> run_kernel(const ScenarioSpec& s, const RunParams& p) {
   return in_new_netns([&]() -> Result<RunOutput> {
+    // The kernel does a request's work in this thread's syscalls: on the CPU ifcored's
+    // serving thread gets on the daemon path (cpu_pair.h).
+    if (p.cpus.valid()) (void)pin_self(p.cpus.server);
     WireEnv env;
     env.substitute_kinds = true;
     env.connect = [](std::vector<unsigned> groups) {

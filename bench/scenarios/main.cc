@@ -31,8 +31,9 @@ int main(int argc, char** argv) {
   app.add_option("--plot", plot_path, "draw time per device against N to FILE.svg");
   app.add_flag("--no-ablation", no_ablation, "skip the ablation table");
   app.add_flag("--no-pin", no_pin,
-               "daemon path: leave the client and ifcored to the scheduler (default: one CPU "
-               "each for the timed run)");
+               "leave every thread to the scheduler (default: for the timed run, ifcored's "
+               "serving thread and the kernel path's thread on the fastest CPU, the daemon "
+               "path's client on another)");
   app.add_flag("--list", list, "print the scenario names, one a line");
   CLI11_PARSE(app, argc, argv);
 

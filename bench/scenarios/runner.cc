@@ -95,11 +95,13 @@ struct Runner {
         p.n = n;
         p.policies = pol;
         p.policy_name = policy_name;
-        p.pin = o.pin;
         p.progress = [this](double f) { progress.show(f); };
         // Every run starts on a quiet machine (settle.h): not while the kernel still
         // tears down the namespace of the run before.
         if (!o.runner) settle();
+        // The server's work on the CPU that is fastest now (cpu_pair.h); the embedded
+        // path stays where the scheduler puts it, with the engine's threads.
+        if (o.pin && !o.runner && path != Path::Embedded) p.cpus = choose_cpus();
         auto r = run(path, s, p);
         if (!r) {
           for (auto& [_, x] : by_metric)
