@@ -51,9 +51,12 @@ std::atomic_ref<T> at(T* p) {
   return std::atomic_ref<T>(*p);
 }
 
-// How much of each ring is made ready when it is mapped; a larger ring readies the rest on
-// its first lap.
-constexpr std::size_t kWarmPerRing = std::size_t{256} << 10;
+// How much of each ring is made ready when it is mapped (a larger ring readies the rest on
+// its first lap): as much as seed 4's timed run of 100 veth creates and deletes uses of
+// either ring, on a connection of its own, about 25 KiB. Readying costs 6 µs a page on each
+// side, and a short-lived connection pays it too (seed 1's two sysctl writes open one
+// each: its total on rings was 3.5 ms with nothing readied and 8-9 ms with 256 KiB).
+constexpr std::size_t kWarmPerRing = kRingMinSize;
 constexpr std::size_t kPage = 4096;
 
 // Readies the header and the start of both rings in this side's mapping, so that the
