@@ -114,7 +114,7 @@ class Loop {
   // them has a request waiting (the loop then serves it instead of sleeping).
   bool rings_allow_sleep();
   void rings_awake();
-  void poll_rings();
+  int poll_rings();  // requests served
   void reap();
   void handle_datagram(Client& c, std::span<const std::uint8_t> dg);
   void handle_control(Client& c, std::span<const std::uint8_t> dg);
@@ -635,11 +635,13 @@ void Loop::rings_awake() {
   for (int fd : ring_fds_) clients_.at(fd)->ring->awake();
 }
 
-void Loop::poll_rings() {
+int Loop::poll_rings() {
+  int got = 0;
   for (int fd : ring_fds_) {
     Client& c = *clients_.at(fd);
-    if (c.ring->readable()) read_ring(c);
+    if (c.ring->readable()) got += read_ring(c);
   }
+  return got;
 }
 
 void Loop::reap() {
@@ -713,7 +715,11 @@ Result<void> Loop::run() {
       if (errno == EINTR) continue;
       return fail(errno, "epoll_wait: {}", std::strerror(errno));
     }
-    poll_rings();  // clients on rings that are not the hot one have no event to show
+    // Clients on rings that are not the hot one have no event to show. Requests served
+    // here open a busy-poll window as any others do: a turn that served the last of a
+    // pipelined batch and then slept had the client's next request wait for the thread's
+    // wakeup (the sweep's group delete of 100 devices on rings: 150-250 µs against 40-50).
+    if (poll_rings() > 0 && busy) spin_until = Clock::now() + cfg_.busy_poll;
     if (n == 0) {
       reap();
       sched_yield();
