@@ -16,6 +16,14 @@ int count(const cpu_set_t& s) {
   return CPU_COUNT(&s);
 }
 
+// The calling thread's CPUs.
+cpu_set_t my_cpus() {
+  cpu_set_t s;
+  CPU_ZERO(&s);
+  EXPECT_EQ(::sched_getaffinity(0, sizeof s, &s), 0);
+  return s;
+}
+
 // A child that waits to be killed, killed and reaped however the test ends.
 struct Sleeper {
   pid_t pid = ::fork();
@@ -33,8 +41,7 @@ struct Sleeper {
 };
 
 TEST(CpuPairTest, ClientAndServerGetTwoCpusAndTheClientItsSetBack) {
-  cpu_set_t before;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  cpu_set_t before = my_cpus();
   if (count(before) < 2) GTEST_SKIP() << "one CPU allowed: nothing to pin";
   Sleeper server;
   ASSERT_GT(server.pid, 0);
@@ -55,14 +62,12 @@ TEST(CpuPairTest, ClientAndServerGetTwoCpusAndTheClientItsSetBack) {
     EXPECT_EQ(count(theirs), 1);
     EXPECT_TRUE(CPU_ISSET(pair.server_cpu(), &theirs));
   }
-  cpu_set_t after;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
+  cpu_set_t after = my_cpus();
   EXPECT_TRUE(CPU_EQUAL(&before, &after));
 }
 
 TEST(CpuPairTest, AServerThatIsGoneLeavesEverythingAsItWas) {
-  cpu_set_t before;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  cpu_set_t before = my_cpus();
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) ::_exit(0);
@@ -71,17 +76,14 @@ TEST(CpuPairTest, AServerThatIsGoneLeavesEverythingAsItWas) {
     CpuPair pair(child, choose_cpus());
     EXPECT_FALSE(pair.pinned());
   }
-  cpu_set_t after;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
+  cpu_set_t after = my_cpus();
   EXPECT_TRUE(CPU_EQUAL(&before, &after));
 }
 
 TEST(CpuPairTest, ChoiceIsTwoAllowedCpusAndTheCallerKeepsItsSet) {
-  cpu_set_t before;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  cpu_set_t before = my_cpus();
   CpuChoice cpus = choose_cpus();
-  cpu_set_t after;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
+  cpu_set_t after = my_cpus();
   EXPECT_TRUE(CPU_EQUAL(&before, &after));
   if (count(before) < 2) {
     EXPECT_FALSE(cpus.valid());
@@ -93,23 +95,20 @@ TEST(CpuPairTest, ChoiceIsTwoAllowedCpusAndTheCallerKeepsItsSet) {
 }
 
 TEST(CpuPairTest, NoChoiceNoPin) {
-  cpu_set_t before;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  cpu_set_t before = my_cpus();
   Sleeper server;
   ASSERT_GT(server.pid, 0);
   {
     CpuPair pair(server.pid, CpuChoice{});
     EXPECT_FALSE(pair.pinned());
   }
-  cpu_set_t after;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
+  cpu_set_t after = my_cpus();
   EXPECT_TRUE(CPU_EQUAL(&before, &after));
 }
 
 // A thread pinned with pin_self runs on that CPU alone.
 TEST(CpuPairTest, PinSelfPinsTheCallingThreadOnly) {
-  cpu_set_t before;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  cpu_set_t before = my_cpus();
   int cpu = -1;
   for (int c = CPU_SETSIZE - 1; c >= 0 && cpu < 0; --c)
     if (CPU_ISSET(c, &before)) cpu = c;
@@ -124,8 +123,7 @@ TEST(CpuPairTest, PinSelfPinsTheCallingThreadOnly) {
   ASSERT_TRUE(pinned);
   EXPECT_EQ(count(in_thread), 1);
   EXPECT_TRUE(CPU_ISSET(cpu, &in_thread));
-  cpu_set_t after;
-  ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
+  cpu_set_t after = my_cpus();
   EXPECT_TRUE(CPU_EQUAL(&before, &after));
   EXPECT_FALSE(pin_self(-1));
 }
