@@ -15,9 +15,9 @@ struct CpuChoice {
   bool valid() const { return server >= 0 && client >= 0 && server != client; }
 };
 
-// Times the same short loop (about 1 ms) three times on each CPU the calling thread may use,
-// in turns, and returns the fastest (by median) as `server`, the next as `client`. The
-// calling thread's own set comes back before it returns.
+// Times the same short loop (about 1 ms) three times on each CPU the calling thread may use
+// (the first four of them), in turns, and returns the fastest (by median) as `server`, the
+// next as `client`. The calling thread's own set comes back before it returns.
 //
 // Why (docs/BENCH.md, "CPUs"): on this 2-vCPU VM one vCPU is at times 1.7-2.4 times slower
 // than the other in the same loop, and which one changes within minutes. With ifcored
@@ -25,7 +25,7 @@ struct CpuChoice {
 // thread, the daemon's figures were 1.6 times slower than usual in some runs while the
 // kernel's were not. Chosen before each scenario's path (the kernel's runs come after the
 // others), the server's work of every path runs on the CPU that is fastest at the time.
-// Context: any thread; not thread-safe; takes about 6 ms on two CPUs.
+// Context: any thread; not thread-safe; takes about 6 ms on two CPUs, 12 ms on four or more.
 CpuChoice choose_cpus();
 
 // Pins the calling thread to `cpu`. False when it could not (it runs where it did).
