@@ -55,6 +55,8 @@ struct DeviceAccess {
   static void count_link(Device& lower, Device& upper, int delta);
   static int upper_level(const Device& d) { return d.upper_level_; }
   static void*& name_node(Device& d) { return d.name_node_; }
+  // Where the name's box is, without reading it (for a prefetch).
+  static const void* name_box(const Device& d) { return d.name_.load(std::memory_order_relaxed); }
   static int lower_level(const Device& d) { return d.lower_level_; }
   static TimePoint& unregistered_at(Device& d) { return d.unregistered_at_; }
   static TimePoint& next_report(Device& d) { return d.next_report_; }

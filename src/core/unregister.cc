@@ -59,9 +59,11 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
         __builtin_prefetch(ahead + 64);
       }
       if (i + kEntryAhead < n) {
+        // The box is fetched, not read: name_rcu() would read its length and wait for
+        // it (16% of the batch's time in a profile of 10 000 dummies).
         Device& ahead = *devs[i + kEntryAhead];
         if (void* entry = DeviceAccess::name_node(ahead)) __builtin_prefetch(entry);
-        __builtin_prefetch(ahead.name_rcu().data());
+        __builtin_prefetch(DeviceAccess::name_box(ahead));
       }
       Device* d = devs[i];
       DeviceAccess::set_state(*d, RegState::Unregistering);
