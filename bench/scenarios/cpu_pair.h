@@ -23,7 +23,7 @@ struct CpuChoice {
 // than the other in the same loop, and which one changes within minutes. With ifcored
 // always on the last CPU and the kernel's work wherever the scheduler put the bench's
 // thread, the daemon's figures were 1.6 times slower than usual in some runs while the
-// kernel's were not. Chosen before each scenario's path (the kernel's runs come after the
+// kernel's were not. Chosen before every repetition (the kernel's runs come after the
 // others), the server's work of every path runs on the CPU that is fastest at the time.
 // Context: any thread; not thread-safe; takes about 6 ms on two CPUs, 12 ms on four or more.
 CpuChoice choose_cpus();
