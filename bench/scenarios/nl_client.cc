@@ -154,7 +154,7 @@ Result<std::size_t> NlClient::recv_into(int timeout_ms) {
   if (ring_) return ring_recv_into(timeout_ms);
   // The datagram may be queued already (always, from the kernel): read first, poll after.
   using Clock = std::chrono::steady_clock;
-  Clock::time_point spin_until{};
+  Clock::time_point spin_start{};
   bool spun = busy_poll_.count() == 0 || timeout_ms == 0;
   for (;;) {
     ssize_t n = ::recv(fd_, rbuf_.data(), rbuf_.size(), MSG_DONTWAIT);
@@ -168,9 +168,9 @@ Result<std::size_t> NlClient::recv_into(int timeout_ms) {
       // 10-15 µs here); after that each also yields the CPU, to an ifcored that shares it
       // (--no-pin, a loaded machine).
       const auto now = Clock::now();
-      if (spin_until == Clock::time_point{}) spin_until = now + busy_poll_;
-      if (now < spin_until) {
-        if (now + busy_poll_ - spin_until > kPureSpin) ::sched_yield();
+      if (spin_start == Clock::time_point{}) spin_start = now;
+      if (now - spin_start < busy_poll_) {
+        if (now - spin_start > kPureSpin) ::sched_yield();
         continue;
       }
       spun = true;
