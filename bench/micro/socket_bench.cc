@@ -5,12 +5,17 @@
 // between. A request through the daemon takes this plus its work; through the kernel the
 // work runs in the caller's own syscall, without the hand-over. BM_RingRoundTrip is the
 // same exchange through mapped rings (src/rtnl/ring.h): the hand-over alone, no syscall.
+// BM_SeqpacketPipelined is the floor under a pipelined batch (the sweep's creates): N
+// requests in flight at once, sent 32 to a sendmmsg(2) as the bench's client sends them,
+// read 16 to a recvmmsg(2) and answered with one sendmmsg(2) per read, as ifcored does.
 #include <benchmark/benchmark.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -87,6 +92,93 @@ void BM_SeqpacketRoundTrip(benchmark::State& state) {
   state.counters["cpus"] = client_cpu == server_cpu ? 1 : 2;
 }
 BENCHMARK(BM_SeqpacketRoundTrip)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// Requests sent per sendmmsg(2) and read per recvmmsg(2) by the client (the bench's
+// NlClient::kSlots), and read per recvmmsg(2) by the server (ifcored's kRecvSlots).
+constexpr unsigned kClientSlots = 32, kServerSlots = 16;
+
+// mmsghdr entries over `bufs` buffers of `size` bytes each, starting at `base`.
+std::vector<mmsghdr> mmsg_headers(std::vector<iovec>& iov, char* base, std::size_t size, unsigned n,
+                                  bool same_buffer) {
+  iov.resize(n);
+  std::vector<mmsghdr> m(n);
+  for (unsigned i = 0; i < n; ++i) {
+    iov[i] = {base + (same_buffer ? 0 : i * size), size};
+    m[i].msg_hdr.msg_iov = &iov[i];
+    m[i].msg_hdr.msg_iovlen = 1;
+  }
+  return m;
+}
+
+void BM_SeqpacketPipelined(benchmark::State& state) {
+  const auto n = static_cast<unsigned>(state.range(0));
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    state.SkipWithError("socketpair failed");
+    return;
+  }
+  auto [client_cpu, server_cpu] = two_cpus();
+  std::thread server([fd = sv[1]] {
+    std::vector<char> in(kServerSlots * 4096);
+    std::array<char, 36> answer{};
+    std::vector<iovec> in_iov, out_iov;
+    auto in_msgs = mmsg_headers(in_iov, in.data(), 4096, kServerSlots, false);
+    auto out_msgs = mmsg_headers(out_iov, answer.data(), answer.size(), kServerSlots, true);
+    for (;;) {
+      int got = recvmmsg(fd, in_msgs.data(), kServerSlots, MSG_DONTWAIT, nullptr);
+      if (got < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return;
+        sched_yield();
+        continue;
+      }
+      if (got == 0 || in_msgs[0].msg_len == 0) return;  // end of file
+      for (int sent = 0; sent < got;) {
+        int k =
+            sendmmsg(fd, out_msgs.data() + sent, static_cast<unsigned>(got - sent), MSG_NOSIGNAL);
+        if (k < 0) return;
+        sent += k;
+      }
+    }
+  });
+  pin(server.native_handle(), server_cpu);
+  cpu_set_t saved;
+  bool restore = sched_getaffinity(0, sizeof saved, &saved) == 0;
+  pin(pthread_self(), client_cpu);
+  std::array<char, 48> request{};
+  std::vector<char> in(kClientSlots * 512);
+  std::vector<iovec> req_iov, in_iov;
+  auto req_msgs = mmsg_headers(req_iov, request.data(), request.size(), kClientSlots, true);
+  auto in_msgs = mmsg_headers(in_iov, in.data(), 512, kClientSlots, false);
+  for (auto _ : state) {
+    unsigned sent = 0, answered = 0;
+    while (answered < n) {
+      if (sent < n) {
+        int k = sendmmsg(sv[0], req_msgs.data(), std::min(kClientSlots, n - sent),
+                         MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (k > 0) sent += static_cast<unsigned>(k);
+      }
+      int got = recvmmsg(sv[0], in_msgs.data(), kClientSlots, MSG_DONTWAIT, nullptr);
+      if (got > 0)
+        answered += static_cast<unsigned>(got);
+      else if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        break;
+    }
+    if (answered < n) {
+      state.SkipWithError("the echo thread stopped");
+      break;
+    }
+  }
+  shutdown(sv[0], SHUT_RDWR);
+  server.join();
+  close(sv[0]);
+  close(sv[1]);
+  if (restore) (void)sched_setaffinity(0, sizeof saved, &saved);
+  state.counters["cpus"] = client_cpu == server_cpu ? 1 : 2;
+  state.counters["per_request"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * n,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_SeqpacketPipelined)->Arg(100)->Arg(1000)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 void BM_RingRoundTrip(benchmark::State& state) {
   using ifcore::Result;
