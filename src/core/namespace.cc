@@ -27,8 +27,7 @@ std::vector<Device*> Namespace::devices_locked() const {
   std::vector<Device*> out;
   out.reserve(registry_->size());
   rcu::ReadGuard g;
-  for (Device* d = registry_->next_index_rcu(0); d; d = registry_->next_index_rcu(d->ifindex()))
-    out.push_back(d);
+  registry_->collect_rcu(out);
   return out;
 }
 

@@ -189,6 +189,16 @@ Device* Registry::next_index_rcu(int after) const {
   return nullptr;
 }
 
+void Registry::collect_rcu(std::vector<Device*>& out) const {
+  Top* t = top_.load(std::memory_order_acquire);
+  for (std::size_t p = 0; p < t->n; ++p) {
+    Page* page = t->pages[p].load(std::memory_order_acquire);
+    if (!page) continue;
+    for (const auto& slot : page->slot)
+      if (Device* d = slot.load(std::memory_order_acquire)) out.push_back(d);
+  }
+}
+
 Registry::Page* Registry::page_for(int ifindex, bool create) {
   std::size_t p = static_cast<std::size_t>(ifindex) / Page::kSlots;
   Top* t = top_.load(std::memory_order_relaxed);

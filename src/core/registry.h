@@ -55,6 +55,11 @@ class Registry {
   Device* find_name_rcu(std::string_view name) const;
   Device* find_index_rcu(int ifindex) const;
   Device* next_index_rcu(int after) const;
+  // Appends every listed device to `out`, in ifindex order. Reads only the index pages,
+  // never a device: a walk through next_index_rcu reads each device's ifindex before it
+  // can look for the next one, one cache miss after another (10 000 devices: most of the
+  // 0.5-1 ms a group delete spent collecting its devices).
+  void collect_rcu(std::vector<Device*>& out) const;
 
   // Context: control lock for everything below.
   // Lists `dev` under `name` and `ifindex`. Errors: EEXIST (name; before EBUSY when both

@@ -110,5 +110,24 @@ TEST_F(Ifindex, OrderedScanVisitsEveryDeviceOnce) {
   EXPECT_EQ(count, 5001);  // with lo
 }
 
+// Namespace::devices_locked reads the index pages without reading the devices; it must
+// list what the ordered scan visits, in the same order, across pages and holes.
+TEST_F(Ifindex, DeviceListMatchesTheOrderedScanAcrossPagesAndHoles) {
+  auto ctl = engine->control();
+  std::vector<Device*> made;
+  for (int i = 0; i < 5000; ++i) made.push_back(dummy(ctl, "s%d"));  // past the first page
+  for (std::size_t i = 0; i < made.size(); i += 3) ASSERT_TRUE(ctl.delete_link(*made[i]));
+  ns(ctl).set_next_ifindex_locked(3 * 4096 + 7);  // a page with nothing before it
+  for (int i = 0; i < 10; ++i) dummy(ctl, "t%d");
+  std::vector<Device*> scanned;
+  {
+    rcu::ReadGuard g;
+    for (Device* d = ns(ctl).next_by_index_rcu(0); d; d = ns(ctl).next_by_index_rcu(d->ifindex()))
+      scanned.push_back(d);
+  }
+  EXPECT_EQ(scanned.size(), 1 + 5000 - 1667 + 10u);
+  EXPECT_EQ(ns(ctl).devices_locked(), scanned);
+}
+
 }  // namespace
 }  // namespace ifcore
