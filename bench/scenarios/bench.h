@@ -83,16 +83,28 @@ struct Measurement {
   double median = 0, min = 0, max = 0;
   std::string status;              // empty: measured; else why there is no figure
   std::vector<std::string> notes;  // stand-in kinds, scaling, extrapolation...
+  // The daemon path: what the metric's requests cost over the socket alone, measured after
+  // its repetitions (socket_floor.h; seconds). None on the other paths or when not measured.
+  std::optional<double> socket_floor;
   bool ok() const { return status.empty() && !samples.empty(); }
 };
 // Fills median/min/max from samples.
 void summarize(Measurement& m);
 double median_of(std::vector<double> v);
 
+// The requests a metric's time covers on a wire path (daemon, ring, kernel): answered one
+// at a time (the next is sent once the last is answered), or pipelined (many in flight).
+// The runner prices them at the socket's floor (socket_floor.h).
+struct Traffic {
+  int one_at_a_time = 0;
+  int pipelined = 0;
+};
+
 // What a path returns for one repetition of a scenario: samples per metric, and notes.
 struct RunOutput {
   std::map<std::string, std::vector<double>> samples;  // metric -> seconds
   std::map<std::string, int> devices;                  // metric -> devices the time covers
+  std::map<std::string, Traffic> traffic;              // metric -> its requests (wire paths)
   std::vector<std::string> notes;
 };
 

@@ -67,6 +67,19 @@ struct Runner {
     return o.runner ? o.runner(path, s, p) : real_runner(path, s, p);
   }
 
+  // The daemon path's metrics that were measured get what their requests cost over the
+  // socket alone, on the CPUs of the last repetition, measured now (socket_floor.h).
+  void price_at_floor(const std::map<std::string, Traffic>& traffic, const CpuChoice& cpus,
+                      std::map<std::string, Measurement>& by_metric) {
+    if (traffic.empty() || (o.runner && !o.measure_floor)) return;
+    if (!o.runner) settle();
+    auto floor = o.measure_floor ? o.measure_floor(cpus) : measure_socket_floor(cpus);
+    if (!floor) return;
+    for (const auto& [metric, t] : traffic)
+      if (auto it = by_metric.find(metric); it != by_metric.end() && it->second.status.empty())
+        it->second.socket_floor = floor->price(t);
+  }
+
   // Runs `reps` repetitions of s on `path` at n; appends one Measurement per metric.
   void measure(const ScenarioSpec& s, Path path, int n, int reps, const Policies& pol,
                const std::string& policy_name, std::vector<std::string> notes,
@@ -81,6 +94,8 @@ struct Runner {
       x.n = n;
       x.notes = notes;
     }
+    std::map<std::string, Traffic> traffic;  // the last repetition's
+    CpuChoice cpus;                          // the last repetition's
     std::string why = path == Path::Daemon || path == Path::Ring ? daemon_why
                       : path == Path::Kernel                     ? kernel_why
                                                                  : "";
@@ -102,6 +117,7 @@ struct Runner {
         // The server's work on the CPU that is fastest now (cpu_pair.h); the embedded
         // path stays where the scheduler puts it, with the engine's threads.
         if (o.pin && !o.runner && path != Path::Embedded) p.cpus = choose_cpus();
+        cpus = p.cpus;
         auto r = run(path, s, p);
         if (!r) {
           for (auto& [_, x] : by_metric)
@@ -122,8 +138,10 @@ struct Runner {
           for (const auto& note : r->notes)
             if (std::find(x.notes.begin(), x.notes.end(), note) == x.notes.end())
               x.notes.push_back(note);
+        traffic = r->traffic;
       }
     }
+    if (path == Path::Daemon) price_at_floor(traffic, cpus, by_metric);
     for (const auto& m : s.metrics) {
       Measurement& x = by_metric[m.name];
       if (x.status.empty() && x.samples.empty()) x.status = "not measured on this path";

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/scenarios/bench.h"
+#include "bench/scenarios/socket_floor.h"
 
 namespace ifcore::bench {
 
@@ -26,6 +27,9 @@ struct SuiteOptions {
   bool pin = true;         // the daemon path pins client and server to two CPUs
   // Runs a path; tests replace it (empty: the real paths).
   std::function<Result<RunOutput>(Path, const ScenarioSpec&, const RunParams&)> runner;
+  // Measures the socket's floor after a scenario's daemon runs (socket_floor.h); tests
+  // replace it. Empty: the real measurement, unless `runner` is set (then none).
+  std::function<Result<SocketFloor>(const CpuChoice&)> measure_floor;
 };
 
 // One row of the ablation: a seed's scenario under the legacy policies, with only that

@@ -112,6 +112,7 @@ Result<RunOutput> seed0(Ctx& x) {
   }
   WIRE_TRY(x.c.call(dellink_msg(x.c.next_seq(), "lower0")));  // leaves what it found
   out.devices["delete"] = 1;
+  out.traffic["delete"] = {.one_at_a_time = 1};  // per sample
   if (x.sub()) out.notes.push_back("lower device: a veth pair (no dummy in this kernel)");
   return out;
 }
@@ -142,6 +143,9 @@ Result<RunOutput> seed1(Ctx& x) {
   out.samples["total"].push_back(seconds_between(t0, t2));
   out.samples["delete"].push_back(seconds_between(t1, t2));
   out.devices["total"] = out.devices["delete"] = x.p.n;
+  // The sysctl write goes on a connection of its own: not counted.
+  out.traffic["total"] = {.one_at_a_time = 4 * x.p.n};
+  out.traffic["delete"] = {.one_at_a_time = x.p.n};
   if (x.sub()) out.notes.push_back("veth pairs stand in for dummies (one pair per device)");
   return out;
 }
@@ -173,6 +177,8 @@ Result<RunOutput> batch_of_dummies(Ctx& x) {
   out.samples["create"].push_back(seconds_between(t0, t1));
   out.samples["delete"].push_back(seconds_between(t1, t2));
   out.devices["create"] = out.devices["delete"] = x.sub() ? 2 * makes : makes;
+  out.traffic["create"] = {.pipelined = makes};
+  out.traffic["delete"] = {.one_at_a_time = 1};
   if (x.sub()) out.notes.push_back("veth pairs stand in for dummies (n/2 pairs, n devices)");
   return out;
 }
@@ -193,6 +199,8 @@ Result<RunOutput> seed2_vlan(Ctx& x) {
   out.samples["create"].push_back(seconds_between(t0, t1));
   out.samples["delete"].push_back(*t);
   out.devices["create"] = out.devices["delete"] = x.p.n + 1;
+  out.traffic["create"] = {.one_at_a_time = x.sub() ? 2 : 1, .pipelined = x.p.n};
+  out.traffic["delete"] = {.one_at_a_time = 1};
   if (x.sub()) out.notes.push_back("macvlans on a veth stand in for vlans on a dummy");
   return out;
 }
@@ -287,6 +295,7 @@ Result<RunOutput> seed4(Ctx& x) {
   out.samples["create"].push_back(seconds_between(t0, t1));
   out.samples["delete"].push_back(seconds_between(t1, t2));
   out.devices["create"] = out.devices["delete"] = 2 * x.p.n;
+  out.traffic["create"] = out.traffic["delete"] = {.one_at_a_time = x.p.n};
   return out;
 }
 

@@ -186,5 +186,63 @@ TEST(BenchTable, PrintsEveryRowAndTheSeed) {
   EXPECT_EQ(format_seconds(1.5), "1.50 s");
 }
 
+// The daemon path's requests are priced at the socket's floor after its repetitions, and
+// the targets say how far that floor leaves the ratio to the kernel.
+TEST(BenchTable, DaemonTargetsShowTheSocketsFloor) {
+  SuiteOptions o;
+  o.scenarios = {"seed4-veth-100"};
+  o.repeat = 1;
+  o.ablation = false;
+  o.runner = [](Path path, const ScenarioSpec& s, const RunParams& p) -> Result<RunOutput> {
+    RunOutput out;
+    // The kernel takes 100 µs a request, the daemon 10 µs.
+    double each = path == Path::Kernel ? 100e-6 : 10e-6;
+    for (const auto& m : s.metrics) {
+      out.samples[m.name].push_back(each * p.n);
+      out.devices[m.name] = 2 * p.n;
+      out.traffic[m.name] = {.one_at_a_time = p.n};
+    }
+    return out;
+  };
+  int probes = 0;
+  o.measure_floor = [&probes](const CpuChoice&) -> Result<SocketFloor> {
+    ++probes;
+    return SocketFloor{.round_trip = 8e-6, .pipelined = 1e-6};
+  };
+  auto r = run_suite(o);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(probes, 1);  // once, after the daemon path's repetitions
+  for (const auto& m : r->measurements) {
+    SCOPED_TRACE(std::string(to_string(m.path)) + " " + m.metric);
+    if (m.path == Path::Daemon) {
+      ASSERT_TRUE(m.socket_floor);
+      EXPECT_DOUBLE_EQ(*m.socket_floor, 100 * 8e-6);
+    } else {
+      EXPECT_FALSE(m.socket_floor);
+    }
+  }
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  print_table(*r, f);
+  std::fclose(f);
+  std::string text(buf, len);
+  free(buf);
+  // 10×, and at most 12.5× over a socket whose round trip alone takes 8 µs.
+  EXPECT_NE(text.find("seed4-veth-100 create N=100: daemon 10.0× faster than the kernel (target "
+                      "≥ 30×): MISSED; the socket alone: 800.0 µs, at most 12.5×"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("daemon on rings 10.0× faster than the kernel (target ≥ 30×): MISSED;"),
+            std::string::npos);
+  nlohmann::json j = to_json(*r);
+  for (const auto& m : j.at("measurements")) {
+    if (m.at("path") == "daemon")
+      EXPECT_DOUBLE_EQ(m.at("socket_floor").get<double>(), 800e-6);
+    else
+      EXPECT_TRUE(m.at("socket_floor").is_null());
+  }
+}
+
 }  // namespace
 }  // namespace ifcore::bench
