@@ -10,7 +10,6 @@
 // the table's targets say how far that floor leaves a ratio to the kernel (docs/BENCH.md).
 #pragma once
 
-#include <memory>
 #include <thread>
 
 #include "bench/scenarios/bench.h"
