@@ -4,7 +4,8 @@
 // Lock order (every file that takes locks repeats it):
 //   1. Engine::control_ (the control lock, "rtnl")
 //   2. Finalizer::mu_ (the todo list)
-//   3. Device::Tracker::mu (debug ref tracking), RefShards::mu_ (shard registry)
+//   3. Device::Tracker::mu (debug ref tracking), RefShards::mu_ (shard registry),
+//      Engine::Impl::batches_mu (the live unregister batches)
 // RCU read-side sections may be entered with or without any of them, and never block.
 //
 // All changes go through a `Control`: a move-only handle that holds the control lock and
@@ -81,6 +82,16 @@ class PernetHooks {
 // batch started before it to an exact look-up of its own list (rare: error paths and
 // nested deletes), and so does a copy; contains() stays exact for every batch, committed
 // (it is then empty) or not.
+//
+// A device may be listed by several batches (copies, overlapping batches). Committing one
+// takes the devices it unregisters out of every other live batch of the engine (as Linux's
+// list_move takes a device off the list it was on), so that no batch keeps a device that
+// is freed after the commit: an older batch committed later only finds what is still
+// registered.
+//
+// Caller must: add, commit, copy and ask contains() with the control lock held, and drop a
+// batch that has devices before their engine. Moving or destroying a batch takes the
+// engine's batch lock (engine_impl.h) and needs no control lock.
 class UnregisterBatch {
  public:
   UnregisterBatch() = default;
@@ -88,7 +99,7 @@ class UnregisterBatch {
   UnregisterBatch(UnregisterBatch&& o) noexcept;
   UnregisterBatch& operator=(const UnregisterBatch& o);
   UnregisterBatch& operator=(UnregisterBatch&& o) noexcept;
-  ~UnregisterBatch() = default;
+  ~UnregisterBatch();
 
   // Adds `dev` once (later adds are ignored). Context: control lock.
   void add(Device& dev);
@@ -99,8 +110,18 @@ class UnregisterBatch {
   std::size_t size() const { return devices_.size(); }
 
  private:
+  friend class Control;
   bool contains_slow(const Device& dev) const;
+  // The engine's list of live batches with devices (see above). link: at the first add;
+  // unlink: when the batch is destroyed, moved from or assigned. Each takes the batch lock.
+  void link(Engine& e);
+  void unlink();
+  // Takes the devices of `gone` out of the list. Context: control lock and batch lock.
+  void forget(const std::unordered_set<const Device*>& gone);
 
+  Engine* engine_ = nullptr;  // set while linked
+  UnregisterBatch* prev_ = nullptr;
+  UnregisterBatch* next_ = nullptr;
   std::vector<Device*> devices_;
   std::uint64_t token_ = 0;    // 0 until the first add
   std::uint64_t remarks_ = 0;  // the global re-mark count at the first add (see add())

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <mutex>
+#include <utility>
 
 #include "base/rcu.h"
 #include "core/engine_impl.h"
@@ -333,10 +335,16 @@ UnregisterBatch::UnregisterBatch(const UnregisterBatch& o)
     : devices_(o.devices_),
       token_(o.token_ == 0 ? 0 : next_batch_token.fetch_add(1, std::memory_order_relaxed)),
       remarks_(batch_remarks.load(std::memory_order_relaxed)),
-      exact_(o.token_ != 0) {}
+      exact_(o.token_ != 0) {
+  if (o.engine_ && !devices_.empty()) link(*o.engine_);
+}
 
 UnregisterBatch::UnregisterBatch(UnregisterBatch&& o) noexcept {
   *this = std::move(o);
+}
+
+UnregisterBatch::~UnregisterBatch() {
+  unlink();
 }
 
 UnregisterBatch& UnregisterBatch::operator=(const UnregisterBatch& o) {
@@ -346,18 +354,56 @@ UnregisterBatch& UnregisterBatch::operator=(const UnregisterBatch& o) {
 
 UnregisterBatch& UnregisterBatch::operator=(UnregisterBatch&& o) noexcept {
   if (this == &o) return *this;
+  unlink();
+  // `o` hands its place in its engine's list over to this batch, under the batch lock: a
+  // commit may be taking devices out of its list.
+  std::unique_lock<std::mutex> lk;
+  if (o.engine_) lk = std::unique_lock(o.engine_->impl().batches_mu);
   devices_ = std::move(o.devices_);
   token_ = o.token_;
   remarks_ = o.remarks_;
   exact_ = o.exact_;
   index_ = std::move(o.index_);
   indexed_ = o.indexed_;
+  engine_ = std::exchange(o.engine_, nullptr);
+  prev_ = std::exchange(o.prev_, nullptr);
+  next_ = std::exchange(o.next_, nullptr);
+  if (engine_) {
+    (prev_ ? prev_->next_ : engine_->impl().live_batches) = this;
+    if (next_) next_->prev_ = this;
+  }
   o.devices_.clear();
   o.token_ = 0;
   o.exact_ = false;
   o.index_.clear();
   o.indexed_ = 0;
   return *this;
+}
+
+void UnregisterBatch::link(Engine& e) {
+  std::lock_guard lk(e.impl().batches_mu);
+  engine_ = &e;
+  prev_ = nullptr;
+  next_ = std::exchange(e.impl().live_batches, this);
+  if (next_) next_->prev_ = this;
+}
+
+void UnregisterBatch::unlink() {
+  if (!engine_) return;
+  std::lock_guard lk(engine_->impl().batches_mu);
+  (prev_ ? prev_->next_ : engine_->impl().live_batches) = next_;
+  if (next_) next_->prev_ = prev_;
+  engine_ = nullptr;
+  prev_ = next_ = nullptr;
+}
+
+void UnregisterBatch::forget(const std::unordered_set<const Device*>& gone) {
+  auto kept = std::remove_if(devices_.begin(), devices_.end(),
+                             [&](const Device* d) { return gone.count(d) != 0; });
+  if (kept == devices_.end()) return;
+  devices_.erase(kept, devices_.end());
+  index_.clear();
+  indexed_ = 0;
 }
 
 void UnregisterBatch::add(Device& dev) {
@@ -369,6 +415,7 @@ void UnregisterBatch::add(Device& dev) {
   // Linux: unregister_netdevice_queue links dev->unreg_list into the caller's list.
   if (dev.batch_token_ != 0) batch_remarks.fetch_add(1, std::memory_order_relaxed);
   dev.batch_token_ = token_;
+  if (!engine_) link(dev.engine());
   devices_.push_back(&dev);
 }
 

@@ -196,6 +196,12 @@ struct Engine::Impl {
   // Devices a legacy-policy caller must wait for once it drops the control lock
   // (Linux: the todo list run by rtnl_unlock).
   std::vector<Device*> legacy_todo;
+  // The live UnregisterBatches that hold devices of this engine, linked through their
+  // prev_/next_ (engine.h). The batch lock guards the links, and the lists of the batches
+  // while a commit takes its devices out of them; it nests inside the control lock and
+  // takes nothing else.
+  std::mutex batches_mu;
+  UnregisterBatch* live_batches = nullptr;
   // The link watch (core/linkwatch.h); last, so it is made after and stopped before the
   // rest. Subscribes to `chain` when made.
   std::unique_ptr<LinkWatch, LinkWatchDeleter> linkwatch{make_link_watch(*this)};

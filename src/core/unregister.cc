@@ -1,12 +1,14 @@
 // Unregister: batches (Linux: unregister_netdevice_many), and the legacy waits for
 // references (Linux: netdev_wait_allrefs) that the seeds measured.
 //
-// Lock order: commit() runs under the control lock; legacy_wait() runs without it and
-// takes it only to re-broadcast.
+// Lock order: commit() runs under the control lock and takes the engine's batch lock
+// inside it; legacy_wait() runs without it and takes it only to re-broadcast.
 #include <net/if.h>
 
 #include <algorithm>
+#include <mutex>
 #include <thread>
+#include <unordered_set>
 
 #include "base/rcu.h"
 #include "core/engine_impl.h"
@@ -129,6 +131,17 @@ void Control::commit(UnregisterBatch& batch) {
   devs.erase(std::remove_if(devs.begin(), devs.end(),
                             [](Device* d) { return d->state() != RegState::Registered; }),
              devs.end());
+  // The other live batches that list these devices lose them now (Linux: list_move takes
+  // a device off the list it was on): they are freed once the commit is over, and a batch
+  // committed later would read them.
+  {
+    std::lock_guard lk(impl.batches_mu);
+    if (impl.live_batches && (impl.live_batches != &batch || batch.next_)) {
+      std::unordered_set<const Device*> gone(devs.begin(), devs.end());
+      for (UnregisterBatch* b = impl.live_batches; b; b = b->next_)
+        if (b != &batch) b->forget(gone);
+    }
+  }
   // Noted before the commit: once committed, a device may be freed at any moment.
   std::vector<Namespace*> touched;
   for (Device* d : devs)

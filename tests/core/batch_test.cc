@@ -126,9 +126,47 @@ TEST_F(Batch, ContainsIsExactForTwoBatchesBuiltTogether) {
   ctl.commit(second);  // b and c go
   EXPECT_TRUE(second.empty());
   EXPECT_FALSE(second.contains(*a));
-  // The first batch still holds b (already gone: commit skips it) and a.
+  // The commit took b out of the first batch (Linux: list_move): b is freed once its grace
+  // period is over, and the first batch's commit must not read it.
+  EXPECT_EQ(first.size(), 1u);
+  EXPECT_TRUE(first.contains(*a));
+  engine->drain();  // b is freed now
   ctl.commit(first);
   EXPECT_EQ(ctl.find(ns(ctl), "a0"), nullptr);
+  EXPECT_EQ(ns(ctl).device_count(), 1u);  // lo
+}
+
+// A copy, an original and a batch moved from another each lose the devices another
+// commit unregistered, however they were made; a batch left empty commits nothing.
+TEST_F(Batch, ACommitTakesItsDevicesOutOfCopiesAndMovedBatches) {
+  auto ctl = engine->control();
+  Device* a = dummy(ctl, "a0");
+  Device* b = dummy(ctl, "b0");
+  Device* c = dummy(ctl, "c0");
+  UnregisterBatch orig;
+  orig.add(*a);
+  orig.add(*b);
+  UnregisterBatch copy(orig);
+  UnregisterBatch moved_from;
+  moved_from.add(*b);
+  moved_from.add(*c);
+  UnregisterBatch moved(std::move(moved_from));
+  UnregisterBatch assigned;
+  assigned = moved;  // b and c
+  ctl.commit(copy);  // a and b go
+  EXPECT_TRUE(copy.empty());
+  EXPECT_EQ(orig.size(), 0u);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved.devices()[0], c);
+  ASSERT_EQ(assigned.size(), 1u);
+  EXPECT_EQ(assigned.devices()[0], c);
+  engine->drain();   // a and b are freed
+  ctl.commit(orig);  // nothing left: a no-op
+  EXPECT_EQ(ctl.find(ns(ctl), "c0"), c);
+  ctl.commit(moved);
+  EXPECT_EQ(ctl.find(ns(ctl), "c0"), nullptr);
+  EXPECT_EQ(assigned.size(), 0u);
+  ctl.commit(assigned);
   EXPECT_EQ(ns(ctl).device_count(), 1u);  // lo
 }
 
