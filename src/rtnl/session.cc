@@ -171,18 +171,17 @@ void SessionImpl::handle(std::span<const std::uint8_t> datagram, const SendFn& s
   if (auto m = wire::only_message(datagram)) {  // as `ip` sends them: one per datagram
     handle_message(*m, out);
   } else {
-    auto msgs = wire::split_messages(datagram);
-    if (!msgs) {
-      // Linux drops a malformed datagram silently; we answer it when there is a header to
-      // echo (docs/WIRE.md, deliberate differences).
-      if (datagram.size() < NLMSG_HDRLEN) return;
-      wire::MessageBuilder b;
-      if (wire::encode_error(b, datagram.first(NLMSG_HDRLEN), opts_.port_id, msgs.error(),
-                             wire::AckOptions{true, ack_.ext_ack}))
-        out.send_alone(b.take());
-      return;
+    // Linux: netlink_rcv_skb handles the messages in order and stops, silently, at a header
+    // that is too short or runs past the datagram. `ip` relies on it: it sends its dump
+    // requests with the unused rest of its request buffer, zeros, behind the message.
+    std::size_t off = 0;
+    while (datagram.size() - off >= NLMSG_HDRLEN) {
+      nlmsghdr h;
+      std::memcpy(&h, datagram.data() + off, sizeof(h));
+      if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > datagram.size() - off) break;
+      handle_message(wire::Message{h, datagram.subspan(off, h.nlmsg_len)}, out);
+      off += std::min<std::size_t>(NLMSG_ALIGN(h.nlmsg_len), datagram.size() - off);
     }
-    for (const wire::Message& m : *msgs) handle_message(m, out);
   }
   out.flush();
 }
