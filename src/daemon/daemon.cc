@@ -65,7 +65,8 @@ constexpr std::size_t kRingOutboxLimit = 16 * kOutboxStop;
 struct Client {
   int fd = -1;
   ucred cred{};
-  bool may_write = false;
+  bool may_write = false;  // everywhere: uid 0 or a member of --group
+  bool session_may_write = false;  // in the session's namespace (may_write or its owner)
   std::string ns = "default";
   std::uint32_t port_id = 0;
   std::uint64_t groups = 0;  // what the daemon asked the session, to replay it
@@ -143,6 +144,13 @@ class Loop {
   std::map<int, std::unique_ptr<Client>> clients_;
   std::set<std::uint32_t> ports_;
   std::uint32_t next_port_ = 0x80000000u;
+  // The kernel network namespace ifcored runs in (its inode; 0 if /proc does not say): a
+  // shim's socket in that namespace is served by "default".
+  std::uint64_t own_netns_ = 0;
+  // Namespaces made by a control message's IFCORE_CTRL_CREATE, and the uid that made them:
+  // that peer may change them as root may (Linux: a user owns the network namespaces its
+  // user namespace makes, e.g. `unshare -rn`).
+  std::map<std::string, uid_t> ns_owner_;
   std::vector<int> dead_;
   int hot_ = -1;  // the client whose datagrams were read last: busy polling asks it first
   std::uint8_t* rbuf_ = nullptr;  // kRecvSlots buffers of kRecvBuffer bytes, mapped lazily
@@ -230,6 +238,7 @@ Result<void> Loop::start() {
     ev.data.fd = fd;
     epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev);
   }
+  if (struct stat st{}; stat("/proc/self/ns/net", &st) == 0) own_netns_ = st.st_ino;
   engine_.log(LogLevel::Info, fmt::format("ifcored: listening on {}", cfg_.socket_path));
   return ok();
 }
@@ -247,7 +256,8 @@ std::uint32_t Loop::pick_port(pid_t pid) {
 Result<void> Loop::open_session(Client& c, const std::string& ns, std::uint32_t port) {
   rtnl::SessionOptions o;
   o.ns = ns;
-  o.may_write = c.may_write;
+  auto owner = ns_owner_.find(ns);
+  o.may_write = c.may_write || (owner != ns_owner_.end() && owner->second == c.cred.uid);
   o.port_id = port;
   o.max_queued = cfg_.max_queued;
   o.datagram_size = cfg_.datagram_size;
@@ -267,6 +277,7 @@ Result<void> Loop::open_session(Client& c, const std::string& ns, std::uint32_t 
   for (auto [name, value] : c.options)
     (*s)->set_option(static_cast<int>(name), static_cast<int>(value));
   c.session = std::move(*s);
+  c.session_may_write = o.may_write;
   c.ns = ns;
   c.port_id = port;
   return ok();
@@ -444,11 +455,21 @@ void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
     rings.emplace(std::move(*r));
   }
   std::string ns = req->ns.value_or(c.ns);
+  if (req->netns_inode && own_netns_ && *req->netns_inode == own_netns_) ns = "default";
   std::uint32_t port = c.port_id;
   if (req->port_id && *req->port_id != c.port_id) {
     if (*req->port_id == 0 || ports_.count(*req->port_id))
       return answer(Error{EADDRINUSE, fmt::format("port id {} is in use", *req->port_id)});
     port = *req->port_id;
+  }
+  // Made last among the checks, so that a refused request makes no namespace.
+  if (req->create && ns != c.ns) {
+    auto ctl = engine_.control();
+    if (!ctl.find_namespace(ns)) {
+      auto made = ctl.create_namespace(ns);
+      if (!made) return answer(made.error());
+      ns_owner_[ns] = c.cred.uid;
+    }
   }
   if (req->groups) c.groups = (c.groups & ~std::uint64_t{0xffffffff}) | *req->groups;
   for (auto g : req->add_membership)
@@ -478,10 +499,15 @@ void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
       c.session->set_option(static_cast<int>(name), static_cast<int>(value));
   }
   ack = ack_options(c);
-  rtnl::ControlState st{c.port_id, c.ns, static_cast<std::uint32_t>(c.groups), c.may_write,
+  rtnl::ControlState st{c.port_id, c.ns, static_cast<std::uint32_t>(c.groups), c.session_may_write,
                         c.ring  ? c.ring->size()
                         : rings ? rings->size()
-                                : 0};
+                                : 0,
+                        own_netns_};
+  if (req->quiet && !rings) {
+    if (m.hdr.nlmsg_flags & NLM_F_ACK) answer(Error{});
+    return;
+  }
   wire::MessageBuilder b;
   if (!rtnl::encode_control_state(b, m.hdr.nlmsg_seq, c.port_id, st)) return;
   if (rings) return switch_to_rings(c, m, b.take(), std::move(*rings));
@@ -515,7 +541,12 @@ void Loop::handle_datagram(Client& c, std::span<const std::uint8_t> dg) {
   if (dg.size() >= sizeof(h) && h.nlmsg_type == rtnl::IFCORE_NLMSG_CONTROL) {
     handle_control(c, dg);
   } else {
-    c.session->handle(dg, [&c](rtnl::Datagram&& d) { c.out.push_back(std::move(d)); });
+    // Notifications the request caused go before its replies, as on Linux, where
+    // rtnl_notify queues them on a listening socket before netlink_ack queues the ACK.
+    c.session->handle(dg, [this, &c](rtnl::Datagram&& d) {
+      collect(c);
+      c.out.push_back(std::move(d));
+    });
   }
 }
 

@@ -32,6 +32,9 @@ Result<void> encode_control_request(wire::MessageBuilder& b, std::uint32_t seq,
     b.put_attr(IFCORE_CTRL_OPTION, v, sizeof(v));
   }
   if (req.ring) b.put_u32(IFCORE_CTRL_RING, *req.ring);
+  if (req.netns_inode) b.put_u64(IFCORE_CTRL_NETNS_INODE, *req.netns_inode);
+  if (req.create) b.put_attr(IFCORE_CTRL_CREATE, nullptr, 0);
+  if (req.quiet) b.put_attr(IFCORE_CTRL_QUIET, nullptr, 0);
   return end_message(b);
 }
 
@@ -69,6 +72,19 @@ Result<ControlRequest> decode_control_request(const wire::Message& m) {
         req.options.emplace_back(p[0], p[1]);
         break;
       }
+      case IFCORE_CTRL_NETNS_INODE: {
+        auto v = a.u64();
+        if (!v) return fail(v.error());
+        req.netns_inode = *v;
+        break;
+      }
+      case IFCORE_CTRL_CREATE:
+      case IFCORE_CTRL_QUIET:
+        if (!a.data.empty())
+          return wire::fail_at(a.offset, EINVAL, "attribute type {}: a flag carries no payload",
+                               a.type);
+        (a.type == IFCORE_CTRL_CREATE ? req.create : req.quiet) = true;
+        break;
       default:
         return wire::fail_at(a.offset, EINVAL, "unknown attribute type {}", a.type);
     }
@@ -84,6 +100,7 @@ Result<void> encode_control_state(wire::MessageBuilder& b, std::uint32_t seq, st
   b.put_u32(IFCORE_CTRL_GROUPS, st.groups);
   b.put_u8(IFCORE_CTRL_MAY_WRITE, st.may_write ? 1 : 0);
   if (st.ring) b.put_u32(IFCORE_CTRL_RING, st.ring);
+  if (st.netns_inode) b.put_u64(IFCORE_CTRL_NETNS_INODE, st.netns_inode);
   return end_message(b);
 }
 
@@ -101,6 +118,10 @@ Result<ControlState> decode_control_state(const wire::Message& m) {
       (a.type == IFCORE_CTRL_PORT_ID  ? st.port_id
        : a.type == IFCORE_CTRL_GROUPS ? st.groups
                                       : st.ring) = *v;
+    } else if (a.type == IFCORE_CTRL_NETNS_INODE) {
+      auto v = a.u64();
+      if (!v) return fail(v.error());
+      st.netns_inode = *v;
     } else if (a.type == IFCORE_CTRL_MAY_WRITE) {
       auto v = a.u8();
       if (!v) return fail(v.error());

@@ -31,12 +31,23 @@ inline constexpr std::uint16_t IFCORE_CTRL_DROP_MEMBERSHIP = 5;  // u32: RTNLGRP
 inline constexpr std::uint16_t IFCORE_CTRL_OPTION = 6;           // 8 bytes: u32 optname, u32 value
 inline constexpr std::uint16_t IFCORE_CTRL_MAY_WRITE = 7;        // u8 (reply only)
 inline constexpr std::uint16_t IFCORE_CTRL_RING = 8;             // u32: mapped rings (ring.h)
+inline constexpr std::uint16_t IFCORE_CTRL_NETNS_INODE = 9;      // u64: a kernel netns's inode
+inline constexpr std::uint16_t IFCORE_CTRL_CREATE = 10;          // flag: make the namespace
+inline constexpr std::uint16_t IFCORE_CTRL_QUIET = 11;           // flag: no state reply
 
 // A control request: every field is optional; they are applied in this order: namespace,
 // port id, groups, memberships added, memberships dropped, options, and last the switch to
 // mapped rings of `ring` bytes each (0: the default size).
+// A client that stands for a netlink socket of some kernel network namespace (the preload
+// shim) names that namespace's inode in `netns_inode`: when it is the namespace ifcored
+// runs in, the connection goes to "default" whatever `ns` says. `create` makes the
+// namespace `ns` if it does not exist (owned by the peer: it may change it). `quiet`: no
+// state reply on success (errors still come back, echoing this request).
 struct ControlRequest {
   std::optional<std::string> ns;
+  std::optional<std::uint64_t> netns_inode;
+  bool create = false;
+  bool quiet = false;
   std::optional<std::uint32_t> port_id;
   std::optional<std::uint32_t> groups;
   std::vector<std::uint32_t> add_membership;
@@ -53,6 +64,7 @@ struct ControlState {
   std::uint32_t groups = 0;  // memberships of groups 1..32 as a mask (bit g-1)
   bool may_write = false;
   std::uint32_t ring = 0;  // bytes per mapped ring; 0: datagrams go through the socket
+  std::uint64_t netns_inode = 0;  // the kernel network namespace ifcored runs in (0: unknown)
   friend bool operator==(const ControlState&, const ControlState&) = default;
 };
 

@@ -169,6 +169,84 @@ TEST_F(DaemonTest, UnauthorisedPeerGetsEperm) {
   EXPECT_EQ(c.until_end().last_error(), ENODEV);
 }
 
+// The shim's control attributes: the daemon's own kernel namespace is "default" whatever
+// name comes with it; IFCORE_CTRL_CREATE makes a namespace; IFCORE_CTRL_QUIET answers nothing
+// on success and an error on failure; the reply names the daemon's namespace inode.
+TEST_F(DaemonTest, ControlMessageMapsKernelNamespacesAndMakesThem) {
+  start();
+  struct stat own {};
+  ASSERT_EQ(stat("/proc/self/ns/net", &own), 0);  // the daemon runs in the test's namespace
+  Conn c(try_connect());
+  ControlRequest req;
+  req.ns = "netns-1";
+  req.netns_inode = own.st_ino;
+  req.create = true;
+  ControlState st = c.control(req);
+  EXPECT_EQ(st.ns, "default");
+  EXPECT_EQ(st.netns_inode, own.st_ino);
+  req.netns_inode = own.st_ino + 1;
+  req.ns = "fresh";
+  EXPECT_EQ(c.control(req).ns, "fresh");
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("f0", "dummy")));
+  EXPECT_EQ(c.until_end().last_error(), 0);
+  // Quiet: the next datagram is the answer to the request after it.
+  ControlRequest quiet;
+  quiet.quiet = true;
+  quiet.add_membership = {RTNLGRP_LINK};
+  wire::MessageBuilder b;
+  ASSERT_TRUE(encode_control_request(b, 2, quiet));
+  c.send_dg(b.take());
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 3, named("f1", "dummy")));
+  // Its notification (the quiet join took), then its ACK, in Linux's order (rtnl_notify
+  // before netlink_ack).
+  Datagram d = c.recv_dg();
+  EXPECT_EQ(one(d).hdr.nlmsg_type, RTM_NEWLINK);
+  EXPECT_EQ(one(d).hdr.nlmsg_seq, 0u);
+  d = c.recv_dg();
+  EXPECT_EQ(one(d).hdr.nlmsg_type, NLMSG_ERROR);
+  EXPECT_EQ(wire::decode_error(one(d))->error, 0);
+  // Without IFCORE_CTRL_CREATE an unknown namespace is refused, quiet or not.
+  ControlRequest bad;
+  bad.ns = "nosuch";
+  bad.quiet = true;
+  Conn e(try_connect());
+  wire::MessageBuilder b2;
+  ASSERT_TRUE(encode_control_request(b2, 4, bad));
+  e.send_dg(b2.take());
+  EXPECT_EQ(e.until_end().last_error(), ENOENT);
+}
+
+// A namespace a peer made with IFCORE_CTRL_CREATE is that peer's to change (Linux: the
+// owner of a user namespace has CAP_NET_ADMIN over the network namespaces it makes);
+// elsewhere the peer may only read.
+TEST_F(DaemonTest, APeerMayChangeTheNamespaceItMade) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as another uid";
+  start();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) _exit(10);
+    Conn c(try_connect());
+    ControlRequest req;
+    req.ns = "mine";
+    req.create = true;
+    ControlState st = c.control(req);
+    if (st.ns != "mine" || !st.may_write) _exit(11);
+    c.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("m0", "dummy")));
+    if (c.until_end().last_error() != 0) _exit(12);
+    req = {};
+    req.ns = "default";
+    if (c.control(req).may_write) _exit(13);
+    c.send_dg(link_msg(RTM_NEWLINK, kCreate, 2, named("m1", "dummy")));
+    if (c.until_end().last_error() != EPERM) _exit(14);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 // Many requests queued before the daemon reads any (ip -batch): the daemon reads several
 // per turn and sends the replies in batches; every request gets its own ACK, in order, with
 // busy polling on (the default) and off.
