@@ -217,10 +217,15 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   // Linux: IFLA_LINK when dev_get_iflink differs from the device's own index (0 from a
   // kind's ndo_get_iflink with nothing linked, as an untied veth end, is reported too);
   // rtnl_fill_link_netnsid when the link device lives in another namespace.
+  // A link device in another namespace is reported even when its index equals the
+  // device's own (ifindexes are per namespace; Linux 6.18 shows `a1@if2` for a veth end 2
+  // whose peer is 2 in another namespace).
   int link = kind.link_ifindex(dev);
-  if ((link != 0 || kind.reports_iflink()) && link != s.ifindex)
+  const Device* ld = dev.link();
+  bool elsewhere = ld && &ld->ns() != &dev.ns();
+  if ((link != 0 || kind.reports_iflink()) && (link != s.ifindex || elsewhere))
     m.link = static_cast<std::uint32_t>(link);
-  if (const Device* ld = dev.link(); ld && &ld->ns() != &dev.ns()) m.link_netnsid = ld->ns().id();
+  if (elsewhere) m.link_netnsid = ld->ns().id();
   if (!all_zero(s.perm_address)) m.perm_address = s.perm_address;
   // Linux: a down device still has noop_qdisc; virtual devices get noqueue when up.
   m.qdisc = (s.flags & IFF_UP) ? "noqueue" : "noop";
