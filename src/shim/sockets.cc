@@ -13,6 +13,8 @@
 #include <linux/netlink.h>
 
 #include <algorithm>
+#include <ctime>
+#include <utility>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -335,6 +337,34 @@ ssize_t deliver(msghdr* msg, std::span<const std::uint8_t> dg, int flags) {
   return static_cast<ssize_t>((flags & MSG_TRUNC) ? dg.size() : copied);
 }
 
+// Reads (or peeks at) the head datagram into the program's buffers.
+ssize_t read_into(int fd, msghdr* msg, int flags) {
+  msghdr m{};
+  m.msg_iov = msg->msg_iov;
+  m.msg_iovlen = msg->msg_iovlen;
+  ssize_t n = real::fn().recvmsg(fd, &m, flags & (MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT | MSG_WAITALL));
+  if (n < 0) return -1;
+  fill_sender(msg);
+  msg->msg_flags = m.msg_flags & MSG_TRUNC;
+  return n;
+}
+
+// Before a blocking read: looks for a datagram without sleeping for a short while. A
+// program that sends a request and reads its answer (ip, one line of a batch after the
+// other) would otherwise fall asleep just before ifcored answers, and pay the wakeup
+// (tens of microseconds on a virtual machine) for every request. The kernel answers
+// most requests inside sendmsg, so its clients never wait there.
+void spin_for_datagram(int fd) {
+  constexpr long kSpinNs = 30000;
+  timespec start{}, now{};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  std::uint8_t b;
+  do {
+    if (real::fn().recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 || errno != EAGAIN) return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < kSpinNs);
+}
+
 }  // namespace
 
 ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
@@ -349,6 +379,16 @@ ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
         if (rtnl::is_overflow_datagram(dg)) return set_errno(ENOBUFS);
         return deliver(msg, dg, flags);
       }
+    }
+    bool checked;
+    {
+      std::lock_guard lock(s.mu);
+      checked = std::exchange(s.head_checked, false) && !(flags & MSG_PEEK);
+    }
+    if (!checked) {
+      if (!(flags & MSG_DONTWAIT)) spin_for_datagram(fd);
+    } else {
+      return read_into(fd, msg, flags);
     }
     // Look at the head datagram's first bytes first, to keep control traffic and the
     // overflow marker from the program whatever buffer it offers.
@@ -371,6 +411,10 @@ ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
       if (overflow) return set_errno(ENOBUFS);
       continue;
     }
+    if (flags & MSG_PEEK) {
+      std::lock_guard lock(s.mu);
+      s.head_checked = true;
+    }
     if ((flags & MSG_PEEK) && iov_total(msg) <= have) {
       // A peek that sizes the datagram (iproute2 peeks with no buffer): answered from
       // the bytes already read.
@@ -379,14 +423,7 @@ ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
       msg->msg_flags = copied < static_cast<std::size_t>(len) ? MSG_TRUNC : 0;
       return (flags & MSG_TRUNC) ? len : static_cast<ssize_t>(copied);
     }
-    msghdr m{};
-    m.msg_iov = msg->msg_iov;
-    m.msg_iovlen = msg->msg_iovlen;
-    ssize_t n = r.recvmsg(fd, &m, flags & (MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT | MSG_WAITALL));
-    if (n < 0) return -1;
-    fill_sender(msg);
-    msg->msg_flags = m.msg_flags & MSG_TRUNC;
-    return n;
+    return read_into(fd, msg, flags);
   }
 }
 

@@ -46,6 +46,9 @@ struct NetlinkSocket {
   // receive() hands them out before anything on the socket.
   std::deque<std::vector<std::uint8_t>> stash;
   bool state_known = false;  // false for a socket inherited over exec, until asked
+  // The datagram at the head of the socket passed receive()'s check on a peek: the read
+  // that follows (iproute2 peeks for the size, then reads) need not look again.
+  bool head_checked = false;
 };
 
 // The descriptors that are redirected sockets.
