@@ -48,7 +48,25 @@ Result<Namespace*> session_ns(Control& ctl, const SessionImpl& s) {
   return ns;
 }
 
+namespace {
+
+// Linux 6.18 registers RTM_GETLINK, and RTM_GETADDR and RTM_GETROUTE of IPv4, with
+// RTNL_FLAG_DUMP_SPLIT_NLM_DONE: their dumps end with NLMSG_DONE in a datagram of its own
+// (older clients looked for it there); other dumps (IPv6's) put it behind the last message.
+// A request of no family (AF_UNSPEC) is served by the IPv4 handler first.
+bool done_travels_alone(const Request& r) {
+  std::uint16_t type = r.m.hdr.nlmsg_type;
+  if (type == RTM_GETLINK) return true;
+  if (type != RTM_GETADDR && type != RTM_GETROUTE) return false;
+  auto p = r.m.payload();
+  std::uint8_t family = p.empty() ? AF_UNSPEC : p[0];
+  return family == AF_INET || family == AF_UNSPEC;
+}
+
+}  // namespace
+
 void end_dump(Request& r, int error) {
+  if (done_travels_alone(r)) r.out.flush();
   (void)emit(r.out, [&](wire::MessageBuilder& b) {
     return wire::encode_done(b, r.seq(), r.port(), error);
   });

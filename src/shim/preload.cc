@@ -151,11 +151,13 @@ int bind(int fd, const sockaddr* addr, socklen_t len) {
   req.groups = a.nl_groups;
   if (!req.port_id) {
     s->bind_groups = a.nl_groups;
+    s->bound = true;
     return control(fd, *s, req);
   }
   auto st = ifcore::shim::control_exchange(fd, *s, req);
   if (!st) return fail_errno(st.error().code);
   s->bind_groups = a.nl_groups;
+  s->bound = true;
   return 0;
 }
 
@@ -178,7 +180,7 @@ int getsockname(int fd, sockaddr* addr, socklen_t* len) {
   a.nl_family = AF_NETLINK;
   {
     std::lock_guard lock(s->mu);
-    a.nl_pid = s->port_id;
+    a.nl_pid = s->bound ? s->port_id : 0;  // Linux: no port before bind or a first send
     a.nl_groups = s->bind_groups;
     for (auto g : s->memberships)
       if (g >= 1 && g <= 32) a.nl_groups |= 1u << (g - 1);

@@ -284,7 +284,7 @@ Result<rtnl::ControlState> control_exchange(int fd, NetlinkSocket& s, rtnl::Cont
     if (h.nlmsg_type == NLMSG_ERROR && e.nlmsg_type == rtnl::IFCORE_NLMSG_CONTROL &&
         h.nlmsg_seq == seq) {
       auto err = wire::decode_error(*wire::only_message(*dg));
-      if (err && err->error != 0) return fail(-err->error, "{}", err->message);
+      if (err && err->error != 0) return fail(err->error, "{}", err->message);
       continue;  // an ACK
     }
     if (!is_control_traffic(*dg)) s.stash.push_back(std::move(*dg));
@@ -441,6 +441,7 @@ ssize_t transmit(int fd, NetlinkSocket& s, const msghdr* msg, int flags) {
   {
     std::lock_guard lock(s.mu);
     daemon_netns = s.daemon_netns;
+    s.bound = true;  // Linux: netlink_sendmsg autobinds
   }
   if (auto t = translate_request(dg, daemon_netns); !t) return set_errno(t.error().code);
   ssize_t n = real::fn().send(fd, dg.data(), dg.size(), (flags & MSG_DONTWAIT) | MSG_NOSIGNAL);

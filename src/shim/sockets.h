@@ -49,6 +49,9 @@ struct NetlinkSocket {
   // The datagram at the head of the socket passed receive()'s check on a peek: the read
   // that follows (iproute2 peeks for the size, then reads) need not look again.
   bool head_checked = false;
+  // bind() or a first send happened (Linux: netlink_autobind): until then getsockname
+  // reports port 0.
+  bool bound = false;
 };
 
 // The descriptors that are redirected sockets.

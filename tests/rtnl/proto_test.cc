@@ -218,3 +218,36 @@ TEST_F(ProtoRtnlTest, ReadOnlySessionCannotAddAddresses) {
 
 }  // namespace
 }  // namespace ifcore::rtnl::test
+
+namespace ifcore::rtnl::test {
+namespace {
+
+// Linux 6.18 (RTNL_FLAG_DUMP_SPLIT_NLM_DONE): link dumps and IPv4 address dumps end with
+// NLMSG_DONE alone in its datagram; an IPv6 address dump puts it behind the last message.
+TEST_F(ProtoRtnlTest, DumpsEndWithNlmsgDoneWhereLinuxPutsIt) {
+  int idx = up_dummy("d0");  // up: an IPv6 link-local address
+  ASSERT_EQ(send(addr_msg(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, v4(idx, "10.0.0.1", 24)))
+                .last_error(),
+            0);
+  wire::GetLinkRequest g;
+  g.dump = true;
+  Replies links = send(getlink(1, g));
+  ASSERT_GE(links.dgs.size(), 2u);
+  auto last = wire::split_messages(links.dgs.back());
+  ASSERT_TRUE(last);
+  ASSERT_EQ(last->size(), 1u);
+  EXPECT_EQ((*last)[0].hdr.nlmsg_type, NLMSG_DONE);
+  for (int family : {AF_INET, AF_INET6}) {
+    wire::AddrMessage dump;
+    dump.family = static_cast<std::uint8_t>(family);
+    Replies r = send(addr_msg(RTM_GETADDR, NLM_F_DUMP, dump));
+    auto tail = wire::split_messages(r.dgs.back());
+    ASSERT_TRUE(tail);
+    ASSERT_GE(r.msgs.size(), 2u) << family;  // an address, then NLMSG_DONE
+    EXPECT_EQ(tail->back().hdr.nlmsg_type, NLMSG_DONE);
+    EXPECT_EQ(tail->size() == 1, family == AF_INET) << family;
+  }
+}
+
+}  // namespace
+}  // namespace ifcore::rtnl::test
