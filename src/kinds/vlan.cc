@@ -188,8 +188,10 @@ Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
                         ~(IFF_UP | IFF_PROMISC | IFF_ALLMULTI | IFF_MASTER | IFF_SLAVE));
   dev->set_address_locked(lower.address());
   dev->set_broadcast_locked(lower.broadcast());
+  // The operstate is left as registration makes it (Linux: linkwatch_init_dev derives it
+  // only for a device without carrier; one with carrier keeps IF_OPER_UNKNOWN until a
+  // carrier change reaches the link watch, and an up vlan on a dummy says `state UNKNOWN`).
   dev->set_carrier_locked(lower.carrier() && lower.is_up());
-  dev->set_operstate_locked(IF_OPER_DOWN);
   dev->set_link_locked(&lower);
   auto priv = std::make_unique<VlanPriv>();
   priv->lower = Ref(lower, "vlan");
