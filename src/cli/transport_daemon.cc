@@ -144,10 +144,6 @@ std::string default_socket_path() {
 
 Result<std::unique_ptr<Transport>> make_daemon_transport(const std::string& path,
                                                          const std::string& netns) {
-  if (!netns.empty() && netns != "default")
-    return fail(EOPNOTSUPP,
-                "Cannot select namespace \"{}\": ifcored's control message is not available",
-                netns);
   sockaddr_un sa{};
   sa.sun_family = AF_UNIX;
   if (path.size() >= sizeof sa.sun_path)
