@@ -258,7 +258,8 @@ std::shared_ptr<NetlinkSocket> adopt_inherited(int fd) {
   std::string path = socket_path();
   if (plen <= offsetof(sockaddr_un, sun_path) || path != peer.sun_path) return nullptr;
   auto s = std::make_shared<NetlinkSocket>();
-  s->state_known = false;  // asked on first use (ensure_state)
+  s->state_known = false;  // asked on first use (preload.cc: lookup)
+  s->bound = true;         // the program that made it may have; its port id is kept
   return s;
 }
 
@@ -287,7 +288,10 @@ Result<rtnl::ControlState> control_exchange(int fd, NetlinkSocket& s, rtnl::Cont
       if (err && err->error != 0) return fail(err->error, "{}", err->message);
       continue;  // an ACK
     }
-    if (!is_control_traffic(*dg)) s.stash.push_back(std::move(*dg));
+    if (!is_control_traffic(*dg)) {
+      s.stash.push_back(std::move(*dg));
+      s.head_checked = false;  // what a peek checked is in the stash now
+    }
   }
 }
 
