@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ifcore/addr.h"
@@ -82,6 +83,16 @@ std::vector<AddrInfo> list_addresses(Control& ctl, Namespace& ns, int family = 0
 
 // ---------------------------------------------------------------- routes
 
+// A route's metrics (RTA_METRICS: RTAX_MTU, RTAX_ADVMSS, RTAX_HOPLIMIT, RTAX_LOCK...), as
+// Linux's ip_metrics_convert keeps them: the nonzero values by type, in type order, and
+// the congestion control algorithm (RTAX_CC_ALGO) by name.
+struct RouteMetrics {
+  std::vector<std::pair<std::uint16_t, std::uint32_t>> values;
+  std::string cc_algo;  // empty: none
+  bool empty() const { return values.empty() && cc_algo.empty(); }
+  friend bool operator==(const RouteMetrics&, const RouteMetrics&) = default;
+};
+
 // One route as RTM_NEWROUTE reports it (rtmsg + RTA_* attributes).
 struct RouteInfo {
   int family = 0;
@@ -97,6 +108,7 @@ struct RouteInfo {
   std::uint8_t type = 0;       // RTN_UNICAST, RTN_LOCAL, RTN_BROADCAST, RTN_MULTICAST...
   IpAddr prefsrc;              // RTA_PREFSRC; empty: none
   std::uint32_t flags = 0;     // RTNH_F_LINKDOWN, RTNH_F_ONLINK, RTNH_F_DEAD
+  RouteMetrics metrics;        // RTA_METRICS
 };
 
 // What RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE ask for.
@@ -114,6 +126,7 @@ struct RouteRequest {
   std::optional<std::uint8_t> type;       // add: default RTN_UNICAST; delete: match if given
   std::optional<IpAddr> prefsrc;
   std::uint32_t flags = 0;  // RTNH_F_ONLINK
+  RouteMetrics metrics;     // add: checked and clamped by the caller (rtnl)
   // Netlink flags of RTM_NEWROUTE. `ip route add` = create+excl, `replace` = create+replace,
   // `append` = create+append, `change` = replace.
   bool create = true, excl = true, replace = false, append = false;

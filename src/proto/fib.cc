@@ -388,6 +388,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.type = type;
   if (req.prefsrc) i.prefsrc = *req.prefsrc;
   i.flags = req.flags & RTNH_F_ONLINK;
+  i.metrics = req.metrics;
   r.dev = *dev;
 
   // Existing routes with the same key (Linux: fib_table_insert, fib6_add_rt2node).

@@ -10,7 +10,9 @@
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <map>
 
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
@@ -70,6 +72,11 @@ wire::RouteMessage route_message(const inet::RouteInfo& r) {
     m.cacheinfo = rta_cacheinfo{};
     m.pref = 0;  // ICMPV6_ROUTER_PREF_MEDIUM
   }
+  // Linux: rtnetlink_put_metrics, in type order, the algorithm by name.
+  for (auto [type, value] : r.metrics.values) m.metrics.push_back({type, value, {}});
+  if (!r.metrics.cc_algo.empty()) m.metrics.push_back({RTAX_CC_ALGO, 0, r.metrics.cc_algo});
+  std::sort(m.metrics.begin(), m.metrics.end(),
+            [](const wire::RouteMetric& a, const wire::RouteMetric& b) { return a.type < b.type; });
   return m;
 }
 
@@ -105,6 +112,32 @@ inet::AddrRequest addr_request(const wire::AddrMessage& a, std::uint16_t flags) 
   return q;
 }
 
+// Linux: ip_metrics_convert: unknown types are refused, a few values are clamped, the
+// algorithm must be one the system has (here the two Linux always builds in).
+Result<inet::RouteMetrics> route_metrics(const std::vector<wire::RouteMetric>& in) {
+  std::map<std::uint16_t, std::uint32_t> values;
+  inet::RouteMetrics out;
+  for (const wire::RouteMetric& x : in) {
+    if (x.type == 0) continue;
+    if (x.type > RTAX_MAX) return fail(EINVAL, "Invalid metric type");
+    if (x.type == RTAX_CC_ALGO) {
+      if (x.str != "reno" && x.str != "cubic") return fail(EINVAL, "Unknown tcp congestion algorithm");
+      out.cc_algo = x.str;
+      continue;
+    }
+    std::uint32_t v = x.value;
+    if (x.type == RTAX_ADVMSS) v = std::min<std::uint32_t>(v, 65535 - 40);
+    if (x.type == RTAX_MTU) v = std::min<std::uint32_t>(v, 65535 - 15);
+    if (x.type == RTAX_HOPLIMIT) v = std::min<std::uint32_t>(v, 255);
+    if (x.type == RTAX_FEATURES && (v & ~std::uint32_t{RTAX_FEATURE_MASK}))
+      return fail(EINVAL, "Unknown flag set in feature mask in metrics attribute");
+    values[x.type] = v;
+  }
+  for (auto [type, v] : values)
+    if (v) out.values.emplace_back(type, v);
+  return out;
+}
+
 Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint16_t flags,
                                          bool del) {
   if (!m.multipath.empty() || m.via || m.has_encap)
@@ -130,6 +163,9 @@ Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint1
     q.protocol = m.protocol;
     q.scope = m.scope;
     q.type = m.type ? m.type : std::uint8_t{RTN_UNICAST};
+    auto metrics = route_metrics(m.metrics);
+    if (!metrics) return fail(metrics.error());
+    q.metrics = std::move(*metrics);
   }
   q.create = flags & NLM_F_CREATE;
   q.excl = flags & NLM_F_EXCL;

@@ -222,6 +222,49 @@ TEST_F(ProtoRtnlTest, ReadOnlySessionCannotAddAddresses) {
 namespace ifcore::rtnl::test {
 namespace {
 
+// Linux: ip_metrics_convert and rtnetlink_put_metrics: metrics are kept (clamped), dumped in
+// type order with the algorithm by name, replaced with the route, and bad ones refused.
+TEST_F(ProtoRtnlTest, RouteMetricsAreKeptReplacedAndChecked) {
+  int idx = up_dummy("d0");
+  wire::RouteMessage rt;
+  rt.family = AF_INET;
+  rt.table = RT_TABLE_MAIN;
+  rt.protocol = RTPROT_BOOT;
+  rt.scope = RT_SCOPE_LINK;
+  rt.type = RTN_UNICAST;
+  rt.dst = *IpAddr::parse("10.6.0.0");
+  rt.dst_len = 16;
+  rt.oif = static_cast<std::uint32_t>(idx);
+  rt.metrics = {{RTAX_HOPLIMIT, 300, {}}, {RTAX_CC_ALGO, 0, "cubic"}, {RTAX_MTU, 1400, {}}};
+  auto dump_metrics = [&] {
+    wire::RouteMessage q;
+    q.family = AF_INET;
+    Replies r = send(route_msg(RTM_GETROUTE, NLM_F_DUMP, q));
+    for (const auto& m : r.msgs) {
+      auto d = wire::decode_route(m);
+      if (d && d->dst && d->dst->to_string() == "10.6.0.0") return d->metrics;
+    }
+    return std::vector<wire::RouteMetric>{};
+  };
+  ASSERT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, rt)).last_error(), 0);
+  std::vector<wire::RouteMetric> want = {
+      {RTAX_MTU, 1400, {}}, {RTAX_HOPLIMIT, 255, {}}, {RTAX_CC_ALGO, 0, "cubic"}};
+  EXPECT_EQ(dump_metrics(), want);
+  rt.metrics = {{RTAX_MTU, 1300, {}}};
+  ASSERT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK, rt)).last_error(), 0);
+  want = {{RTAX_MTU, 1300, {}}};
+  EXPECT_EQ(dump_metrics(), want);
+  rt.metrics = {{RTAX_CC_ALGO, 0, "nosuch"}};
+  session->set_option(NETLINK_EXT_ACK, 1);
+  Replies bad = send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK, rt));
+  EXPECT_EQ(bad.last_error(), EINVAL);
+  EXPECT_EQ(bad.last_error_reply().message, "Unknown tcp congestion algorithm");
+  rt.metrics = {{RTAX_MAX + 1, 1, {}}};
+  EXPECT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK, rt)).last_error(),
+            EINVAL);
+  EXPECT_EQ(dump_metrics(), want);  // refused requests changed nothing
+}
+
 // Linux 6.18 (RTNL_FLAG_DUMP_SPLIT_NLM_DONE): link dumps and IPv4 address dumps end with
 // NLMSG_DONE alone in its datagram; an IPv6 address dump puts it behind the last message.
 TEST_F(ProtoRtnlTest, DumpsEndWithNlmsgDoneWhereLinuxPutsIt) {
