@@ -70,6 +70,7 @@ struct DeviceSnapshot {
   std::uint8_t operstate = 0;
   std::uint8_t link_mode = 0;
   bool carrier = false;
+  bool activated = false;  // Device::activated()
   std::uint32_t carrier_up_count = 0, carrier_down_count = 0;
   int master_ifindex = 0;
   int link_ifindex = 0;
@@ -163,6 +164,11 @@ class Device {
   // control lock to set.
   bool tx_active() const { return tx_active_.load(std::memory_order_acquire); }
   void set_tx_active_locked(bool on) { tx_active_.store(on, std::memory_order_release); }
+  // The device has been opened once (Linux: the first dev_activate attaches its default
+  // qdisc, `noqueue` for a virtual device, which stays after a close). Context: any thread
+  // to read; control lock to set.
+  bool activated() const { return activated_.load(std::memory_order_relaxed); }
+  void set_activated_locked() { activated_.store(true, std::memory_order_relaxed); }
   // Receive hooks (vlans on this device, a bridge or macvlan handler; Linux: vlan_info,
   // rx_handler). RCU-published: read inside an rcu::ReadGuard; written by frame.cc.
   const RxHooks* rx_hooks_rcu() const { return rx_hooks_.load(std::memory_order_acquire); }
@@ -255,6 +261,7 @@ class Device {
   std::atomic<std::uint32_t> carrier_up_{0}, carrier_down_{0};
   std::atomic<RegState> state_{RegState::Uninitialized};
   std::atomic<bool> tx_active_{false};  // frame path: see tx_active()
+  std::atomic<bool> activated_{false};  // see activated()
   std::uint32_t num_tx_queues_ = 1, num_rx_queues_ = 1;
   std::uint32_t min_mtu_ = 68, max_mtu_ = 65535;
   std::atomic<Device*> master_{nullptr};

@@ -260,6 +260,7 @@ DeviceSnapshot Device::snapshot_locked() const {
   s.operstate = operstate();
   s.link_mode = link_mode();
   s.carrier = carrier();
+  s.activated = activated();
   s.carrier_up_count = carrier_up_count();
   s.carrier_down_count = carrier_down_count();
   s.master_ifindex = master() ? master()->ifindex() : 0;

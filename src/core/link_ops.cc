@@ -43,6 +43,7 @@ Result<void> Control::open(Device& dev) {
     impl.linkwatch->open_failed(*this, dev);
     return r;
   }
+  dev.set_activated_locked();
   (void)impl.call_chain(*this, EventInfo{NetdevEvent::Up, dev});
   return ok();
 }

@@ -227,8 +227,10 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
     m.link = static_cast<std::uint32_t>(link);
   if (elsewhere) m.link_netnsid = ld->ns().id();
   if (!all_zero(s.perm_address)) m.perm_address = s.perm_address;
-  // Linux: a down device still has noop_qdisc; virtual devices get noqueue when up.
-  m.qdisc = (s.flags & IFF_UP) ? "noqueue" : "noop";
+  // Linux: a device never opened has noop_qdisc; a virtual device gets noqueue at its first
+  // dev_activate and keeps it as dev->qdisc after a close (dev_deactivate only swaps the
+  // queues' qdiscs).
+  m.qdisc = s.activated ? "noqueue" : "noop";
   fill_af_spec(dev, s.mtu, m);
   m.ifmap = rtnl_link_ifmap{};  // Linux: rtnl_fill_link_ifmap, all zero for virtual devices
   return m;

@@ -149,11 +149,13 @@ int bind(int fd, const sockaddr* addr, socklen_t len) {
   ifcore::rtnl::ControlRequest req;
   if (a.nl_pid && a.nl_pid != s->port_id) req.port_id = a.nl_pid;
   req.groups = a.nl_groups;
-  if (!req.port_id) {
-    s->bind_groups = a.nl_groups;
+  if (!req.port_id && !a.nl_groups) {
+    s->bind_groups = 0;
     s->bound = true;
     return control(fd, *s, req);
   }
+  // Waited for: a port id may be refused, and groups must be joined when bind returns (a
+  // change another process makes right after must reach this socket, as on Linux).
   auto st = ifcore::shim::control_exchange(fd, *s, req);
   if (!st) return fail_errno(st.error().code);
   s->bind_groups = a.nl_groups;
@@ -214,14 +216,17 @@ int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {
     case NETLINK_DROP_MEMBERSHIP:
       if (len < sizeof(int) || !val) return fail_errno(EINVAL);
       if (v < 1 || v > 64) return fail_errno(EINVAL);  // RTNLGRP_MAX is below 64
-      if (name == NETLINK_ADD_MEMBERSHIP) {
+      if (name == NETLINK_ADD_MEMBERSHIP)
         req.add_membership.push_back(static_cast<std::uint32_t>(v));
-        s->memberships.insert(static_cast<std::uint32_t>(v));
-      } else {
+      else
         req.drop_membership.push_back(static_cast<std::uint32_t>(v));
+      // Waited for, as bind's groups: joined (or left) when setsockopt returns.
+      if (auto st = ifcore::shim::control_exchange(fd, *s, req); !st) return fail_errno(st.error().code);
+      if (name == NETLINK_ADD_MEMBERSHIP)
+        s->memberships.insert(static_cast<std::uint32_t>(v));
+      else
         s->memberships.erase(static_cast<std::uint32_t>(v));
-      }
-      return control(fd, *s, req);
+      return 0;
     case NETLINK_PKTINFO:
     case NETLINK_BROADCAST_ERROR:
     case NETLINK_NO_ENOBUFS:
