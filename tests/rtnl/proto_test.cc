@@ -265,6 +265,27 @@ TEST_F(ProtoRtnlTest, RouteMetricsAreKeptReplacedAndChecked) {
   EXPECT_EQ(dump_metrics(), want);  // refused requests changed nothing
 }
 
+// Linux: dev->qdisc is noop_qdisc until the first dev_activate attaches noqueue, which a
+// close does not take away (`ip link set v0 down` still shows `qdisc noqueue`).
+TEST_F(ProtoRtnlTest, QdiscIsNoopUntilTheFirstOpenAndNoqueueAfter) {
+  auto qdisc = [&](const char* name) {
+    wire::GetLinkRequest g;
+    g.name = name;
+    Replies r = send(getlink(1, g));
+    auto lm = wire::decode_link_message(r.msgs.at(0));
+    return lm && lm->qdisc ? *lm->qdisc : std::string("?");
+  };
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, named("q0", "dummy"))).last_error(), 0);
+  EXPECT_EQ(qdisc("q0"), "noop");
+  up_dummy("q1");
+  EXPECT_EQ(qdisc("q1"), "noqueue");
+  LinkRequest down;
+  down.name = "q1";
+  down.change = IFF_UP;
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 2, down)).last_error(), 0);
+  EXPECT_EQ(qdisc("q1"), "noqueue");
+}
+
 // Linux 6.18 (RTNL_FLAG_DUMP_SPLIT_NLM_DONE): link dumps and IPv4 address dumps end with
 // NLMSG_DONE alone in its datagram; an IPv6 address dump puts it behind the last message.
 TEST_F(ProtoRtnlTest, DumpsEndWithNlmsgDoneWhereLinuxPutsIt) {
