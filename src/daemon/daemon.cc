@@ -150,7 +150,13 @@ class Loop {
   // Namespaces made by a control message's IFCORE_CTRL_CREATE, and the uid that made them:
   // that peer may change them as root may (Linux: a user owns the network namespaces its
   // user namespace makes, e.g. `unshare -rn`).
-  std::map<std::string, uid_t> ns_owner_;
+  // Keyed by name; the namespace's id tells a namespace made again under the same name
+  // (by RTM_NEWNSID, say) from the one the peer made.
+  struct Owner {
+    uid_t uid;
+    int ns_id;
+  };
+  std::map<std::string, Owner> ns_owner_;
   std::vector<int> dead_;
   int hot_ = -1;  // the client whose datagrams were read last: busy polling asks it first
   std::uint8_t* rbuf_ = nullptr;  // kRecvSlots buffers of kRecvBuffer bytes, mapped lazily
@@ -256,8 +262,12 @@ std::uint32_t Loop::pick_port(pid_t pid) {
 Result<void> Loop::open_session(Client& c, const std::string& ns, std::uint32_t port) {
   rtnl::SessionOptions o;
   o.ns = ns;
-  auto owner = ns_owner_.find(ns);
-  o.may_write = c.may_write || (owner != ns_owner_.end() && owner->second == c.cred.uid);
+  bool owns = false;
+  if (auto owner = ns_owner_.find(ns); owner != ns_owner_.end() && owner->second.uid == c.cred.uid) {
+    Namespace* n = engine_.control().find_namespace(ns);
+    owns = n && n->id() == owner->second.ns_id;
+  }
+  o.may_write = c.may_write || owns;
   o.port_id = port;
   o.max_queued = cfg_.max_queued;
   o.datagram_size = cfg_.datagram_size;
@@ -468,7 +478,7 @@ void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
     if (!ctl.find_namespace(ns)) {
       auto made = ctl.create_namespace(ns);
       if (!made) return answer(made.error());
-      ns_owner_[ns] = c.cred.uid;
+      ns_owner_[ns] = Owner{c.cred.uid, (*made)->id()};
     }
   }
   if (req->groups) c.groups = (c.groups & ~std::uint64_t{0xffffffff}) | *req->groups;
