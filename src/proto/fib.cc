@@ -27,10 +27,13 @@ RouteKey key_of(const RouteInfo& r) {
   return {r.dst, r.dst_len};
 }
 
-// What is reported: the stored info plus the link state of the next hop.
+// What is reported: the stored info plus the link state of the next hop. Linux: an IPv4
+// host-scope (local) route's next hop has scope RT_SCOPE_NOWHERE, which fib_check_nh and
+// fib_sync_down_dev pass over: it never says `linkdown`.
 RouteInfo report(const Route& r) {
   RouteInfo i = r.info;
-  if (r.dev && (!r.dev->is_up() || !r.dev->carrier())) i.flags |= RTNH_F_LINKDOWN;
+  bool local4 = i.family == AF_INET && i.scope == RT_SCOPE_HOST;
+  if (r.dev && !local4 && (!r.dev->is_up() || !r.dev->carrier())) i.flags |= RTNH_F_LINKDOWN;
   return i;
 }
 
@@ -278,7 +281,8 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
     return r->dev;
   }
   if (!dev) return fail(ENODEV, "Nexthop device not found");
-  if (req.family == AF_INET && !dev->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
+  // Linux: fib_check_nh_nongw (the onlink gateway above says "Nexthop device is not up").
+  if (req.family == AF_INET && !dev->is_up()) return fail(ENETDOWN, "Device for nexthop is not up");
   return dev;
 }
 
@@ -381,6 +385,10 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.tos = req.tos;
   if (has_gw && *dev) i.gateway = *req.gateway;
   i.oif = *dev ? (*dev)->ifindex() : 0;
+  // Linux: fib6_nh_init gives an IPv6 reject route (blackhole, unreachable, prohibit,
+  // throw) the loopback device: `ip -6 route` shows `dev lo`.
+  if (req.family == AF_INET6 && !needs_dev(type) && !*dev && ns.loopback())
+    i.oif = ns.loopback()->ifindex();
   i.priority = req.priority.value_or(0);
   if (req.family == AF_INET6 && i.priority == 0) i.priority = kPrioUser6;
   i.protocol = req.protocol.value_or(RTPROT_BOOT);

@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+"""The differential suite: the real `ip` against the live kernel and through ifcore.
+
+Each steps file (steps/*.ip) is a scenario: one `ip` command line per line (the words after
+`ip`), run twice from a fresh state:
+  - kernel: `ip -n NS WORDS` in a fresh network namespace (IPv6 duplicate address detection
+    off, so that addresses are not "tentative" for a random while: ifcore does no DAD);
+  - ifcore: `ifcore-run --socket SOCK -- ip WORDS` against a fresh ifcored.
+Standard output, standard error and the exit status of every step are compared after this
+normalisation, which both sides get:
+  - MAC addresses (random) become MAC, except the all-zero, broadcast and bridge group ones;
+    bridge ids (PRIO.MAC, printed without zero padding) become PRIO.MAC;
+  - EUI-64 link-local addresses (made from the random MACs) become fe80::EUI;
+  - counters of real traffic (`-s`: the kernel's IPv6 sends router and neighbour
+    solicitations; ifcore's devices carry no traffic unless probed) become N;
+  - the bridge's gc_timer (a countdown) becomes N.
+A line `#settle` pauses both sides (the kernel applies carrier and operstate changes in
+its link watch, a little later); other lines starting with `#` are comments.
+
+A step that differs fails the run unless `known.txt` lists it ("FILE:LINE reason"); a listed
+step that no longer differs fails it too, so the list stays true. The closing line is
+"N passed, M failed" (known differences count as passed and are reported).
+
+  run_diff.py --ifcored BIN --ifcore-run BIN [--ip ip] [--only FILE[:LINE]] [--verbose] STEPS...
+
+Exit 77 (ctest's skip) where network namespaces cannot be made.
+"""
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+MAC = re.compile(r'\b(?:[0-9a-f]{1,2}:){5}[0-9a-f]{1,2}\b')
+KEEP_MACS = {'00:00:00:00:00:00', 'ff:ff:ff:ff:ff:ff', '01:80:c2:00:00:00'}
+EUI64 = re.compile(r'fe80::[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}')
+COUNTER_ROW = re.compile(r'^(\s+)([0-9 ]+[0-9])\s*$')
+GC_TIMER = re.compile(r'gc_timer +[0-9]+\.[0-9]+|"gc_timer":[0-9.]+')
+
+
+def normalise(text):
+    def mac(m):
+        return m.group(0) if m.group(0) in KEEP_MACS else 'MAC'
+    out = []
+    after_counter_header = False
+    for line in text.splitlines():
+        line = MAC.sub(mac, line)
+        line = EUI64.sub('fe80::EUI', line)
+        line = GC_TIMER.sub(lambda m: '"gc_timer":N' if m.group(0)[0] == '"' else 'gc_timer N', line)
+        line = re.sub(r'"(rx|tx)":\{[^}]*\}', r'"\1":{N}', line)
+        if after_counter_header and COUNTER_ROW.match(line):
+            line = re.sub(r'[0-9]+', 'N', line)
+        after_counter_header = bool(re.match(r'^\s+(RX|TX):', line))
+        out.append(line)
+    return '\n'.join(out)
+
+
+def steps_of(path):
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip('\n')
+            if not line.strip():
+                continue
+            yield n, line
+
+
+class Ifcored:
+    def __init__(self, binary):
+        self.dir = tempfile.mkdtemp(prefix='ifc-diff.')
+        self.sock = os.path.join(self.dir, 'ifcore.sock')
+        self.log = open(os.path.join(self.dir, 'ifcored.log'), 'w')
+        self.proc = subprocess.Popen([binary, '--socket', self.sock], stderr=self.log)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            try:
+                s.connect(self.sock)
+                s.close()
+                return
+            except OSError:
+                s.close()
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.01)
+        raise RuntimeError('ifcored did not start: ' + open(self.log.name).read())
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = -9
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return rc
+
+
+def run(argv, env=None):
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=30)
+    return p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace'), p.returncode
+
+
+def load_known(path):
+    known = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line or line.startswith('#'):
+                    continue
+                key, _, reason = line.partition(' ')
+                known[key] = reason
+    return known
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--ifcored', required=True)
+    ap.add_argument('--ifcore-run', required=True)
+    ap.add_argument('--ip', default='ip')
+    ap.add_argument('--known', default=os.path.join(HERE, 'known.txt'))
+    ap.add_argument('--only')
+    ap.add_argument('--verbose', action='store_true')
+    ap.add_argument('steps', nargs='+')
+    a = ap.parse_args()
+
+    probe = 'ifcdiff-probe-%d' % os.getpid()
+    if subprocess.run([a.ip, 'netns', 'add', probe], stderr=subprocess.DEVNULL).returncode != 0:
+        print('SKIP: network namespaces cannot be made here')
+        return 77
+    subprocess.run([a.ip, 'netns', 'del', probe])
+
+    known = load_known(a.known)
+    passed = failed = 0
+    known_seen = []
+    for path in a.steps:
+        name = os.path.basename(path)
+        if a.only and a.only.split(':')[0] != name:
+            continue
+        ns = 'ifcdiff-%d-%s' % (os.getpid(), name.split('.')[0])
+        subprocess.run([a.ip, 'netns', 'add', ns], check=True)
+        daemon = None
+        try:
+            subprocess.run([a.ip, 'netns', 'exec', ns, 'sh', '-c',
+                            'echo 0 >/proc/sys/net/ipv6/conf/default/accept_dad; '
+                            'echo 0 >/proc/sys/net/ipv6/conf/all/accept_dad'], check=True)
+            daemon = Ifcored(a.ifcored)
+            env = dict(os.environ, IFCORE_SOCKET=daemon.sock)
+            for n, line in steps_of(path):
+                if line.strip() == '#settle':
+                    time.sleep(1.2)
+                    continue
+                if line.lstrip().startswith('#'):
+                    continue
+                key = '%s:%d' % (name, n)
+                if a.only and ':' in a.only and a.only != key:
+                    continue
+                words = line.split()
+                k = run([a.ip, '-n', ns] + words)
+                f = run([a.ifcore_run, '--socket', daemon.sock, '--', a.ip] + words, env)
+                kt = normalise('%s%s\nexit %d' % (k[0], k[1], k[2]))
+                ft = normalise('%s%s\nexit %d' % (f[0], f[1], f[2]))
+                same = kt == ft
+                if key in known:
+                    if same:
+                        failed += 1
+                        print('STALE %s: listed in known.txt but no longer differs: ip %s' % (key, line))
+                    else:
+                        passed += 1
+                        known_seen.append(key)
+                        if a.verbose:
+                            print('KNOWN %s: ip %s (%s)' % (key, line, known[key]))
+                    continue
+                if same:
+                    passed += 1
+                    if a.verbose:
+                        print('PASS  %s: ip %s' % (key, line))
+                    continue
+                failed += 1
+                print('DIFF  %s: ip %s' % (key, line))
+                import difflib
+                for d in difflib.unified_diff(kt.splitlines(), ft.splitlines(), 'kernel', 'ifcore',
+                                              lineterm='', n=1):
+                    print('      ' + d)
+        finally:
+            if daemon:
+                rc = daemon.stop()
+                if rc != 0:
+                    failed += 1
+                    print('FAIL  %s: ifcored exited %d on SIGTERM' % (name, rc))
+            subprocess.run([a.ip, 'netns', 'del', ns])
+    if known_seen:
+        print('known differences (known.txt): %d' % len(known_seen))
+        for key in known_seen:
+            print('  %s %s' % (key, known[key]))
+    print('%d passed, %d failed' % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
