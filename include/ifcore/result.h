@@ -19,6 +19,9 @@ struct Error {
   int code = 0;          // positive errno value (EINVAL, EEXIST, ...)
   std::string message;   // extack text; may be empty
   int attr_offset = -1;  // offending attribute offset in the request, -1 if none (wire only)
+  // Linux answers this error with its errno alone: the message explains it in ifcore's log
+  // (and to embedders), never on the wire, where clients must see what the kernel sends.
+  bool log_only = false;
 
   friend bool operator==(const Error&, const Error&) = default;
 };
@@ -41,6 +44,19 @@ tl::unexpected<Error> fail(int code, fmt::format_string<Args...> f, Args&&... ar
   return tl::unexpected<Error>(Error{code, fmt::format(f, std::forward<Args>(args)...), -1});
 }
 inline tl::unexpected<Error> fail(Error e) {
+  return tl::unexpected<Error>(std::move(e));
+}
+
+// An error Linux sends without an extack message (see Error::log_only):
+// `return fail_log_only(EEXIST, "device \"{}\" already exists", name);`
+template <typename... Args>
+tl::unexpected<Error> fail_log_only(int code, fmt::format_string<Args...> f, Args&&... args) {
+  return tl::unexpected<Error>(
+      Error{code, fmt::format(f, std::forward<Args>(args)...), -1, true});
+}
+// The same error, its message kept from the wire.
+inline tl::unexpected<Error> fail_log_only(Error e) {
+  e.log_only = true;
   return tl::unexpected<Error>(std::move(e));
 }
 

@@ -112,7 +112,7 @@ Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
                 old.size());
   if (addr == old) return ok();
   if (dev.hw_type() == 1 /* ARPHRD_ETHER */ && !addr.is_valid_ether())
-    return fail(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
+    return fail_log_only(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
                 addr.to_string());
   auto& impl = engine_->impl();
   EventInfo pre{NetdevEvent::PreChangeAddr, dev};
@@ -147,7 +147,7 @@ Result<void> Control::rename(Device& dev, std::string_view name) {
   IFCORE_TRY(validate_device_name(next));
   // Linux: dev_change_name refuses to rename a running device.
   if (dev.is_up()) return fail(EBUSY, "device \"{}\" is up: cannot rename it", old);
-  if (reg.name_taken(next)) return fail(EEXIST, "device \"{}\" already exists", next);
+  if (reg.name_taken(next)) return fail_log_only(EEXIST, "device \"{}\" already exists", next);
   auto& impl = engine_->impl();
   EventInfo pre{NetdevEvent::PreChangeName, dev};
   pre.old_name = old;
@@ -286,7 +286,7 @@ Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_
   }
   IFCORE_TRY(validate_device_name(name));
   if (dst.name_taken(name))
-    return fail(EEXIST, "device \"{}\" already exists in namespace \"{}\"", name, to.name());
+    return fail_log_only(EEXIST, "device \"{}\" already exists in namespace \"{}\"", name, to.name());
   int ifindex = dev.ifindex();
   if (dst.index_taken(ifindex)) {
     auto i = dst.alloc_ifindex();

@@ -241,7 +241,7 @@ Result<void> Registry::add_name(Device& dev, std::string_view name) {
   cds_lfht_node* got = cds_lfht_add_unique(names_, hash_name(key), match_name, &key, &n->node);
   if (got != &n->node) {
     delete n;
-    return fail(EEXIST, "device \"{}\" already exists", name);
+    return fail_log_only(EEXIST, "device \"{}\" already exists", name);
   }
   DeviceAccess::name_node(dev) = n;
   return ok();
@@ -285,7 +285,7 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
   // replaces or retires the index pages, and it is us. A name in use is reported first
   // (EEXIST), by add_name's unique insert in the common case.
   if (find_index_rcu(ifindex)) {
-    if (name_taken(name)) return fail(EEXIST, "device \"{}\" already exists", name);
+    if (name_taken(name)) return fail_log_only(EEXIST, "device \"{}\" already exists", name);
     return fail(EBUSY, "ifindex {} is in use", ifindex);
   }
   IFCORE_TRY(add_name(dev, name));

@@ -56,7 +56,7 @@ Result<std::vector<HwAddr>> address_list(const AttrList& data) {
                   it.type, it.data.size());
     HwAddr addr(it.data);
     if (!addr.is_valid_ether())
-      return fail(EADDRNOTAVAIL, "macvlan address {} is not a valid unicast address",
+      return fail_log_only(EADDRNOTAVAIL, "macvlan address {} is not a valid unicast address",
                   addr.to_string());
     out.push_back(addr);
   }
@@ -85,7 +85,7 @@ Result<void> check_data(const AttrList& data) {
   if (const Attr* a = find_attr(data, IFLA_MACVLAN_MACADDR)) {
     HwAddr addr(a->bin);
     if (!addr.is_valid_ether())
-      return fail(EADDRNOTAVAIL, "macvlan address {} is not a valid unicast address",
+      return fail_log_only(EADDRNOTAVAIL, "macvlan address {} is not a valid unicast address",
                   addr.to_string());
   }
   IFCORE_TRY(address_list(data));
@@ -197,7 +197,9 @@ Result<void> Macvlan::validate(Control&, const LinkRequest& req) const {
 
 Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
   auto found = find_lower(ctl, ns, req);
-  if (!found) return fail(found.error());
+  // Linux: macvlan_common_newlink answers a missing or unknown link with its errno alone
+  // (a vlan's explains it: find_lower's messages are vlan_newlink's).
+  if (!found) return fail_log_only(found.error());
   Device* lower = *found;
   // Linux: a macvlan on a macvlan goes on the real lower device.
   if (auto* lv = macvlan_of(*lower); lv && lv->lower) lower = lv->lower.get();
@@ -220,10 +222,10 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
   auto siblings = macvlans_on(*lower);
   for (Device* s : siblings)
     if (macvlan_of(*s)->mode == MACVLAN_MODE_PASSTHRU)
-      return fail(EINVAL, "device \"{}\" already has a passthru macvlan \"{}\"", lower->name(),
+      return fail_log_only(EINVAL, "device \"{}\" already has a passthru macvlan \"{}\"", lower->name(),
                   s->name());
   if (priv->mode == MACVLAN_MODE_PASSTHRU && !siblings.empty())
-    return fail(EINVAL, "device \"{}\" has macvlans: passthru mode needs it alone", lower->name());
+    return fail_log_only(EINVAL, "device \"{}\" has macvlans: passthru mode needs it alone", lower->name());
   if (auto mm = attr_num(req.info_data, IFLA_MACVLAN_MACADDR_MODE)) {
     if (priv->mode != MACVLAN_MODE_SOURCE)
       return fail(EINVAL, "macvlan address mode needs source mode");

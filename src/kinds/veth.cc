@@ -111,10 +111,10 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   auto taken = [&](Namespace& n, const std::string& name) {
     return name.find('%') == std::string::npos && ctl.find(n, name) != nullptr;
   };
-  if (taken(**pns, peer_name)) return fail(EEXIST, "device \"{}\" already exists", peer_name);
-  if (taken(ns, dev_name)) return fail(EEXIST, "device \"{}\" already exists", dev_name);
+  if (taken(**pns, peer_name)) return fail_log_only(EEXIST, "device \"{}\" already exists", peer_name);
+  if (taken(ns, dev_name)) return fail_log_only(EEXIST, "device \"{}\" already exists", dev_name);
   if (*pns == &ns && peer_name == dev_name && dev_name.find('%') == std::string::npos)
-    return fail(EEXIST, "device \"{}\" already exists", dev_name);
+    return fail_log_only(EEXIST, "device \"{}\" already exists", dev_name);
 
   auto peer = alloc_end(ctl, *this, **pns);
   IFCORE_TRY(ctl.apply_create_attrs(*peer, preq));

@@ -28,12 +28,17 @@ RouteKey key_of(const RouteInfo& r) {
 }
 
 // What is reported: the stored info plus the link state of the next hop. Linux: an IPv4
-// host-scope (local) route's next hop has scope RT_SCOPE_NOWHERE, which fib_check_nh and
-// fib_sync_down_dev pass over: it never says `linkdown`.
+// host-scope (local) route's next hop has scope RT_SCOPE_NOWHERE, which fib_check_nh and a
+// carrier change's fib_sync_down_dev pass over: it says `linkdown` only once its device
+// has been closed (the forced fib_sync_down_dev of an unregister marks it), never for a
+// device that was never up or lost only its carrier.
 RouteInfo report(const Route& r) {
   RouteInfo i = r.info;
-  bool local4 = i.family == AF_INET && i.scope == RT_SCOPE_HOST;
-  if (r.dev && !local4 && (!r.dev->is_up() || !r.dev->carrier())) i.flags |= RTNH_F_LINKDOWN;
+  if (!r.dev) return i;
+  bool down = !r.dev->is_up();
+  bool linkdown = i.family == AF_INET && i.scope == RT_SCOPE_HOST ? down && r.dev->activated()
+                                                                   : down || !r.dev->carrier();
+  if (linkdown) i.flags |= RTNH_F_LINKDOWN;
   return i;
 }
 
@@ -492,7 +497,7 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int 
   };
   Route* r = lookup(st, f, RT_TABLE_LOCAL, dst, usable);
   if (!r) r = lookup(st, f, RT_TABLE_MAIN, dst, usable);
-  if (!r) return fail(ENETUNREACH, "Network is unreachable");
+  if (!r) return fail_log_only(ENETUNREACH, "Network is unreachable");  // Linux: no extack
   switch (r->info.type) {
     case RTN_UNREACHABLE:
       return fail(EHOSTUNREACH);

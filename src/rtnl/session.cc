@@ -281,7 +281,12 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
   }
   if (!res) {
     if (r.done) return;  // a dump already ended with the error in NLMSG_DONE
-    answer(res.error());
+    const Error& e = res.error();
+    if (e.log_only && !e.message.empty())
+      hub_->engine().log(LogLevel::Debug, fmt::format("port {} request {} seq {}: {}: {}", opts_.port_id,
+                                                      m.hdr.nlmsg_type, m.hdr.nlmsg_seq,
+                                                      errno_name(e.code), e.message));
+    answer(e);
     return;
   }
   if (r.done) return;

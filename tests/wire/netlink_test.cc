@@ -363,3 +363,33 @@ TEST(Dump, BuilderResumePattern) {
 
 }  // namespace
 }  // namespace ifcore::wire
+
+namespace ifcore::wire::test {
+namespace {
+
+// Error::log_only: the errno goes on the wire, the message does not (Linux sets no extack
+// for these errors), even with NETLINK_EXT_ACK.
+TEST(Netlink, LogOnlyErrorsCarryNoExtack) {
+  std::vector<std::uint8_t> req(NLMSG_HDRLEN);
+  nlmsghdr h{NLMSG_HDRLEN, RTM_NEWLINK, NLM_F_REQUEST, 7, 0};
+  std::memcpy(req.data(), &h, sizeof(h));
+  Error e{EEXIST, "device \"v0\" already exists", 4, true};
+  MessageBuilder b;
+  ASSERT_TRUE(encode_error(b, req, 1, e, AckOptions{false, true}));
+  auto bytes = b.take();
+  auto m = only_message(bytes);
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->hdr.nlmsg_flags & NLM_F_ACK_TLVS);
+  auto r = decode_error(*m);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->error, EEXIST);
+  EXPECT_EQ(r->message, "");
+  e.log_only = false;
+  MessageBuilder b2;
+  ASSERT_TRUE(encode_error(b2, req, 1, e, AckOptions{false, true}));
+  auto bytes2 = b2.take();
+  EXPECT_EQ(decode_error(*only_message(bytes2))->message, "device \"v0\" already exists");
+}
+
+}  // namespace
+}  // namespace ifcore::wire::test

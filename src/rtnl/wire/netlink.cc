@@ -285,6 +285,7 @@ Result<std::vector<std::uint8_t>> ack_datagram(std::span<const std::uint8_t> req
 
 Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> request,
                           std::uint32_t portid, const Error& e, AckOptions opts) {
+  if (e.log_only) return encode_error(b, request, portid, e.code, {}, -1, opts);
   return encode_error(b, request, portid, e.code, e.message, e.attr_offset, opts);
 }
 
