@@ -145,8 +145,8 @@ Result<void> Control::rename(Device& dev, std::string_view name) {
     next = std::move(*n);
   }
   IFCORE_TRY(validate_device_name(next));
-  // Linux: dev_change_name refuses to rename a running device.
-  if (dev.is_up()) return fail(EBUSY, "device \"{}\" is up: cannot rename it", old);
+  // Linux 6.18: dev_change_name renames a running device too (it once answered EBUSY) and
+  // announces it with one RTM_NEWLINK.
   if (reg.name_taken(next)) return fail_log_only(EEXIST, "device \"{}\" already exists", next);
   auto& impl = engine_->impl();
   EventInfo pre{NetdevEvent::PreChangeName, dev};

@@ -214,18 +214,27 @@ class InetSubscriber final : public Subscriber {
           (void)insert_ifa(ctl, ns, dev, *ds->in, a, false);  // EEXIST when it is there
         }
         break;
-      case NetdevEvent::ChangeName:
-        // Linux: inetdev_changename — labels follow the device name.
+      case NetdevEvent::ChangeName: {
+        // Linux: inetdev_changename — the first address takes the new name as its label;
+        // each later one the new name and the part of its old label from ':' on, or
+        // ":N" (N its place in the list) when it had none, cut to fit IFNAMSIZ; each is
+        // announced again.
+        std::size_t n = 0;
         for (auto& ifa : ds->in->addrs) {
           std::string& l = ifa->info.label;
-          if (l == ev.old_name)
-            l = std::string(ev.new_name);
-          else if (l.size() > ev.old_name.size() &&
-                   l.compare(0, ev.old_name.size(), ev.old_name) == 0 &&
-                   l[ev.old_name.size()] == ':')
-            l = std::string(ev.new_name) + l.substr(ev.old_name.size());
+          std::string name(ev.new_name);
+          if (++n > 1) {
+            auto colon = l.find(':');
+            std::string suffix = colon == std::string::npos ? ":" + std::to_string(n) : l.substr(colon);
+            if (name.size() + suffix.size() > IFNAMSIZ - 1)
+              name.resize(suffix.size() < IFNAMSIZ - 1 ? IFNAMSIZ - 1 - suffix.size() : 0);
+            name += suffix;
+          }
+          l = std::move(name);
+          notify_addr(ep, ns, ProtoEvent::New, ifa->info);
         }
         break;
+      }
       case NetdevEvent::Unregister: {
         // Linux: inetdev_destroy — every address goes (RTM_DELADDR each), then the in_device,
         // whose reference drops after a grace period.
