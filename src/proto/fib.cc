@@ -4,6 +4,9 @@
 // device going down (IPv4) or away (both).
 //
 // Lock order: control lock only.
+#include <linux/in_route.h>
+#include <linux/rtnetlink.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -508,13 +511,25 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int 
     default:
       break;
   }
-  RouteInfo out = report(*r);
+  // A lookup's answer carries no next-hop flags (no `linkdown`): the route's own fields.
+  RouteInfo out = r->info;
   out.dst = dst;
   out.dst_len = static_cast<std::uint8_t>(max_len(f));
-  out.protocol = 0;
+  bool local = out.type == RTN_LOCAL;
+  // Linux: a local destination is delivered through the loopback device (`dev lo`).
+  if (local && ns.loopback()) out.oif = ns.loopback()->ifindex();
   if (f == AF_INET) {
-    out.flags |= RTM_F_CLONED;
+    // Linux: rt_fill_info for the cached route: the main table (local and main are one
+    // table while no rule is added), universe scope, no protocol or metric, RTM_F_CLONED,
+    // and RTCF_LOCAL for a local destination (`cache <local>`).
+    out.table = RT_TABLE_MAIN;
+    out.scope = RT_SCOPE_UNIVERSE;
+    out.protocol = 0;
     out.priority = 0;
+    out.flags = RTM_F_CLONED | (local ? RTCF_LOCAL : 0u);
+  } else {
+    // Linux: rt6_fill_node for the lookup's route: its table, protocol and metric, no flags.
+    out.flags = 0;
   }
   if (out.prefsrc.empty() && r->dev)
     out.prefsrc =

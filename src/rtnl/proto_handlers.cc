@@ -11,6 +11,7 @@
 #include <linux/rtnetlink.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <map>
 
@@ -305,7 +306,11 @@ Result<void> handle_getroute(Request& r) {
   auto got = inet::get_route(ctl, **ns, *m->dst, m->oif ? static_cast<int>(*m->oif) : 0);
   if (!got) return fail(got.error());
   wire::RouteMessage out = route_message(*got);
-  out.flags |= RTM_F_CLONED;
+  if (out.family == AF_INET6) {
+    // Linux: inet6_rtm_getroute reports the flow's source, :: when none was asked (`from ::`).
+    out.src = m->src ? *m->src : IpAddr::v6(std::array<std::uint8_t, 16>{});
+    out.src_len = 128;
+  }
   if (out.family == AF_INET) {
     // Linux: rt_fill_info — no metric, the uid the lookup was for (ifcore's clients are
     // not told apart by uid: 0), and the cached dst's RTA_CACHEINFO (ifcore keeps no

@@ -49,7 +49,7 @@ case $case_ in
     check addr-show 0 '^    inet 192.0.2.1/24 scope global v0$' ip addr show dev v0
     check route-show 0 '^192.0.2.0/24 dev v0 proto kernel scope link src 192.0.2.1 linkdown $' ip route show
     check route-add 0 '^$' ip route add 198.51.100.0/24 via 192.0.2.254
-    check route-get 0 '^198.51.100.7 via 192.0.2.254 dev v0 src 192.0.2.1 linkdown uid 0 $' ip route get 198.51.100.7
+    check route-get 0 '^198.51.100.7 via 192.0.2.254 dev v0 src 192.0.2.1 uid 0 $' ip route get 198.51.100.7
     check json 0 '"ifname":"v1"' ip -j link show v1
     check exists 2 '^RTNETLINK answers: File exists$' ip link add v0 type veth peer name v2
     check nodev 1 '^Cannot find device "nosuch"$' ip link set nosuch up

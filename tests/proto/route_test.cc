@@ -2,6 +2,9 @@
 // and the routes that go with their device (IPv4 at down, both families at unregister).
 #include "proto/helpers.h"
 
+#include <linux/in_route.h>
+#include <linux/rtnetlink.h>
+
 namespace ifcore::test {
 namespace {
 
@@ -107,15 +110,25 @@ TEST_F(RouteTest, RouteGetPicksTheMostSpecificRouteAndASource) {
   EXPECT_EQ(r->oif, d->ifindex());
   EXPECT_EQ(r->prefsrc, ip("10.0.0.1"));
   EXPECT_EQ(r->dst_len, 32);
+  EXPECT_EQ(r->flags, unsigned{RTM_F_CLONED});  // Linux rt_fill_info: no next-hop flags
+  EXPECT_EQ(r->table, unsigned{RT_TABLE_MAIN});
+  EXPECT_EQ(r->scope, RT_SCOPE_UNIVERSE);
   auto local = inet::get_route(ctl, ns(ctl), ip("10.0.0.1"));
   ASSERT_TRUE(local);
   EXPECT_EQ(local->type, RTN_LOCAL);
+  // Linux: delivered through lo, RTCF_LOCAL (`ip route get` prints `dev lo` and
+  // `cache <local>`), in the main table while no rule is added.
+  EXPECT_EQ(local->oif, ns(ctl).loopback()->ifindex());
+  EXPECT_EQ(local->flags, unsigned{RTM_F_CLONED} | RTCF_LOCAL);
+  EXPECT_EQ(local->table, unsigned{RT_TABLE_MAIN});
   auto none = inet::get_route(ctl, ns(ctl), ip("1.1.1.1"));
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().code, ENETUNREACH);
   auto r6 = inet::get_route(ctl, ns(ctl), ip("2001:db8::77"));
   ASSERT_TRUE(r6);
   EXPECT_EQ(r6->prefsrc, ip("2001:db8::1"));
+  EXPECT_EQ(r6->flags, 0u);  // Linux rt6_fill_node: the route's protocol and metric, no flags
+  EXPECT_EQ(r6->protocol, RTPROT_KERNEL);
   EXPECT_EQ(inet::get_route(ctl, ns(ctl), ip("2001:ffff::1")).error().code, ENETUNREACH);
 }
 
