@@ -24,7 +24,7 @@ namespace {
 
 // Linux: br_port_state_selection without STP timers: an enabled port (bridge up, port up
 // with carrier) forwards; with STP on it stays listening (ifcore runs no STP timers).
-// The bridge has carrier while a port forwards.
+// The bridge has carrier while a port forwards, once it has had a port (Priv::had_port).
 void update_states(Control& ctl, Device& br) {
   Priv* p = bridge::priv(br);
   if (!p || br.state() != RegState::Registered) return;
@@ -40,7 +40,7 @@ void update_states(Control& ctl, Device& br) {
     any = any || port->s.state == BR_STATE_FORWARDING;
   }
   bridge::publish_ports(br, *p);
-  ctl.set_carrier(br, any && br.is_up());
+  if (p->had_port) ctl.set_carrier(br, any && br.is_up());
 }
 
 // Linux: br_mtu_auto_adjust: the smallest port mtu (1500 without ports), unless the
@@ -151,15 +151,13 @@ Result<void> Bridge::validate(Control&, const LinkRequest& req) const {
 }
 
 Result<Device*> Bridge::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
-  // Linux: br_dev_setup (random address, mtu 1500, no carrier until a port forwards),
-  // then br_changelink with the request's data.
+  // Linux: br_dev_setup (random address, mtu 1500; the carrier stays on, and the operstate
+  // unknown, until a port is added), then br_changelink with the request's data.
   auto priv = std::make_unique<Priv>();
   priv->s = bridge::default_settings();
   IFCORE_TRY(bridge::change(priv->s, req.info_data));
   priv->addr_set_by_user = req.address.has_value();
   auto dev = ctl.alloc_device(*this, ns);
-  dev->set_carrier_locked(false);
-  dev->set_operstate_locked(IF_OPER_DOWN);
   dev->set_priv(std::move(priv));
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
   return ctl.register_device(std::move(dev), req.name.value_or("bridge%d"), req.ifindex);
@@ -221,6 +219,7 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
   e->no = no;
   e->s = bridge::default_port_settings(port);
   p.ports.push_back(std::move(e));
+  p.had_port = true;
   bridge::attach_port(ctl, master, port);
   adjust_mtu(ctl, master);
   adjust_address(ctl, master);
@@ -241,11 +240,13 @@ Result<void> Bridge::open(Control& ctl, Device& dev) const {
 }
 
 void Bridge::stop(Control& ctl, Device& dev) const {
-  // Linux: br_dev_stop disables the ports; no port forwards, so no carrier.
-  if (Priv* p = bridge::priv(dev))
-    for (auto& port : p->ports) port->s.state = BR_STATE_DISABLED;
-  if (Priv* p = bridge::priv(dev)) bridge::publish_ports(dev, *p);
-  ctl.set_carrier(dev, false);
+  // Linux: br_dev_stop disables the ports; no port forwards, so no carrier (a bridge that
+  // never had a port keeps its carrier).
+  Priv* p = bridge::priv(dev);
+  if (!p) return;
+  for (auto& port : p->ports) port->s.state = BR_STATE_DISABLED;
+  bridge::publish_ports(dev, *p);
+  if (p->had_port) ctl.set_carrier(dev, false);
 }
 
 void Bridge::uninit(Control& ctl, Device& dev) const {

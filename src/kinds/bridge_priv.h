@@ -85,6 +85,10 @@ struct Priv final : DevicePriv {
   Settings s;
   bool mtu_set_by_user = false, addr_set_by_user = false;
   bool adjusting = false;  // the bridge itself is changing its mtu/address
+  // A port has been added once: from then on the carrier follows the ports (off while none
+  // forwards, also after the last one left); before, the bridge keeps the carrier it was
+  // made with (on), as Linux 6.18 shows (`state UNKNOWN`, `LOWER_UP`).
+  bool had_port = false;
   std::vector<std::unique_ptr<Port>> ports;
 
   Port* find(const Device& d) const {

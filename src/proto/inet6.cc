@@ -9,6 +9,10 @@
 // therefore not enough for a waiter that polls the reference count.
 //
 // Lock order: control lock only.
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if.h>
+
 #include <random>
 
 #include "base/rcu.h"
@@ -161,6 +165,10 @@ AddrInfo make6(const Device& dev, const IpAddr& addr, int plen, std::uint32_t fl
 // addresses added while the device was down.
 void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   if (in6.conf.disable_ipv6 || !dev.is_up()) return;
+  // Linux: addrconf_link_ready (netif_oper_up): a device that is up without carrier gets
+  // its link-local address when the carrier comes (NETDEV_CHANGE), not before.
+  std::uint8_t op = dev.operstate();
+  if (!(dev.flags() & IFF_LOOPBACK) && op != IF_OPER_UP && op != IF_OPER_UNKNOWN) return;
   EngineProto& ep = engine_proto(ctl.engine());
   for (auto& ifa : in6.addrs)
     if ((ifa->info.flags & IFA_F_TENTATIVE) && dad_ready(dev)) {

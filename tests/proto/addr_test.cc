@@ -2,6 +2,10 @@
 // secondaries and promotion, link-local addresses on up, and the IPv6 settings.
 #include "proto/helpers.h"
 
+#include <linux/veth.h>
+
+#include <memory>
+
 namespace ifcore::test {
 namespace {
 
@@ -225,6 +229,31 @@ TEST_F(AddrTest, LinkLocalFromTheHardwareAddressOnUp) {
             routes.end());
   EXPECT_NE(std::find(routes.begin(), routes.end(), fmt::format("{} ff00::/8 t255", RTN_MULTICAST)),
             routes.end());
+}
+
+// Linux: addrconf_link_ready — a device up without carrier (a veth whose peer is down) gets
+// its IPv6 link-local address when the carrier comes (NETDEV_CHANGE), not at NETDEV_UP.
+TEST_F(AddrTest, LinkLocalAddressWaitsForCarrier) {
+  auto ctl = engine->control();
+  auto peer = std::make_shared<LinkRequest>();
+  peer->name = "v1";
+  Attr a{VETH_INFO_PEER, AttrShape::LinkMsg};
+  a.link = peer;
+  LinkRequest req = link_req("veth", "v0");
+  req.has_info_data = true;
+  req.info_data = {a};
+  auto made = ctl.create_link(ns(ctl), req);
+  ASSERT_TRUE(made) << made.error().message;
+  Device* v0 = *made;
+  Device* v1 = ctl.find(ns(ctl), "v1");
+  ASSERT_TRUE(ctl.open(*v0));
+  EXPECT_TRUE(inet::list_addresses(ctl, ns(ctl), AF_INET6, v0->ifindex()).empty());
+  ASSERT_TRUE(ctl.open(*v1));
+  EXPECT_EQ(inet::list_addresses(ctl, ns(ctl), AF_INET6, v0->ifindex()).size(), 1u);
+  EXPECT_EQ(inet::list_addresses(ctl, ns(ctl), AF_INET6, v1->ifindex()).size(), 1u);
+  // Losing the carrier keeps it (Linux: only the routes are synced down).
+  ASSERT_TRUE(ctl.close(*v1));
+  EXPECT_EQ(inet::list_addresses(ctl, ns(ctl), AF_INET6, v0->ifindex()).size(), 1u);
 }
 
 TEST_F(AddrTest, NoLinkLocalWhenAddressGenerationIsOffOrIpv6Disabled) {
