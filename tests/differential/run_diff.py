@@ -139,7 +139,7 @@ def main():
     subprocess.run([a.ip, 'netns', 'del', probe])
 
     known = load_known(a.known)
-    passed = failed = 0
+    passed = failed = errors = 0
     known_seen = []
     for path in a.steps:
         name = os.path.basename(path)
@@ -165,6 +165,7 @@ def main():
                     continue
                 words = line.split()
                 k = run([a.ip, '-n', ns] + words)
+                errors += k[2] != 0
                 f = run([a.ifcore_run, '--socket', daemon.sock, '--', a.ip] + words, env)
                 kt = normalise('%s%s\nexit %d' % (k[0], k[1], k[2]))
                 ft = normalise('%s%s\nexit %d' % (f[0], f[1], f[2]))
@@ -201,6 +202,7 @@ def main():
         print('known differences (known.txt): %d' % len(known_seen))
         for key in known_seen:
             print('  %s %s' % (key, known[key]))
+    print('%d steps, %d of them errors on the kernel' % (passed + failed, errors))
     print('%d passed, %d failed' % (passed, failed))
     return 0 if failed == 0 else 1
 
