@@ -80,6 +80,8 @@ void release_inet6_dev(EngineProto& ep, std::unique_ptr<Inet6Dev> in6) {
   retire_hooked_then(ep, in6.release(), teardown_stage1);
 }
 
+constexpr std::uint32_t kIpv6MinMtu = 1280;  // Linux: IPV6_MIN_MTU
+
 bool dad_ready(const Device& dev) {
   return dev.is_up() && dev.carrier();
 }
@@ -266,7 +268,7 @@ class Inet6Subscriber final : public Subscriber {
     if (ev.event == NetdevEvent::Register) {
       // Linux: addrconf_notify(NETDEV_REGISTER) -> ipv6_add_dev when the mtu allows IPv6.
       DevState& ds = dev_state(ep, dev);
-      if (!ds.in6 && dev.mtu() >= 1280) {
+      if (!ds.in6 && dev.mtu() >= kIpv6MinMtu) {
         ds.in6 = std::make_unique<Inet6Dev>(dev);
         ds.in6->conf = net_state(dev.ns()).default6;
       }
@@ -279,6 +281,20 @@ class Inet6Subscriber final : public Subscriber {
       case NetdevEvent::Up:
       case NetdevEvent::Change:
         if (ds->in6) addrconf_up(ctl, ns, dev, *ds->in6);
+        break;
+      case NetdevEvent::ChangeMtu:
+        // Linux: addrconf_notify(NETDEV_CHANGEMTU) — below IPV6_MIN_MTU the device loses
+        // IPv6 whole (addrconf_ifdown as at unregister: every address and route); back at
+        // 1280 or more it gets a fresh inet6_dev with the default settings, configured as
+        // at NETDEV_UP.
+        if (dev.mtu() < kIpv6MinMtu && ds->in6) {
+          addrconf_ifdown(ctl, ns, dev, *ds->in6, true);
+          release_inet6_dev(ep, std::move(ds->in6));
+        } else if (dev.mtu() >= kIpv6MinMtu && !ds->in6) {
+          ds->in6 = std::make_unique<Inet6Dev>(dev);
+          ds->in6->conf = net_state(dev.ns()).default6;
+          addrconf_up(ctl, ns, dev, *ds->in6);
+        }
         break;
       case NetdevEvent::Down:
         if (ds->in6) addrconf_ifdown(ctl, ns, dev, *ds->in6, false);
@@ -365,7 +381,8 @@ void inet6_subscribe(Control& ctl) {
   ctl.subscribe(
       *sub, SubscribeOptions{"inet6", 0, true,
                              events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Change,
-                                       NetdevEvent::Down, NetdevEvent::Unregister)});
+                                       NetdevEvent::ChangeMtu, NetdevEvent::Down,
+                                       NetdevEvent::Unregister)});
   ep.subscribers.push_back(std::move(sub));
 }
 

@@ -256,6 +256,24 @@ TEST_F(AddrTest, LinkLocalAddressWaitsForCarrier) {
   EXPECT_EQ(inet::list_addresses(ctl, ns(ctl), AF_INET6, v0->ifindex()).size(), 1u);
 }
 
+// Linux: addrconf_notify(NETDEV_CHANGEMTU) — below 1280 the device loses IPv6 whole; back at
+// 1280 it starts afresh: the link-local address again, the user's addresses gone.
+TEST_F(AddrTest, AnMtuBelow1280TakesIpv6Away) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  ASSERT_TRUE(ctl.open(*d));
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8::5", 64)));
+  EXPECT_EQ(inet::list_addresses(ctl, ns(ctl), AF_INET6, d->ifindex()).size(), 2u);
+  ASSERT_TRUE(ctl.set_mtu(*d, 1200));
+  EXPECT_TRUE(inet::list_addresses(ctl, ns(ctl), AF_INET6, d->ifindex()).empty());
+  EXPECT_TRUE(routes_of(ctl, ns(ctl), AF_INET6, d->ifindex()).empty());
+  EXPECT_FALSE(inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8::6", 64)));
+  ASSERT_TRUE(ctl.set_mtu(*d, 1500));
+  auto list = inet::list_addresses(ctl, ns(ctl), AF_INET6, d->ifindex());
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_TRUE(list[0].local.is_v6_link_local());
+}
+
 TEST_F(AddrTest, NoLinkLocalWhenAddressGenerationIsOffOrIpv6Disabled) {
   auto ctl = engine->control();
   Device* d = dummy(ctl, "d0");
