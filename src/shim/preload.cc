@@ -61,6 +61,36 @@ int control(int fd, NetlinkSocket& s, const ifcore::rtnl::ControlRequest& req) {
   return r ? 0 : fail_errno(r.error().code);
 }
 
+// fcntl(2) with its argument read: F_DUPFD and F_DUPFD_CLOEXEC copy a redirected socket.
+int fcntl_arg(int fd, int cmd, void* arg) {
+  int n = real::fn().fcntl(fd, cmd, arg);
+  if (n >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && !table().empty()) table().copy(fd, n);
+  return n;
+}
+
+// A msghdr over one buffer (send, sendto, recv, recvfrom).
+msghdr one_buffer(iovec& iov, void* name = nullptr, socklen_t namelen = 0) {
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_name = name;
+  m.msg_namelen = namelen;
+  return m;
+}
+
+// Writes a netlink address as getsockname(2) does: truncated to the caller's room, with
+// its full length in *len.
+int copy_out_address(sockaddr* addr, socklen_t* len, std::uint32_t port, std::uint32_t groups) {
+  if (!addr || !len) return fail_errno(EFAULT);
+  sockaddr_nl a{};
+  a.nl_family = AF_NETLINK;
+  a.nl_pid = port;
+  a.nl_groups = groups;
+  std::memcpy(addr, &a, std::min<std::size_t>(*len, sizeof(a)));
+  *len = sizeof(a);
+  return 0;
+}
+
 int copy_out_int(void* optval, socklen_t* optlen, int v) {
   if (!optval || !optlen || *optlen < sizeof(int)) return fail_errno(EINVAL);
   std::memcpy(optval, &v, sizeof(int));
@@ -177,30 +207,18 @@ int connect(int fd, const sockaddr* addr, socklen_t len) {
 int getsockname(int fd, sockaddr* addr, socklen_t* len) {
   auto s = lookup(fd);
   if (!s) return real::fn().getsockname(fd, addr, len);
-  if (!addr || !len) return fail_errno(EFAULT);
-  sockaddr_nl a{};
-  a.nl_family = AF_NETLINK;
-  {
-    std::lock_guard lock(s->mu);
-    a.nl_pid = s->bound ? s->port_id : 0;  // Linux: no port before bind or a first send
-    a.nl_groups = s->bind_groups;
-    for (auto g : s->memberships)
-      if (g >= 1 && g <= 32) a.nl_groups |= 1u << (g - 1);
-  }
-  std::memcpy(addr, &a, std::min<std::size_t>(*len, sizeof(a)));
-  *len = sizeof(a);
-  return 0;
+  std::lock_guard lock(s->mu);
+  std::uint32_t groups = s->bind_groups;
+  for (auto g : s->memberships)
+    if (g >= 1 && g <= 32) groups |= 1u << (g - 1);
+  // Linux: no port before bind or a first send.
+  return copy_out_address(addr, len, s->bound ? s->port_id : 0, groups);
 }
 
 int getpeername(int fd, sockaddr* addr, socklen_t* len) {
   auto s = lookup(fd);
   if (!s) return real::fn().getpeername(fd, addr, len);
-  if (!addr || !len) return fail_errno(EFAULT);
-  sockaddr_nl a{};
-  a.nl_family = AF_NETLINK;  // the kernel: port 0
-  std::memcpy(addr, &a, std::min<std::size_t>(*len, sizeof(a)));
-  *len = sizeof(a);
-  return 0;
+  return copy_out_address(addr, len, 0, 0);  // the kernel: port 0
 }
 
 int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {
@@ -291,9 +309,7 @@ ssize_t sendto(int fd, const void* buf, size_t n, int flags, const sockaddr* to,
   auto s = lookup(fd);
   if (!s) return real::fn().sendto(fd, buf, n, flags, to, tolen);
   iovec iov{const_cast<void*>(buf), n};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
+  msghdr m = one_buffer(iov);
   return ifcore::shim::transmit(fd, *s, &m, flags);
 }
 
@@ -301,9 +317,7 @@ ssize_t send(int fd, const void* buf, size_t n, int flags) {
   auto s = lookup(fd);
   if (!s) return real::fn().send(fd, buf, n, flags);
   iovec iov{const_cast<void*>(buf), n};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
+  msghdr m = one_buffer(iov);
   return ifcore::shim::transmit(fd, *s, &m, flags);
 }
 
@@ -318,11 +332,7 @@ ssize_t recvfrom(int fd, void* buf, size_t n, int flags, sockaddr* from, socklen
   auto s = lookup(fd);
   if (!s) return real::fn().recvfrom(fd, buf, n, flags, from, fromlen);
   iovec iov{buf, n};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
-  m.msg_name = from;
-  m.msg_namelen = from && fromlen ? *fromlen : 0;
+  msghdr m = one_buffer(iov, from, from && fromlen ? *fromlen : 0);
   ssize_t r = ifcore::shim::receive(fd, *s, &m, flags);
   if (r >= 0 && from && fromlen) *fromlen = m.msg_namelen;
   return r;
@@ -332,9 +342,7 @@ ssize_t recv(int fd, void* buf, size_t n, int flags) {
   auto s = lookup(fd);
   if (!s) return real::fn().recv(fd, buf, n, flags);
   iovec iov{buf, n};
-  msghdr m{};
-  m.msg_iov = &iov;
-  m.msg_iovlen = 1;
+  msghdr m = one_buffer(iov);
   return ifcore::shim::receive(fd, *s, &m, flags);
 }
 
@@ -388,16 +396,14 @@ int dup3(int fd, int to, int flags) {
   return n;
 }
 
+// Every fcntl argument is an int or a pointer; it is read as the wider of the two, as the
+// C library itself does.
 int fcntl(int fd, int cmd, ...) {
   va_list ap;
   va_start(ap, cmd);
-  // Every fcntl argument is an int or a pointer; read it as the wider of the two, as the
-  // C library itself does.
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  int n = real::fn().fcntl(fd, cmd, arg);
-  if (n >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && !table().empty()) table().copy(fd, n);
-  return n;
+  return fcntl_arg(fd, cmd, arg);
 }
 
 // Programs built with 64-bit file offsets call fcntl64 (the same function on 64-bit).
@@ -406,7 +412,7 @@ int fcntl64(int fd, int cmd, ...) {
   va_start(ap, cmd);
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  return fcntl(fd, cmd, arg);
+  return fcntl_arg(fd, cmd, arg);
 }
 
 // _FORTIFY_SOURCE's checked forms (Debian builds programs with them).
