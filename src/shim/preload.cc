@@ -91,6 +91,22 @@ int copy_out_address(sockaddr* addr, socklen_t* len, std::uint32_t port, std::ui
   return 0;
 }
 
+// The SOL_NETLINK options that are an on/off switch (Linux: netlink_setsockopt).
+bool is_flag_option(int name) {
+  switch (name) {
+    case NETLINK_PKTINFO:
+    case NETLINK_BROADCAST_ERROR:
+    case NETLINK_NO_ENOBUFS:
+    case NETLINK_LISTEN_ALL_NSID:
+    case NETLINK_CAP_ACK:
+    case NETLINK_EXT_ACK:
+    case NETLINK_GET_STRICT_CHK:
+      return true;
+    default:
+      return false;
+  }
+}
+
 int copy_out_int(void* optval, socklen_t* optlen, int v) {
   if (!optval || !optlen || *optlen < sizeof(int)) return fail_errno(EINVAL);
   std::memcpy(optval, &v, sizeof(int));
@@ -245,19 +261,12 @@ int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {
       else
         s->memberships.erase(static_cast<std::uint32_t>(v));
       return 0;
-    case NETLINK_PKTINFO:
-    case NETLINK_BROADCAST_ERROR:
-    case NETLINK_NO_ENOBUFS:
-    case NETLINK_LISTEN_ALL_NSID:
-    case NETLINK_CAP_ACK:
-    case NETLINK_EXT_ACK:
-    case NETLINK_GET_STRICT_CHK:
+    default:
+      if (!is_flag_option(name)) return fail_errno(ENOPROTOOPT);
       if (len < sizeof(int) || !val) return fail_errno(EINVAL);
       s->options[name] = v ? 1 : 0;
       req.options.emplace_back(static_cast<std::uint32_t>(name), v ? 1u : 0u);
       return control(fd, *s, req);
-    default:
-      return fail_errno(ENOPROTOOPT);
   }
 }
 
@@ -282,20 +291,9 @@ int getsockopt(int fd, int level, int name, void* val, socklen_t* len) {
     *len = need;
     return 0;
   }
-  switch (name) {
-    case NETLINK_PKTINFO:
-    case NETLINK_BROADCAST_ERROR:
-    case NETLINK_NO_ENOBUFS:
-    case NETLINK_LISTEN_ALL_NSID:
-    case NETLINK_CAP_ACK:
-    case NETLINK_EXT_ACK:
-    case NETLINK_GET_STRICT_CHK: {
-      auto it = s->options.find(name);
-      return copy_out_int(val, len, it == s->options.end() ? 0 : it->second);
-    }
-    default:
-      return fail_errno(ENOPROTOOPT);
-  }
+  if (!is_flag_option(name)) return fail_errno(ENOPROTOOPT);
+  auto it = s->options.find(name);
+  return copy_out_int(val, len, it == s->options.end() ? 0 : it->second);
 }
 
 ssize_t sendmsg(int fd, const msghdr* msg, int flags) {
