@@ -11,6 +11,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -138,8 +139,9 @@ char* if_indextoname(unsigned int ifindex, char* name) {
     errno = l.error().code == ENODEV ? ENXIO : l.error().code;  // glibc: ENXIO
     return nullptr;
   }
-  std::strncpy(name, l->name.c_str(), IF_NAMESIZE - 1);
-  name[IF_NAMESIZE - 1] = 0;
+  std::size_t n = std::min(l->name.size(), std::size_t{IF_NAMESIZE - 1});
+  std::memcpy(name, l->name.data(), n);
+  name[n] = 0;
   return name;
 }
 

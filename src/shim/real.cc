@@ -49,6 +49,8 @@ Functions load() {
   resolve(f.select, "select");
   resolve(f.pselect, "pselect");
   resolve(f.unlink, "unlink");
+  resolve(f.fopen, "fopen");
+  resolve(f.fopen64, "fopen64");
   resolve(f.mount, "mount");
   return f;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <poll.h>
+#include <stdio.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -38,6 +39,8 @@ struct Functions {
   int (*select)(int, fd_set*, fd_set*, fd_set*, struct timeval*);
   int (*pselect)(int, fd_set*, fd_set*, fd_set*, const struct timespec*, const sigset_t*);
   int (*unlink)(const char*);
+  FILE* (*fopen)(const char*, const char*);
+  FILE* (*fopen64)(const char*, const char*);
   int (*mount)(const char*, const char*, const char*, unsigned long, const void*);
 };
 

@@ -28,8 +28,15 @@ sleep 1.5  # the kernel's link watch and addrconf
 ip netns exec $ns "${probe[@]}" >"$tmp/kernel" 2>&1
 "$run" -- sh "$here/setup_devices.sh" || exit 1
 "$run" -- "${probe[@]}" >"$tmp/ifcore" 2>&1
+# The kernel lists a device's IPv6 addresses in /proc/net/if_inet6 in the order of a hash
+# salted per namespace (inet6_addr_hash), so ifconfig's `inet6` lines of one device are
+# sorted before the comparison.
 norm() {
-  sed -E 's/([0-9a-f]{2}:){5}[0-9a-f]{2}/MAC/g; s/fe80::[0-9a-f:]+/fe80::EUI/g; s/\b(RX|TX) packets [0-9]+ +bytes [0-9]+ \([^)]*\)/\1 packets N bytes N/' "$1"
+  sed -E 's/([0-9a-f]{2}:){5}[0-9a-f]{2}/MAC/g; s/fe80::[0-9a-f:]+/fe80::EUI/g; s/\b(RX|TX) packets [0-9]+ +bytes [0-9]+ \([^)]*\)/\1 packets N bytes N/' "$1" |
+    /usr/bin/python3 -c '
+import itertools, sys
+for inet6, lines in itertools.groupby(sys.stdin, lambda l: l.lstrip().startswith("inet6 ")):
+    sys.stdout.writelines(sorted(lines) if inet6 else lines)'
 }
 if diff -u <(norm "$tmp/kernel") <(norm "$tmp/ifcore"); then
   echo "1 passed, 0 failed"
