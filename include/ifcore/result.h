@@ -9,11 +9,26 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string>
 #include <tl/expected.hpp>
 #include <utility>
 
 namespace ifcore {
+
+// The policy of an attribute that failed validation, as Linux reports it in
+// NLMSGERR_ATTR_POLICY (validate_nla sets it with NL_SET_ERR_MSG_ATTR_POL): the attribute's
+// NL_ATTR_TYPE_* and the limits it was checked against (uapi linux/netlink.h,
+// NL_POLICY_TYPE_ATTR_*). Wire only: set by the decoder, written by the error encoder.
+struct ErrorPolicy {
+  std::uint32_t type = 0;        // NL_ATTR_TYPE_*; 0: no policy to report
+  std::uint32_t max_length = 0;  // strings, binary: NL_POLICY_TYPE_ATTR_MAX_LENGTH when not 0
+  bool has_range = false;        // unsigned integers: NL_POLICY_TYPE_ATTR_MIN/MAX_VALUE_U
+  std::uint64_t min_value = 0;
+  std::uint64_t max_value = 0;
+
+  friend bool operator==(const ErrorPolicy&, const ErrorPolicy&) = default;
+};
 
 struct Error {
   int code = 0;          // positive errno value (EINVAL, EEXIST, ...)
@@ -22,6 +37,7 @@ struct Error {
   // Linux answers this error with its errno alone: the message explains it in ifcore's log
   // (and to embedders), never on the wire, where clients must see what the kernel sends.
   bool log_only = false;
+  ErrorPolicy policy;  // the failed attribute's policy (wire only), policy.type 0 if none
 
   friend bool operator==(const Error&, const Error&) = default;
 };

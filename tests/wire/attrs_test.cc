@@ -112,15 +112,14 @@ INSTANTIATE_TEST_SUITE_P(
             "attribute type 3 length 12 past the end (8 bytes left)", 32},
         Bad{"leftover_bytes", cat({attr(1, {1}), Bytes{0, 0}}), EINVAL,
             "2 bytes leftover after parsing attributes", 40},
-        Bad{"u32_of_wrong_size", attr(3, le16(7)), EINVAL,
-            "attribute type 3: invalid length 2 (want 4)", 32},
+        // Linux (validate_nla): shorter than its type, ERANGE with the policy message.
+        Bad{"u32_too_short", attr(3, le16(7)), ERANGE, "Attribute failed policy validation", 32},
         Bad{"u8_of_wrong_size", attr(1, le32(7)), EINVAL,
             "attribute type 1: invalid length 4 (want 1)", 32},
-        Bad{"flag_with_payload", attr(9, {1}), EINVAL,
-            "attribute type 9: invalid length 1 (want 0)", 32},
+        Bad{"flag_with_payload", attr(9, {1}), ERANGE, "Attribute failed policy validation", 32},
         Bad{"string_without_room", attr(7, cstr("toolongname")), ERANGE,
-            "attribute type 7: string of 11 bytes exceeds 8", 32},
-        Bad{"empty_string", attr(7, {}), ERANGE, "attribute type 7: empty string", 32},
+            "Attribute failed policy validation", 32},
+        Bad{"empty_string", attr(7, {}), ERANGE, "Attribute failed policy validation", 32},
         Bad{"binary_too_short", attr(8, {1}), ERANGE,
             "attribute type 8: length 1 out of range [2, 6]", 32},
         Bad{"nested_overflow", attr(10, cat({le16(9), le16(1), Bytes{1}})), EINVAL,
@@ -129,6 +128,21 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"unknown_type_inside_nest", attr(10, attr(2, {})), EINVAL, "unknown attribute type 2",
             36}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// Linux (validate_nla, NL_SET_ERR_MSG_ATTR_POL): the refused attribute's policy travels
+// with the error, for NLMSGERR_ATTR_POLICY.
+TEST(DecodeAttrsMalformedNamed, PolicyOfTheRefusedAttribute) {
+  auto s = decode_attrs(attr(7, cstr("toolongname")), kPolicy, 32);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().policy, (ErrorPolicy{.type = NL_ATTR_TYPE_STRING, .max_length = 8}));
+  auto f = decode_attrs(attr(9, {1}), kPolicy, 32);
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().policy, ErrorPolicy{.type = NL_ATTR_TYPE_FLAG});
+  auto u = decode_attrs(attr(1, {}), kPolicy, 32);
+  ASSERT_FALSE(u);
+  EXPECT_EQ(u.error().policy,
+            (ErrorPolicy{.type = NL_ATTR_TYPE_U8, .has_range = true, .min_value = 0, .max_value = 255}));
+}
 
 TEST(DecodeAttrsMalformedNamed, NestedTooDeep) {
   Bytes b = attr(1, {});
@@ -173,9 +187,11 @@ TEST(LinkMsgShape, BadLinkMsgInsideVethInfoPeerBadMtu) {
   Bytes peer = cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_MTU, le16(9000))});
   auto r = decode_attrs(attr(VETH_INFO_PEER, peer), kVethPolicy, 60);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, EINVAL);
-  EXPECT_EQ(r.error().message, "attribute type 4: invalid length 2 (want 4)");
+  EXPECT_EQ(r.error().code, ERANGE);
+  EXPECT_EQ(r.error().message, "Attribute failed policy validation");
   EXPECT_EQ(r.error().attr_offset, 60 + 4 + 16);
+  EXPECT_EQ(r.error().policy.type, NL_ATTR_TYPE_U32);
+  EXPECT_EQ(r.error().policy.max_value, 0xffffffffu);
 }
 
 TEST(WalkAttrs, ReadsEachAttributeInPlaceAsParseRawAttrsDoes) {

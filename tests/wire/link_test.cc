@@ -130,7 +130,7 @@ TEST(LinkRequestMalformed, MtuOfWrongSizePointsAtIt) {
                   cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_IFNAME, cstr("a")), attr(IFLA_MTU, {1})}));
   auto r = decode_link_request(one(d), ctx());
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, EINVAL);
+  EXPECT_EQ(r.error().code, ERANGE);  // Linux: validate_nla, shorter than NLA_U32
   EXPECT_EQ(r.error().attr_offset, 40);
 }
 
@@ -140,6 +140,24 @@ TEST(LinkRequestMalformed, NameTooLong) {
   auto r = decode_link_request(one(d), ctx());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ERANGE);
+  EXPECT_EQ(r.error().message, "Attribute failed policy validation");
+  EXPECT_EQ(r.error().attr_offset, 32);
+  EXPECT_EQ(r.error().policy, (ErrorPolicy{.type = NL_ATTR_TYPE_STRING, .max_length = 15}));
+}
+
+// Linux: the peer's name is checked with ifla_policy too (rtnl_nla_parse_ifinfomsg on
+// VETH_INFO_PEER), pointing at the peer's IFLA_IFNAME.
+TEST(LinkRequestMalformed, PeerNameTooLong) {
+  Bytes peer = cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_IFNAME, cstr("abcdefghijklmnop"))});
+  Bytes info =
+      cat({attr(IFLA_INFO_KIND, cstr("veth")), attr(IFLA_INFO_DATA, attr(VETH_INFO_PEER, peer))});
+  Bytes d = nlmsg(RTM_NEWLINK, NLM_F_REQUEST, 1, 0,
+                  cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_LINKINFO, info)}));
+  auto r = decode_link_request(one(d), ctx());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ERANGE);
+  EXPECT_EQ(r.error().message, "Attribute failed policy validation");
+  EXPECT_EQ(r.error().attr_offset, 16 + 16 + 4 + 12 + 4 + 4 + 16);
 }
 
 TEST(LinkRequestMalformed, BadLinkMsgInsideVethInfoPeer) {

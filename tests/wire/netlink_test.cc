@@ -8,6 +8,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include "rtnl/wire/link.h"
 #include "wire/fixture.h"
 
 namespace ifcore::wire {
@@ -299,6 +300,51 @@ TEST(ErrorReply, ExtAckWithFullEchoDecodes) {
   EXPECT_EQ(e->message, "device exists");
   EXPECT_EQ(e->attr_offset, -1);
   EXPECT_FALSE(e->capped);
+}
+
+// What Linux 6.18 answers `ip link add aaaaaaaaaaaaaaaaaaaa type dummy` (a name of 20
+// bytes; ifla_policy allows IFNAMSIZ - 1), byte for byte: validate_nla's ERANGE, "Attribute
+// failed policy validation", the offset of IFLA_IFNAME and its policy (NL_ATTR_TYPE_STRING,
+// maximum length 15) in an NLA_F_NESTED NLMSGERR_ATTR_POLICY.
+TEST(ErrorReply, PolicyFailureAsLinuxSendsIt) {
+  Bytes kind = attr(IFLA_INFO_KIND, cstr("dummy"));
+  Bytes req = nlmsg(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, 7, 0,
+                    cat({Bytes(16, 0), attr(IFLA_IFNAME, cstr("aaaaaaaaaaaaaaaaaaaa")),
+                         attr(IFLA_LINKINFO, kind)}));
+  auto m = decode_link_request(one(req), DecodeContext{});
+  ASSERT_FALSE(m);
+  MessageBuilder b;
+  ASSERT_TRUE(encode_error(b, req, 21514, m.error(), {.ext_ack = true}));
+  Bytes policy = cat({le16(20), le16(NLA_F_NESTED | NLMSGERR_ATTR_POLICY),
+                      attr(NL_POLICY_TYPE_ATTR_MAX_LENGTH, le32(15)),
+                      attr(NL_POLICY_TYPE_ATTR_TYPE, le32(NL_ATTR_TYPE_STRING))});
+  Bytes want = nlmsg(NLMSG_ERROR, NLM_F_ACK_TLVS, 7, 21514,
+                     cat({le32(std::uint32_t(-ERANGE)), req,
+                          attr(NLMSGERR_ATTR_MSG, cstr("Attribute failed policy validation")),
+                          attr(NLMSGERR_ATTR_OFFS, le32(32)), policy}));
+  EXPECT_EQ(to_bytes(b.bytes()), want);
+  EXPECT_EQ(to_bytes(b.bytes()).size(), 164u);  // as the kernel's reply
+}
+
+// An unsigned integer's policy carries its range, before its type (u64 values, no pad
+// attribute on x86-64).
+TEST(ErrorReply, PolicyOfAnUnsignedIntegerCarriesItsRange) {
+  Bytes req = sample_request();
+  Error e{ERANGE, "Attribute failed policy validation", 32};
+  e.policy = {.type = NL_ATTR_TYPE_U8, .has_range = true, .min_value = 0, .max_value = 255};
+  MessageBuilder b;
+  ASSERT_TRUE(encode_error(b, req, 1, e, {.cap_ack = true, .ext_ack = true}));
+  Bytes tail = cat({le16(4 + 12 + 12 + 8), le16(NLA_F_NESTED | NLMSGERR_ATTR_POLICY),
+                    attr(NL_POLICY_TYPE_ATTR_MIN_VALUE_U, le64(0)),
+                    attr(NL_POLICY_TYPE_ATTR_MAX_VALUE_U, le64(255)),
+                    attr(NL_POLICY_TYPE_ATTR_TYPE, le32(NL_ATTR_TYPE_U8))});
+  Bytes got = to_bytes(b.bytes());
+  ASSERT_GE(got.size(), tail.size());
+  EXPECT_EQ(Bytes(got.end() - tail.size(), got.end()), tail);
+  // Without NETLINK_EXT_ACK, or for a log-only error, no policy.
+  MessageBuilder b2;
+  ASSERT_TRUE(encode_error(b2, req, 1, e, {.cap_ack = true}));
+  EXPECT_EQ(b2.bytes()[6] & (NLM_F_ACK_TLVS >> 8), 0);
 }
 
 TEST(ErrorReply, OffsetOutsideRequestIsNotReported) {

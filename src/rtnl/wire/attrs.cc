@@ -24,10 +24,8 @@ Result<Attr> decode_one(const RawAttr& a, const AttrPolicyEntry& e, const Decode
   out.shape = e.shape;
   switch (e.shape) {
     case AttrShape::Flag:
-      // Linux: NLA_FLAG with a payload is EINVAL.
-      if (!a.data.empty())
-        return fail_at(a.offset, EINVAL, "attribute type {}: invalid length {} (want 0)", a.type,
-                       a.data.size());
+      // Linux: validate_nla refuses an NLA_FLAG with a payload (ERANGE, policy failed).
+      if (!a.data.empty()) return fail_policy(a.offset, {.type = NL_ATTR_TYPE_FLAG});
       return out;
     case AttrShape::U8: {
       auto v = a.u8();

@@ -192,9 +192,10 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
     case IFLA_IFALIAS: {
       // `ip link set DEV alias ""` sends an empty payload to clear the alias.
       std::string s = a.as_string();
+      // Linux: ifla_policy's NLA_STRING of IFALIASZ - 1 bytes (validate_nla).
       if (s.size() > kMaxAlias)
-        return fail_at(a.offset, ERANGE, "attribute type {}: string of {} bytes exceeds {}", a.type,
-                       s.size(), kMaxAlias);
+        return fail_policy(a.offset, {.type = NL_ATTR_TYPE_STRING,
+                                      .max_length = static_cast<std::uint32_t>(kMaxAlias)});
       r.ifalias = std::move(s);
       return ok();
     }

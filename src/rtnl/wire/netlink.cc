@@ -230,9 +230,32 @@ Result<void> encode_done(MessageBuilder& b, std::uint32_t seq, std::uint32_t por
   return ok();
 }
 
-Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> request,
-                          std::uint32_t portid, int error, std::string_view message,
-                          int attr_offset, AckOptions opts) {
+namespace {
+
+// NLMSGERR_ATTR_POLICY's payload size for `p` (Linux: netlink_policy_dump_write_attr).
+std::size_t policy_size(const ErrorPolicy& p) {
+  std::size_t n = MNL_ATTR_HDRLEN + sizeof(std::uint32_t);  // NL_POLICY_TYPE_ATTR_TYPE
+  if (p.max_length) n += MNL_ATTR_HDRLEN + sizeof(std::uint32_t);
+  if (p.has_range) n += 2 * (MNL_ATTR_HDRLEN + sizeof(std::uint64_t));
+  return n;
+}
+
+// Writes the policy nest in the order Linux's __netlink_policy_dump_write_attr does: the
+// limits first, the attribute type last.
+void put_policy(MessageBuilder& b, const ErrorPolicy& p) {
+  std::size_t nest = b.begin_nest(NLA_F_NESTED | NLMSGERR_ATTR_POLICY);  // nla_nest_start
+  if (p.has_range) {
+    b.put_u64(NL_POLICY_TYPE_ATTR_MIN_VALUE_U, p.min_value);
+    b.put_u64(NL_POLICY_TYPE_ATTR_MAX_VALUE_U, p.max_value);
+  }
+  if (p.max_length) b.put_u32(NL_POLICY_TYPE_ATTR_MAX_LENGTH, p.max_length);
+  b.put_u32(NL_POLICY_TYPE_ATTR_TYPE, p.type);
+  b.end_nest(nest);
+}
+
+Result<void> encode_error_with(MessageBuilder& b, std::span<const std::uint8_t> request,
+                               std::uint32_t portid, int error, std::string_view message,
+                               int attr_offset, const ErrorPolicy* policy, AckOptions opts) {
   if (request.size() < NLMSG_HDRLEN) return fail(EINVAL, "request shorter than a netlink header");
   nlmsghdr req;
   std::memcpy(&req, request.data(), sizeof(req));
@@ -244,11 +267,14 @@ Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> reque
   bool with_msg = opts.ext_ack && !message.empty();
   bool with_offs = opts.ext_ack && error != 0 && attr_offset >= static_cast<int>(NLMSG_HDRLEN) &&
                    static_cast<std::size_t>(attr_offset) < req_len;
-  if (with_msg || with_offs) flags |= NLM_F_ACK_TLVS;
+  // Linux: netlink_ack_tlv_fill writes the policy of the failed attribute after its offset.
+  bool with_policy = opts.ext_ack && error != 0 && policy && policy->type != 0;
+  if (with_msg || with_offs || with_policy) flags |= NLM_F_ACK_TLVS;
 
   b.reserve(NLMSG_HDRLEN + sizeof(std::int32_t) + NLMSG_ALIGN(capped ? NLMSG_HDRLEN : req_len) +
             (with_msg ? MNL_ALIGN(MNL_ATTR_HDRLEN + message.size() + 1) : 0) +
-            (with_offs ? MNL_ATTR_HDRLEN + sizeof(std::uint32_t) : 0));
+            (with_offs ? MNL_ATTR_HDRLEN + sizeof(std::uint32_t) : 0) +
+            (with_policy ? MNL_ATTR_HDRLEN + policy_size(*policy) : 0));
   b.begin({NLMSG_ERROR, flags, req.nlmsg_seq, portid});
   std::int32_t neg = -error;
   b.put_raw(&neg, sizeof(neg));
@@ -259,9 +285,18 @@ Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> reque
   }
   if (with_msg) b.put_string(NLMSGERR_ATTR_MSG, message);
   if (with_offs) b.put_u32(NLMSGERR_ATTR_OFFS, static_cast<std::uint32_t>(attr_offset));
+  if (with_policy) put_policy(b, *policy);
   auto r = b.end();
   if (!r) return fail(r.error());
   return ok();
+}
+
+}  // namespace
+
+Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> request,
+                          std::uint32_t portid, int error, std::string_view message,
+                          int attr_offset, AckOptions opts) {
+  return encode_error_with(b, request, portid, error, message, attr_offset, nullptr, opts);
 }
 
 Result<std::vector<std::uint8_t>> ack_datagram(std::span<const std::uint8_t> request,
@@ -286,7 +321,7 @@ Result<std::vector<std::uint8_t>> ack_datagram(std::span<const std::uint8_t> req
 Result<void> encode_error(MessageBuilder& b, std::span<const std::uint8_t> request,
                           std::uint32_t portid, const Error& e, AckOptions opts) {
   if (e.log_only) return encode_error(b, request, portid, e.code, {}, -1, opts);
-  return encode_error(b, request, portid, e.code, e.message, e.attr_offset, opts);
+  return encode_error_with(b, request, portid, e.code, e.message, e.attr_offset, &e.policy, opts);
 }
 
 Result<ErrorReply> decode_error(const Message& m) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 namespace ifcore::wire {
 
@@ -84,9 +85,28 @@ const RawAttr* find_raw(const std::vector<RawAttr>& list, std::uint16_t type) {
   return nullptr;
 }
 
+tl::unexpected<Error> fail_policy(int offset, ErrorPolicy policy) {
+  Error e{ERANGE, std::string(kPolicyFailed), offset};
+  e.policy = policy;
+  return tl::unexpected<Error>(std::move(e));
+}
+
 namespace {
+// Linux (validate_nla, NLA_U8..NLA_U64): a payload shorter than the type is ERANGE
+// "Attribute failed policy validation" with the type's range as the policy. ifcore also
+// refuses a longer one, which Linux's liberal parsing accepts with a warning.
 template <class T>
 Result<T> read_exact(const RawAttr& a) {
+  if (a.data.size() < sizeof(T)) {
+    ErrorPolicy p;
+    p.type = sizeof(T) == 1   ? NL_ATTR_TYPE_U8
+             : sizeof(T) == 2 ? NL_ATTR_TYPE_U16
+             : sizeof(T) == 4 ? NL_ATTR_TYPE_U32
+                              : NL_ATTR_TYPE_U64;
+    p.has_range = true;
+    p.max_value = std::numeric_limits<T>::max();
+    return fail_policy(a.offset, p);
+  }
   if (a.data.size() != sizeof(T))
     return fail_at(a.offset, EINVAL, "attribute type {}: invalid length {} (want {})", a.type,
                    a.data.size(), sizeof(T));
@@ -122,11 +142,14 @@ std::string RawAttr::as_string() const {
 Result<std::string_view> RawAttr::string_view(std::size_t max_len) const {
   // Linux (validate_nla, NLA_STRING): an empty payload is ERANGE; a trailing NUL does not
   // count against the maximum.
-  if (data.empty()) return fail_at(offset, ERANGE, "attribute type {}: empty string", type);
+  // Both answer "Attribute failed policy validation" with the policy (NL_ATTR_TYPE_STRING
+  // and its maximum length), as NL_SET_ERR_MSG_ATTR_POL makes them.
+  ErrorPolicy p;
+  p.type = NL_ATTR_TYPE_STRING;
+  p.max_length = static_cast<std::uint32_t>(max_len);
+  if (data.empty()) return fail_policy(offset, p);
   std::string_view s = text_of(data);
-  if (max_len && s.size() > max_len)
-    return fail_at(offset, ERANGE, "attribute type {}: string of {} bytes exceeds {}", type,
-                   s.size(), max_len);
+  if (max_len && s.size() > max_len) return fail_policy(offset, p);
   return s;
 }
 

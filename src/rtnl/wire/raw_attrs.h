@@ -25,6 +25,13 @@ tl::unexpected<Error> fail_at(int offset, int code, fmt::format_string<Args...> 
   return tl::unexpected<Error>(Error{code, fmt::format(f, std::forward<Args>(args)...), offset});
 }
 
+// Linux's extack text for an attribute its policy refused (validate_nla).
+inline constexpr std::string_view kPolicyFailed = "Attribute failed policy validation";
+
+// The Error validate_nla gives an attribute its policy refused: ERANGE, kPolicyFailed, the
+// attribute's offset and `policy` (reported in NLMSGERR_ATTR_POLICY).
+tl::unexpected<Error> fail_policy(int offset, ErrorPolicy policy);
+
 // One attribute whose payload is known to lie inside the buffer.
 struct RawAttr {
   std::uint16_t type = 0;              // nla_type without NLA_F_NESTED / NLA_F_NET_BYTEORDER
@@ -32,8 +39,10 @@ struct RawAttr {
   std::span<const std::uint8_t> data;  // the payload (nla_len - 4 bytes)
   int offset = 0;                      // of the nlattr header, from the start of the nlmsghdr
 
-  // Exact-size readers (Linux: NLA_U8..NLA_U64 with strict length validation).
-  // Errors: EINVAL "attribute type T: invalid length L (want N)", pointing at the attribute.
+  // Exact-size readers (Linux: NLA_U8..NLA_U64).
+  // Errors: ERANGE "Attribute failed policy validation" (fail_policy) for a payload shorter
+  // than the type, EINVAL "attribute type T: invalid length L (want N)" for a longer one;
+  // both point at the attribute.
   Result<std::uint8_t> u8() const;
   Result<std::uint16_t> u16() const;
   Result<std::uint32_t> u32() const;
@@ -45,7 +54,8 @@ struct RawAttr {
   Result<std::uint32_t> be32() const;
   // A string accepted with or without its NUL (Linux: NLA_STRING); stops at the first NUL.
   // `max_len` bytes at most before the NUL (0 = any).
-  // Errors: ERANGE "attribute type T: empty string" / "string of N bytes exceeds M".
+  // Errors: ERANGE "Attribute failed policy validation" (fail_policy, NL_ATTR_TYPE_STRING
+  // with `max_len`) for an empty payload or a longer string.
   Result<std::string> string(std::size_t max_len = 0) const;
   // The same checks, as a view of the payload (valid while the bytes are).
   Result<std::string_view> string_view(std::size_t max_len = 0) const;
