@@ -22,6 +22,7 @@
 
 #include "shim/real.h"
 #include "shim/rtclient.h"
+#include "shim/tunnel.h"
 
 namespace {
 
@@ -313,6 +314,8 @@ extern "C" int ioctl(int fd, unsigned long req, ...) {
   void* arg = va_arg(ap, void*);
   va_end(ap);
   if (is_interface_request(req) && is_socket(fd)) return interface_ioctl(req, arg);
+  if (ifcore::shim::is_tunnel_request(req) && arg && is_socket(fd))
+    return ifcore::shim::tunnel_ioctl(req, *static_cast<ifreq*>(arg));
   return ifcore::shim::real::fn().ioctl(fd, req, arg);
 }
 #pragma GCC visibility pop
