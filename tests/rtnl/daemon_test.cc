@@ -137,31 +137,40 @@ TEST_F(DaemonTest, NotificationsAndEnobufsForAClientThatDoesNotRead) {
   EXPECT_EQ(r.msgs.size(), 1u + 1u + 600u + 1u);
 }
 
+// Runs `body` in a child process as uid/gid 65534 (nobody) and returns its exit status
+// (10 when the uid could not be dropped; `body`'s own codes otherwise, 0 for success).
+template <class F>
+int as_nobody(F body) {
+  pid_t child = fork();
+  if (child < 0) return -1;
+  if (child == 0) {
+    if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) _exit(10);
+    _exit(body());
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 TEST_F(DaemonTest, UnauthorisedPeerGetsEperm) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as another uid";
   start();
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) _exit(10);
+  int status = as_nobody([&] {
     int fd = try_connect();
-    if (fd < 0) _exit(11);
+    if (fd < 0) return 11;
     Conn c(fd);
     c.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("u0", "dummy")));
-    if (c.until_end().last_error() != EPERM) _exit(12);
+    if (c.until_end().last_error() != EPERM) return 12;
     c.send_dg(link_msg(RTM_DELLINK, NLM_F_ACK, 2, named("lo")));
-    if (c.until_end().last_error() != EPERM) _exit(13);
+    if (c.until_end().last_error() != EPERM) return 13;
     wire::GetLinkRequest g;
     g.name = "lo";
     c.send_dg(getlink(3, g));
     Datagram d = c.recv_dg();
-    if (one(d).hdr.nlmsg_type != RTM_NEWLINK) _exit(14);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+    if (one(d).hdr.nlmsg_type != RTM_NEWLINK) return 14;
+    return 0;
+  });
+  EXPECT_EQ(status, 0);
   Conn c(try_connect());
   wire::GetLinkRequest g;
   g.name = "u0";
@@ -222,29 +231,23 @@ TEST_F(DaemonTest, ControlMessageMapsKernelNamespacesAndMakesThem) {
 TEST_F(DaemonTest, APeerMayChangeTheNamespaceItMade) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to run a client as another uid";
   start();
-  pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) _exit(10);
+  int status = as_nobody([&] {
     Conn c(try_connect());
     ControlRequest req;
     req.ns = "mine";
     req.create = true;
     ControlState st = c.control(req);
-    if (st.ns != "mine" || !st.may_write) _exit(11);
+    if (st.ns != "mine" || !st.may_write) return 11;
     c.send_dg(link_msg(RTM_NEWLINK, kCreate, 1, named("m0", "dummy")));
-    if (c.until_end().last_error() != 0) _exit(12);
+    if (c.until_end().last_error() != 0) return 12;
     req = {};
     req.ns = "default";
-    if (c.control(req).may_write) _exit(13);
+    if (c.control(req).may_write) return 13;
     c.send_dg(link_msg(RTM_NEWLINK, kCreate, 2, named("m1", "dummy")));
-    if (c.until_end().last_error() != EPERM) _exit(14);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+    if (c.until_end().last_error() != EPERM) return 14;
+    return 0;
+  });
+  EXPECT_EQ(status, 0);
 }
 
 // Many requests queued before the daemon reads any (ip -batch): the daemon reads several
