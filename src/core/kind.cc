@@ -7,9 +7,12 @@
 
 namespace ifcore {
 
+// The errors below are Linux's errno alone (log_only): rtnl_changelink refuses data for a
+// kind without changelink, a master without slave_changelink, and do_set_master a device
+// without ndo_add_slave/ndo_del_slave, all with EOPNOTSUPP and no extack message.
 Result<void> Kind::change_link(Control&, Device& dev, const LinkRequest& req) const {
   if (req.has_info_data && !req.info_data.empty())
-    return fail(EOPNOTSUPP, "kind \"{}\" cannot change its attributes", name());
+    return fail_log_only(EOPNOTSUPP, "kind \"{}\" cannot change its attributes", name());
   return ok();
 }
 
@@ -19,15 +22,15 @@ Result<void> Kind::del_link(Control& ctl, Device& dev, UnregisterBatch& batch) c
 }
 
 Result<void> Kind::change_slave(Control&, Device& master, Device&, const AttrList&) const {
-  return fail(EOPNOTSUPP, "device \"{}\" has no port attributes", master.name());
+  return fail_log_only(EOPNOTSUPP, "device \"{}\" has no port attributes", master.name());
 }
 
 Result<void> Kind::add_port(Control&, Device& master, Device&) const {
-  return fail(EOPNOTSUPP, "device \"{}\" cannot be a master", master.name());
+  return fail_log_only(EOPNOTSUPP, "device \"{}\" cannot be a master", master.name());
 }
 
 Result<void> Kind::del_port(Control&, Device& master, Device&) const {
-  return fail(EOPNOTSUPP, "device \"{}\" cannot be a master", master.name());
+  return fail_log_only(EOPNOTSUPP, "device \"{}\" cannot be a master", master.name());
 }
 
 int Kind::link_ifindex(const Device& dev) const {

@@ -108,8 +108,8 @@ Result<void> Control::set_mtu(Device& dev, std::uint32_t mtu) {
 Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
   HwAddr old = dev.address();
   if (addr.size() != old.size())
-    return fail(EINVAL, "address of {} bytes does not match the device's {}", addr.size(),
-                old.size());
+    return fail_log_only(EINVAL, "address of {} bytes does not match the device's {}", addr.size(),
+                         old.size());
   if (addr == old) return ok();
   if (dev.hw_type() == 1 /* ARPHRD_ETHER */ && !addr.is_valid_ether())
     return fail_log_only(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
@@ -127,7 +127,7 @@ Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
 
 Result<void> Control::set_broadcast(Device& dev, const HwAddr& addr) {
   if (addr.size() != dev.broadcast().size())
-    return fail(EINVAL, "broadcast address of {} bytes does not match the device's {}", addr.size(),
+    return fail_log_only(EINVAL, "broadcast address of {} bytes does not match the device's {}", addr.size(),
                 dev.broadcast().size());
   dev.set_broadcast_locked(addr);
   notify_change(dev);

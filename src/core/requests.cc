@@ -73,16 +73,22 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
     target = find_namespace_by_id(*req.net_ns_id);
     if (!target) return fail(EINVAL, "invalid target namespace id {}", *req.net_ns_id);
   }
+  // Linux: validate_linkmsg refuses an address or a broadcast address shorter than the
+  // device's with EINVAL alone.
   if (req.address && req.address->size() < dev.address().size())
-    return fail(EINVAL, "address of {} bytes is shorter than the device's {}", req.address->size(),
-                dev.address().size());
+    return fail_log_only(EINVAL, "address of {} bytes is shorter than the device's {}",
+                         req.address->size(), dev.address().size());
+  if (req.broadcast && req.broadcast->size() < dev.broadcast().size())
+    return fail_log_only(EINVAL, "broadcast address of {} bytes is shorter than the device's {}",
+                         req.broadcast->size(), dev.broadcast().size());
   Device* master = nullptr;
   if (req.master && *req.master) {
     master = find(dev.ns(), static_cast<int>(*req.master));
     if (!master) return fail(EINVAL, "master device {} does not exist", *req.master);
   }
+  // Linux: rtnl_changelink, data for another kind: EOPNOTSUPP alone.
   if (req.kind && *req.kind != dev.kind().name())
-    return fail(EOPNOTSUPP, "device \"{}\" is of kind \"{}\", not \"{}\"", dev.name(),
+    return fail_log_only(EOPNOTSUPP, "device \"{}\" is of kind \"{}\", not \"{}\"", dev.name(),
                 dev.kind().name(), *req.kind);
   if (req.has_info_data) IFCORE_TRY(dev.kind().validate(*this, req));
 

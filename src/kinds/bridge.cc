@@ -198,18 +198,19 @@ Result<void> Bridge::change_slave(Control& ctl, Device& master, Device& port,
 }
 
 Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const {
-  // Linux: br_add_if's checks, in its order.
+  // Linux: br_add_if's checks, in its order; only the bridge in a bridge has an extack
+  // message, the others are the errno alone (log_only).
   if ((port.flags() & IFF_LOOPBACK) || port.hw_type() != ARPHRD_ETHER ||
       !port.address().is_valid_ether())
-    return fail(EINVAL, "device \"{}\" cannot be a bridge port: not an Ethernet device",
+    return fail_log_only(EINVAL, "device \"{}\" cannot be a bridge port: not an Ethernet device",
                 port.name());
   if (bridge::priv(port)) return fail(ELOOP, "Can not enslave a bridge to a bridge");
   if (port.master())
-    return fail(EBUSY, "device \"{}\" is already a port of \"{}\"", port.name(),
+    return fail_log_only(EBUSY, "device \"{}\" is already a port of \"{}\"", port.name(),
                 port.master()->name());
   // Linux: the port's receive handler is taken by macvlans (netdev_rx_handler_register).
   if (Macvlan::has_macvlans(port))
-    return fail(EBUSY, "device \"{}\" has macvlans: it cannot be a bridge port", port.name());
+    return fail_log_only(EBUSY, "device \"{}\" has macvlans: it cannot be a bridge port", port.name());
   Priv& p = *bridge::priv(master);
   IFCORE_TRY(ctl.link_upper(port, master, /*master=*/true));  // ELOOP/EBUSY on loops
   std::uint16_t no = 1;

@@ -13,7 +13,9 @@
 namespace ifcore::kinds {
 
 Result<Device*> Loopback::new_link(Control& ctl, Namespace& ns, const LinkRequest&) const {
-  return fail(EOPNOTSUPP, "loopback devices are made with their namespace");
+  // Linux: loopback has no rtnl_link_ops, so `ip link add NAME type loopback` is a kind
+  // rtnl_newlink does not know (loopback devices are made with their namespace).
+  return fail(EOPNOTSUPP, "Unknown device type");
 }
 
 Result<void> Loopback::del_link(Control&, Device& dev, UnregisterBatch&) const {

@@ -52,7 +52,7 @@ Result<std::vector<HwAddr>> address_list(const AttrList& data) {
   if (!items) return fail(items.error());
   for (const RawNested& it : *items) {
     if (it.type != IFLA_MACVLAN_MACADDR || it.data.size() != 6)
-      return fail(EINVAL, "macvlan address list: attribute type {} of {} bytes is not an address",
+      return fail_log_only(EINVAL, "macvlan address list: attribute type {} of {} bytes is not an address",
                   it.type, it.data.size());
     HwAddr addr(it.data);
     if (!addr.is_valid_ether())
@@ -63,11 +63,12 @@ Result<std::vector<HwAddr>> address_list(const AttrList& data) {
   return out;
 }
 
-// Linux: macvlan_validate.
+// Linux: macvlan_validate. Like every macvlan error, the errno alone: macvlan_validate,
+// macvlan_changelink(_sources) and macvlan_common_newlink set no extack message (log_only).
 Result<void> check_data(const AttrList& data) {
   if (auto f = attr_num(data, IFLA_MACVLAN_FLAGS);
       f && (*f & ~(MACVLAN_FLAG_NOPROMISC | MACVLAN_FLAG_NODST)))
-    return fail(EINVAL, "macvlan flags {:#x} are not known", *f);
+    return fail_log_only(EINVAL, "macvlan flags {:#x} are not known", *f);
   if (auto m = attr_num(data, IFLA_MACVLAN_MODE)) {
     switch (*m) {
       case MACVLAN_MODE_PRIVATE:
@@ -77,11 +78,11 @@ Result<void> check_data(const AttrList& data) {
       case MACVLAN_MODE_SOURCE:
         break;
       default:
-        return fail(EINVAL, "macvlan mode {} is not known", *m);
+        return fail_log_only(EINVAL, "macvlan mode {} is not known", *m);
     }
   }
   if (auto m = attr_num(data, IFLA_MACVLAN_MACADDR_MODE); m && *m > MACVLAN_MACADDR_SET)
-    return fail(EINVAL, "macvlan address mode {} is not known", *m);
+    return fail_log_only(EINVAL, "macvlan address mode {} is not known", *m);
   if (const Attr* a = find_attr(data, IFLA_MACVLAN_MACADDR)) {
     HwAddr addr(a->bin);
     if (!addr.is_valid_ether())
@@ -90,9 +91,9 @@ Result<void> check_data(const AttrList& data) {
   }
   IFCORE_TRY(address_list(data));
   if (find_attr(data, IFLA_MACVLAN_MACADDR_COUNT))
-    return fail(EINVAL, "macvlan address count is read-only");
+    return fail_log_only(EINVAL, "macvlan address count is read-only");
   if (find_attr(data, IFLA_MACVLAN_BC_QUEUE_LEN_USED))
-    return fail(EINVAL, "macvlan broadcast queue length used is read-only");
+    return fail_log_only(EINVAL, "macvlan broadcast queue length used is read-only");
   return ok();
 }
 
@@ -102,7 +103,7 @@ Result<void> change_sources(MacvlanPriv& v, std::uint32_t mode, const AttrList& 
   switch (mode) {
     case MACVLAN_MACADDR_ADD:
     case MACVLAN_MACADDR_DEL: {
-      if (!one) return fail(EINVAL, "macvlan address mode {} needs an address", mode);
+      if (!one) return fail_log_only(EINVAL, "macvlan address mode {} needs an address", mode);
       HwAddr addr(one->bin);
       auto it = std::find(v.sources.begin(), v.sources.end(), addr);
       if (mode == MACVLAN_MACADDR_ADD && it == v.sources.end()) v.sources.push_back(addr);
@@ -204,13 +205,15 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
   // Linux: a macvlan on a macvlan goes on the real lower device.
   if (auto* lv = macvlan_of(*lower); lv && lv->lower) lower = lv->lower.get();
   // Linux: macvlan_port_create: Ethernet and not loopback (EINVAL); the lower's receive
-  // path must be free (a bridge port's is taken: EBUSY).
+  // path must be free (a bridge port's is taken: EBUSY); macvlan_common_newlink: an mtu
+  // above the lower's is EINVAL. All three are the errno alone (log_only).
   if (lower->hw_type() != ARPHRD_ETHER || (lower->flags() & IFF_LOOPBACK))
-    return fail(EINVAL, "device \"{}\" cannot be a macvlan lower device", lower->name());
+    return fail_log_only(EINVAL, "device \"{}\" cannot be a macvlan lower device", lower->name());
   if (lower->master())
-    return fail(EBUSY, "device \"{}\" is a port of \"{}\"", lower->name(), lower->master()->name());
+    return fail_log_only(EBUSY, "device \"{}\" is a port of \"{}\"", lower->name(),
+                         lower->master()->name());
   if (req.mtu && *req.mtu > lower->mtu())
-    return fail(EINVAL, "macvlan mtu {} exceeds the mtu {} of lower device \"{}\"", *req.mtu,
+    return fail_log_only(EINVAL, "macvlan mtu {} exceeds the mtu {} of lower device \"{}\"", *req.mtu,
                 lower->mtu(), lower->name());
   auto priv = std::make_unique<MacvlanPriv>();
   priv->mode = static_cast<std::uint32_t>(
@@ -228,9 +231,9 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
     return fail_log_only(EINVAL, "device \"{}\" has macvlans: passthru mode needs it alone", lower->name());
   if (auto mm = attr_num(req.info_data, IFLA_MACVLAN_MACADDR_MODE)) {
     if (priv->mode != MACVLAN_MODE_SOURCE)
-      return fail(EINVAL, "macvlan address mode needs source mode");
+      return fail_log_only(EINVAL, "macvlan address mode needs source mode");
     if (*mm != MACVLAN_MACADDR_SET)
-      return fail(EINVAL, "a new macvlan takes its source addresses with address mode set");
+      return fail_log_only(EINVAL, "a new macvlan takes its source addresses with address mode set");
     IFCORE_TRY(change_sources(*priv, MACVLAN_MACADDR_SET, req.info_data));
   }
 
@@ -263,13 +266,13 @@ Result<void> Macvlan::change_link(Control& ctl, Device& dev, const LinkRequest& 
   if (auto m = attr_num(req.info_data, IFLA_MACVLAN_MODE)) {
     mode = static_cast<std::uint32_t>(*m);
     if ((mode == MACVLAN_MODE_PASSTHRU) != (cur.mode == MACVLAN_MODE_PASSTHRU))
-      return fail(EINVAL, "macvlan \"{}\": passthru mode cannot be set or cleared", dev.name());
+      return fail_log_only(EINVAL, "macvlan \"{}\": passthru mode cannot be set or cleared", dev.name());
   }
   std::vector<HwAddr> sources = cur.sources;
   if (cur.mode == MACVLAN_MODE_SOURCE && mode != MACVLAN_MODE_SOURCE) sources.clear();
   if (auto mm = attr_num(req.info_data, IFLA_MACVLAN_MACADDR_MODE)) {
     if (mode != MACVLAN_MODE_SOURCE)
-      return fail(EINVAL, "macvlan \"{}\": address mode needs source mode", dev.name());
+      return fail_log_only(EINVAL, "macvlan \"{}\": address mode needs source mode", dev.name());
     MacvlanPriv tmp;
     tmp.sources = sources;
     IFCORE_TRY(change_sources(tmp, static_cast<std::uint32_t>(*mm), req.info_data));

@@ -84,12 +84,14 @@ void take(const AttrList& d, std::uint16_t type, T& out) {
   if (auto v = attr_num(d, type)) out = static_cast<T>(*v);
 }
 
-// Reads `data` over `p` (Linux: ipip_netlink_parms / ipgre_netlink_parms).
+// Reads `data` over `p` (Linux: ipip_netlink_parms / ipgre_netlink_parms). Every tunnel
+// error is the errno alone, as ipip_tunnel_validate, ipgre_tunnel_validate, the parms
+// readers and ip_tunnel_newlink/changelink (EEXIST) send it: log_only.
 Result<void> parse(Tunnel::Flavor f, const AttrList& d, Params& p) {
   if (f == Tunnel::Flavor::Ipip) {
     if (auto v = attr_num(d, IFLA_IPTUN_PROTO);
         v && *v != IPPROTO_IPIP && *v != IPPROTO_MPLS && *v != 0)
-      return fail(EINVAL, "ipip protocol {} is not IPIP or MPLS", *v);
+      return fail_log_only(EINVAL, "ipip protocol {} is not IPIP or MPLS", *v);
     take(d, IFLA_IPTUN_LINK, p.link);
     take(d, IFLA_IPTUN_LOCAL, p.local);
     take(d, IFLA_IPTUN_REMOTE, p.remote);
@@ -108,7 +110,7 @@ Result<void> parse(Tunnel::Flavor f, const AttrList& d, Params& p) {
   // Linux: ipgre_tunnel_validate: no routing, version 0.
   std::uint16_t fl = static_cast<std::uint16_t>(attr_num(d, IFLA_GRE_IFLAGS).value_or(0) |
                                                 attr_num(d, IFLA_GRE_OFLAGS).value_or(0));
-  if (fl & kGreBad) return fail(EINVAL, "gre flags {:#06x} ask for routing or a version", fl);
+  if (fl & kGreBad) return fail_log_only(EINVAL, "gre flags {:#06x} ask for routing or a version", fl);
   take(d, IFLA_GRE_LINK, p.link);
   take(d, IFLA_GRE_IFLAGS, p.iflags);
   take(d, IFLA_GRE_OFLAGS, p.oflags);
@@ -126,11 +128,11 @@ Result<void> parse(Tunnel::Flavor f, const AttrList& d, Params& p) {
   if (find_attr(d, IFLA_GRE_COLLECT_METADATA)) p.collect_md = true;
   // Linux: ignore_df and path mtu discovery exclude each other.
   if (auto v = attr_num(d, IFLA_GRE_PMTUDISC)) {
-    if (!*v && p.ignore_df) return fail(EINVAL, "gre: pmtudisc off conflicts with ignore_df");
+    if (!*v && p.ignore_df) return fail_log_only(EINVAL, "gre: pmtudisc off conflicts with ignore_df");
     p.pmtudisc = *v != 0;
   }
   if (auto v = attr_num(d, IFLA_GRE_IGNORE_DF)) {
-    if (*v && p.pmtudisc) return fail(EINVAL, "gre: ignore_df needs pmtudisc off");
+    if (*v && p.pmtudisc) return fail_log_only(EINVAL, "gre: ignore_df needs pmtudisc off");
     p.ignore_df = *v ? 1 : 0;
   }
   return ok();
@@ -198,7 +200,7 @@ Result<Device*> Tunnel::new_link(Control& ctl, Namespace& ns, const LinkRequest&
   Params p;
   IFCORE_TRY(parse(flavor_, req.info_data, p));
   if (Device* other = find_same(ctl, ns, *this, p, nullptr))
-    return fail(EEXIST, "tunnel \"{}\" has the same endpoints, link and key", other->name());
+    return fail_log_only(EEXIST, "tunnel \"{}\" has the same endpoints, link and key", other->name());
   auto dev = ctl.alloc_device(*this, ns);
   // Linux: ipip_tunnel_setup / ipgre_tunnel_setup: no Ethernet header, a 4-byte address
   // (the local end) and broadcast (the remote end), NOARP.
@@ -229,7 +231,7 @@ Result<void> Tunnel::change_link(Control& ctl, Device& dev, const LinkRequest& r
   Params next = t.p;
   IFCORE_TRY(parse(flavor_, req.info_data, next));
   if (find_same(ctl, dev.ns(), *this, next, &dev))
-    return fail(EEXIST, "another tunnel has the same endpoints, link and key");
+    return fail_log_only(EEXIST, "another tunnel has the same endpoints, link and key");
   if (next.local != t.p.local) IFCORE_TRY(ctl.set_address(dev, ipv4_hwaddr(next.local)));
   if (next.remote != t.p.remote) (void)ctl.set_broadcast(dev, ipv4_hwaddr(next.remote));
   bool rebind = next.link != t.p.link || header_len(flavor_, next) != header_len(flavor_, t.p);

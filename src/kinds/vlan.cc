@@ -48,6 +48,17 @@ constexpr AttrPolicyEntry kPolicy[] = {
 
 using QosList = std::vector<ifla_vlan_qos_mapping>;
 
+// Linux: the vlan code reports with NL_SET_ERR_MSG_MOD, which puts the module's name
+// (KBUILD_MODNAME "8021q", also when built in) before the text.
+tl::unexpected<Error> fail_mod(int code, std::string_view text) {
+  return fail(code, fmt::format("8021q: {}", text));
+}
+// The same for a shared helper's error (find_lower, check_ether_address).
+tl::unexpected<Error> fail_mod(Error e) {
+  if (!e.message.empty() && !e.log_only) e.message = fmt::format("8021q: {}", e.message);
+  return fail(std::move(e));
+}
+
 Result<QosList> qos_list(const AttrList& data, std::uint16_t type) {
   QosList out;
   const Attr* a = find_attr(data, type);
@@ -55,10 +66,12 @@ Result<QosList> qos_list(const AttrList& data, std::uint16_t type) {
   auto items = split_nested(a->bin, "vlan qos map");
   if (!items) return fail(items.error());
   for (const RawNested& it : *items) {
-    // Linux: vlan_validate_qos_map: only IFLA_VLAN_QOS_MAPPING of the struct's size.
-    if (it.type != IFLA_VLAN_QOS_MAPPING || it.data.size() < sizeof(ifla_vlan_qos_mapping))
-      return fail(EINVAL, "vlan qos map: attribute type {} of {} bytes is not a mapping", it.type,
-                  it.data.size());
+    // Linux: vlan_validate_qos_map (liberal nla_validate_nested: other types are passed
+    // over, a mapping shorter than its struct is ERANGE), then vlan_validate names the map.
+    if (it.type != IFLA_VLAN_QOS_MAPPING) continue;
+    if (it.data.size() < sizeof(ifla_vlan_qos_mapping))
+      return fail_mod(ERANGE, type == IFLA_VLAN_INGRESS_QOS ? "Invalid ingress QOS map"
+                                                            : "Invalid egress QOS map");
     out.push_back({load_u32(it.data, 0), load_u32(it.data, 4)});
   }
   return out;
@@ -67,12 +80,12 @@ Result<QosList> qos_list(const AttrList& data, std::uint16_t type) {
 // Checks IFLA_INFO_DATA; Linux: vlan_validate's texts.
 Result<void> check_data(const AttrList& data) {
   if (auto p = attr_num(data, IFLA_VLAN_PROTOCOL); p && *p != ETH_P_8021Q && *p != ETH_P_8021AD)
-    return fail(EPROTONOSUPPORT, "Invalid VLAN protocol");
+    return fail_mod(EPROTONOSUPPORT, "Invalid VLAN protocol");
   if (auto id = attr_num(data, IFLA_VLAN_ID); id && *id >= kVidMask)
-    return fail(ERANGE, "Invalid VLAN id");
+    return fail_mod(ERANGE, "Invalid VLAN id");
   if (const Attr* f = find_attr(data, IFLA_VLAN_FLAGS)) {
     std::uint32_t flags = load_u32(f->bin, 0), mask = load_u32(f->bin, 4);
-    if (flags & mask & ~kKnownFlags) return fail(EINVAL, "Invalid VLAN flags");
+    if (flags & mask & ~kKnownFlags) return fail_mod(EINVAL, "Invalid VLAN flags");
   }
   IFCORE_TRY(qos_list(data, IFLA_VLAN_INGRESS_QOS));
   IFCORE_TRY(qos_list(data, IFLA_VLAN_EGRESS_QOS));
@@ -107,8 +120,9 @@ class LowerWatch final : public Subscriber {
     Device& lower = ev.dev;
     // PreChangeMtu of a vlan itself: Linux vlan_dev_change_mtu refuses more than the lower's.
     if (ev.event == NetdevEvent::PreChangeMtu) {
+      // The errno alone (log_only).
       if (auto* v = vlan_of(lower); v && v->lower && ev.new_mtu > v->lower->mtu())
-        return fail(ERANGE, "vlan \"{}\": mtu {} exceeds the mtu {} of lower device \"{}\"",
+        return fail_log_only(ERANGE, "vlan \"{}\": mtu {} exceeds the mtu {} of lower device \"{}\"",
                     lower.name(), ev.new_mtu, v->lower->mtu(), v->lower->name());
       return ok();
     }
@@ -155,28 +169,28 @@ AttrPolicy Vlan::policy() const {
 }
 
 Result<void> Vlan::validate(Control&, const LinkRequest& req) const {
-  IFCORE_TRY(check_ether_address(req));
-  if (!req.has_info_data) return fail(EINVAL, "VLAN properties not specified");
+  if (auto a = check_ether_address(req); !a) return fail_mod(std::move(a).error());
+  if (!req.has_info_data) return fail_mod(EINVAL, "VLAN properties not specified");
   return check_data(req.info_data);
 }
 
 Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
   auto id = attr_num(req.info_data, IFLA_VLAN_ID);
-  if (!id) return fail(EINVAL, "VLAN id not specified");
+  if (!id) return fail_mod(EINVAL, "VLAN id not specified");
   auto found = find_lower(ctl, ns, req);
-  if (!found) return fail(found.error());
+  if (!found) return fail_mod(found.error());
   Device& lower = **found;
   auto proto =
       static_cast<std::uint16_t>(attr_num(req.info_data, IFLA_VLAN_PROTOCOL).value_or(ETH_P_8021Q));
   // Linux: vlan_check_real_dev. Loopback is VLAN-challenged; ifcore also refuses devices
   // that are not Ethernet (the vlan takes its lower's 6-byte address).
   if ((lower.flags() & IFF_LOOPBACK) || lower.hw_type() != ARPHRD_ETHER)
-    return fail(EOPNOTSUPP, "VLANs not supported on device");
+    return fail_mod(EOPNOTSUPP, "VLANs not supported on device");
   if (find_vlan_hook(lower, proto, static_cast<std::uint16_t>(*id)))
-    return fail(EEXIST, "VLAN device already exists");
-  // Linux: mtu defaults to the lower's and may not exceed it.
+    return fail_mod(EEXIST, "VLAN device already exists");
+  // Linux: mtu defaults to the lower's and may not exceed it (vlan_newlink: EINVAL alone).
   if (req.mtu && *req.mtu > lower.mtu())
-    return fail(EINVAL, "vlan mtu {} exceeds the mtu {} of lower device \"{}\"", *req.mtu,
+    return fail_log_only(EINVAL, "vlan mtu {} exceeds the mtu {} of lower device \"{}\"", *req.mtu,
                 lower.mtu(), lower.name());
 
   auto dev = ctl.alloc_device(*this, ns);
@@ -247,10 +261,10 @@ AttrList Vlan::fill_info(const Device& dev) const {
 }
 
 Result<void> Vlan::open(Control& ctl, Device& dev) const {
-  // Linux: vlan_dev_open: ENETDOWN while the lower is down (unless loose binding).
+  // Linux: vlan_dev_open: ENETDOWN while the lower is down (unless loose binding), alone.
   const VlanPriv& v = *vlan_of(dev);
   if (v.lower && !v.lower->is_up() && !(v.flags & VLAN_FLAG_LOOSE_BINDING))
-    return fail(ENETDOWN, "vlan \"{}\": lower device \"{}\" is down", dev.name(), v.lower->name());
+    return fail_log_only(ENETDOWN, "vlan \"{}\": lower device \"{}\" is down", dev.name(), v.lower->name());
   if (v.lower) transfer_carrier(ctl, *v.lower, dev);
   return ok();
 }

@@ -51,9 +51,10 @@ Result<void> decode_change_data(Control& ctl, Device& dev, wire::DecodedLink& d)
   LinkRequest& req = d.req;
   auto ctx = decode_context(ctl);
   if (req.has_info_data) {
-    // Linux: __rtnl_newlink — data for another kind (or a kind without changelink).
+    // Linux: rtnl_changelink — data for another kind (or a kind without changelink) is
+    // EOPNOTSUPP without an extack message.
     if (req.kind && *req.kind != dev.kind().name())
-      return fail(EOPNOTSUPP, "device \"{}\" is of kind \"{}\", not \"{}\"", dev.name(),
+      return fail_log_only(EOPNOTSUPP, "device \"{}\" is of kind \"{}\", not \"{}\"", dev.name(),
                   dev.kind().name(), *req.kind);
     if (!d.info_data_decoded) {
       auto a = wire::decode_attrs(d.info_data_raw, dev.kind().policy(), d.info_data_offset, ctx);
@@ -65,7 +66,8 @@ Result<void> decode_change_data(Control& ctl, Device& dev, wire::DecodedLink& d)
   }
   if (req.has_slave_data) {
     Device* m = dev.master();
-    if (!m) return fail(EOPNOTSUPP, "device \"{}\" has no master", dev.name());
+    // Linux: rtnl_changelink, no master ops with slave_changelink: EOPNOTSUPP alone.
+    if (!m) return fail_log_only(EOPNOTSUPP, "device \"{}\" has no master", dev.name());
     if (!d.slave_data_decoded) {
       auto a =
           wire::decode_attrs(d.slave_data_raw, m->kind().slave_policy(), d.slave_data_offset, ctx);

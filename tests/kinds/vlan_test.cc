@@ -95,10 +95,46 @@ TEST_F(VlanTest, InvalidRequestsChangeNothing) {
   LinkRequest bad_addr = vlan("x", d->ifindex(), 5);
   bad_addr.address = HwAddr::ethernet({0, 0, 0, 0, 0, 0});
   EXPECT_FAILS(ctl.create_link(def(ctl), bad_addr), EADDRNOTAVAIL, "Invalid link address");
+  // Linux: vlan_validate_qos_map, a mapping shorter than its struct: ERANGE, named by
+  // vlan_validate.
   LinkRequest bad_qos = vlan("x", d->ifindex(), 5);
-  bad_qos.info_data.push_back(raw_list(IFLA_VLAN_INGRESS_QOS, 7, {mapping(1, 2)}));
-  EXPECT_FAILS(ctl.create_link(def(ctl), bad_qos), EINVAL, "not a mapping");
+  bad_qos.info_data.push_back(
+      raw_list(IFLA_VLAN_EGRESS_QOS, IFLA_VLAN_QOS_MAPPING, {std::vector<std::uint8_t>(4)}));
+  EXPECT_FAILS(ctl.create_link(def(ctl), bad_qos), ERANGE, "8021q: Invalid egress QOS map");
   EXPECT_EQ(summary(ctl), before);
+}
+
+// Linux: vlan_validate, vlan_newlink and vlan_check_real_dev report with
+// NL_SET_ERR_MSG_MOD: the texts carry the module's name, "8021q: ". vlan_newlink's mtu
+// check, vlan_dev_open and vlan_dev_change_mtu send their errno alone.
+TEST_F(VlanTest, MessagesAreTheModulesOrNone) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  auto id = ctl.create_link(def(ctl), vlan("x", d->ifindex(), 4095));
+  ASSERT_FALSE(id);
+  EXPECT_EQ(id.error().message, "8021q: Invalid VLAN id");
+  EXPECT_FALSE(id.error().log_only);
+  auto lower = ctl.create_link(def(ctl), vlan("x", 999, 5));
+  ASSERT_FALSE(lower);
+  EXPECT_EQ(lower.error().message, "8021q: link does not exist");
+  LinkRequest big = vlan("x", d->ifindex(), 5);
+  big.mtu = 1501;
+  auto b = ctl.create_link(def(ctl), big);
+  ASSERT_FALSE(b);
+  EXPECT_TRUE(b.error().log_only);
+  Device* v = must(ctl.create_link(def(ctl), vlan("v5", d->ifindex(), 5)));
+  auto up = ctl.open(*v);
+  ASSERT_FALSE(up);  // the lower is down
+  EXPECT_EQ(up.error().code, ENETDOWN);
+  EXPECT_TRUE(up.error().log_only);
+  auto mtu = ctl.set_mtu(*v, 1600);
+  ASSERT_FALSE(mtu);
+  EXPECT_EQ(mtu.error().code, ERANGE);
+  EXPECT_TRUE(mtu.error().log_only);
+  // A qos map's items of another type are passed over (liberal nla_validate_nested).
+  LinkRequest other = vlan("v6", d->ifindex(), 6);
+  other.info_data.push_back(raw_list(IFLA_VLAN_INGRESS_QOS, 7, {mapping(1, 2)}));
+  EXPECT_TRUE(ctl.create_link(def(ctl), other));
 }
 
 TEST_F(VlanTest, ChangeFlagsAndQosMaps) {

@@ -74,6 +74,55 @@ TEST_F(RtnlTest, NoKindIsUnknownDeviceType) {
   EXPECT_EQ(r.last_error_reply().message, "Unknown device type");
 }
 
+// Errors Linux 6.18 answers with the errno alone (checked with `ip` against the kernel):
+// the reply carries no NLMSGERR_ATTR_MSG, so `ip` prints "RTNETLINK answers: ...".
+TEST_F(RtnlTest, ErrorsLinuxSendsWithoutExtack) {
+  session->set_option(NETLINK_EXT_ACK, 1);
+  ASSERT_EQ(create("d0"), 0);
+  ASSERT_EQ(create("d1"), 0);
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, named("br0", "bridge"))).last_error(), 0);
+  int d1 = find("d1")->ifindex(), br0 = find("br0")->ifindex(), lo = find("lo")->ifindex();
+  auto alone = [&](const LinkRequest& q, std::uint16_t type, std::uint16_t flags, int code) {
+    Replies r = send(link_msg(type, flags, 9, q));
+    EXPECT_EQ(r.last_error(), code) << q.name.value_or("?");
+    EXPECT_EQ(r.last_error_reply().message, "") << q.name.value_or("?");
+    EXPECT_FALSE(r.msgs.back().hdr.nlmsg_flags & NLM_F_ACK_TLVS);
+  };
+  // Linux: do_set_master, a master without ndo_add_slave.
+  LinkRequest to_dummy = named("d0");
+  to_dummy.master = static_cast<std::uint32_t>(d1);
+  alone(to_dummy, RTM_NEWLINK, NLM_F_ACK, EOPNOTSUPP);
+  // Linux: br_add_if, loopback is no Ethernet device.
+  LinkRequest lo_port = named("lo");
+  lo_port.master = static_cast<std::uint32_t>(br0);
+  alone(lo_port, RTM_NEWLINK, NLM_F_ACK, EINVAL);
+  // Linux: rtnl_changelink, port data on a device without a master, kind data for
+  // another kind.
+  LinkRequest slave = named("d0");
+  slave.has_slave_data = true;
+  slave.slave_kind = "bridge";
+  alone(slave, RTM_NEWLINK, NLM_F_ACK, EOPNOTSUPP);
+  LinkRequest other = named("d0", "veth");
+  other.has_info_data = true;
+  alone(other, RTM_NEWLINK, NLM_F_ACK, EOPNOTSUPP);
+  // Linux: macvlan_port_create, loopback as the lower device.
+  LinkRequest mv = named("mv0", "macvlan");
+  mv.link = static_cast<std::uint32_t>(lo);
+  alone(mv, RTM_NEWLINK, kCreate, EINVAL);
+  // Linux: validate_linkmsg, a broadcast address shorter than the device's.
+  LinkRequest brd = named("d0");
+  brd.broadcast = HwAddr(std::vector<std::uint8_t>{0, 0x11, 0x22});
+  alone(brd, RTM_NEWLINK, NLM_F_ACK, EINVAL);
+}
+
+// Linux: loopback has no rtnl_link_ops: `type loopback` is a kind rtnl_newlink does not know.
+TEST_F(RtnlTest, LoopbackKindIsUnknownDeviceType) {
+  session->set_option(NETLINK_EXT_ACK, 1);
+  Replies r = send(link_msg(RTM_NEWLINK, kCreate, 1, named("lo2", "loopback")));
+  EXPECT_EQ(r.last_error(), EOPNOTSUPP);
+  EXPECT_EQ(r.last_error_reply().message, "Unknown device type");
+}
+
 TEST_F(RtnlTest, MalformedAttributeReportsItsOffset) {
   session->set_option(NETLINK_EXT_ACK, 1);
   // ifinfomsg, IFLA_IFNAME "d0", IFLA_MTU with 2 bytes (wants 4).
