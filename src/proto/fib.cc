@@ -257,6 +257,12 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
   }
   if (!needs_dev(type)) return nullptr;
   NetState& st = net_state(ns);
+  // Linux: fib6_nh_init, after the gateway: a device that is down is ENETDOWN (routes
+  // a user adds; addrconf's own pass fc_ignore_dev_down and do not come this way).
+  auto up6 = [](Device* d) -> Result<Device*> {
+    if (d && !d->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
+    return d;
+  };
   if (req.gateway && !req.gateway->empty()) {
     const IpAddr& gw = *req.gateway;
     if (gw.family() != req.family) return fail(EINVAL, "Invalid gateway address");
@@ -280,15 +286,16 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
     // reachable without a gateway.
     if (gw.is_v6_link_local()) {
       if (!dev) return fail(EINVAL, "Egress device not specified");
-      return dev;
+      return up6(dev);
     }
-    if (dev && (req.flags & RTNH_F_ONLINK)) return dev;
+    if (dev && (req.flags & RTNH_F_ONLINK)) return up6(dev);
     Route* r = lookup(st, AF_INET6, RT_TABLE_MAIN, gw, ok);
     if (!r) r = lookup(st, AF_INET6, RT_TABLE_LOCAL, gw, ok);
     if (!r) return fail(EHOSTUNREACH);
-    return r->dev;
+    return up6(r->dev);
   }
   if (!dev) return fail(ENODEV, "Nexthop device not found");
+  if (req.family == AF_INET6) return up6(dev);
   // Linux: fib_check_nh_nongw (the onlink gateway above says "Nexthop device is not up").
   if (req.family == AF_INET && !dev->is_up()) return fail(ENETDOWN, "Device for nexthop is not up");
   return dev;
@@ -365,6 +372,11 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   RetireScope scope(engine_proto(ctl.engine()));
   if (req.family != AF_INET && req.family != AF_INET6)
     return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
+  // Linux: inet_rtm_newroute makes the table (fib_new_table) before fib_table_insert
+  // looks at the route, so even a refused route leaves its table behind (a later delete
+  // answers ESRCH, not "FIB table does not exist").
+  if (req.family == AF_INET)
+    (void)net_state(ns).tables(AF_INET)[req.table ? req.table : RT_TABLE_MAIN];
   if (req.dst_len > max_len(req.family)) return fail(EINVAL, "Invalid prefix length");
   IpAddr dst = req.dst;
   if (dst.empty()) {
@@ -378,6 +390,19 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
   std::uint8_t type = req.type.value_or(RTN_UNICAST);
   bool has_gw = req.gateway && !req.gateway->empty();
+  if (req.family == AF_INET) {
+    // Linux: fib_create_info, before the next hop is looked at: a type whose scope
+    // (fib_props) is wider than the route's is "Invalid scope" (nat and xresolve always
+    // are); a type that answers with an error (blackhole, unreachable, prohibit, throw)
+    // takes no gateway and no device.
+    bool nowhere = type == RTN_NAT || type == RTN_XRESOLVE || type == RTN_UNSPEC;
+    if (nowhere && req.scope.value_or(RT_SCOPE_UNIVERSE) != RT_SCOPE_NOWHERE)
+      return fail(EINVAL, "Invalid scope");
+    bool reject = type == RTN_BLACKHOLE || type == RTN_UNREACHABLE || type == RTN_PROHIBIT ||
+                  type == RTN_THROW;
+    if (reject && (has_gw || req.oif))
+      return fail(EINVAL, "Gateway, device and multipath can not be specified for this route type");
+  }
   auto dev = resolve_nexthop(ctl, ns, req, table, type);
   if (!dev) return fail(std::move(dev).error());
   if (req.prefsrc && !has_local_address(ctl, ns, *req.prefsrc))
@@ -429,11 +454,17 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   Route* clash = req.family == AF_INET ? same : same_nh;
   if (req.replace) {
     Route* old = req.family == AF_INET ? same : (same_nh ? same_nh : same);
-    if (!old && !req.create) return fail(ENOENT);
+    // Linux: fib_table_insert answers ENOENT alone; fib6_add_1 explains it.
+    if (!old && !req.create) {
+      if (req.family == AF_INET6) return fail(ENOENT, "Can not replace route - no match found");
+      return fail(ENOENT);
+    }
     if (old) erase(ep, ns, old, false);
   } else {
     if (clash && (req.excl || same_nh)) return fail(EEXIST);
-    if (!req.create) return fail(ENOENT);
+    // Linux: IPv4 needs NLM_F_CREATE (fib_table_insert: ENOENT); IPv6 warns ("NLM_F_CREATE
+    // should be set when creating new route") and adds the route all the same.
+    if (!req.create && req.family == AF_INET) return fail(ENOENT);
   }
   if (r.dev) r.dst = dst_alloc(ep, *r.dev);
   Route* p = insert(ep, ns, std::move(r));
@@ -454,7 +485,13 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
   }
   if (dst.family() != req.family) return fail(EINVAL, "Invalid prefix for given family");
   auto t = st.tables(req.family).find(table);
-  if (t == st.tables(req.family).end()) return fail(ESRCH);
+  // Linux: inet_rtm_delroute and ip6_route_del, for a table that was never made (IPv4
+  // makes even main and local with their first route; IPv6 has them from the start).
+  if (t == st.tables(req.family).end()) {
+    if (req.family == AF_INET6 && (table == RT_TABLE_MAIN || table == RT_TABLE_LOCAL))
+      return fail(ESRCH);
+    return fail(ESRCH, "FIB table does not exist");
+  }
   auto k = t->second.find(RouteKey{prefix_of(dst, req.dst_len), req.dst_len});
   if (k == t->second.end()) return fail(ESRCH);
   for (auto& x : k->second) {

@@ -326,12 +326,20 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
   if (req.prefixlen > 128) return fail(EINVAL, "ipv6: Invalid prefix length");
   const std::optional<IpAddr>& pfx = req.local ? req.local : req.address;
   if (!pfx || !pfx->is_v6()) return fail(EINVAL, "ipv6: missing address");
-  if (pfx->is_unspecified() || pfx->is_multicast())
-    return fail(EADDRNOTAVAIL, "ipv6: cannot assign address {}", pfx->to_string());
+  // Linux: ipv6_add_addr's texts (NL_SET_ERR_MSG_MOD: "ipv6: "), all EADDRNOTAVAIL; ifcore
+  // joins no groups, so a multicast address is refused with IFA_F_MCAUTOJOIN too.
+  if (pfx->is_unspecified()) return fail(EADDRNOTAVAIL, "ipv6: Invalid address");
+  if (pfx->is_multicast())
+    return fail(EADDRNOTAVAIL,
+                "ipv6: Cannot assign multicast address without \"IFA_F_MCAUTOJOIN\" flag");
   auto found = find_in6_dev(ctl, ns, req.ifindex);
   if (!found) return fail(std::move(found).error());
   auto [dev, in6] = *found;
   if (in6->conf.disable_ipv6) return fail(EACCES, "IPv6 is disabled on this device");
+  std::array<std::uint8_t, 16> loopback{};
+  loopback[15] = 1;
+  if (*pfx == IpAddr::v6(loopback) && !(dev->flags() & IFF_LOOPBACK))
+    return fail(EADDRNOTAVAIL, "ipv6: Cannot assign loopback address on this device");
   const std::uint32_t allowed = IFA_F_NODAD | IFA_F_NOPREFIXROUTE | IFA_F_HOMEADDRESS |
                                 IFA_F_OPTIMISTIC | IFA_F_MANAGETEMPADDR | IFA_F_MCAUTOJOIN;
   // Linux: an address given by the user with infinite lifetimes is permanent.

@@ -303,6 +303,24 @@ Result<void> handle_getroute(Request& r) {
   // `ip route get`: Linux inet_rtm_getroute / inet6_rtm_getroute.
   IFCORE_TRY(check_family(m->family));
   if (!m->dst) return fail(EINVAL, "missing destination address");
+  if (m->family == AF_INET) {
+    bool from = m->src && !m->src->is_unspecified();
+    // Linux: inet_rtm_getroute with RTA_IIF takes the input path, where a source of
+    // 0.0.0.0 is a martian (ip_route_input_slow): EINVAL alone.
+    if (m->iif && !from)
+      return fail_log_only(EINVAL, "route get: input on ifindex {} from 0.0.0.0 is a martian",
+                           *m->iif);
+    // Linux: ip_route_output_key_hash_rcu refuses a source that is no local address with
+    // ENETUNREACH alone.
+    if (from && !m->iif) {
+      bool local = false;
+      for (const auto& a : inet::list_addresses(ctl, **ns, AF_INET))
+        local = local || a.local == *m->src;
+      if (!local)
+        return fail_log_only(ENETUNREACH, "route get: source {} is not a local address",
+                             m->src->to_string());
+    }
+  }
   auto got = inet::get_route(ctl, **ns, *m->dst, m->oif ? static_cast<int>(*m->oif) : 0);
   if (!got) return fail(got.error());
   wire::RouteMessage out = route_message(*got);

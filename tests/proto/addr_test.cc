@@ -75,6 +75,21 @@ TEST_F(AddrTest, DuplicateAndMissingAddressesFailAsLinux) {
   EXPECT_EQ(nodev.error().code, ENODEV);
 }
 
+// Linux: ipv6_add_addr's refusals, EADDRNOTAVAIL with NL_SET_ERR_MSG_MOD's texts.
+TEST_F(AddrTest, Ipv6AddressesThatCannotBeAssigned) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  auto fails = [&](std::string_view a, int plen, std::string_view text) {
+    auto r = inet::add_address(ctl, ns(ctl), addr_req(*d, a, plen));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, EADDRNOTAVAIL);
+    EXPECT_EQ(r.error().message, text);
+  };
+  fails("ff02::5", 64, "ipv6: Cannot assign multicast address without \"IFA_F_MCAUTOJOIN\" flag");
+  fails("::", 64, "ipv6: Invalid address");
+  fails("::1", 128, "ipv6: Cannot assign loopback address on this device");
+}
+
 TEST_F(AddrTest, DeletingAPrimaryDeletesItsSecondaries) {
   auto ctl = engine->control();
   Device* d = up_dummy(ctl, "d0");

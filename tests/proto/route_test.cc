@@ -74,6 +74,80 @@ TEST_F(RouteTest, UserRoutesThroughAGatewayOrADevice) {
   inet::remove_listener(ctl, rec);
 }
 
+// Errors as Linux 6.18 answers them (errno and extack text, checked with `ip` against the
+// kernel in a fresh namespace).
+TEST_F(RouteTest, ErrorsAsLinuxAnswersThem) {
+  auto ctl = engine->control();
+  Device* up = with_addrs(ctl, "d0", "10.0.0.1", "2001:db8::1");
+  Device* down = dummy(ctl, "d1");
+  auto fails = [&](const inet::RouteRequest& q, int code, std::string_view text) {
+    auto r = inet::add_route(ctl, ns(ctl), q);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, code);
+    EXPECT_EQ(r.error().message, text);
+  };
+  // Linux: fib_create_info — a reject type takes no device or gateway; nat has no scope
+  // a route may have.
+  auto bh = route_req("10.4.0.0", 16);
+  bh.type = RTN_BLACKHOLE;
+  bh.oif = up->ifindex();
+  fails(bh, EINVAL, "Gateway, device and multipath can not be specified for this route type");
+  auto unr = route_req("10.4.0.0", 16);
+  unr.type = RTN_UNREACHABLE;
+  unr.gateway = ip("10.0.0.254");
+  fails(unr, EINVAL, "Gateway, device and multipath can not be specified for this route type");
+  auto nat = route_req("10.9.0.0", 16);
+  nat.type = RTN_NAT;
+  nat.scope = RT_SCOPE_HOST;
+  nat.gateway = ip("10.0.0.2");
+  fails(nat, EINVAL, "Invalid scope");
+  // Linux: fib6_nh_init — an IPv6 route on a device that is down.
+  auto v6 = route_req("2001:db8:1::", 64);
+  v6.oif = down->ifindex();
+  fails(v6, ENETDOWN, "Nexthop device is not up");
+  // Linux: fib6_add_1 — `ip -6 route change` without a match explains itself; IPv4's
+  // fib_table_insert does not.
+  auto ch6 = route_req("2001:db8:8::", 64);
+  ch6.oif = up->ifindex();
+  ch6.create = ch6.excl = false;
+  ch6.replace = true;
+  fails(ch6, ENOENT, "Can not replace route - no match found");
+  auto ch4 = route_req("10.3.0.0", 16);
+  ch4.oif = up->ifindex();
+  ch4.create = ch4.excl = false;
+  ch4.replace = true;
+  fails(ch4, ENOENT, "");
+  // IPv6 adds a route without NLM_F_CREATE (with a warning in the kernel's log).
+  auto nocreate = route_req("2001:db8:9::", 64);
+  nocreate.oif = up->ifindex();
+  nocreate.create = nocreate.excl = false;
+  EXPECT_TRUE(inet::add_route(ctl, ns(ctl), nocreate));
+  // Linux: inet_rtm_delroute / ip6_route_del — a table never made; IPv6's main and local
+  // always exist.
+  auto del = route_req("10.2.0.0", 16);
+  del.table = 99;
+  auto d99 = inet::delete_route(ctl, ns(ctl), del);
+  ASSERT_FALSE(d99);
+  EXPECT_EQ(d99.error().code, ESRCH);
+  EXPECT_EQ(d99.error().message, "FIB table does not exist");
+  // A refused add made the table all the same (inet_rtm_newroute's fib_new_table).
+  auto refused = route_req("10.2.0.0", 16);
+  refused.table = 99;
+  refused.gateway = ip("203.0.113.1");
+  ASSERT_FALSE(inet::add_route(ctl, ns(ctl), refused));
+  auto again = inet::delete_route(ctl, ns(ctl), del);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, ESRCH);
+  EXPECT_EQ(again.error().message, "");
+  auto del6 = route_req("2001:db8:77::", 64);
+  auto d6 = inet::delete_route(ctl, ns(ctl), del6);
+  ASSERT_FALSE(d6);
+  EXPECT_EQ(d6.error().code, ESRCH);
+  EXPECT_EQ(d6.error().message, "");
+  del6.table = 99;
+  EXPECT_EQ(inet::delete_route(ctl, ns(ctl), del6).error().message, "FIB table does not exist");
+}
+
 TEST_F(RouteTest, GatewaysWithoutARouteAreRefused) {
   auto ctl = engine->control();
   Device* d = with_addrs(ctl, "d0", "10.0.0.1", "2001:db8::1");
