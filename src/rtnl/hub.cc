@@ -45,12 +45,18 @@ void Hub::attach() {
   o.name = "rtnl";
   o.priority = 0;
   o.replay = false;
-  o.events =
-      events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change,
-                NetdevEvent::ChangeMtu, NetdevEvent::ChangeAddr, NetdevEvent::ChangeName,
-                NetdevEvent::ChangeUpper, NetdevEvent::ChangeInfoData, NetdevEvent::Configured,
-                NetdevEvent::Unregister);  // what on_event announces
+  // What on_event announces: these after the other subscribers (Linux sends them after the
+  // notifier pass: register_netdevice, __dev_notify_flags, unregister_netdevice_many) ...
+  o.events = events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Down,
+                       NetdevEvent::Change, NetdevEvent::Configured, NetdevEvent::Unregister);
   sub_ = ctl.subscribe(*this, o);
+  // ... these before them (rtnetlink_event, the first subscriber of the chain).
+  SubscribeOptions e = o;
+  e.name = "rtnl-early";
+  e.priority = 1;
+  e.events = events_of(NetdevEvent::ChangeMtu, NetdevEvent::ChangeAddr, NetdevEvent::ChangeName,
+                       NetdevEvent::ChangeUpper, NetdevEvent::ChangeInfoData);
+  early_sub_ = ctl.subscribe(early_, e);
   inet::add_listener(ctl, proto_);
   attached_ = true;
 }
@@ -59,6 +65,7 @@ void Hub::detach() {
   if (!attached_) return;
   Control ctl = engine_->control();
   inet::remove_listener(ctl, proto_);
+  ctl.unsubscribe(early_sub_, false);
   ctl.unsubscribe(sub_, false);
   attached_ = false;
 }

@@ -94,6 +94,19 @@ class Hub final : public Subscriber {
   // create announced its device, addresses and routes to no one, a lock each).
   std::array<std::atomic<int>, 64> members_{};
   SubscriptionId sub_ = 0;
+  // The events Linux announces from rtnetlink_event (CHANGEMTU, CHANGEADDR, CHANGENAME,
+  // CHANGEUPPER, CHANGEINFODATA), whose notifier was registered before every protocol's
+  // and kind's: subscribed ahead of them (priority 1) so RTM_NEWLINK goes first, before the
+  // addresses and routes the change makes others announce (a rename's RTM_NEWADDR).
+  struct Early final : Subscriber {
+    explicit Early(Hub& h) : hub(&h) {}
+    Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+      return hub->on_event(ctl, ev);
+    }
+    Hub* hub;
+  };
+  Early early_{*this};
+  SubscriptionId early_sub_ = 0;
   bool attached_ = false;
   ProtoPublisher proto_{*this};
 };

@@ -4,6 +4,7 @@
 #include <linux/netlink.h>
 #include <linux/veth.h>
 
+#include "ifcore/inet.h"
 #include "rtnl/control_msg.h"
 #include "rtnl/fixture.h"
 
@@ -101,6 +102,41 @@ TEST_F(RtnlTest, CreateUpDeleteNotifications) {
   ASSERT_EQ(types, (std::vector<std::uint16_t>{RTM_NEWLINK, RTM_DELLINK}));
   EXPECT_FALSE(msgs[0].flags & IFF_UP);
   EXPECT_EQ(msgs[1].name, "d0");
+}
+
+// Linux 6.18 (checked with `ip monitor` on the kernel): renaming a device that is up
+// announces the device first (rtnetlink_event, the chain's first subscriber, on
+// NETDEV_CHANGENAME), then its IPv4 address under the new label (inetdev_changename); an
+// mtu change likewise announces the device before what the protocols do about it.
+TEST_F(RtnlTest, RenameAnnouncesTheDeviceBeforeItsAddresses) {
+  LinkRequest req = named("d0", "dummy");
+  req.flags = req.change = IFF_UP;
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, req)).last_error(), 0);
+  int idx = find("d0")->ifindex();
+  {
+    auto ctl = engine->control();
+    inet::AddrRequest a;
+    a.family = AF_INET;
+    a.local = a.address = *IpAddr::parse("10.1.1.1");
+    a.prefixlen = 24;
+    a.ifindex = idx;
+    ASSERT_TRUE(inet::add_address(ctl, *ctl.find_namespace("default"), a));
+  }
+  auto mon = open();
+  mon->add_membership(RTNLGRP_LINK);
+  mon->add_membership(RTNLGRP_IPV4_IFADDR);
+  LinkRequest ren;
+  ren.ifindex = idx;
+  ren.name = "w0";
+  ASSERT_EQ(send(link_msg(RTM_SETLINK, NLM_F_ACK, 2, ren)).last_error(), 0);
+  std::vector<std::uint16_t> types;
+  Datagram d;
+  while (mon->pop_notification(d)) {
+    auto msgs = wire::split_messages(d);
+    ASSERT_TRUE(msgs);
+    for (const auto& m : *msgs) types.push_back(m.hdr.nlmsg_type);
+  }
+  EXPECT_EQ(types, (std::vector<std::uint16_t>{RTM_NEWLINK, RTM_NEWADDR}));
 }
 
 TEST_F(RtnlTest, FailedCreateIsNeverAnnounced) {
