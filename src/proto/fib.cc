@@ -167,6 +167,9 @@ void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, O
   }
 }
 
+constexpr std::array<std::uint8_t, 16> kLoopback6 = {0, 0, 0, 0, 0, 0, 0, 0,
+                                                    0, 0, 0, 0, 0, 0, 0, 1};
+
 // Linux: addrconf's host route (ifp->rt), prefix route and addrconf_add_mroute.
 void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInfo, Origin>>& out) {
   if (!dev.is_up() || in6.conf.disable_ipv6) return;
@@ -174,7 +177,12 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
   for (auto& ifa : in6.addrs) {
     const AddrInfo& a = ifa->info;
     if (a.flags & IFA_F_TENTATIVE) continue;
-    if (!(a.flags & IFA_F_NOPREFIXROUTE))
+    // Linux: init_loopback's add_addr inserts ::1's host route only, no prefix route (a
+    // user's address gets one from inet6_addr_add's addrconf_prefix_route): Linux 6.18 has
+    // no `::1 dev lo` in the main table.
+    bool loopback_own = (dev.flags() & IFF_LOOPBACK) && a.prefixlen == 128 &&
+                        a.local == IpAddr::v6(kLoopback6);
+    if (!(a.flags & IFA_F_NOPREFIXROUTE) && !loopback_own)
       out.push_back(
           {kernel_route(AF_INET6, RT_TABLE_MAIN, RTN_UNICAST, a.local, a.prefixlen,
                         RT_SCOPE_UNIVERSE, {}, a.rt_priority ? a.rt_priority : kPrioAddrconf, oif),
@@ -274,11 +282,13 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
         if (!dev->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
         return dev;
       }
-      Route* r = lookup(st, AF_INET, table, gw,
-                        [&](const Route& x) { return ok(x) && x.info.scope >= RT_SCOPE_LINK; });
-      if (!r && table != RT_TABLE_MAIN)
-        r = lookup(st, AF_INET, RT_TABLE_MAIN, gw,
-                   [&](const Route& x) { return ok(x) && x.info.scope >= RT_SCOPE_LINK; });
+      // The route to the gateway must have a narrower scope than the new route's own
+      // (fib_check_nh_v4_gw looks it up with scope + 1, at least link): a gateway route of
+      // scope link needs one of scope host.
+      int want = std::max<int>(req.scope.value_or(RT_SCOPE_UNIVERSE) + 1, RT_SCOPE_LINK);
+      auto via = [&](const Route& x) { return ok(x) && x.info.scope >= want; };
+      Route* r = lookup(st, AF_INET, table, gw, via);
+      if (!r && table != RT_TABLE_MAIN) r = lookup(st, AF_INET, RT_TABLE_MAIN, gw, via);
       if (!r) return fail(ENETUNREACH, "Nexthop has invalid gateway");
       return r->dev;
     }
@@ -402,6 +412,10 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
                   type == RTN_THROW;
     if (reject && (has_gw || req.oif))
       return fail(EINVAL, "Gateway, device and multipath can not be specified for this route type");
+    // Then, for the others: no scope beyond host, and a host route has no gateway.
+    if (!reject && req.scope && *req.scope > RT_SCOPE_HOST) return fail(EINVAL, "Invalid scope");
+    if (!reject && req.scope == RT_SCOPE_HOST && has_gw)
+      return fail(EINVAL, "Route with host scope can not have a gateway");
   }
   auto dev = resolve_nexthop(ctl, ns, req, table, type);
   if (!dev) return fail(std::move(dev).error());
@@ -450,8 +464,9 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
         }
       }
   }
-  // IPv4 treats any route with the same key as "the same"; IPv6 only the same next hop.
-  Route* clash = req.family == AF_INET ? same : same_nh;
+  // IPv4 treats any route with the same key as "the same"; IPv6 the same next hop, or any
+  // route of the same metric when NLM_F_EXCL is set (fib6_add_rt2node).
+  Route* clash = req.family == AF_INET ? same : (req.excl && same ? same : same_nh);
   if (req.replace) {
     Route* old = req.family == AF_INET ? same : (same_nh ? same_nh : same);
     // Linux: fib_table_insert answers ENOENT alone; fib6_add_1 explains it.

@@ -336,6 +336,14 @@ Result<void> handle_getroute(Request& r) {
     out.priority.reset();
     out.uid = 0;
     out.cacheinfo = rta_cacheinfo{};
+    // A source asked for (`from A`, a local address: checked above) is the flow's source:
+    // reported as RTA_SRC, and RTA_PREFSRC only when the route's differs from it, which
+    // the flow's own cannot (`local A from A dev lo`, no `src`).
+    if (m->src && !m->src->is_unspecified()) {
+      out.src = *m->src;
+      out.src_len = 32;
+      out.prefsrc.reset();
+    }
   }
   return emit(r.out, [&](wire::MessageBuilder& b) {
     return wire::encode_route(b, {RTM_NEWROUTE, 0, r.seq(), r.port()}, out);

@@ -78,6 +78,7 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
     auto r6 = route_req("2001:db9::", 64);
     r6.gateway = ip(gw);
     r6.oif = d0;
+    r6.excl = false;  // Linux: with NLM_F_EXCL the second is EEXIST (fib6_add_rt2node)
     ASSERT_TRUE(inet::add_route(ctl, n, r6));
   }
   auto v = ctl.create_link(n, with_mac(vlan_req("d0.5", d0, 5), 2));
@@ -176,6 +177,7 @@ TEST_F(LifecycleTest, RoutesWithOneKeyAndMetricAreFlushedInTableOrder) {
     auto r = route_req("2001:db9::", 64);
     r.gateway = ip(gw);
     r.oif = d->ifindex();
+    r.excl = false;  // Linux: with NLM_F_EXCL the second is EEXIST (fib6_add_rt2node)
     ASSERT_TRUE(inet::add_route(ctl, n, r));
   }
   std::vector<std::string> listed;

@@ -101,6 +101,28 @@ TEST_F(RouteTest, ErrorsAsLinuxAnswersThem) {
   nat.scope = RT_SCOPE_HOST;
   nat.gateway = ip("10.0.0.2");
   fails(nat, EINVAL, "Invalid scope");
+  auto host = route_req("10.6.0.0", 16);
+  host.scope = RT_SCOPE_HOST;
+  host.gateway = ip("10.0.0.254");
+  fails(host, EINVAL, "Route with host scope can not have a gateway");
+  // Linux: fib_check_nh_v4_gw looks the gateway up with the route's scope + 1: a route of
+  // scope link finds no connected route (scope link) to it.
+  auto link = route_req("10.6.0.0", 16);
+  link.scope = RT_SCOPE_LINK;
+  link.gateway = ip("10.0.0.254");
+  link.oif = up->ifindex();
+  fails(link, ENETUNREACH, "Nexthop has invalid gateway");
+  // Linux: fib6_add_rt2node — with NLM_F_EXCL any route of the same metric is a clash;
+  // without it (append) another next hop is added.
+  auto first = route_req("2001:db8:2::", 64);
+  first.oif = up->ifindex();
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), first));
+  auto second = first;
+  second.gateway = ip("fe80::1");
+  fails(second, EEXIST, "");
+  second.excl = false;
+  second.append = true;
+  EXPECT_TRUE(inet::add_route(ctl, ns(ctl), second));
   // Linux: fib6_nh_init — an IPv6 route on a device that is down.
   auto v6 = route_req("2001:db8:1::", 64);
   v6.oif = down->ifindex();
@@ -146,6 +168,22 @@ TEST_F(RouteTest, ErrorsAsLinuxAnswersThem) {
   EXPECT_EQ(d6.error().message, "");
   del6.table = 99;
   EXPECT_EQ(inet::delete_route(ctl, ns(ctl), del6).error().message, "FIB table does not exist");
+}
+
+// Linux 6.18: lo's ::1 has its host route (table local) and no prefix route in main
+// (init_loopback's add_addr does not call addrconf_prefix_route).
+TEST_F(RouteTest, LoopbackIpv6HasNoPrefixRouteInMain) {
+  auto ctl = engine->control();
+  Device* lo = ns(ctl).loopback();
+  ASSERT_TRUE(lo);
+  ASSERT_TRUE(ctl.open(*lo));
+  bool local = false;
+  for (const auto& r : inet::list_routes(ctl, ns(ctl), AF_INET6)) {
+    if (r.dst.to_string() != "::1") continue;
+    EXPECT_EQ(r.table, RT_TABLE_LOCAL) << "::1 in table " << r.table;
+    local = local || r.type == RTN_LOCAL;
+  }
+  EXPECT_TRUE(local);
 }
 
 TEST_F(RouteTest, GatewaysWithoutARouteAreRefused) {
@@ -263,6 +301,7 @@ TEST_F(RouteTest, RoutesWithOneKeyAreListedByMetricThenByArrival) {
     auto r = route_req("2001:db9::", 64);
     r.gateway = ip(a.gateway);
     r.priority = a.metric;
+    r.excl = false;  // Linux: with NLM_F_EXCL a second route of one metric is EEXIST
     ASSERT_TRUE(inet::add_route(ctl, ns(ctl), r)) << a.metric << " " << a.gateway;
   }
   auto order = [&] {

@@ -133,6 +133,34 @@ TEST_F(ProtoRtnlTest, RoutesAddDumpGetDelete) {
   ASSERT_TRUE(got);
   EXPECT_EQ(got->gateway->to_string(), "10.0.0.254");
 
+  // Linux: ip_route_output_key_hash_rcu refuses a source that is not a local address, and
+  // the input path (RTA_IIF) a source of 0.0.0.0 (a martian): the errno alone.
+  session->set_option(NETLINK_EXT_ACK, 1);
+  wire::RouteMessage from = get;
+  from.src = *IpAddr::parse("10.0.0.9");
+  from.src_len = 32;
+  r = send(route_msg(RTM_GETROUTE, 0, from));
+  EXPECT_EQ(r.last_error(), ENETUNREACH);
+  EXPECT_EQ(r.last_error_reply().message, "");
+  // Linux: rt_fill_info reports an asked source as RTA_SRC and no RTA_PREFSRC (it is the
+  // flow's source): `192.168.5.9 from 10.0.0.1 via 10.0.0.254 dev d0`, no `src`.
+  wire::RouteMessage own = get;
+  own.src = *IpAddr::parse("10.0.0.1");
+  own.src_len = 32;
+  r = send(route_msg(RTM_GETROUTE, 0, own));
+  ASSERT_EQ(r.msgs.size(), 1u);
+  auto mine = wire::decode_route(r.msgs[0]);
+  ASSERT_TRUE(mine);
+  ASSERT_TRUE(mine->src);
+  EXPECT_EQ(mine->src->to_string(), "10.0.0.1");
+  EXPECT_EQ(mine->src_len, 32);
+  EXPECT_FALSE(mine->prefsrc);
+  wire::RouteMessage iif = get;
+  iif.iif = static_cast<std::uint32_t>(idx);
+  r = send(route_msg(RTM_GETROUTE, 0, iif));
+  EXPECT_EQ(r.last_error(), EINVAL);
+  EXPECT_EQ(r.last_error_reply().message, "");
+
   rt.protocol = 0;
   rt.type = 0;
   EXPECT_EQ(send(route_msg(RTM_DELROUTE, NLM_F_ACK, rt)).last_error(), 0);
