@@ -3,11 +3,14 @@
 //
 //   ifcore-bench [SCENARIO...] [--path embedded,daemon,ring,kernel] [--repeat N] [--policy NAME]
 //                [--json FILE] [--plot FILE.svg] [--list]
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include "bench/scenarios/runner.h"
+#include "bench/scenarios/shim_batch.h"
 
 using namespace ifcore::bench;
 
@@ -39,7 +42,16 @@ int main(int argc, char** argv) {
 
   if (list) {
     for (const auto& s : scenarios()) fmt::print("{}\n", s.name);
+    fmt::print("{}\n", kShimBatchName);
     return 0;
+  }
+  // The shim's cost is a section of its own, after the suite's table (shim_batch.h): in the
+  // default suite, or when named.
+  bool shim = names.empty();
+  if (auto it = std::find(names.begin(), names.end(), kShimBatchName); it != names.end()) {
+    shim = true;
+    names.erase(it);
+    if (names.empty()) names.push_back("");  // nothing else was asked for
   }
   auto p = parse_paths(paths);
   if (!p) {
@@ -47,18 +59,32 @@ int main(int argc, char** argv) {
     return 2;
   }
   o.paths = *p;
-  o.scenarios = names;
+  bool suite = !(names.size() == 1 && names[0].empty());
+  o.scenarios = suite ? names : std::vector<std::string>{};
   o.ablation = !no_ablation && o.policy == "default";
   o.progress = ::isatty(STDERR_FILENO);
   o.pin = !no_pin;
+  int rc = 0;
+  if (!suite) {
+    auto f = measure_shim_batch(1000, o.repeat);
+    if (!f) {
+      fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+      return 2;
+    }
+    print_shim_batch(*f, stdout);
+    return 0;
+  }
   auto r = run_suite(o);
   if (!r) {
     fmt::print(stderr, "ifcore-bench: {}\n", r.error().message);
     return 2;
   }
   print_table(*r, stdout);
+  if (shim) {
+    if (auto f = measure_shim_batch(1000, o.repeat)) print_shim_batch(*f, stdout);
+    else fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+  }
   std::fflush(stdout);
-  int rc = 0;
   if (!json_path.empty()) {
     if (auto w = write_json(*r, json_path); !w) {
       fmt::print(stderr, "ifcore-bench: {}\n", w.error().message);
