@@ -104,7 +104,7 @@ Result<std::vector<wire::AddrMessage>> list_addrs(Ctx& c) {
   wire::MessageBuilder b(1 << 16);
   b.begin({RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0});
   ifaddrmsg ifa{};
-  ifa.ifa_family = std::uint8_t(c.family);
+  ifa.ifa_family = std::uint8_t(c.family == AF_PACKET ? AF_UNSPEC : c.family);
   b.put_struct(ifa);
   IFCORE_TRY(finish(b));
   IFCORE_TRY(c.client->dump(b, [&](const wire::Message& m) {
@@ -131,7 +131,8 @@ Result<void> addr_show(Ctx& c, Args& a) {
   o.open_array();
   for (const auto& l : *links) {
     auto [lo, hi] = by_dev.equal_range(std::uint32_t(l.m.ifindex));
-    if (c.family && lo == hi) continue;  // -4 / -6 show devices with such addresses only
+    // -4 / -6 show devices with such addresses only; -0 (AF_PACKET) every device, no address.
+    if (c.family && c.family != AF_PACKET && lo == hi) continue;
     o.open_object();
     if (c.brief) {
       print_link_brief(c, l);
@@ -224,7 +225,7 @@ Result<void> addr_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flag
         w = *x;
       }
       if (local) return duparg("local", w);
-      auto p = parse_prefix(w, c.family, "invalid address");
+      auto p = prefix_or_exit(w, c.family);
       if (!p) return fail(p.error());
       local = *p;
     }

@@ -63,6 +63,16 @@ Result<Prefix> parse_prefix(const std::string& s, int family, const char* what) 
   return p;
 }
 
+Result<Prefix> prefix_or_exit(const std::string& s, int family) {
+  auto p = parse_prefix(s, family, "prefix");
+  if (p) return p;
+  return die_now(1, "Error: {} prefix is expected rather than \"{}\".",
+                 family == AF_INET6  ? "inet6"
+                 : family == AF_INET ? "inet"
+                                     : "any valid",
+                 s);
+}
+
 Result<int> dev_index(Ctx& c, const std::string& name) {
   auto idx = c.client->ifindex(name);
   if (!idx) return fail(idx.error());

@@ -45,6 +45,10 @@ struct Prefix {
   bool any = false;  // "default" / "all" / "any"
 };
 Result<Prefix> parse_prefix(const std::string& s, int family, const char* what);
+// A prefix where iproute2 calls get_prefix and exits at once on a bad one (exit status 1,
+// even in a batch): "Error: any valid prefix is expected rather than "X"." ("inet" or
+// "inet6" for a family asked for).
+Result<Prefix> prefix_or_exit(const std::string& s, int family);
 
 // `dev NAME` -> ifindex, or `Cannot find device "NAME"` (exit 1).
 Result<int> dev_index(Ctx& c, const std::string& name);

@@ -150,7 +150,7 @@ Result<void> link_set(Ctx& c, Args& a) {
     name = w;
   }
   if (!group) {
-    if (name.empty()) return die(1, "Not enough of information: \"dev\" argument is required.");
+    if (name.empty()) return die(255, "Not enough information: \"dev\" argument is required.");
     auto idx = dev_index(c, name);
     if (!idx) return fail(idx.error());
     std::int32_t i = *idx;

@@ -271,7 +271,7 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
         w = *v;
       }
       if (have_dst) return duparg("to", w);
-      auto p = parse_prefix(w, family, "invalid destination prefix");
+      auto p = prefix_or_exit(w, family);
       if (!p) return fail(p.error());
       have_dst = true;
       if (!p->any || family) {
@@ -324,10 +324,12 @@ Result<RouteFilter> parse_route_filter(Ctx& c, Args& a, bool flush) {
   RouteFilter f;
   while (!a.done()) {
     std::string w = a.take();
-    if (w == "table" || w == "dev" || w == "oif") {
+    // iproute2: `table` by any prefix of it (`ip r s t all`), dev and oif in full.
+    bool table = matches(w, "table");
+    if (table || w == "dev" || w == "oif") {
       auto v = a.value();
       if (!v) return fail(v.error());
-      if (w != "table") {
+      if (!table) {
         auto idx = dev_index(c, *v);
         if (!idx) return fail(idx.error());
         f.oif = *idx;
@@ -344,13 +346,8 @@ Result<RouteFilter> parse_route_filter(Ctx& c, Args& a, bool flush) {
       }
     } else if (flush) {
       // iproute2: a bare word is the prefix to flush (get_prefix: exit(1) if it is none).
-      auto p = parse_prefix(w, c.family, "prefix");
-      if (!p)
-        return die_now(1, "Error: {} prefix is expected rather than \"{}\".",
-                       c.family == AF_INET6  ? "inet6"
-                       : c.family == AF_INET ? "inet"
-                                             : "any valid",
-                       w);
+      auto p = prefix_or_exit(w, c.family);
+      if (!p) return fail(p.error());
       f.dst = *p;
     } else {
       auto v = a.value();
