@@ -81,8 +81,10 @@ int main(int argc, char** argv) {
   }
   print_table(*r, stdout);
   if (shim) {
-    if (auto f = measure_shim_batch(1000, o.repeat)) print_shim_batch(*f, stdout);
-    else fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+    if (auto f = measure_shim_batch(1000, o.repeat))
+      print_shim_batch(*f, stdout);
+    else
+      fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
   }
   std::fflush(stdout);
   if (!json_path.empty()) {

@@ -175,7 +175,8 @@ void print_shim_batch(const ShimBatchFigures& f, std::FILE* out) {
              kShimBatchName, f.lines, f.repeat);
   auto row = [&](const char* what, const std::optional<double>& t, const std::string& why) {
     if (t)
-      fmt::print(out, "  {:<48} {:>9.1f} ms {:>8.1f} µs/line\n", what, *t * 1e3, *t * 1e6 / f.lines);
+      fmt::print(out, "  {:<48} {:>9.1f} ms {:>8.1f} µs/line\n", what, *t * 1e3,
+                 *t * 1e6 / f.lines);
     else
       fmt::print(out, "  {:<48} {}\n", what, why.empty() ? "no figure" : why);
   };
@@ -189,7 +190,8 @@ void print_shim_batch(const ShimBatchFigures& f, std::FILE* out) {
                kShimTarget, ratio <= kShimTarget ? "MET" : "MISSED");
   }
   if (f.shim && f.kernel)
-    fmt::print(out, "  ip through the shim is {:.1f}× faster than ip on the kernel\n", *f.kernel / *f.shim);
+    fmt::print(out, "  ip through the shim is {:.1f}× faster than ip on the kernel\n",
+               *f.kernel / *f.shim);
 }
 
 }  // namespace ifcore::bench

@@ -1,8 +1,8 @@
 // bench/scenarios/shim_batch.h — the preload shim's cost: `ip -batch` of N `link add`
-// lines (`link add bI group 7 type bridge`: the kernel here has no dummy) through ifcore-run against a fresh
-// ifcored, beside `ifc -batch` of the same file over ifcored's socket and on mapped rings,
-// and beside the real ip on this machine's kernel in a fresh namespace. Whole programs
-// are timed, from their start to their exit: what a user of each sees.
+// lines (`link add bI group 7 type bridge`: the kernel here has no dummy) through ifcore-run
+// against a fresh ifcored, beside `ifc -batch` of the same file over ifcored's socket and on mapped
+// rings, and beside the real ip on this machine's kernel in a fresh namespace. Whole programs are
+// timed, from their start to their exit: what a user of each sees.
 #pragma once
 
 #include <cstdio>

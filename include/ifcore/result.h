@@ -67,8 +67,7 @@ inline tl::unexpected<Error> fail(Error e) {
 // `return fail_log_only(EEXIST, "device \"{}\" already exists", name);`
 template <typename... Args>
 tl::unexpected<Error> fail_log_only(int code, fmt::format_string<Args...> f, Args&&... args) {
-  return tl::unexpected<Error>(
-      Error{code, fmt::format(f, std::forward<Args>(args)...), -1, true});
+  return tl::unexpected<Error>(Error{code, fmt::format(f, std::forward<Args>(args)...), -1, true});
 }
 // The same error, its message kept from the wire.
 inline tl::unexpected<Error> fail_log_only(Error e) {

@@ -345,7 +345,8 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
   if (m.group) o.kv("group", group_name(*m.group), fmt::format("group {} ", group_name(*m.group)));
   if (!monitor) o.kv("txqlen", m.txqlen, fmt::format("qlen {}", m.txqlen));
   if (m.proto_down && *m.proto_down) o.kv("proto_down", true, " protodown on ");
-  if (!do_link && c.family && c.family != AF_PACKET && !c.details) {  // `ip -4 addr`: no link layer line
+  if (!do_link && c.family && c.family != AF_PACKET &&
+      !c.details) {  // `ip -4 addr`: no link layer line
     o.text("\n");
     return;
   }

@@ -133,15 +133,18 @@ int main_impl(int argc, char** argv) {
     else if (s == "f" || matches(s, "family")) {
       // iproute2: -family inet|inet6|link (and -4, -6, -0 for them).
       std::string f = need("-family");
-      if (f == "inet") o.ctx.family = AF_INET;
-      else if (f == "inet6") o.ctx.family = AF_INET6;
-      else if (f == "link") o.ctx.family = AF_PACKET;
+      if (f == "inet")
+        o.ctx.family = AF_INET;
+      else if (f == "inet6")
+        o.ctx.family = AF_INET6;
+      else if (f == "link")
+        o.ctx.family = AF_PACKET;
       else {
-        std::fprintf(stderr, "Error: argument \"%s\" is wrong: invalid protocol family\n", f.c_str());
+        std::fprintf(stderr, "Error: argument \"%s\" is wrong: invalid protocol family\n",
+                     f.c_str());
         return 255;
       }
-    }
-    else if (s == "force")
+    } else if (s == "force")
       o.force = true;
     else if (s == "b" || (s.size() >= 2 && matches(s, "batch")))
       o.batch = need("-batch");

@@ -13,8 +13,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <string_view>
 #include <deque>
+#include <string_view>
 
 #include "cli/transport.h"
 #include "rtnl/control_msg.h"

@@ -232,7 +232,7 @@ Result<void> Control::apply_create_attrs(Device& dev, const LinkRequest& req) {
                 dev.address().size());
   if (req.address && dev.hw_type() == ARPHRD_ETHER && !req.address->is_valid_ether())
     return fail_log_only(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
-                req.address->to_string());
+                         req.address->to_string());
   if (req.mtu) dev.set_mtu_locked(*req.mtu);
   if (req.address) {
     dev.set_address_locked(*req.address);
@@ -265,7 +265,8 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
   // (dev_index_reserve). Registry::insert below does both in that order; the errors
   // before it look the name up themselves.
   auto name_first = [&](Error e) -> Result<Device*> {
-    if (reg.name_taken(final_name)) return fail_log_only(EEXIST, "device \"{}\" already exists", final_name);
+    if (reg.name_taken(final_name))
+      return fail_log_only(EEXIST, "device \"{}\" already exists", final_name);
     return fail(std::move(e));
   };
   if (ifindex < 0)

@@ -65,7 +65,7 @@ constexpr std::size_t kRingOutboxLimit = 16 * kOutboxStop;
 struct Client {
   int fd = -1;
   ucred cred{};
-  bool may_write = false;  // everywhere: uid 0 or a member of --group
+  bool may_write = false;          // everywhere: uid 0 or a member of --group
   bool session_may_write = false;  // in the session's namespace (may_write or its owner)
   std::string ns = "default";
   std::uint32_t port_id = 0;
@@ -263,7 +263,8 @@ Result<void> Loop::open_session(Client& c, const std::string& ns, std::uint32_t 
   rtnl::SessionOptions o;
   o.ns = ns;
   bool owns = false;
-  if (auto owner = ns_owner_.find(ns); owner != ns_owner_.end() && owner->second.uid == c.cred.uid) {
+  if (auto owner = ns_owner_.find(ns);
+      owner != ns_owner_.end() && owner->second.uid == c.cred.uid) {
     Namespace* n = engine_.control().find_namespace(ns);
     owns = n && n->id() == owner->second.ns_id;
   }
@@ -509,7 +510,10 @@ void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
       c.session->set_option(static_cast<int>(name), static_cast<int>(value));
   }
   ack = ack_options(c);
-  rtnl::ControlState st{c.port_id, c.ns, static_cast<std::uint32_t>(c.groups), c.session_may_write,
+  rtnl::ControlState st{c.port_id,
+                        c.ns,
+                        static_cast<std::uint32_t>(c.groups),
+                        c.session_may_write,
                         c.ring  ? c.ring->size()
                         : rings ? rings->size()
                                 : 0,

@@ -20,7 +20,8 @@ Result<Device*> Loopback::new_link(Control& ctl, Namespace& ns, const LinkReques
 
 Result<void> Loopback::del_link(Control&, Device& dev, UnregisterBatch&) const {
   // Linux: lo has no rtnl_link_ops, so rtnl_dellink answers EOPNOTSUPP alone.
-  return fail_log_only(EOPNOTSUPP, "device \"{}\" is a loopback device: it cannot be deleted", dev.name());
+  return fail_log_only(EOPNOTSUPP, "device \"{}\" is a loopback device: it cannot be deleted",
+                       dev.name());
 }
 
 Result<void> Loopback::init(Control& ctl, Namespace& ns) {

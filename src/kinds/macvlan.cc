@@ -52,12 +52,13 @@ Result<std::vector<HwAddr>> address_list(const AttrList& data) {
   if (!items) return fail(items.error());
   for (const RawNested& it : *items) {
     if (it.type != IFLA_MACVLAN_MACADDR || it.data.size() != 6)
-      return fail_log_only(EINVAL, "macvlan address list: attribute type {} of {} bytes is not an address",
-                  it.type, it.data.size());
+      return fail_log_only(EINVAL,
+                           "macvlan address list: attribute type {} of {} bytes is not an address",
+                           it.type, it.data.size());
     HwAddr addr(it.data);
     if (!addr.is_valid_ether())
       return fail_log_only(EADDRNOTAVAIL, "macvlan address {} is not a valid unicast address",
-                  addr.to_string());
+                           addr.to_string());
     out.push_back(addr);
   }
   return out;
@@ -87,7 +88,7 @@ Result<void> check_data(const AttrList& data) {
     HwAddr addr(a->bin);
     if (!addr.is_valid_ether())
       return fail_log_only(EADDRNOTAVAIL, "macvlan address {} is not a valid unicast address",
-                  addr.to_string());
+                           addr.to_string());
   }
   IFCORE_TRY(address_list(data));
   if (find_attr(data, IFLA_MACVLAN_MACADDR_COUNT))
@@ -213,8 +214,8 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
     return fail_log_only(EBUSY, "device \"{}\" is a port of \"{}\"", lower->name(),
                          lower->master()->name());
   if (req.mtu && *req.mtu > lower->mtu())
-    return fail_log_only(EINVAL, "macvlan mtu {} exceeds the mtu {} of lower device \"{}\"", *req.mtu,
-                lower->mtu(), lower->name());
+    return fail_log_only(EINVAL, "macvlan mtu {} exceeds the mtu {} of lower device \"{}\"",
+                         *req.mtu, lower->mtu(), lower->name());
   auto priv = std::make_unique<MacvlanPriv>();
   priv->mode = static_cast<std::uint32_t>(
       attr_num(req.info_data, IFLA_MACVLAN_MODE).value_or(MACVLAN_MODE_VEPA));
@@ -225,15 +226,17 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
   auto siblings = macvlans_on(*lower);
   for (Device* s : siblings)
     if (macvlan_of(*s)->mode == MACVLAN_MODE_PASSTHRU)
-      return fail_log_only(EINVAL, "device \"{}\" already has a passthru macvlan \"{}\"", lower->name(),
-                  s->name());
+      return fail_log_only(EINVAL, "device \"{}\" already has a passthru macvlan \"{}\"",
+                           lower->name(), s->name());
   if (priv->mode == MACVLAN_MODE_PASSTHRU && !siblings.empty())
-    return fail_log_only(EINVAL, "device \"{}\" has macvlans: passthru mode needs it alone", lower->name());
+    return fail_log_only(EINVAL, "device \"{}\" has macvlans: passthru mode needs it alone",
+                         lower->name());
   if (auto mm = attr_num(req.info_data, IFLA_MACVLAN_MACADDR_MODE)) {
     if (priv->mode != MACVLAN_MODE_SOURCE)
       return fail_log_only(EINVAL, "macvlan address mode needs source mode");
     if (*mm != MACVLAN_MACADDR_SET)
-      return fail_log_only(EINVAL, "a new macvlan takes its source addresses with address mode set");
+      return fail_log_only(EINVAL,
+                           "a new macvlan takes its source addresses with address mode set");
     IFCORE_TRY(change_sources(*priv, MACVLAN_MACADDR_SET, req.info_data));
   }
 
@@ -266,7 +269,8 @@ Result<void> Macvlan::change_link(Control& ctl, Device& dev, const LinkRequest& 
   if (auto m = attr_num(req.info_data, IFLA_MACVLAN_MODE)) {
     mode = static_cast<std::uint32_t>(*m);
     if ((mode == MACVLAN_MODE_PASSTHRU) != (cur.mode == MACVLAN_MODE_PASSTHRU))
-      return fail_log_only(EINVAL, "macvlan \"{}\": passthru mode cannot be set or cleared", dev.name());
+      return fail_log_only(EINVAL, "macvlan \"{}\": passthru mode cannot be set or cleared",
+                           dev.name());
   }
   std::vector<HwAddr> sources = cur.sources;
   if (cur.mode == MACVLAN_MODE_SOURCE && mode != MACVLAN_MODE_SOURCE) sources.clear();

@@ -110,7 +110,8 @@ Result<void> parse(Tunnel::Flavor f, const AttrList& d, Params& p) {
   // Linux: ipgre_tunnel_validate: no routing, version 0.
   std::uint16_t fl = static_cast<std::uint16_t>(attr_num(d, IFLA_GRE_IFLAGS).value_or(0) |
                                                 attr_num(d, IFLA_GRE_OFLAGS).value_or(0));
-  if (fl & kGreBad) return fail_log_only(EINVAL, "gre flags {:#06x} ask for routing or a version", fl);
+  if (fl & kGreBad)
+    return fail_log_only(EINVAL, "gre flags {:#06x} ask for routing or a version", fl);
   take(d, IFLA_GRE_LINK, p.link);
   take(d, IFLA_GRE_IFLAGS, p.iflags);
   take(d, IFLA_GRE_OFLAGS, p.oflags);
@@ -128,7 +129,8 @@ Result<void> parse(Tunnel::Flavor f, const AttrList& d, Params& p) {
   if (find_attr(d, IFLA_GRE_COLLECT_METADATA)) p.collect_md = true;
   // Linux: ignore_df and path mtu discovery exclude each other.
   if (auto v = attr_num(d, IFLA_GRE_PMTUDISC)) {
-    if (!*v && p.ignore_df) return fail_log_only(EINVAL, "gre: pmtudisc off conflicts with ignore_df");
+    if (!*v && p.ignore_df)
+      return fail_log_only(EINVAL, "gre: pmtudisc off conflicts with ignore_df");
     p.pmtudisc = *v != 0;
   }
   if (auto v = attr_num(d, IFLA_GRE_IGNORE_DF)) {
@@ -200,7 +202,8 @@ Result<Device*> Tunnel::new_link(Control& ctl, Namespace& ns, const LinkRequest&
   Params p;
   IFCORE_TRY(parse(flavor_, req.info_data, p));
   if (Device* other = find_same(ctl, ns, *this, p, nullptr))
-    return fail_log_only(EEXIST, "tunnel \"{}\" has the same endpoints, link and key", other->name());
+    return fail_log_only(EEXIST, "tunnel \"{}\" has the same endpoints, link and key",
+                         other->name());
   auto dev = ctl.alloc_device(*this, ns);
   // Linux: ipip_tunnel_setup / ipgre_tunnel_setup: no Ethernet header, a 4-byte address
   // (the local end) and broadcast (the remote end), NOARP.

@@ -111,7 +111,8 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   auto taken = [&](Namespace& n, const std::string& name) {
     return name.find('%') == std::string::npos && ctl.find(n, name) != nullptr;
   };
-  if (taken(**pns, peer_name)) return fail_log_only(EEXIST, "device \"{}\" already exists", peer_name);
+  if (taken(**pns, peer_name))
+    return fail_log_only(EEXIST, "device \"{}\" already exists", peer_name);
   if (taken(ns, dev_name)) return fail_log_only(EEXIST, "device \"{}\" already exists", dev_name);
   if (*pns == &ns && peer_name == dev_name && dev_name.find('%') == std::string::npos)
     return fail_log_only(EEXIST, "device \"{}\" already exists", dev_name);

@@ -122,8 +122,9 @@ class LowerWatch final : public Subscriber {
     if (ev.event == NetdevEvent::PreChangeMtu) {
       // The errno alone (log_only).
       if (auto* v = vlan_of(lower); v && v->lower && ev.new_mtu > v->lower->mtu())
-        return fail_log_only(ERANGE, "vlan \"{}\": mtu {} exceeds the mtu {} of lower device \"{}\"",
-                    lower.name(), ev.new_mtu, v->lower->mtu(), v->lower->name());
+        return fail_log_only(ERANGE,
+                             "vlan \"{}\": mtu {} exceeds the mtu {} of lower device \"{}\"",
+                             lower.name(), ev.new_mtu, v->lower->mtu(), v->lower->name());
       return ok();
     }
     // The rest of the subscription's events (install): ChangeMtu, Up, Down, Change.
@@ -191,7 +192,7 @@ Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   // Linux: mtu defaults to the lower's and may not exceed it (vlan_newlink: EINVAL alone).
   if (req.mtu && *req.mtu > lower.mtu())
     return fail_log_only(EINVAL, "vlan mtu {} exceeds the mtu {} of lower device \"{}\"", *req.mtu,
-                lower.mtu(), lower.name());
+                         lower.mtu(), lower.name());
 
   auto dev = ctl.alloc_device(*this, ns);
   // Linux: vlan_setup (mtu range 0..ETH_MAX_MTU) and vlan_dev_init (lower's flags and
@@ -264,7 +265,8 @@ Result<void> Vlan::open(Control& ctl, Device& dev) const {
   // Linux: vlan_dev_open: ENETDOWN while the lower is down (unless loose binding), alone.
   const VlanPriv& v = *vlan_of(dev);
   if (v.lower && !v.lower->is_up() && !(v.flags & VLAN_FLAG_LOOSE_BINDING))
-    return fail_log_only(ENETDOWN, "vlan \"{}\": lower device \"{}\" is down", dev.name(), v.lower->name());
+    return fail_log_only(ENETDOWN, "vlan \"{}\": lower device \"{}\" is down", dev.name(),
+                         v.lower->name());
   if (v.lower) transfer_carrier(ctl, *v.lower, dev);
   return ok();
 }

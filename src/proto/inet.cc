@@ -225,7 +225,8 @@ class InetSubscriber final : public Subscriber {
           std::string name(ev.new_name);
           if (++n > 1) {
             auto colon = l.find(':');
-            std::string suffix = colon == std::string::npos ? ":" + std::to_string(n) : l.substr(colon);
+            std::string suffix =
+                colon == std::string::npos ? ":" + std::to_string(n) : l.substr(colon);
             if (name.size() + suffix.size() > IFNAMSIZ - 1)
               name.resize(suffix.size() < IFNAMSIZ - 1 ? IFNAMSIZ - 1 - suffix.size() : 0);
             name += suffix;

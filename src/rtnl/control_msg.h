@@ -63,7 +63,7 @@ struct ControlState {
   std::string ns;
   std::uint32_t groups = 0;  // memberships of groups 1..32 as a mask (bit g-1)
   bool may_write = false;
-  std::uint32_t ring = 0;  // bytes per mapped ring; 0: datagrams go through the socket
+  std::uint32_t ring = 0;         // bytes per mapped ring; 0: datagrams go through the socket
   std::uint64_t netns_inode = 0;  // the kernel network namespace ifcored runs in (0: unknown)
   friend bool operator==(const ControlState&, const ControlState&) = default;
 };

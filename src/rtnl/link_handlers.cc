@@ -55,7 +55,7 @@ Result<void> decode_change_data(Control& ctl, Device& dev, wire::DecodedLink& d)
     // EOPNOTSUPP without an extack message.
     if (req.kind && *req.kind != dev.kind().name())
       return fail_log_only(EOPNOTSUPP, "device \"{}\" is of kind \"{}\", not \"{}\"", dev.name(),
-                  dev.kind().name(), *req.kind);
+                           dev.kind().name(), *req.kind);
     if (!d.info_data_decoded) {
       auto a = wire::decode_attrs(d.info_data_raw, dev.kind().policy(), d.info_data_offset, ctx);
       if (!a) return fail(a.error());

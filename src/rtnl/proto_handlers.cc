@@ -122,7 +122,8 @@ Result<inet::RouteMetrics> route_metrics(const std::vector<wire::RouteMetric>& i
     if (x.type == 0) continue;
     if (x.type > RTAX_MAX) return fail(EINVAL, "Invalid metric type");
     if (x.type == RTAX_CC_ALGO) {
-      if (x.str != "reno" && x.str != "cubic") return fail(EINVAL, "Unknown tcp congestion algorithm");
+      if (x.str != "reno" && x.str != "cubic")
+        return fail(EINVAL, "Unknown tcp congestion algorithm");
       out.cc_algo = x.str;
       continue;
     }

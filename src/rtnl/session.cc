@@ -283,9 +283,10 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
     if (r.done) return;  // a dump already ended with the error in NLMSG_DONE
     const Error& e = res.error();
     if (e.log_only && !e.message.empty())
-      hub_->engine().log(LogLevel::Debug, fmt::format("port {} request {} seq {}: {}: {}", opts_.port_id,
-                                                      m.hdr.nlmsg_type, m.hdr.nlmsg_seq,
-                                                      errno_name(e.code), e.message));
+      hub_->engine().log(
+          LogLevel::Debug,
+          fmt::format("port {} request {} seq {}: {}: {}", opts_.port_id, m.hdr.nlmsg_type,
+                      m.hdr.nlmsg_seq, errno_name(e.code), e.message));
     answer(e);
     return;
   }

@@ -112,7 +112,9 @@ sockaddr_storage packet_of(int ifindex, std::uint16_t hatype, const ifcore::HwAd
 }
 
 std::size_t sockaddr_size(int family) {
-  return family == AF_INET ? sizeof(sockaddr_in) : family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_ll);
+  return family == AF_INET    ? sizeof(sockaddr_in)
+         : family == AF_INET6 ? sizeof(sockaddr_in6)
+                              : sizeof(sockaddr_ll);
 }
 
 }  // namespace
@@ -172,7 +174,9 @@ struct if_nameindex* if_nameindex(void) {
   return out;
 }
 
-void if_freenameindex(struct if_nameindex* ptr) { std::free(ptr); }
+void if_freenameindex(struct if_nameindex* ptr) {
+  std::free(ptr);
+}
 
 int getifaddrs(struct ifaddrs** ifap) {
   if (!ifap) return fail_errno(EINVAL);

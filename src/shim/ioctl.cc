@@ -33,11 +33,26 @@ using ifcore::wire::AddrMessage;
 
 bool is_interface_request(unsigned long req) {
   switch (req) {
-    case SIOCGIFNAME: case SIOCGIFINDEX: case SIOCGIFFLAGS: case SIOCSIFFLAGS:
-    case SIOCGIFMTU: case SIOCSIFMTU: case SIOCGIFHWADDR: case SIOCSIFHWADDR:
-    case SIOCGIFTXQLEN: case SIOCSIFTXQLEN: case SIOCGIFMAP: case SIOCGIFMETRIC:
-    case SIOCSIFNAME: case SIOCGIFADDR: case SIOCSIFADDR: case SIOCGIFNETMASK:
-    case SIOCSIFNETMASK: case SIOCGIFBRDADDR: case SIOCSIFBRDADDR: case SIOCGIFDSTADDR:
+    case SIOCGIFNAME:
+    case SIOCGIFINDEX:
+    case SIOCGIFFLAGS:
+    case SIOCSIFFLAGS:
+    case SIOCGIFMTU:
+    case SIOCSIFMTU:
+    case SIOCGIFHWADDR:
+    case SIOCSIFHWADDR:
+    case SIOCGIFTXQLEN:
+    case SIOCSIFTXQLEN:
+    case SIOCGIFMAP:
+    case SIOCGIFMETRIC:
+    case SIOCSIFNAME:
+    case SIOCGIFADDR:
+    case SIOCSIFADDR:
+    case SIOCGIFNETMASK:
+    case SIOCSIFNETMASK:
+    case SIOCGIFBRDADDR:
+    case SIOCSIFBRDADDR:
+    case SIOCGIFDSTADDR:
     case SIOCGIFCONF:
       return true;
     default:
@@ -57,7 +72,9 @@ int fail_errno(int e) {
   return -1;
 }
 
-int result(const Result<void>& r) { return r ? 0 : fail_errno(r.error().code); }
+int result(const Result<void>& r) {
+  return r ? 0 : fail_errno(r.error().code);
+}
 
 // The device part of an ifr_name ("v0" of the alias label "v0:1"); Linux: dev_ioctl.
 std::string device_of(const ifreq& ifr) {
@@ -66,7 +83,9 @@ std::string device_of(const ifreq& ifr) {
   return name;
 }
 
-std::string label_of(const ifreq& ifr) { return std::string(ifr.ifr_name, strnlen(ifr.ifr_name, IFNAMSIZ - 1)); }
+std::string label_of(const ifreq& ifr) {
+  return std::string(ifr.ifr_name, strnlen(ifr.ifr_name, IFNAMSIZ - 1));
+}
 
 std::uint32_t v4_of(const sockaddr& sa) {
   std::uint32_t v;
@@ -86,7 +105,9 @@ std::uint32_t host_of(const IpAddr& a) {
   return (std::uint32_t{b[0]} << 24) | (b[1] << 16) | (b[2] << 8) | b[3];
 }
 
-std::uint32_t mask_of(int plen) { return plen <= 0 ? 0 : plen >= 32 ? 0xffffffffu : ~((1u << (32 - plen)) - 1); }
+std::uint32_t mask_of(int plen) {
+  return plen <= 0 ? 0 : plen >= 32 ? 0xffffffffu : ~((1u << (32 - plen)) - 1);
+}
 
 // Linux: inet_abc_len, the classful prefix SIOCSIFADDR gives an address (-1: refused).
 int classful_prefix(std::uint32_t a) {
@@ -210,15 +231,21 @@ int get_conf(ifconf& ifc) {
 
 // The flags a program may change (Linux: dev_change_flags' mask).
 constexpr unsigned kUserFlags = IFF_UP | IFF_DEBUG | IFF_NOTRAILERS | IFF_NOARP | IFF_DYNAMIC |
-                                IFF_MULTICAST | IFF_PORTSEL | IFF_AUTOMEDIA | IFF_PROMISC | IFF_ALLMULTI;
+                                IFF_MULTICAST | IFF_PORTSEL | IFF_AUTOMEDIA | IFF_PROMISC |
+                                IFF_ALLMULTI;
 
 int interface_ioctl(unsigned long req, void* arg) {
   if (!arg) return fail_errno(EFAULT);
   if (req == SIOCGIFCONF) return get_conf(*static_cast<ifconf*>(arg));
   ifreq& ifr = *static_cast<ifreq*>(arg);
   switch (req) {
-    case SIOCGIFADDR: case SIOCSIFADDR: case SIOCGIFNETMASK: case SIOCSIFNETMASK:
-    case SIOCGIFBRDADDR: case SIOCSIFBRDADDR: case SIOCGIFDSTADDR:
+    case SIOCGIFADDR:
+    case SIOCSIFADDR:
+    case SIOCGIFNETMASK:
+    case SIOCSIFNETMASK:
+    case SIOCGIFBRDADDR:
+    case SIOCSIFBRDADDR:
+    case SIOCGIFDSTADDR:
       return address_ioctl(req, ifr);
     case SIOCGIFNAME: {
       auto d = rt::link_by_index(ifr.ifr_ifindex);
@@ -250,8 +277,8 @@ int interface_ioctl(unsigned long req, void* arg) {
       if (!cur) return fail_errno(cur.error().code);
       std::size_t len = cur->address ? cur->address->bytes().size() : 6;
       len = std::min(len, sizeof(ifr.ifr_hwaddr.sa_data));
-      set.address = ifcore::HwAddr(
-          std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(ifr.ifr_hwaddr.sa_data), len));
+      set.address = ifcore::HwAddr(std::span<const std::uint8_t>(
+          reinterpret_cast<const std::uint8_t*>(ifr.ifr_hwaddr.sa_data), len));
       return result(rt::set_link(set));
     }
     case SIOCSIFNAME: {
@@ -291,7 +318,8 @@ int interface_ioctl(unsigned long req, void* arg) {
       ifr.ifr_hwaddr.sa_family = d->hw_type;
       if (d->address) {
         auto b = d->address->bytes();
-        std::memcpy(ifr.ifr_hwaddr.sa_data, b.data(), std::min(b.size(), sizeof(ifr.ifr_hwaddr.sa_data)));
+        std::memcpy(ifr.ifr_hwaddr.sa_data, b.data(),
+                    std::min(b.size(), sizeof(ifr.ifr_hwaddr.sa_data)));
       }
       return 0;
     }
@@ -301,7 +329,7 @@ int interface_ioctl(unsigned long req, void* arg) {
 }
 
 bool is_socket(int fd) {
-  struct stat st{};
+  struct stat st {};
   return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 

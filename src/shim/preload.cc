@@ -125,7 +125,8 @@ __attribute__((constructor)) void adopt_inherited_sockets() {
     char* end = nullptr;
     long fd = std::strtol(e->d_name, &end, 10);
     if (!end || *end || fd == self || fd < 0) continue;
-    if (auto s = ifcore::shim::adopt_inherited(static_cast<int>(fd))) table().insert(static_cast<int>(fd), s);
+    if (auto s = ifcore::shim::adopt_inherited(static_cast<int>(fd)))
+      table().insert(static_cast<int>(fd), s);
   }
   closedir(d);
 }
@@ -148,7 +149,8 @@ void destroy_namespace(const std::string& name) {
   h.nlmsg_type = RTM_DELNSID;
   h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
   std::memcpy(req.data(), &h, sizeof(h));
-  nlattr a{static_cast<std::uint16_t>(NLA_HDRLEN + name.size() + 1), ifcore::wire::IFCORE_NETNSA_NAME};
+  nlattr a{static_cast<std::uint16_t>(NLA_HDRLEN + name.size() + 1),
+           ifcore::wire::IFCORE_NETNSA_NAME};
   std::size_t at = req.size();
   req.resize(at + NLA_ALIGN(a.nla_len));
   std::memcpy(req.data() + at, &a, sizeof(a));
@@ -165,7 +167,8 @@ void destroy_namespace(const std::string& name) {
 extern "C" {
 
 int socket(int domain, int type, int protocol) {
-  if (domain != AF_NETLINK || protocol != NETLINK_ROUTE) return real::fn().socket(domain, type, protocol);
+  if (domain != AF_NETLINK || protocol != NETLINK_ROUTE)
+    return real::fn().socket(domain, type, protocol);
   int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (base != SOCK_RAW && base != SOCK_DGRAM) return fail_errno(ESOCKTNOSUPPORT);
   std::shared_ptr<NetlinkSocket> s;
@@ -173,8 +176,8 @@ int socket(int domain, int type, int protocol) {
   if (fd < 0) {
     int e = errno;
     if (std::getenv("IFCORE_SHIM_QUIET") == nullptr) {
-      std::string msg = "ifcore-preload: cannot reach ifcored at " + ifcore::shim::socket_path() + ": " +
-                        std::strerror(e) + "\n";
+      std::string msg = "ifcore-preload: cannot reach ifcored at " + ifcore::shim::socket_path() +
+                        ": " + std::strerror(e) + "\n";
       (void)!write(2, msg.data(), msg.size());
     }
     return fail_errno(e);
@@ -255,7 +258,8 @@ int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {
       else
         req.drop_membership.push_back(static_cast<std::uint32_t>(v));
       // Waited for, as bind's groups: joined (or left) when setsockopt returns.
-      if (auto st = ifcore::shim::control_exchange(fd, *s, req); !st) return fail_errno(st.error().code);
+      if (auto st = ifcore::shim::control_exchange(fd, *s, req); !st)
+        return fail_errno(st.error().code);
       if (name == NETLINK_ADD_MEMBERSHIP)
         s->memberships.insert(static_cast<std::uint32_t>(v));
       else
@@ -454,7 +458,9 @@ int ppoll(pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t*
 
 int poll(pollfd* fds, nfds_t n, int timeout_ms) {
   if (table().empty()) return real::fn().poll(fds, n, timeout_ms);
-  struct timespec ts {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+  struct timespec ts {
+    timeout_ms / 1000, (timeout_ms % 1000) * 1000000L
+  };
   return ppoll(fds, n, timeout_ms < 0 ? nullptr : &ts, nullptr);
 }
 

@@ -31,18 +31,22 @@ std::optional<std::string> net_dev() {
   if (!links) return std::nullopt;
   std::string out =
       "Inter-|   Receive                                                |  Transmit\n"
-      " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop "
+      " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs "
+      "drop "
       "fifo colls carrier compressed\n";
   for (auto& l : *links) {
     rtnl_link_stats64 s{};
     if (l.stats64) s = *l.stats64;
-    out += fmt::format("{:>6}:{:>8} {:>7} {:>4} {:>4} {:>4} {:>5} {:>10} {:>9} {:>8} {:>7} {:>4} {:>4} {:>4} {:>5} {:>7} {:>10}\n",
-                       l.name, s.rx_bytes, s.rx_packets, s.rx_errors, s.rx_dropped + s.rx_missed_errors,
-                       s.rx_fifo_errors, s.rx_length_errors + s.rx_over_errors + s.rx_crc_errors + s.rx_frame_errors,
-                       s.rx_compressed, s.multicast, s.tx_bytes, s.tx_packets, s.tx_errors, s.tx_dropped,
-                       s.tx_fifo_errors, s.collisions,
-                       s.tx_carrier_errors + s.tx_aborted_errors + s.tx_window_errors + s.tx_heartbeat_errors,
-                       s.tx_compressed);
+    out += fmt::format(
+        "{:>6}:{:>8} {:>7} {:>4} {:>4} {:>4} {:>5} {:>10} {:>9} {:>8} {:>7} {:>4} {:>4} {:>4} "
+        "{:>5} {:>7} {:>10}\n",
+        l.name, s.rx_bytes, s.rx_packets, s.rx_errors, s.rx_dropped + s.rx_missed_errors,
+        s.rx_fifo_errors,
+        s.rx_length_errors + s.rx_over_errors + s.rx_crc_errors + s.rx_frame_errors,
+        s.rx_compressed, s.multicast, s.tx_bytes, s.tx_packets, s.tx_errors, s.tx_dropped,
+        s.tx_fifo_errors, s.collisions,
+        s.tx_carrier_errors + s.tx_aborted_errors + s.tx_window_errors + s.tx_heartbeat_errors,
+        s.tx_compressed);
   }
   return out;
 }
@@ -73,8 +77,8 @@ std::optional<std::string> if_inet6() {
     for (auto& l : *links)
       if (static_cast<std::uint32_t>(l.ifindex) == a.ifindex) name = l.name;
     for (std::uint8_t byte : own->bytes()) out += fmt::format("{:02x}", byte);
-    out += fmt::format(" {:02x} {:02x} {:02x} {:02x} {:>8}\n", a.ifindex, a.prefixlen, scope_of(*own),
-                       a.all_flags() & 0xff, name);
+    out += fmt::format(" {:02x} {:02x} {:02x} {:02x} {:>8}\n", a.ifindex, a.prefixlen,
+                       scope_of(*own), a.all_flags() & 0xff, name);
   }
   return out;
 }
@@ -83,7 +87,8 @@ std::optional<std::string> if_inet6() {
 FILE* stream_of(const std::string& text) {
   int fd = memfd_create("ifcore-procfs", MFD_CLOEXEC);
   if (fd < 0) return nullptr;
-  if (write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) || lseek(fd, 0, SEEK_SET) != 0) {
+  if (write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+      lseek(fd, 0, SEEK_SET) != 0) {
     close(fd);
     return nullptr;
   }

@@ -39,9 +39,11 @@ Result<std::vector<std::vector<std::uint8_t>>> ask(std::vector<std::uint8_t> req
 
 constexpr std::uint16_t kReq = NLM_F_REQUEST;
 
-Result<std::vector<wire::LinkMessage>> get_links(const wire::GetLinkRequest& g, std::uint16_t flags) {
+Result<std::vector<wire::LinkMessage>> get_links(const wire::GetLinkRequest& g,
+                                                 std::uint16_t flags) {
   wire::MessageBuilder b;
-  IFCORE_TRY(wire::encode_getlink(b, {RTM_GETLINK, static_cast<std::uint16_t>(kReq | flags), 0, 0}, g));
+  IFCORE_TRY(
+      wire::encode_getlink(b, {RTM_GETLINK, static_cast<std::uint16_t>(kReq | flags), 0, 0}, g));
   std::vector<wire::Message> msgs;
   auto keep = ask(b.take(), &msgs);
   if (!keep) return fail(keep.error());
@@ -112,7 +114,8 @@ Result<void> set_link(const LinkRequest& req) {
 
 Result<void> add_address(const wire::AddrMessage& a) {
   wire::MessageBuilder b;
-  IFCORE_TRY(wire::encode_addr(b, {RTM_NEWADDR, kReq | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, 0, 0}, a));
+  IFCORE_TRY(
+      wire::encode_addr(b, {RTM_NEWADDR, kReq | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, 0, 0}, a));
   return simple(b.take());
 }
 

@@ -17,13 +17,13 @@
 #include <string>
 #include <string_view>
 
-
 namespace {
 
 int usage(FILE* out, int status) {
-  std::fputs("Usage: ifcore-run [--socket PATH] [--] COMMAND [ARG...]\n"
-             "Runs COMMAND with libifcore-preload.so: its rtnetlink sockets go to ifcored.\n",
-             out);
+  std::fputs(
+      "Usage: ifcore-run [--socket PATH] [--] COMMAND [ARG...]\n"
+      "Runs COMMAND with libifcore-preload.so: its rtnetlink sockets go to ifcored.\n",
+      out);
   return status;
 }
 
@@ -36,7 +36,7 @@ std::string library_path() {
     std::string dir(exe);
     dir.resize(dir.rfind('/'));
     std::string lib = dir + "/../lib/libifcore-preload.so";
-    struct stat st{};
+    struct stat st {};
     if (stat(lib.c_str(), &st) == 0) return lib;
     lib = dir + "/../lib/ifcore/libifcore-preload.so";
     if (stat(lib.c_str(), &st) == 0) return lib;

@@ -13,12 +13,12 @@
 #include <linux/netlink.h>
 
 #include <algorithm>
-#include <ctime>
-#include <utility>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
+#include <utility>
 
 #include "rtnl/wire/netlink.h"
 #include "shim/real.h"
@@ -79,7 +79,8 @@ Result<std::vector<std::uint8_t>> read_datagram(int fd, int timeout_ms) {
     if (got == 0 && len == 0) {
       // An empty datagram and the end of the connection read alike; poll tells them apart.
       pollfd q{fd, POLLIN, 0};
-      if (r.poll(&q, 1, 0) > 0 && (q.revents & POLLHUP)) return fail(ECONNRESET, "ifcored closed the connection");
+      if (r.poll(&q, 1, 0) > 0 && (q.revents & POLLHUP))
+        return fail(ECONNRESET, "ifcored closed the connection");
     }
     dg.resize(static_cast<std::size_t>(got));
     return dg;
@@ -196,12 +197,13 @@ Table& table() {
 std::string socket_path() {
   if (const char* p = std::getenv("IFCORE_SOCKET"); p && *p) return p;
   if (geteuid() == 0) return "/run/ifcore/ifcore.sock";
-  if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x) return std::string(x) + "/ifcore.sock";
+  if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x)
+    return std::string(x) + "/ifcore.sock";
   return "/tmp/ifcore-" + std::to_string(geteuid()) + ".sock";
 }
 
 std::uint64_t current_netns_inode() {
-  struct stat st{};
+  struct stat st {};
   if (stat("/proc/thread-self/ns/net", &st) == 0 || stat("/proc/self/ns/net", &st) == 0)
     return st.st_ino;
   return 0;
@@ -213,7 +215,7 @@ std::string namespace_for_inode(std::uint64_t inode, std::uint64_t daemon_netns)
     std::string found;
     while (dirent* e = readdir(d)) {
       if (e->d_name[0] == '.') continue;
-      struct stat st{};
+      struct stat st {};
       std::string path = std::string("/run/netns/") + e->d_name;
       if (stat(path.c_str(), &st) == 0 && st.st_ino == inode) {
         found = e->d_name;
@@ -249,9 +251,11 @@ std::shared_ptr<NetlinkSocket> adopt_inherited(int fd) {
   const auto& r = real::fn();
   int domain = 0, type = 0;
   socklen_t len = sizeof(domain);
-  if (r.getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX) return nullptr;
+  if (r.getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX)
+    return nullptr;
   len = sizeof(type);
-  if (r.getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET) return nullptr;
+  if (r.getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET)
+    return nullptr;
   sockaddr_un peer{};
   socklen_t plen = sizeof(peer);
   if (r.getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &plen) != 0) return nullptr;
@@ -346,7 +350,8 @@ ssize_t read_into(int fd, msghdr* msg, int flags) {
   msghdr m{};
   m.msg_iov = msg->msg_iov;
   m.msg_iovlen = msg->msg_iovlen;
-  ssize_t n = real::fn().recvmsg(fd, &m, flags & (MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT | MSG_WAITALL));
+  ssize_t n =
+      real::fn().recvmsg(fd, &m, flags & (MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT | MSG_WAITALL));
   if (n < 0) return -1;
   fill_sender(msg);
   msg->msg_flags = m.msg_flags & MSG_TRUNC;
@@ -409,7 +414,8 @@ ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
         return 0;  // ifcored went away: end of file
       }
     }
-    bool overflow = static_cast<std::size_t>(len) <= sizeof(head) && rtnl::is_overflow_datagram(start);
+    bool overflow =
+        static_cast<std::size_t>(len) <= sizeof(head) && rtnl::is_overflow_datagram(start);
     if (overflow || is_control_traffic(start)) {
       r.recv(fd, head, sizeof(head), MSG_DONTWAIT);  // drop it
       if (overflow) return set_errno(ENOBUFS);
@@ -438,7 +444,8 @@ ssize_t transmit(int fd, NetlinkSocket& s, const msghdr* msg, int flags) {
   std::vector<std::uint8_t> dg(total);
   std::size_t off = 0;
   for (std::size_t i = 0; i < msg->msg_iovlen; ++i) {
-    if (msg->msg_iov[i].iov_len) std::memcpy(dg.data() + off, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
+    if (msg->msg_iov[i].iov_len)
+      std::memcpy(dg.data() + off, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
     off += msg->msg_iov[i].iov_len;
   }
   std::uint64_t daemon_netns;
@@ -458,7 +465,8 @@ ssize_t transmit(int fd, NetlinkSocket& s, const msghdr* msg, int flags) {
 Result<std::vector<std::vector<std::uint8_t>>> transact_in(const std::string& ns, bool create,
                                                            std::span<const std::uint8_t> request) {
   int fd = connect_daemon(SOCK_CLOEXEC);
-  if (fd < 0) return fail(errno, "cannot reach ifcored at {}: {}", socket_path(), std::strerror(errno));
+  if (fd < 0)
+    return fail(errno, "cannot reach ifcored at {}: {}", socket_path(), std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { real::fn().close(fd); }
@@ -492,8 +500,10 @@ Result<std::vector<std::vector<std::uint8_t>>> transact_in(const std::string& ns
     if (!msgs) return fail(EPROTO, "malformed reply from ifcored");
     for (const wire::Message& m : *msgs) {
       if (m.hdr.nlmsg_seq != h.nlmsg_seq) continue;
-      if (m.hdr.nlmsg_type == NLMSG_DONE || m.hdr.nlmsg_type == NLMSG_ERROR) last = true;
-      else if (!dump && !ack) last = true;
+      if (m.hdr.nlmsg_type == NLMSG_DONE || m.hdr.nlmsg_type == NLMSG_ERROR)
+        last = true;
+      else if (!dump && !ack)
+        last = true;
     }
     replies.push_back(std::move(*dg));
     if (last) return replies;

@@ -34,9 +34,9 @@ namespace ifcore::shim {
 // One redirected socket; shared by every descriptor dup() made of it.
 struct NetlinkSocket {
   std::mutex mu;
-  int type = SOCK_RAW;           // as the program asked (SO_TYPE answers it)
-  std::uint32_t port_id = 0;     // guarded by mu, like everything below
-  std::uint32_t bind_groups = 0;  // groups 1..32 as bind() set them
+  int type = SOCK_RAW;                  // as the program asked (SO_TYPE answers it)
+  std::uint32_t port_id = 0;            // guarded by mu, like everything below
+  std::uint32_t bind_groups = 0;        // groups 1..32 as bind() set them
   std::set<std::uint32_t> memberships;  // NETLINK_ADD_MEMBERSHIP (1..64)
   std::map<int, int> options;           // SOL_NETLINK options set, by name
   std::string ns;                       // ifcore namespace served

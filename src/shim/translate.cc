@@ -103,7 +103,9 @@ Result<bool> rewrite_link_attr(std::uint16_t type, Span p, Bytes& out, std::uint
   auto info = rewrite_attrs(
       p,
       [&](std::uint16_t t, Span q, Bytes& o) -> Result<bool> {
-        if (t == IFLA_INFO_KIND) kind.assign(reinterpret_cast<const char*>(q.data()), strnlen(reinterpret_cast<const char*>(q.data()), q.size()));
+        if (t == IFLA_INFO_KIND)
+          kind.assign(reinterpret_cast<const char*>(q.data()),
+                      strnlen(reinterpret_cast<const char*>(q.data()), q.size()));
         if (t != IFLA_INFO_DATA || kind != "veth") return false;
         auto data = rewrite_attrs(
             q,
@@ -134,7 +136,8 @@ Result<bool> rewrite_link_attr(std::uint16_t type, Span p, Bytes& out, std::uint
 Result<Bytes> rewrite_link_attrs(Span attrs, std::uint64_t netns, bool& changed) {
   std::string kind;
   return rewrite_attrs(
-      attrs, [&](std::uint16_t t, Span p, Bytes& o) { return rewrite_link_attr(t, p, o, netns, kind); },
+      attrs,
+      [&](std::uint16_t t, Span p, Bytes& o) { return rewrite_link_attr(t, p, o, netns, kind); },
       changed);
 }
 
@@ -160,14 +163,19 @@ Result<bool> rewrite_message(Span msg, std::uint64_t netns, Bytes& out) {
   std::memcpy(&h, msg.data(), sizeof(h));
   std::size_t fixed = 0;
   bool link = h.nlmsg_type == RTM_NEWLINK || h.nlmsg_type == RTM_SETLINK;
-  bool nsid = h.nlmsg_type == RTM_NEWNSID || h.nlmsg_type == RTM_GETNSID || h.nlmsg_type == RTM_DELNSID;
-  if (link) fixed = NLMSG_ALIGN(sizeof(ifinfomsg));
-  else if (nsid) fixed = NLMSG_ALIGN(sizeof(rtgenmsg));
-  else return false;
+  bool nsid =
+      h.nlmsg_type == RTM_NEWNSID || h.nlmsg_type == RTM_GETNSID || h.nlmsg_type == RTM_DELNSID;
+  if (link)
+    fixed = NLMSG_ALIGN(sizeof(ifinfomsg));
+  else if (nsid)
+    fixed = NLMSG_ALIGN(sizeof(rtgenmsg));
+  else
+    return false;
   if (msg.size() < NLMSG_HDRLEN + fixed) return false;
   Span attrs = msg.subspan(NLMSG_HDRLEN + fixed);
   bool changed = false;
-  auto body = link ? rewrite_link_attrs(attrs, netns, changed) : rewrite_nsid_attrs(attrs, netns, changed);
+  auto body =
+      link ? rewrite_link_attrs(attrs, netns, changed) : rewrite_nsid_attrs(attrs, netns, changed);
   if (!body) return fail(body.error());
   if (!changed) return false;
   h.nlmsg_len = static_cast<std::uint32_t>(NLMSG_HDRLEN + fixed + body->size());
@@ -189,8 +197,8 @@ Result<std::string> namespace_of_stat(const char* what, int rc, const struct sta
 }  // namespace
 
 Result<std::string> namespace_of_fd(int fd, std::uint64_t daemon_netns) {
-  struct stat st{};
-  struct statfs fs{};
+  struct stat st {};
+  struct statfs fs {};
   int rc = fstat(fd, &st);
   bool nsfs = rc == 0 && fstatfs(fd, &fs) == 0 && fs.f_type == NSFS_MAGIC;
   return namespace_of_stat("descriptor", rc, st, nsfs, daemon_netns, EINVAL);
@@ -198,7 +206,7 @@ Result<std::string> namespace_of_fd(int fd, std::uint64_t daemon_netns) {
 
 Result<std::string> namespace_of_pid(std::uint32_t pid, std::uint64_t daemon_netns) {
   std::string path = "/proc/" + std::to_string(pid) + "/ns/net";
-  struct stat st{};
+  struct stat st {};
   int rc = stat(path.c_str(), &st);
   return namespace_of_stat("pid", rc, st, rc == 0, daemon_netns, ESRCH);
 }
@@ -214,7 +222,8 @@ Result<void> ensure_namespace(const std::string& ns) {
   req.h.nlmsg_len = NLMSG_LENGTH(sizeof(rtgenmsg));
   req.h.nlmsg_type = NLMSG_NOOP;
   req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-  auto r = transact_in(ns, true, Span(reinterpret_cast<const std::uint8_t*>(&req), req.h.nlmsg_len));
+  auto r =
+      transact_in(ns, true, Span(reinterpret_cast<const std::uint8_t*>(&req), req.h.nlmsg_len));
   if (!r) return fail(r.error());
   return ok();
 }
@@ -226,8 +235,9 @@ Result<void> translate_request(std::vector<std::uint8_t>& dg, std::uint64_t daem
     nlmsghdr h;
     std::memcpy(&h, dg.data() + off, sizeof(h));
     if (h.nlmsg_len < NLMSG_HDRLEN || off + h.nlmsg_len > dg.size()) break;
-    any |= h.nlmsg_type == RTM_NEWLINK || h.nlmsg_type == RTM_SETLINK || h.nlmsg_type == RTM_NEWNSID ||
-           h.nlmsg_type == RTM_GETNSID || h.nlmsg_type == RTM_DELNSID;
+    any |= h.nlmsg_type == RTM_NEWLINK || h.nlmsg_type == RTM_SETLINK ||
+           h.nlmsg_type == RTM_NEWNSID || h.nlmsg_type == RTM_GETNSID ||
+           h.nlmsg_type == RTM_DELNSID;
     off += NLMSG_ALIGN(h.nlmsg_len);
   }
   if (!any) return ok();

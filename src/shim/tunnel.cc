@@ -9,7 +9,6 @@
 #include <net/if.h>  // before any <linux/if*.h>
 #include <netinet/in.h>
 
-
 #include <linux/if_link.h>
 #include <linux/if_tunnel.h>
 #include <linux/ip.h>
@@ -43,7 +42,9 @@ bool is_gre(const ip_tunnel_parm& p, const std::string& dev) {
   return dev.rfind("gre", 0) == 0;
 }
 
-std::string name_of(const char* field) { return std::string(field, strnlen(field, IFNAMSIZ - 1)); }
+std::string name_of(const char* field) {
+  return std::string(field, strnlen(field, IFNAMSIZ - 1));
+}
 
 // The kind's attributes for `p` (Linux: ipgre_netlink_parms / ipip_netlink_parms read them
 // into the same ip_tunnel_parm).
@@ -87,8 +88,16 @@ void parm_of(const wire::LinkMessage& l, bool gre, ip_tunnel_parm& p) {
     const std::uint8_t* v = raw.data() + off + NLA_HDRLEN;
     std::size_t n = a.nla_len - NLA_HDRLEN;
     auto u8 = [&]() -> std::uint8_t { return n >= 1 ? v[0] : 0; };
-    auto raw16 = [&]() { std::uint16_t x = 0; if (n >= 2) std::memcpy(&x, v, 2); return x; };
-    auto raw32 = [&]() { std::uint32_t x = 0; if (n >= 4) std::memcpy(&x, v, 4); return x; };
+    auto raw16 = [&]() {
+      std::uint16_t x = 0;
+      if (n >= 2) std::memcpy(&x, v, 2);
+      return x;
+    };
+    auto raw32 = [&]() {
+      std::uint32_t x = 0;
+      if (n >= 4) std::memcpy(&x, v, 4);
+      return x;
+    };
     std::uint16_t t = a.nla_type & NLA_TYPE_MASK;
     // The values are kept as the wire has them: be16/be32 fields stay in network order.
     if (gre) {
@@ -133,7 +142,8 @@ Result<void> send_link(std::uint16_t type, std::uint16_t flags, const LinkReques
 }  // namespace
 
 bool is_tunnel_request(unsigned long req) {
-  return req == SIOCGETTUNNEL || req == SIOCADDTUNNEL || req == SIOCCHGTUNNEL || req == SIOCDELTUNNEL;
+  return req == SIOCGETTUNNEL || req == SIOCADDTUNNEL || req == SIOCCHGTUNNEL ||
+         req == SIOCDELTUNNEL;
 }
 
 int tunnel_ioctl(unsigned long req, ifreq& ifr) {
@@ -146,7 +156,8 @@ int tunnel_ioctl(unsigned long req, ifreq& ifr) {
   std::string target = base ? name_of(p->name) : dev;
   if (req == SIOCGETTUNNEL || req == SIOCCHGTUNNEL) {
     // An existing tunnel: its own kind decides (`ip tunnel show` asks with a zeroed parm).
-    if (target.empty()) return fail_errno(req == SIOCGETTUNNEL ? ENODEV : EINVAL);  // no fallback device
+    if (target.empty())
+      return fail_errno(req == SIOCGETTUNNEL ? ENODEV : EINVAL);  // no fallback device
     auto l = rt::link_by_name(target);
     if (!l) return fail_errno(l.error().code);
     if (l->kind != std::string("gre") && l->kind != std::string("ipip")) return fail_errno(EINVAL);
@@ -164,7 +175,8 @@ int tunnel_ioctl(unsigned long req, ifreq& ifr) {
     return r ? 0 : fail_errno(r.error().code);
   }
   // Linux: ipgre_tunnel_ctl / ipip_tunnel_ctl check the header they are given.
-  if (p->iph.version != 4 || p->iph.ihl != 5 || (p->iph.frag_off & htons(static_cast<std::uint16_t>(~kIpDf))))
+  if (p->iph.version != 4 || p->iph.ihl != 5 ||
+      (p->iph.frag_off & htons(static_cast<std::uint16_t>(~kIpDf))))
     return fail_errno(EINVAL);
   if (gre && ((p->i_flags | p->o_flags) & (GRE_VERSION | GRE_ROUTING))) return fail_errno(EINVAL);
   LinkRequest r;

@@ -33,7 +33,9 @@ struct Fd {
   }
 };
 
-int open_route(int flags = 0) { return socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | flags, NETLINK_ROUTE); }
+int open_route(int flags = 0) {
+  return socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | flags, NETLINK_ROUTE);
+}
 
 void put_attr(Bytes& b, std::uint16_t type, const void* data, std::size_t len) {
   nlattr a{static_cast<std::uint16_t>(NLA_HDRLEN + len), type};
@@ -82,7 +84,9 @@ Bytes dump_links(std::uint32_t seq) {
   return b;
 }
 
-void send_all(int fd, const Bytes& b) { ASSERT_EQ(send(fd, b.data(), b.size(), 0), ssize_t(b.size())); }
+void send_all(int fd, const Bytes& b) {
+  ASSERT_EQ(send(fd, b.data(), b.size(), 0), ssize_t(b.size()));
+}
 
 Bytes recv_one(int fd) {
   Bytes b(65536);

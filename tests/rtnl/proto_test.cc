@@ -274,12 +274,14 @@ TEST_F(ProtoRtnlTest, RouteMetricsAreKeptReplacedAndChecked) {
     }
     return std::vector<wire::RouteMetric>{};
   };
-  ASSERT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, rt)).last_error(), 0);
+  ASSERT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, rt)).last_error(),
+            0);
   std::vector<wire::RouteMetric> want = {
       {RTAX_MTU, 1400, {}}, {RTAX_HOPLIMIT, 255, {}}, {RTAX_CC_ALGO, 0, "cubic"}};
   EXPECT_EQ(dump_metrics(), want);
   rt.metrics = {{RTAX_MTU, 1300, {}}};
-  ASSERT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK, rt)).last_error(), 0);
+  ASSERT_EQ(
+      send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK, rt)).last_error(), 0);
   want = {{RTAX_MTU, 1300, {}}};
   EXPECT_EQ(dump_metrics(), want);
   rt.metrics = {{RTAX_CC_ALGO, 0, "nosuch"}};
@@ -288,8 +290,9 @@ TEST_F(ProtoRtnlTest, RouteMetricsAreKeptReplacedAndChecked) {
   EXPECT_EQ(bad.last_error(), EINVAL);
   EXPECT_EQ(bad.last_error_reply().message, "Unknown tcp congestion algorithm");
   rt.metrics = {{RTAX_MAX + 1, 1, {}}};
-  EXPECT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK, rt)).last_error(),
-            EINVAL);
+  EXPECT_EQ(
+      send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK, rt)).last_error(),
+      EINVAL);
   EXPECT_EQ(dump_metrics(), want);  // refused requests changed nothing
 }
 
@@ -318,9 +321,10 @@ TEST_F(ProtoRtnlTest, QdiscIsNoopUntilTheFirstOpenAndNoqueueAfter) {
 // NLMSG_DONE alone in its datagram; an IPv6 address dump puts it behind the last message.
 TEST_F(ProtoRtnlTest, DumpsEndWithNlmsgDoneWhereLinuxPutsIt) {
   int idx = up_dummy("d0");  // up: an IPv6 link-local address
-  ASSERT_EQ(send(addr_msg(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, v4(idx, "10.0.0.1", 24)))
-                .last_error(),
-            0);
+  ASSERT_EQ(
+      send(addr_msg(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, v4(idx, "10.0.0.1", 24)))
+          .last_error(),
+      0);
   wire::GetLinkRequest g;
   g.dump = true;
   Replies links = send(getlink(1, g));

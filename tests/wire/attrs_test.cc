@@ -140,8 +140,9 @@ TEST(DecodeAttrsMalformedNamed, PolicyOfTheRefusedAttribute) {
   EXPECT_EQ(f.error().policy, ErrorPolicy{.type = NL_ATTR_TYPE_FLAG});
   auto u = decode_attrs(attr(1, {}), kPolicy, 32);
   ASSERT_FALSE(u);
-  EXPECT_EQ(u.error().policy,
-            (ErrorPolicy{.type = NL_ATTR_TYPE_U8, .has_range = true, .min_value = 0, .max_value = 255}));
+  EXPECT_EQ(
+      u.error().policy,
+      (ErrorPolicy{.type = NL_ATTR_TYPE_U8, .has_range = true, .min_value = 0, .max_value = 255}));
 }
 
 TEST(DecodeAttrsMalformedNamed, NestedTooDeep) {
