@@ -93,6 +93,11 @@ class Kind {
   virtual bool reports_iflink() const { return false; }
   // Deletable as a cascade victim only? (loopback: never deletable).
   virtual bool can_move_namespace() const { return true; }
+  // IFLA_CARRIER may set the carrier (Linux: the kind has ndo_change_carrier: dummy).
+  virtual bool can_change_carrier() const { return false; }
+  // IFLA_PROTO_DOWN is taken (Linux: dev->change_proto_down: macvlan, vlan); ifcore keeps
+  // no protodown state, the request is accepted and changes nothing.
+  virtual bool can_change_proto_down() const { return false; }
 };
 
 }  // namespace ifcore

@@ -89,8 +89,14 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
   // Linux: rtnl_changelink, data for another kind: EOPNOTSUPP alone.
   if (req.kind && *req.kind != dev.kind().name())
     return fail_log_only(EOPNOTSUPP, "device \"{}\" is of kind \"{}\", not \"{}\"", dev.name(),
-                dev.kind().name(), *req.kind);
+                         dev.kind().name(), *req.kind);
   if (req.has_info_data) IFCORE_TRY(dev.kind().validate(*this, req));
+  // Linux: dev_change_carrier without ndo_change_carrier is EOPNOTSUPP alone;
+  // do_set_proto_down explains its refusal.
+  if (req.carrier && !dev.kind().can_change_carrier())
+    return fail_log_only(EOPNOTSUPP, "device \"{}\" cannot change its carrier", dev.name());
+  if (req.proto_down && !dev.kind().can_change_proto_down())
+    return fail(EOPNOTSUPP, "Protodown not supported by device");
 
   // Apply in Linux's order (do_setlink), remembering how to undo each step.
   std::vector<std::function<void()>> undo;
@@ -159,6 +165,7 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
     dev.set_link_mode_locked(*req.link_mode);
     notify_change(dev);
   }
+  if (req.carrier) set_carrier(dev, *req.carrier != 0);  // dummy_change_carrier
   if (req.operstate) set_operstate(dev, *req.operstate);
 #undef IFCORE_STEP
   return ok();

@@ -8,6 +8,7 @@ namespace ifcore::kinds {
 class Dummy final : public Kind {
  public:
   std::string_view name() const override { return "dummy"; }
+  bool can_change_carrier() const override { return true; }  // dummy_change_carrier
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
   static void install(Engine& engine);
 };

@@ -10,6 +10,7 @@ namespace ifcore::kinds {
 class Macvlan final : public Kind {
  public:
   std::string_view name() const override { return "macvlan"; }
+  bool can_change_proto_down() const override { return true; }  // macvlan_setup
   AttrPolicy policy() const override;
   Result<void> validate(Control& ctl, const LinkRequest& req) const override;
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;

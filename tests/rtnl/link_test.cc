@@ -115,6 +115,31 @@ TEST_F(RtnlTest, ErrorsLinuxSendsWithoutExtack) {
   alone(brd, RTM_NEWLINK, NLM_F_ACK, EINVAL);
 }
 
+// Linux: IFLA_CARRIER needs ndo_change_carrier (dummy has it, veth not: EOPNOTSUPP alone),
+// IFLA_PROTO_DOWN dev->change_proto_down (do_set_proto_down explains its refusal).
+TEST_F(RtnlTest, CarrierAndProtodownOnlyWhereTheKindTakesThem) {
+  session->set_option(NETLINK_EXT_ACK, 1);
+  ASSERT_EQ(create("d0"), 0);
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("v0", "v1"))).last_error(), 0);
+  LinkRequest veth_carrier = named("v0");
+  veth_carrier.carrier = 0;
+  Replies r = send(link_msg(RTM_NEWLINK, NLM_F_ACK, 2, veth_carrier));
+  EXPECT_EQ(r.last_error(), EOPNOTSUPP);
+  EXPECT_EQ(r.last_error_reply().message, "");
+  LinkRequest dummy_carrier = named("d0");
+  dummy_carrier.carrier = 0;
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 3, dummy_carrier)).last_error(), 0);
+  EXPECT_FALSE(find("d0")->carrier());
+  dummy_carrier.carrier = 1;
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 4, dummy_carrier)).last_error(), 0);
+  EXPECT_TRUE(find("d0")->carrier());
+  LinkRequest protodown = named("v0");
+  protodown.proto_down = 1;
+  r = send(link_msg(RTM_NEWLINK, NLM_F_ACK, 5, protodown));
+  EXPECT_EQ(r.last_error(), EOPNOTSUPP);
+  EXPECT_EQ(r.last_error_reply().message, "Protodown not supported by device");
+}
+
 // Linux: loopback has no rtnl_link_ops: `type loopback` is a kind rtnl_newlink does not know.
 TEST_F(RtnlTest, LoopbackKindIsUnknownDeviceType) {
   session->set_option(NETLINK_EXT_ACK, 1);
