@@ -216,6 +216,11 @@ class Control {
   Result<void> change_flags(Device& dev, std::uint32_t flags);
   Result<void> set_mtu(Device& dev, std::uint32_t mtu);
   Result<void> set_address(Device& dev, const HwAddr& addr);
+  // The address a kind gives its own device (Linux: eth_hw_addr_set, then
+  // NETDEV_CHANGEADDR, as br_stp_change_bridge_id does): no validity check and no
+  // PreChangeAddr, so an address a user may not set (a bridge's all-zero one) is allowed.
+  // Errors: EINVAL (length differs from the device's).
+  Result<void> set_address_from_kind(Device& dev, const HwAddr& addr);
   Result<void> set_broadcast(Device& dev, const HwAddr& addr);
   Result<void> rename(Device& dev, std::string_view name);
   Result<void> set_alias(Device& dev, std::string_view alias);

@@ -113,7 +113,7 @@ Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
   if (addr == old) return ok();
   if (dev.hw_type() == 1 /* ARPHRD_ETHER */ && !addr.is_valid_ether())
     return fail_log_only(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
-                addr.to_string());
+                         addr.to_string());
   auto& impl = engine_->impl();
   EventInfo pre{NetdevEvent::PreChangeAddr, dev};
   pre.new_addr = &addr;
@@ -125,10 +125,22 @@ Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
   return ok();
 }
 
+Result<void> Control::set_address_from_kind(Device& dev, const HwAddr& addr) {
+  if (addr.size() != dev.address().size())
+    return fail(EINVAL, "address of {} bytes does not match the device's {}", addr.size(),
+                dev.address().size());
+  if (addr == dev.address()) return ok();
+  dev.set_address_locked(addr);
+  EventInfo ev{NetdevEvent::ChangeAddr, dev};
+  ev.new_addr = &addr;
+  (void)engine_->impl().call_chain(*this, ev);
+  return ok();
+}
+
 Result<void> Control::set_broadcast(Device& dev, const HwAddr& addr) {
   if (addr.size() != dev.broadcast().size())
-    return fail_log_only(EINVAL, "broadcast address of {} bytes does not match the device's {}", addr.size(),
-                dev.broadcast().size());
+    return fail_log_only(EINVAL, "broadcast address of {} bytes does not match the device's {}",
+                         addr.size(), dev.broadcast().size());
   dev.set_broadcast_locked(addr);
   notify_change(dev);
   return ok();
@@ -286,7 +298,8 @@ Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_
   }
   IFCORE_TRY(validate_device_name(name));
   if (dst.name_taken(name))
-    return fail_log_only(EEXIST, "device \"{}\" already exists in namespace \"{}\"", name, to.name());
+    return fail_log_only(EEXIST, "device \"{}\" already exists in namespace \"{}\"", name,
+                         to.name());
   int ifindex = dev.ifindex();
   if (dst.index_taken(ifindex)) {
     auto i = dst.alloc_ifindex();

@@ -57,17 +57,33 @@ void adjust_mtu(Control& ctl, Device& br) {
   p->adjusting = false;
 }
 
-// Linux: br_stp_recalculate_bridge_id: the lowest port address, unless the user set one;
-// a bridge without ports keeps its address.
+// Linux: br_port_state_selection as br_stp_change_bridge_id runs it: the ports keep their
+// states (a port being added is still disabled) and the carrier follows them.
+void select_carrier(Control& ctl, Device& br, const Priv& p) {
+  if (!p.had_port) return;
+  bool any = std::any_of(p.ports.begin(), p.ports.end(),
+                         [](const auto& e) { return e->s.state == BR_STATE_FORWARDING; });
+  ctl.set_carrier(br, any && br.is_up());
+}
+
+// Linux: br_stp_recalculate_bridge_id (called when a port comes, goes or changes its
+// address): the lowest port address, all zeros once the last port left, unless the user
+// set one. A new bridge id reselects the port states (br_stp_change_bridge_id): adding the
+// first port to an up bridge turns its carrier off and, once the port forwards, on again,
+// which takes its operstate from UNKNOWN to UP as on Linux 6.18.
 void adjust_address(Control& ctl, Device& br) {
   Priv* p = bridge::priv(br);
-  if (!p || p->addr_set_by_user || p->ports.empty() || br.state() != RegState::Registered) return;
-  HwAddr lowest = p->ports.front()->dev->address();
-  for (auto& port : p->ports) lowest = std::min(lowest, port->dev->address());
+  if (!p || p->addr_set_by_user || br.state() != RegState::Registered) return;
+  HwAddr lowest = HwAddr::ethernet({0, 0, 0, 0, 0, 0});
+  if (!p->ports.empty()) {
+    lowest = p->ports.front()->dev->address();
+    for (auto& port : p->ports) lowest = std::min(lowest, port->dev->address());
+  }
   if (lowest == br.address()) return;
   p->adjusting = true;
-  (void)ctl.set_address(br, lowest);
+  (void)ctl.set_address_from_kind(br, lowest);
   p->adjusting = false;
+  select_carrier(ctl, br, *p);
 }
 
 // Releases `port` from `br` (Linux: del_nbp).
@@ -203,14 +219,15 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
   if ((port.flags() & IFF_LOOPBACK) || port.hw_type() != ARPHRD_ETHER ||
       !port.address().is_valid_ether())
     return fail_log_only(EINVAL, "device \"{}\" cannot be a bridge port: not an Ethernet device",
-                port.name());
+                         port.name());
   if (bridge::priv(port)) return fail(ELOOP, "Can not enslave a bridge to a bridge");
   if (port.master())
     return fail_log_only(EBUSY, "device \"{}\" is already a port of \"{}\"", port.name(),
-                port.master()->name());
+                         port.master()->name());
   // Linux: the port's receive handler is taken by macvlans (netdev_rx_handler_register).
   if (Macvlan::has_macvlans(port))
-    return fail_log_only(EBUSY, "device \"{}\" has macvlans: it cannot be a bridge port", port.name());
+    return fail_log_only(EBUSY, "device \"{}\" has macvlans: it cannot be a bridge port",
+                         port.name());
   Priv& p = *bridge::priv(master);
   IFCORE_TRY(ctl.link_upper(port, master, /*master=*/true));  // ELOOP/EBUSY on loops
   std::uint16_t no = 1;

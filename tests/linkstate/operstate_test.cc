@@ -97,6 +97,29 @@ TEST_F(OperstateTest, MacvlanFollowsItsLower) {
   EXPECT_EQ(shown(m), kNoCarrierLld);
 }
 
+// Linux 6.18 (checked with `ip` on the kernel): an up bridge given a first port that is up
+// goes from `state UNKNOWN` to `state UP` (br_stp_change_bridge_id reselects the port states
+// with the new port still disabled: carrier off, then on once it forwards); when the last
+// port leaves, its address becomes 00:00:00:00:00:00 (br_stp_recalculate_bridge_id).
+TEST_F(OperstateTest, BridgeGivenAnUpPortIsUpAndWithoutPortsHasNoAddress) {
+  auto ctl = engine->control();
+  Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
+  Device* p = dummy(ctl, "p1");
+  ASSERT_TRUE(ctl.open(*br));
+  ASSERT_TRUE(ctl.open(*p));
+  EXPECT_EQ(shown(br).op, IF_OPER_UNKNOWN);
+  ASSERT_TRUE(ctl.set_master(*p, br));
+  EXPECT_EQ(shown(br), kUp);
+  EXPECT_EQ(br->address(), p->address());
+  ASSERT_TRUE(ctl.set_master(*p, nullptr));
+  EXPECT_EQ(br->address(), HwAddr::ethernet({0, 0, 0, 0, 0, 0}));
+  EXPECT_FALSE(br->carrier());
+  // A user may not set that address; the bridge may.
+  auto zero = ctl.set_address(*p, HwAddr::ethernet({0, 0, 0, 0, 0, 0}));
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().code, EADDRNOTAVAIL);
+}
+
 TEST_F(OperstateTest, BridgeIsUpWhileAPortIsUp) {
   auto ctl = engine->control();
   Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
@@ -165,4 +188,3 @@ TEST_F(OperstateTest, CarrierChangeReachesSubscribersAsChangeWithTheNewOperstate
 
 }  // namespace
 }  // namespace ifcore::test
-
