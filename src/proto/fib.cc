@@ -40,7 +40,7 @@ RouteInfo report(const Route& r) {
   if (!r.dev) return i;
   bool down = !r.dev->is_up();
   bool linkdown = i.family == AF_INET && i.scope == RT_SCOPE_HOST ? down && r.dev->activated()
-                                                                   : down || !r.dev->carrier();
+                                                                  : down || !r.dev->carrier();
   if (linkdown) i.flags |= RTNH_F_LINKDOWN;
   return i;
 }
@@ -168,7 +168,7 @@ void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, O
 }
 
 constexpr std::array<std::uint8_t, 16> kLoopback6 = {0, 0, 0, 0, 0, 0, 0, 0,
-                                                    0, 0, 0, 0, 0, 0, 0, 1};
+                                                     0, 0, 0, 0, 0, 0, 0, 1};
 
 // Linux: addrconf's host route (ifp->rt), prefix route and addrconf_add_mroute.
 void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInfo, Origin>>& out) {
@@ -180,8 +180,8 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
     // Linux: init_loopback's add_addr inserts ::1's host route only, no prefix route (a
     // user's address gets one from inet6_addr_add's addrconf_prefix_route): Linux 6.18 has
     // no `::1 dev lo` in the main table.
-    bool loopback_own = (dev.flags() & IFF_LOOPBACK) && a.prefixlen == 128 &&
-                        a.local == IpAddr::v6(kLoopback6);
+    bool loopback_own =
+        (dev.flags() & IFF_LOOPBACK) && a.prefixlen == 128 && a.local == IpAddr::v6(kLoopback6);
     if (!(a.flags & IFA_F_NOPREFIXROUTE) && !loopback_own)
       out.push_back(
           {kernel_route(AF_INET6, RT_TABLE_MAIN, RTN_UNICAST, a.local, a.prefixlen,
@@ -267,8 +267,12 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
   NetState& st = net_state(ns);
   // Linux: fib6_nh_init, after the gateway: a device that is down is ENETDOWN (routes
   // a user adds; addrconf's own pass fc_ignore_dev_down and do not come this way).
-  auto up6 = [](Device* d) -> Result<Device*> {
-    if (d && !d->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
+  // Before that, a device without IPv6 (an mtu below 1280) is ENODEV alone.
+  auto up6 = [&](Device* d) -> Result<Device*> {
+    if (!d) return d;
+    DevState* ds = find_dev(engine_proto(ctl.engine()), *d);
+    if (!ds || !ds->in6) return fail_log_only(ENODEV, "device \"{}\" has no IPv6", d->name());
+    if (!d->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
     return d;
   };
   if (req.gateway && !req.gateway->empty()) {
@@ -279,6 +283,8 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
       // Linux: fib_check_nh_v4_gw — the gateway must be reachable through a link-scope
       // route (or the route is `onlink` on a given device).
       if (dev && (req.flags & RTNH_F_ONLINK)) {
+        if (req.scope.value_or(RT_SCOPE_UNIVERSE) >= RT_SCOPE_LINK)
+          return fail(EINVAL, "Nexthop has invalid scope");
         if (!dev->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
         return dev;
       }
@@ -307,7 +313,10 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
   if (!dev) return fail(ENODEV, "Nexthop device not found");
   if (req.family == AF_INET6) return up6(dev);
   // Linux: fib_check_nh_nongw (the onlink gateway above says "Nexthop device is not up").
-  if (req.family == AF_INET && !dev->is_up()) return fail(ENETDOWN, "Device for nexthop is not up");
+  // (fib_create_info: a route of scope host, as `ip route add local` makes, is not checked.)
+  if (req.family == AF_INET && !dev->is_up() &&
+      req.scope.value_or(default_scope(AF_INET, type, false)) != RT_SCOPE_HOST)
+    return fail(ENETDOWN, "Device for nexthop is not up");
   return dev;
 }
 
@@ -388,6 +397,11 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   if (req.family == AF_INET)
     (void)net_state(ns).tables(AF_INET)[req.table ? req.table : RT_TABLE_MAIN];
   if (req.dst_len > max_len(req.family)) return fail(EINVAL, "Invalid prefix length");
+  // Linux: rtm_to_fib_config / rtm_to_fib6_config on rtm_tos.
+  if (req.family == AF_INET && (req.tos & 3))
+    return fail(EINVAL, "Invalid dsfield (tos): ECN bits must be 0");
+  if (req.family == AF_INET6 && req.tos)
+    return fail(EINVAL, "Invalid dsfield (tos): option not available for IPv6");
   IpAddr dst = req.dst;
   if (dst.empty()) {
     std::array<std::uint8_t, 16> zero{};
@@ -545,6 +559,22 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int 
   EngineProto& ep = engine_proto(ctl.engine());
   NetState& st = net_state(ns);
   int f = dst.family();
+  // Linux: ip_route_output_key_hash_rcu answers a destination of 0.0.0.0 without a lookup:
+  // the flow goes to 127.0.0.1 through the loopback device, local (`local 0.0.0.0 dev lo
+  // src 127.0.0.1 … cache <local>`), whether lo is up or not.
+  if (f == AF_INET && dst.v4_host() == 0 && !oif && ns.loopback()) {
+    RouteInfo out;
+    out.family = AF_INET;
+    out.table = RT_TABLE_MAIN;
+    out.dst = dst;
+    out.dst_len = 32;
+    out.type = RTN_LOCAL;
+    out.scope = RT_SCOPE_UNIVERSE;
+    out.flags = RTM_F_CLONED | RTCF_LOCAL;
+    out.oif = ns.loopback()->ifindex();
+    out.prefsrc = IpAddr::v4(0x7f000001);
+    return out;
+  }
   auto usable = [&](const Route& r) {
     if (r.info.type == RTN_BROADCAST || r.info.type == RTN_MULTICAST) return false;
     if (!r.dev) return !oif;

@@ -332,8 +332,13 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
   if (pfx->is_multicast())
     return fail(EADDRNOTAVAIL,
                 "ipv6: Cannot assign multicast address without \"IFA_F_MCAUTOJOIN\" flag");
+  // Linux: inet6_rtm_newaddr; ipv6_find_idev refuses a device with an mtu below 1280
+  // (ipv6_add_dev) with EINVAL alone.
+  Device* named = ctl.find(ns, req.ifindex);
+  if (!named) return fail(ENODEV, "ipv6: Unable to find the interface");
   auto found = find_in6_dev(ctl, ns, req.ifindex);
-  if (!found) return fail(std::move(found).error());
+  if (!found)
+    return fail_log_only(EINVAL, "device \"{}\" has no IPv6 (mtu below 1280)", named->name());
   auto [dev, in6] = *found;
   if (in6->conf.disable_ipv6) return fail(EACCES, "IPv6 is disabled on this device");
   std::array<std::uint8_t, 16> loopback{};
@@ -386,11 +391,10 @@ bool inet6_enabled(EngineProto& ep, const Device& dev) {
 void inet6_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<Inet6Subscriber>();
-  ctl.subscribe(
-      *sub, SubscribeOptions{"inet6", 0, true,
-                             events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Change,
-                                       NetdevEvent::ChangeMtu, NetdevEvent::Down,
-                                       NetdevEvent::Unregister)});
+  ctl.subscribe(*sub, SubscribeOptions{"inet6", 0, true,
+                                       events_of(NetdevEvent::Register, NetdevEvent::Up,
+                                                 NetdevEvent::Change, NetdevEvent::ChangeMtu,
+                                                 NetdevEvent::Down, NetdevEvent::Unregister)});
   ep.subscribers.push_back(std::move(sub));
 }
 

@@ -88,6 +88,20 @@ TEST_F(AddrTest, Ipv6AddressesThatCannotBeAssigned) {
   fails("ff02::5", 64, "ipv6: Cannot assign multicast address without \"IFA_F_MCAUTOJOIN\" flag");
   fails("::", 64, "ipv6: Invalid address");
   fails("::1", 128, "ipv6: Cannot assign loopback address on this device");
+  // Linux: a device whose mtu is below 1280 has no IPv6: an address is EINVAL alone
+  // (ipv6_add_dev), a route through it ENODEV alone (fib6_nh_init).
+  ASSERT_TRUE(ctl.open(*d));
+  ASSERT_TRUE(ctl.set_mtu(*d, 1279));
+  auto a = inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8::4", 64));
+  ASSERT_FALSE(a);
+  EXPECT_EQ(a.error().code, EINVAL);
+  EXPECT_TRUE(a.error().log_only);
+  auto q = route_req("2001:db8:8::", 64);
+  q.oif = d->ifindex();
+  auto r = inet::add_route(ctl, ns(ctl), q);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ENODEV);
+  EXPECT_TRUE(r.error().log_only);
 }
 
 TEST_F(AddrTest, DeletingAPrimaryDeletesItsSecondaries) {

@@ -112,6 +112,29 @@ TEST_F(RouteTest, ErrorsAsLinuxAnswersThem) {
   link.gateway = ip("10.0.0.254");
   link.oif = up->ifindex();
   fails(link, ENETUNREACH, "Nexthop has invalid gateway");
+  // Linux: fib_check_nh_v4_gw — an onlink next hop needs a route scope below link.
+  auto onlink = route_req("10.6.0.0", 16);
+  onlink.scope = RT_SCOPE_LINK;
+  onlink.gateway = ip("10.0.0.9");
+  onlink.oif = up->ifindex();
+  onlink.flags = RTNH_F_ONLINK;
+  fails(onlink, EINVAL, "Nexthop has invalid scope");
+  // Linux: rtm_to_fib_config / rtm_to_fib6_config on rtm_tos.
+  auto ecn = route_req("10.3.0.0", 16);
+  ecn.oif = up->ifindex();
+  ecn.tos = 3;
+  fails(ecn, EINVAL, "Invalid dsfield (tos): ECN bits must be 0");
+  auto tos6 = route_req("2001:db8:5::", 64);
+  tos6.oif = up->ifindex();
+  tos6.tos = 4;
+  fails(tos6, EINVAL, "Invalid dsfield (tos): option not available for IPv6");
+  // Linux: fib_create_info checks no device of a host-scope route: `ip route add local
+  // A dev DOWN` is taken.
+  auto local = route_req("10.6.0.1", 32);
+  local.type = RTN_LOCAL;
+  local.scope = RT_SCOPE_HOST;
+  local.oif = down->ifindex();
+  EXPECT_TRUE(inet::add_route(ctl, ns(ctl), local));
   // Linux: fib6_add_rt2node — with NLM_F_EXCL any route of the same metric is a clash;
   // without it (append) another next hop is added.
   auto first = route_req("2001:db8:2::", 64);
@@ -184,6 +207,21 @@ TEST_F(RouteTest, LoopbackIpv6HasNoPrefixRouteInMain) {
     local = local || r.type == RTN_LOCAL;
   }
   EXPECT_TRUE(local);
+}
+
+// Linux (ip_route_output_key_hash_rcu): `ip route get 0.0.0.0` is local through lo, from
+// 127.0.0.1, found without a lookup (raw reply checked against the kernel).
+TEST_F(RouteTest, RouteGetOfTheUnspecifiedAddressIsLocalThroughLo) {
+  auto ctl = engine->control();
+  with_addrs(ctl, "d0", "10.0.0.1", "2001:db8::1");
+  auto r = inet::get_route(ctl, ns(ctl), ip("0.0.0.0"), 0);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->type, RTN_LOCAL);
+  EXPECT_EQ(r->table, RT_TABLE_MAIN);
+  EXPECT_EQ(r->oif, ns(ctl).loopback()->ifindex());
+  EXPECT_EQ(r->prefsrc, ip("127.0.0.1"));
+  EXPECT_EQ(r->dst, ip("0.0.0.0"));
+  EXPECT_EQ(r->flags, RTM_F_CLONED | RTCF_LOCAL);
 }
 
 TEST_F(RouteTest, GatewaysWithoutARouteAreRefused) {
