@@ -6,8 +6,8 @@
 // getsockopt/setsockopt (SOL_NETLINK options, SO_TYPE/SO_DOMAIN/SO_PROTOCOL answered as a
 // netlink socket would, the rest passed to the unix socket), send/sendto/sendmsg,
 // recv/recvfrom/recvmsg, close, dup/dup2/dup3, fcntl(F_DUPFD*), and poll/ppoll/select/
-// pselect for datagrams held back during a control exchange. Everything else (read, write,
-// epoll, fork, exec) works on the unix socket as it is.
+// pselect (and epoll, epoll.cc) for datagrams held back during a control exchange.
+// Everything else (read, write, fork, exec) works on the unix socket as it is.
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "rtnl/wire/nsid.h"
+#include "shim/epoll.h"
 #include "shim/real.h"
 #include "shim/sockets.h"
 #include "shim/translate.h"
@@ -377,6 +378,7 @@ int unlink(const char* path) {
 
 int close(int fd) {
   table().erase(fd);
+  ifcore::shim::epoll_forget(fd);
   return real::fn().close(fd);
 }
 

@@ -48,6 +48,9 @@ Functions load() {
   resolve(f.ppoll, "ppoll");
   resolve(f.select, "select");
   resolve(f.pselect, "pselect");
+  resolve(f.epoll_ctl, "epoll_ctl");
+  resolve(f.epoll_pwait, "epoll_pwait");
+  resolve(f.epoll_pwait2, "epoll_pwait2");
   resolve(f.unlink, "unlink");
   resolve(f.fopen, "fopen");
   resolve(f.fopen64, "fopen64");

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -38,6 +40,9 @@ struct Functions {
   int (*ppoll)(pollfd*, nfds_t, const struct timespec*, const sigset_t*);
   int (*select)(int, fd_set*, fd_set*, fd_set*, struct timeval*);
   int (*pselect)(int, fd_set*, fd_set*, fd_set*, const struct timespec*, const sigset_t*);
+  int (*epoll_ctl)(int, int, int, epoll_event*);
+  int (*epoll_pwait)(int, epoll_event*, int, int, const sigset_t*);
+  int (*epoll_pwait2)(int, epoll_event*, int, const struct timespec*, const sigset_t*);
   int (*unlink)(const char*);
   FILE* (*fopen)(const char*, const char*);
   FILE* (*fopen64)(const char*, const char*);

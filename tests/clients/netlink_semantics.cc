@@ -2,10 +2,11 @@
 // way against the kernel (run in a fresh network namespace) and through the preload shim
 // against ifcored (run under ifcore-run): addresses, sizing with MSG_PEEK|MSG_TRUNC,
 // truncation, socket options, memberships and notifications, non-blocking reads, poll,
-// dup, port ids. Plain system calls only, as a C program would make them.
+// epoll, dup, port ids. Plain system calls only, as a C program would make them.
 #include <fcntl.h>
 #include <net/if.h>  // before any <linux/if*.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -319,6 +320,52 @@ TEST(NetlinkSocket, MembersHearChangesUntilTheyLeave) {
   int bad = 0;
   EXPECT_EQ(setsockopt(mon.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &bad, sizeof(bad)), -1);
   EXPECT_EQ(errno, EINVAL);
+}
+
+// A notification queued before the socket changes its options stays readable, and poll
+// and epoll say so (through the shim the option change is an exchange with ifcored that
+// reads past it).
+TEST(NetlinkSocket, ANotificationQueuedBeforeAnOptionChangeIsStillReady) {
+  Fd mon(open_route()), w(open_route());
+  sockaddr_nl self{};
+  self.nl_family = AF_NETLINK;
+  ASSERT_EQ(bind(mon.fd, reinterpret_cast<sockaddr*>(&self), sizeof(self)), 0);
+  int group = RTNLGRP_LINK;
+  ASSERT_EQ(setsockopt(mon.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)), 0);
+  Fd ep(epoll_create1(EPOLL_CLOEXEC));
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = 77;
+  ASSERT_EQ(epoll_ctl(ep.fd, EPOLL_CTL_ADD, mon.fd, &ev), 0);
+  send_all(w.fd, new_bridge("sem2", 1));
+  EXPECT_EQ(error_of(recv_one(w.fd)), 0);
+  int other = RTNLGRP_IPV4_IFADDR;
+  ASSERT_EQ(setsockopt(mon.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &other, sizeof(other)), 0);
+  epoll_event got[4] = {};
+  ASSERT_EQ(epoll_wait(ep.fd, got, 4, 2000), 1);
+  EXPECT_EQ(got[0].data.u64, 77u);
+  EXPECT_TRUE(got[0].events & EPOLLIN);
+  pollfd p{mon.fd, POLLIN, 0};
+  EXPECT_EQ(poll(&p, 1, 2000), 1);
+  Bytes note = recv_one(mon.fd);
+  EXPECT_EQ(header(note).nlmsg_type, RTM_NEWLINK);
+  // Read: nothing is left for either to report.
+  std::uint8_t b[8192];
+  while (recv(mon.fd, b, sizeof(b), MSG_DONTWAIT) > 0) {
+  }
+  EXPECT_EQ(epoll_wait(ep.fd, got, 4, 100), 0);
+  EXPECT_EQ(poll(&p, 1, 100), 0);
+  // One-shot: reported once, then not until re-armed.
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ASSERT_EQ(epoll_ctl(ep.fd, EPOLL_CTL_MOD, mon.fd, &ev), 0);
+  send_all(w.fd, new_bridge("sem3", 2));
+  EXPECT_EQ(error_of(recv_one(w.fd)), 0);
+  ASSERT_EQ(setsockopt(mon.fd, SOL_NETLINK, NETLINK_DROP_MEMBERSHIP, &other, sizeof(other)), 0);
+  EXPECT_EQ(epoll_wait(ep.fd, got, 4, 2000), 1);
+  EXPECT_EQ(epoll_wait(ep.fd, got, 4, 100), 0);
+  ASSERT_EQ(epoll_ctl(ep.fd, EPOLL_CTL_MOD, mon.fd, &ev), 0);
+  EXPECT_EQ(epoll_wait(ep.fd, got, 4, 2000), 1);
+  EXPECT_EQ(header(recv_one(mon.fd)).nlmsg_type, RTM_NEWLINK);
 }
 
 TEST(NetlinkSocket, OtherNetlinkFamiliesAreLeftAlone) {
