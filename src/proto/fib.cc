@@ -34,13 +34,16 @@ RouteKey key_of(const RouteInfo& r) {
 // host-scope (local) route's next hop has scope RT_SCOPE_NOWHERE, which fib_check_nh and a
 // carrier change's fib_sync_down_dev pass over: it says `linkdown` only once its device
 // has been closed (the forced fib_sync_down_dev of an unregister marks it), never for a
-// device that was never up or lost only its carrier.
+// device that was never up or lost only its carrier. An IPv6 local or anycast route never
+// does (fib6_nh_init and fib6_ifdown pass RTF_LOCAL and RTF_ANYCAST over).
 RouteInfo report(const Route& r) {
   RouteInfo i = r.info;
   if (!r.dev) return i;
   bool down = !r.dev->is_up();
   bool linkdown = i.family == AF_INET && i.scope == RT_SCOPE_HOST ? down && r.dev->activated()
-                                                                  : down || !r.dev->carrier();
+                  : i.family == AF_INET6 && (i.type == RTN_LOCAL || i.type == RTN_ANYCAST)
+                      ? false
+                      : down || !r.dev->carrier();
   if (linkdown) i.flags |= RTNH_F_LINKDOWN;
   return i;
 }
@@ -172,26 +175,31 @@ constexpr std::array<std::uint8_t, 16> kLoopback6 = {0, 0, 0, 0, 0, 0, 0, 0,
 
 // Linux: addrconf's host route (ifp->rt), prefix route and addrconf_add_mroute.
 void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInfo, Origin>>& out) {
-  if (!dev.is_up() || in6.conf.disable_ipv6) return;
+  if (in6.conf.disable_ipv6) return;
+  const bool up = dev.is_up();
   int oif = dev.ifindex();
   for (auto& ifa : in6.addrs) {
     const AddrInfo& a = ifa->info;
-    if (a.flags & IFA_F_TENTATIVE) continue;
-    // Linux: init_loopback's add_addr inserts ::1's host route only, no prefix route (a
-    // user's address gets one from inet6_addr_add's addrconf_prefix_route): Linux 6.18 has
-    // no `::1 dev lo` in the main table.
+    // Linux: the prefix route comes with the address on an up device, tentative or not
+    // (inet6_addr_add's addrconf_prefix_route, fixup_permanent_addr at NETDEV_UP); the
+    // host route in table local once DAD is over, up or not (__ipv6_ifa_notify: NOARP
+    // devices and IFA_F_NODAD addresses skip DAD even on a down device).
+    // init_loopback's ::1 gets the host route only: Linux 6.18 has no `::1 dev lo` in main.
     bool loopback_own =
         (dev.flags() & IFF_LOOPBACK) && a.prefixlen == 128 && a.local == IpAddr::v6(kLoopback6);
-    if (!(a.flags & IFA_F_NOPREFIXROUTE) && !loopback_own)
+    if (up && !(a.flags & IFA_F_NOPREFIXROUTE) && !loopback_own)
       out.push_back(
           {kernel_route(AF_INET6, RT_TABLE_MAIN, RTN_UNICAST, a.local, a.prefixlen,
                         RT_SCOPE_UNIVERSE, {}, a.rt_priority ? a.rt_priority : kPrioAddrconf, oif),
            Origin::Addr});
-    out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_LOCAL, a.local, 128,
-                                RT_SCOPE_UNIVERSE, {}, 0, oif),
-                   Origin::Addr});
+    if (!(a.flags & IFA_F_TENTATIVE))
+      out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_LOCAL, a.local, 128,
+                                  RT_SCOPE_UNIVERSE, {}, 0, oif),
+                     Origin::Addr});
   }
-  if (!(dev.flags() & IFF_LOOPBACK)) {
+  // Linux: addrconf_add_mroute, from addrconf_dev_config once the link is ready or from
+  // addrconf_add_dev when an address is added to an up device.
+  if (up && in6.mroute && !(dev.flags() & IFF_LOOPBACK)) {
     static const IpAddr kFf00 = *IpAddr::parse("ff00::");
     out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_MULTICAST, kFf00, 8,
                                 RT_SCOPE_UNIVERSE, {}, kPrioAddrconf, oif),

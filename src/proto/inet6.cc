@@ -124,9 +124,11 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
       return ifa->info;
     }
   // Linux: every address starts tentative; DAD begins once the device is up with carrier,
-  // and completes at once on NOARP and loopback devices and for IFA_F_NODAD. ifcore does
-  // not time DAD: on a ready device it completes at once for every address.
-  if (!dad_ready(dev)) a.flags |= IFA_F_TENTATIVE;
+  // and completes at once, up or not, on NOARP and loopback devices and for IFA_F_NODAD
+  // (addrconf_dad_begin tests those before IF_READY). ifcore does not time DAD: on a ready
+  // device it completes at once for every address.
+  const bool no_dad = (a.flags & IFA_F_NODAD) || (dev.flags() & (IFF_NOARP | IFF_LOOPBACK));
+  if (!dad_ready(dev) && !no_dad) a.flags |= IFA_F_TENTATIVE;
   auto ifa = std::make_unique<Ifa>(dev, "inet6");
   ifa->info = a;
   ifa->rt = dst_alloc(ep, dev);
@@ -168,9 +170,14 @@ AddrInfo make6(const Device& dev, const IpAddr& addr, int plen, std::uint32_t fl
 void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   if (in6.conf.disable_ipv6 || !dev.is_up()) return;
   // Linux: addrconf_link_ready (netif_oper_up): a device that is up without carrier gets
-  // its link-local address when the carrier comes (NETDEV_CHANGE), not before.
+  // its link-local address when the carrier comes (NETDEV_CHANGE), not before; its
+  // addresses' prefix routes come at once (addrconf_permanent_addr).
   std::uint8_t op = dev.operstate();
-  if (!(dev.flags() & IFF_LOOPBACK) && op != IF_OPER_UP && op != IF_OPER_UNKNOWN) return;
+  if (!(dev.flags() & IFF_LOOPBACK) && op != IF_OPER_UP && op != IF_OPER_UNKNOWN) {
+    fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+    return;
+  }
+  in6.mroute = true;
   EngineProto& ep = engine_proto(ctl.engine());
   for (auto& ifa : in6.addrs)
     if ((ifa->info.flags & IFA_F_TENTATIVE) && dad_ready(dev)) {
@@ -180,7 +187,10 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   if (dev.flags() & IFF_LOOPBACK) {
     std::array<std::uint8_t, 16> one{};
     one[15] = 1;
-    (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(one), 128, IFA_F_PERMANENT), false, false);
+    // Linux: init_loopback adds it with IFAPROT_KERNEL_LO, reported as IFA_PROTO.
+    AddrInfo lo = make6(dev, v6_from(one), 128, IFA_F_PERMANENT);
+    lo.proto = IFAPROT_KERNEL_LO;
+    (void)insert6(ctl, ns, dev, in6, lo, false, false);
   } else if (in6.conf.addr_gen_mode != kGenNone) {
     HwAddr hw = dev.address();
     std::array<std::uint8_t, 16> ll{0xfe, 0x80};
@@ -196,9 +206,12 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
     } else {
       ll[0] = 0;  // no usable hardware address: no link-local address
     }
-    // Linux: addrconf_add_linklocal makes it IFA_F_PERMANENT.
-    if (ll[0] == 0xfe)
-      (void)insert6(ctl, ns, dev, in6, make6(dev, v6_from(ll), 64, IFA_F_PERMANENT), false, false);
+    // Linux: addrconf_add_linklocal makes it IFA_F_PERMANENT, of IFAPROT_KERNEL_LL.
+    if (ll[0] == 0xfe) {
+      AddrInfo lla = make6(dev, v6_from(ll), 64, IFA_F_PERMANENT);
+      lla.proto = IFAPROT_KERNEL_LL;
+      (void)insert6(ctl, ns, dev, in6, lla, false, false);
+    }
   }
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   refresh_groups(in6, true, in6.conf.forwarding);
@@ -249,6 +262,7 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
     retire_hooked(ep, st.gone.release());
   }
   refresh_groups(in6, false, false);
+  in6.mroute = false;
 }
 
 Result<std::pair<Device*, Inet6Dev*>> find_in6_dev(Control& ctl, Namespace& ns, int ifindex) {
@@ -352,7 +366,12 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
   if (req.local && req.address && *req.address != *req.local) a.address = *req.address;
   a.rt_priority = req.rt_priority;
   a.proto = req.proto;
-  return insert6(ctl, ns, *dev, *in6, std::move(a), req.replace);
+  // Linux: addrconf_add_dev gives an up device its ff00::/8 route (addrconf_add_mroute).
+  bool had_mroute = in6->mroute;
+  if (dev->is_up()) in6->mroute = true;
+  auto added = insert6(ctl, ns, *dev, *in6, std::move(a), req.replace);
+  if (!added) in6->mroute = had_mroute;
+  return added;
 }
 
 Result<void> delete_address6(Control& ctl, Namespace& ns, const AddrRequest& req) {

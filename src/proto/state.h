@@ -150,6 +150,7 @@ struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (i
   std::vector<std::unique_ptr<Ifa>> addrs;
   std::vector<IpAddr> mc_list;  // joined multicast groups (all-nodes ff02::1, ff01::1)
   std::vector<IpAddr> ac_list;  // anycast addresses (subnet-router anycast when forwarding)
+  bool mroute = false;  // ff00::/8 is wanted: the device was configured since it came up
 };
 
 struct DevState {

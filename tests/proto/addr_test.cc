@@ -225,9 +225,14 @@ TEST_F(AddrTest, Ipv6AddressMakesPrefixAndLocalRoutes) {
     EXPECT_FALSE(r.dst.in_prefix(ip("2001:db8::"), 64)) << r.dst.to_string();
 }
 
+// Linux 6.18 (checked with `ip` on the kernel): an address on a down device that does ARP
+// is tentative and has no route; going up gives it its prefix route at once, tentative or
+// not (addrconf_permanent_addr), and the host route once DAD is over. On a NOARP device
+// (a dummy) DAD is skipped even while down: the host route is there before it is up.
 TEST_F(AddrTest, Ipv6AddressOnADownDeviceIsTentativeWithoutRoutes) {
   auto ctl = engine->control();
   Device* d = dummy(ctl, "d0");
+  ASSERT_TRUE(ctl.change_flags(*d, d->flags() & ~IFF_NOARP));
   auto a = inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8::1", 64));
   ASSERT_TRUE(a);
   EXPECT_TRUE(a->flags & IFA_F_TENTATIVE);
@@ -240,6 +245,19 @@ TEST_F(AddrTest, Ipv6AddressOnADownDeviceIsTentativeWithoutRoutes) {
   ASSERT_TRUE(ctl.close(*d));
   EXPECT_TRUE(inet::list_addresses(ctl, ns(ctl), AF_INET6, d->ifindex()).empty());
   EXPECT_TRUE(routes_of(ctl, ns(ctl), AF_INET6, d->ifindex()).empty());
+
+  Device* n = dummy(ctl, "n0");
+  ASSERT_TRUE(n->flags() & IFF_NOARP);
+  auto b = inet::add_address(ctl, ns(ctl), addr_req(*n, "2001:db8:2::1", 64));
+  ASSERT_TRUE(b);
+  EXPECT_FALSE(b->flags & IFA_F_TENTATIVE);
+  EXPECT_EQ(
+      routes_of(ctl, ns(ctl), AF_INET6, n->ifindex()),
+      std::vector<std::string>{fmt::format("{} 2001:db8:2::1/128 t{}", RTN_LOCAL, RT_TABLE_LOCAL)});
+  for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET6))
+    if (r.oif == n->ifindex()) {
+      EXPECT_FALSE(r.flags & RTNH_F_LINKDOWN);
+    }
 }
 
 TEST_F(AddrTest, LinkLocalFromTheHardwareAddressOnUp) {

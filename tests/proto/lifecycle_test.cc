@@ -131,21 +131,22 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
   };
   std::vector<std::string> want_del = {
       // Each device's routes, then its addresses in list order, as `ip monitor` shows
-      // Linux 6.18 deleting a veth with these addresses.
+      // Linux 6.18 deleting a veth with these addresses. IPv6 host routes never carry
+      // linkdown (fib6_ifdown passes RTF_LOCAL over).
       "-route 2001:db8::/64 t254 type1 oif$D m256 gw- f10",
       "-route 2001:db8:1::/64 t254 type1 oif$D m256 gw- f10",
       "-route fe80::/64 t254 type1 oif$D m256 gw- f10",
-      "-route 2001:db8::1/128 t255 type2 oif$D m0 gw- f10",
-      "-route 2001:db8:1::1/128 t255 type2 oif$D m0 gw- f10",
-      "-route fe80::ff:fe00:1/128 t255 type2 oif$D m0 gw- f10",
+      "-route 2001:db8::1/128 t255 type2 oif$D m0 gw- f0",
+      "-route 2001:db8:1::1/128 t255 type2 oif$D m0 gw- f0",
+      "-route fe80::ff:fe00:1/128 t255 type2 oif$D m0 gw- f0",
       "-route ff00::/8 t255 type5 oif$D m256 gw- f10",
       "-addr 2001:db8:1::1/64 if$D f82",
       "-addr 2001:db8::1/64 if$D f80",
       "-addr fe80::ff:fe00:1/64 if$D f80",
       "-route 2001:db8:5::/64 t254 type1 oif$V m256 gw- f10",
       "-route fe80::/64 t254 type1 oif$V m256 gw- f10",
-      "-route 2001:db8:5::1/128 t255 type2 oif$V m0 gw- f10",
-      "-route fe80::ff:fe00:2/128 t255 type2 oif$V m0 gw- f10",
+      "-route 2001:db8:5::1/128 t255 type2 oif$V m0 gw- f0",
+      "-route fe80::ff:fe00:2/128 t255 type2 oif$V m0 gw- f0",
       "-route ff00::/8 t255 type5 oif$V m256 gw- f10",
       "-addr 2001:db8:5::1/64 if$V f80",
       "-addr fe80::ff:fe00:2/64 if$V f80",
