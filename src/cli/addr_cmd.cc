@@ -99,67 +99,110 @@ void print_addr(Ctx& c, const wire::AddrMessage& a, bool deleted) {
   o.close();
 }
 
-Result<std::vector<wire::AddrMessage>> list_addrs(Ctx& c) {
+// Every address of `family` (0: all) — iproute2 dumps with the filter's family.
+Result<std::vector<wire::AddrMessage>> list_addrs(Ctx& c, int family) {
   std::vector<wire::AddrMessage> out;
   wire::MessageBuilder b(1 << 16);
   b.begin({RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0});
   ifaddrmsg ifa{};
-  ifa.ifa_family = std::uint8_t(c.family == AF_PACKET ? AF_UNSPEC : c.family);
+  ifa.ifa_family = std::uint8_t(family == AF_PACKET ? AF_UNSPEC : family);
   b.put_struct(ifa);
   IFCORE_TRY(finish(b));
   IFCORE_TRY(c.client->dump(b, [&](const wire::Message& m) {
     if (m.hdr.nlmsg_type != RTM_NEWADDR) return;
     auto a = wire::decode_addr(m);
     if (!a) return;
-    if (c.family && a->family != c.family) return;
+    if (family && a->family != family) return;
     out.push_back(std::move(*a));
   }));
   return out;
 }
 
+// `ip address show` (iproute2's ipaddr_list_flush_or_save): the devices the link filters
+// select, less those with addresses none of which the address filters select (a device
+// without any address stays, unless a family was asked for), each followed by its
+// selected addresses. A label filter prints the addresses alone, without their device.
 Result<void> addr_show(Ctx& c, Args& a) {
-  auto f = parse_link_filter(a);
-  if (!f) return fail(f.error());
-  f->family = c.family;
-  auto links = list_links(c, *f);
+  LinkFilter lf;
+  AddrFilter af;
+  af.family = c.family == AF_PACKET ? 0 : c.family;
+  IFCORE_TRY(parse_show_filter(c, a, lf, af));
+  lf.family = c.family;
+  auto links = list_links(c, lf);
   if (!links) return fail(links.error());
-  auto addrs = list_addrs(c);
-  if (!addrs) return fail(addrs.error());
+  const bool packet = c.family == AF_PACKET;
+  std::vector<wire::AddrMessage> addrs;
+  if (!packet) {
+    auto got = list_addrs(c, af.family);
+    if (!got) return fail(got.error());
+    addrs = std::move(*got);
+  }
   std::multimap<std::uint32_t, const wire::AddrMessage*> by_dev;
-  for (const auto& x : *addrs) by_dev.emplace(x.ifindex, &x);
+  for (const auto& x : addrs) by_dev.emplace(x.ifindex, &x);
+  // The devices print in the filter's family (`to 10.0.0.0/8` is `-4`: no link/ether
+  // line), for this command only.
+  struct FamilyScope {
+    Ctx& c;
+    int saved;
+    ~FamilyScope() { c.family = saved; }
+  } family_scope{c, c.family};
+  if (!packet) c.family = af.family;
   Out& o = *c.out;
   o.open_array();
   for (const auto& l : *links) {
     auto [lo, hi] = by_dev.equal_range(std::uint32_t(l.m.ifindex));
-    // -4 / -6 show devices with such addresses only; -0 (AF_PACKET) every device, no address.
-    if (c.family && c.family != AF_PACKET && lo == hi) continue;
+    // Every address of the device, null where the filters pass it over (iproute2 still
+    // opens a JSON object for it: `{}`).
+    std::vector<const wire::AddrMessage*> shown;
+    bool any = false;
+    for (auto it = lo; it != hi; ++it) {
+      bool sel = af.selects(*it->second, l.m.name);
+      shown.push_back(sel ? it->second : nullptr);
+      any = any || sel;
+    }
+    if (!packet && !any && (lo != hi || af.family)) continue;
     o.open_object();
+    // A device the link filters pass over prints nothing (`{}`), unless -o prints its
+    // addresses without it: then only up/down keep them back (print_selected_addrinfo).
+    const bool no_link = o.oneline() && !packet && !c.brief;
+    if (l.hidden &&
+        (!no_link || (lf.up && !(l.m.flags & IFF_UP)) || (lf.down && (l.m.flags & IFF_UP)))) {
+      o.close();
+      o.flush();
+      continue;
+    }
     if (c.brief) {
-      print_link_brief(c, l);
+      if (packet)
+        print_link_brief_packet(c, l);
+      else if (!af.label)
+        print_link_brief(c, l);
+    } else if (!o.oneline() || packet) {
+      if (!af.label) print_link(c, l, false);
+    }
+    if (!packet) {
       o.open_array("addr_info");
-      for (auto it = lo; it != hi; ++it) {
-        const auto& x = *it->second;
-        const IpAddr* ip = x.local ? &*x.local : &*x.address;
-        o.open_object();
-        o.jkv("local", ip->to_string());
-        o.jkv("prefixlen", x.prefixlen);
-        o.close();
-        o.text(fmt::format("{}/{} ", ip->to_string(), x.prefixlen));
+      for (const wire::AddrMessage* x : shown) {
+        if (!x) {
+          o.open_object();
+          o.close();
+        } else if (c.brief) {
+          const IpAddr* ip = x->local ? &*x->local : &*x->address;
+          o.open_object();
+          o.jkv("local", ip->to_string());
+          o.jkv("prefixlen", x->prefixlen);
+          o.close();
+          o.text(fmt::format("{}/{} ", ip->to_string(), x->prefixlen));
+        } else if (o.oneline()) {
+          // iproute2 (-o): one line per address, "IFINDEX: NAME" and the address.
+          o.text(fmt::format("{}: {}", l.m.ifindex, l.m.name));
+          print_addr(c, *x, false);
+          o.end_record();
+        } else {
+          print_addr(c, *x, false);
+        }
       }
       o.close();
-      o.text("\n");
-    } else if (o.oneline()) {
-      // iproute2 (-o): one line per address, "IFINDEX: NAME" and the address; no link lines.
-      for (auto it = lo; it != hi; ++it) {
-        o.text(fmt::format("{}: {}", l.m.ifindex, l.m.name));
-        print_addr(c, *it->second, false);
-        o.end_record();
-      }
-    } else {
-      print_link(c, l, false);
-      o.open_array("addr_info");
-      for (auto it = lo; it != hi; ++it) print_addr(c, *it->second, false);
-      o.close();
+      if (c.brief) o.text("\n");
     }
     o.close();
     o.flush();
@@ -261,17 +304,32 @@ Result<void> addr_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flag
   return c.client->talk(b);
 }
 
+// `ip address flush` (iproute2's ipaddr_flush): deletes the addresses the filters select,
+// dumping again until a round finds none (a deleted primary may promote a secondary), at
+// most ten rounds; one round when only primaries were asked for.
 Result<void> addr_flush(Ctx& c, Args& a) {
   if (a.done()) return die(1, "Flush requires arguments.");
-  auto f = parse_link_filter(a);
-  if (!f) return fail(f.error());
-  auto links = list_links(c, *f);
-  if (!links) return fail(links.error());
-  auto addrs = list_addrs(c);
-  if (!addrs) return fail(addrs.error());
-  for (const auto& l : *links) {
+  if (c.family == AF_PACKET) return die(1, "Cannot flush link addresses.");
+  LinkFilter lf;
+  AddrFilter af;
+  af.family = c.family;
+  IFCORE_TRY(parse_show_filter(c, a, lf, af));
+  int ifindex = 0;
+  if (!lf.name.empty()) {
+    auto idx = c.client->ifindex(lf.name);
+    if (!idx) return fail(idx.error());
+    if (!*idx) return die(1, "Device \"{}\" does not exist.", lf.name);
+    ifindex = *idx;
+  }
+  const bool primaries_only = (af.flag_mask & IFA_F_SECONDARY) && !(af.flags & IFA_F_SECONDARY);
+  constexpr int kMaxRounds = 10;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    auto addrs = list_addrs(c, af.family);
+    if (!addrs) return fail(addrs.error());
+    int flushed = 0;
     for (const auto& x : *addrs) {
-      if (x.ifindex != std::uint32_t(l.m.ifindex)) continue;
+      if (ifindex && x.ifindex != std::uint32_t(ifindex)) continue;
+      if (!af.selects(x, c.client->ifname(int(x.ifindex)))) continue;
       wire::AddrMessage d;
       d.family = x.family, d.prefixlen = x.prefixlen, d.scope = x.scope, d.ifindex = x.ifindex;
       d.local = x.local, d.address = x.address;
@@ -282,9 +340,11 @@ Result<void> addr_flush(Ctx& c, Args& a) {
       IFCORE_TRY(c.client->talk_raw(b, {}, err, ext));
       // Secondaries vanish with their primary (EADDRNOTAVAIL): not an error for flush.
       if (err && err != EADDRNOTAVAIL) return die(2, "{}", rtnl_error_text(err, ext));
+      ++flushed;
     }
+    if (flushed == 0 || primaries_only) return ok();
   }
-  return ok();
+  return die(1, "*** Flush remains incomplete after {} rounds. ***", kMaxRounds);
 }
 
 }  // namespace

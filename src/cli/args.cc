@@ -64,6 +64,9 @@ Result<Prefix> parse_prefix(const std::string& s, int family, const char* what) 
 }
 
 Result<Prefix> prefix_or_exit(const std::string& s, int family) {
+  if (family == AF_PACKET)
+    return die_now(1, "Error: \"{}\" may be inet prefix, but it is not allowed in this context.",
+                   s);
   auto p = parse_prefix(s, family, "prefix");
   if (p) return p;
   return die_now(1, "Error: {} prefix is expected rather than \"{}\".",

@@ -1,7 +1,9 @@
 // cli/link_cmd.cc — `ifc link add|delete|set|show`: words to RTM_NEWLINK / RTM_DELLINK /
 // RTM_GETLINK, replies to text or JSON.
+#include <fnmatch.h>
 #include <net/if.h>
 
+#include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
@@ -173,6 +175,23 @@ Result<std::vector<LinkView>> list_links(Ctx& c, const LinkFilter& f) {
     if (!*idx) return die(1, "Device \"{}\" does not exist.", f.master);
     master_idx = *idx;
   }
+  // iproute2's print_linkinfo tests (the kernel has applied master and kind to a dump).
+  auto keep = [&](const wire::Message& m) {
+    if (m.hdr.nlmsg_type != RTM_NEWLINK) return;
+    auto l = read_link(m);
+    if (!l) return;
+    bool other_master = master_idx && l->m.master.value_or(0) != std::uint32_t(master_idx);
+    bool other_kind = !f.kind.empty() && l->m.kind.value_or("") != f.kind;
+    // A dump asks the kernel to leave out other masters and kinds (IFLA_MASTER, -1 for
+    // nomaster, and IFLA_INFO_KIND): those do not come back at all.
+    if (f.name.empty() && (other_master || other_kind || (f.nomaster && l->m.master.value_or(0))))
+      return;
+    l->hidden = other_master || other_kind || (f.up && !(l->m.flags & IFF_UP)) ||
+                (f.down && (l->m.flags & IFF_UP)) ||
+                (!f.slave_kind.empty() && l->m.slave_kind.value_or("") != f.slave_kind) ||
+                (f.group && l->m.group.value_or(0) != *f.group);
+    out.push_back(std::move(*l));
+  };
   if (!f.name.empty()) {
     auto idx = c.client->ifindex(f.name);
     if (!idx) return fail(idx.error());
@@ -183,11 +202,7 @@ Result<std::vector<LinkView>> list_links(Ctx& c, const LinkFilter& f) {
     b.put_struct(ifi);
     b.put_u32(IFLA_EXT_MASK, RTEXT_FILTER_VF);
     IFCORE_TRY(finish(b));
-    Result<void> bad = ok();
-    IFCORE_TRY(c.client->talk(b, [&](const wire::Message& m) {
-      auto l = read_link(m);
-      if (l) out.push_back(std::move(*l));
-    }));
+    IFCORE_TRY(c.client->talk(b, keep));
     return out;
   }
   b.begin({RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0});
@@ -202,39 +217,161 @@ Result<std::vector<LinkView>> list_links(Ctx& c, const LinkFilter& f) {
     b.end_nest(n);
   }
   IFCORE_TRY(finish(b));
-  IFCORE_TRY(c.client->dump(b, [&](const wire::Message& m) {
-    if (m.hdr.nlmsg_type != RTM_NEWLINK) return;
-    auto l = read_link(m);
-    if (!l) return;
-    if (master_idx && l->m.master.value_or(0) != std::uint32_t(master_idx)) return;
-    if (!f.kind.empty() && l->m.kind.value_or("") != f.kind) return;
-    if (f.up && !(l->m.flags & IFF_UP)) return;
-    if (f.group && l->m.group.value_or(0) != *f.group) return;
-    out.push_back(std::move(*l));
-  }));
+  IFCORE_TRY(c.client->dump(b, keep));
   return out;
 }
 
-Result<LinkFilter> parse_link_filter(Args& a) {
-  LinkFilter f;
+namespace {
+
+// iproute2's address flag words for filters (get_filter): NAME requires the flag, -NAME
+// its absence; `dynamic` is -permanent and `primary` -secondary.
+bool take_flag_filter(std::string w, AddrFilter& af) {
+  bool inverse = false;
+  if (!w.empty() && w[0] == '-') {
+    inverse = true;
+    w.erase(0, 1);
+  }
+  if (w == "dynamic") {
+    inverse = !inverse;
+    w = "permanent";
+  } else if (w == "primary") {
+    inverse = !inverse;
+    w = "secondary";
+  }
+  static const std::pair<const char*, std::uint32_t> kNames[] = {
+      {"secondary", IFA_F_SECONDARY},
+      {"temporary", IFA_F_SECONDARY},
+      {"nodad", IFA_F_NODAD},
+      {"optimistic", IFA_F_OPTIMISTIC},
+      {"dadfailed", IFA_F_DADFAILED},
+      {"home", IFA_F_HOMEADDRESS},
+      {"deprecated", IFA_F_DEPRECATED},
+      {"tentative", IFA_F_TENTATIVE},
+      {"permanent", IFA_F_PERMANENT},
+      {"mngtmpaddr", IFA_F_MANAGETEMPADDR},
+      {"noprefixroute", IFA_F_NOPREFIXROUTE},
+      {"autojoin", IFA_F_MCAUTOJOIN},
+      {"stable-privacy", IFA_F_STABLE_PRIVACY}};
+  for (auto [name, bit] : kNames) {
+    if (w != name) continue;
+    if (inverse)
+      af.flags &= ~bit;
+    else
+      af.flags |= bit;
+    af.flag_mask |= bit;
+    return true;
+  }
+  return false;
+}
+
+// A scope by the names of iproute2's rt_scopes table, or a number below 256.
+std::optional<std::uint8_t> scope_number(const std::string& s) {
+  static const std::pair<const char*, std::uint8_t> kScopes[] = {{"global", RT_SCOPE_UNIVERSE},
+                                                                 {"site", RT_SCOPE_SITE},
+                                                                 {"link", RT_SCOPE_LINK},
+                                                                 {"host", RT_SCOPE_HOST},
+                                                                 {"nowhere", RT_SCOPE_NOWHERE}};
+  for (auto [name, n] : kScopes)
+    if (s == name) return n;
+  auto n = parse_u32(s, "");
+  if (!n || *n > 255) return std::nullopt;
+  return std::uint8_t(*n);
+}
+
+// An address protocol (IFAPROT_*) by iproute2's rt_addrprotos names, or a number.
+std::optional<std::uint8_t> addr_proto_number(const std::string& s) {
+  static const std::pair<const char*, std::uint8_t> kProtos[] = {{"unspec", IFAPROT_UNSPEC},
+                                                                 {"kernel_lo", IFAPROT_KERNEL_LO},
+                                                                 {"kernel_ra", IFAPROT_KERNEL_RA},
+                                                                 {"kernel_ll", IFAPROT_KERNEL_LL}};
+  for (auto [name, n] : kProtos)
+    if (s == name) return n;
+  auto n = parse_u32(s, "");
+  if (!n || *n > 255) return std::nullopt;
+  return std::uint8_t(*n);
+}
+
+}  // namespace
+
+bool AddrFilter::selects(const wire::AddrMessage& a, const std::string& dev) const {
+  if ((scope ^ a.scope) & scope_mask) return false;
+  if ((flags ^ a.all_flags()) & flag_mask) return false;
+  if (family && a.family != family) return false;
+  if (proto && a.proto && *a.proto != *proto) return false;
+  if (label && fnmatch(label->c_str(), (a.label ? *a.label : dev).c_str(), 0) != 0) return false;
+  if (to && !to->any && to->len != 0) {
+    const IpAddr* local = a.local ? &*a.local : a.address ? &*a.address : nullptr;
+    if (!local || local->family() != to->addr.family()) return false;
+    int len = to->len < 0 ? int(to->addr.size() * 8) : to->len;
+    if (!local->in_prefix(to->addr, len)) return false;
+  }
+  return true;
+}
+
+Result<void> parse_show_filter(Ctx& c, Args& a, LinkFilter& f, AddrFilter& af) {
   while (!a.done()) {
     std::string w = a.take();
-    if (w == "type") {
+    if (w == "to") {
       auto v = a.value();
       if (!v) return fail(v.error());
-      f.kind = *v;
-    } else if (w == "master") {
+      auto p = prefix_or_exit(*v, c.family == AF_PACKET ? AF_PACKET : af.family);
+      if (!p) return fail(p.error());
+      af.to = *p;
+      if (!af.family && !p->any) af.family = p->addr.family();
+    } else if (w == "scope") {
       auto v = a.value();
       if (!v) return fail(v.error());
-      f.master = *v;
+      af.scope_mask = 0xff;
+      if (auto n = scope_number(*v)) {
+        af.scope = *n;
+      } else {
+        if (*v != "all") return invarg("invalid \"scope\"\n", *v);
+        af.scope = RT_SCOPE_NOWHERE;
+        af.scope_mask = 0;
+      }
     } else if (w == "up") {
       f.up = true;
+    } else if (w == "down") {
+      f.down = true;
+    } else if (take_flag_filter(w, af)) {
+    } else if (w == "label") {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      af.label = *v;
     } else if (w == "group") {
       auto v = a.value();
       if (!v) return fail(v.error());
-      auto n = parse_u32(*v, "Invalid \"group\" value\n");
+      auto n =
+          *v == "default" ? Result<std::uint32_t>(0u) : parse_u32(*v, "Invalid \"group\" value\n");
       if (!n) return fail(n.error());
       f.group = *n;
+    } else if (w == "master" || w == "vrf") {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      auto idx = c.client->ifindex(*v);
+      if (!idx) return fail(idx.error());
+      // ifcore has no vrf kind: no device is a VRF.
+      if (w == "vrf") return invarg("Not a valid VRF name\n", *v);
+      if (!*idx) return invarg("Device does not exist\n", *v);
+      f.master = *v;
+    } else if (w == "nomaster") {
+      f.nomaster = true;
+    } else if (w == "type") {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      static const std::string kSlave = "_slave";
+      if (v->size() >= kSlave.size() &&
+          v->compare(v->size() - kSlave.size(), kSlave.size(), kSlave) == 0)
+        f.slave_kind = v->substr(0, v->size() - kSlave.size());
+      else
+        f.kind = *v;
+    } else if (w == "proto") {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      auto n = addr_proto_number(*v);
+      if (!n) return invarg("\"proto\" value is invalid\n", *v);
+      af.proto = *n;
+    } else if (w == "novf") {
     } else {
       if (w == "dev") {
         auto v = a.value();
@@ -245,33 +382,36 @@ Result<LinkFilter> parse_link_filter(Args& a) {
       f.name = w;
     }
   }
-  return f;
+  return ok();
+}
+
+void print_link_brief_packet(Ctx& c, const LinkView& l) {
+  print_link_brief(c, l);
+  if (l.m.address) c.out->kv("address", l.m.address->to_string(), l.m.address->to_string() + " ");
+  Json jf = Json::array();
+  std::string tf;
+  bool mdown =
+      l.m.link && *l.m.link && !l.m.link_netnsid && !(c.client->ifflags(int(*l.m.link)) & IFF_UP);
+  for (const auto& fl : link_flag_names(l.m.flags, mdown)) {
+    jf.push_back(fl);
+    tf += (tf.empty() ? "" : ",") + fl;
+  }
+  c.out->kv("flags", jf, "<" + tf + "> \n");
 }
 
 Result<void> link_show(Ctx& c, Args& a) {
-  auto f = parse_link_filter(a);
-  if (!f) return fail(f.error());
-  auto links = list_links(c, *f);
+  LinkFilter lf;
+  AddrFilter af;
+  IFCORE_TRY(parse_show_filter(c, a, lf, af));
+  auto links = list_links(c, lf);
   if (!links) return fail(links.error());
   c.out->open_array();
   for (const auto& l : *links) {
     c.out->open_object();
-    if (c.brief) {
-      print_link_brief(c, l);
-      std::string addr = l.m.address ? l.m.address->to_string() : "";
-      if (l.m.address) c.out->kv("address", addr, "");
-      std::string t = addr;
-      if (t.size() < 17) t.append(17 - t.size(), ' ');
-      c.out->text(t + " ");
-      Json jf = Json::array();
-      std::string tf;
-      bool mdown = l.m.link && *l.m.link && !l.m.link_netnsid &&
-                   !(c.client->ifflags(int(*l.m.link)) & IFF_UP);
-      for (const auto& fl : link_flag_names(l.m.flags, mdown)) {
-        jf.push_back(fl);
-        tf += (tf.empty() ? "" : ",") + fl;
-      }
-      c.out->kv("flags", jf, "<" + tf + "> \n");
+    // iproute2's print_linkinfo prints no device when a label is asked for.
+    if (af.label || l.hidden) {
+    } else if (c.brief) {
+      print_link_brief_packet(c, l);
     } else {
       print_link(c, l, true);
     }

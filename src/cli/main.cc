@@ -40,17 +40,32 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
   if (words.empty()) return die(255, "Object \"\" is unknown, try \"ip help\".");
   std::string obj = words[0];
   Args a(std::vector<std::string>(words.begin() + 1, words.end()));
-  if (matches(obj, "link")) return do_link(c, a);
-  if (matches(obj, "address")) return do_addr(c, a);
-  if (matches(obj, "route")) return do_route(c, a);
-  if (matches(obj, "netns")) return do_netns(c, a);
-  if (matches(obj, "monitor")) return do_monitor(c, a);
   if (obj == "stats") return do_stats(c, a);
   if (obj == "probe") return do_probe(c, a);
   if (obj == "sysctl") return do_sysctl(c, a);
-  if (matches(obj, "help")) {
-    usage();
-    return die(255, "");
+  // iproute2's objects in its order, so that an abbreviation means what it means to ip
+  // (`ip n` is neighbor, `ip m` maddress, `ip mo` monitor); those ifc lacks say so.
+  using Handler = Result<void> (*)(Ctx&, Args&);
+  static const std::pair<const char*, Handler> kObjects[] = {
+      {"address", do_addr},    {"addrlabel", nullptr},  {"maddress", nullptr},
+      {"route", do_route},     {"rule", nullptr},       {"neighbor", nullptr},
+      {"neighbour", nullptr},  {"ntable", nullptr},     {"ntbl", nullptr},
+      {"link", do_link},       {"l2tp", nullptr},       {"fou", nullptr},
+      {"ila", nullptr},        {"macsec", nullptr},     {"tunnel", nullptr},
+      {"tunl", nullptr},       {"tuntap", nullptr},     {"tap", nullptr},
+      {"token", nullptr},      {"tcpmetrics", nullptr}, {"tcp_metrics", nullptr},
+      {"monitor", do_monitor}, {"xfrm", nullptr},       {"mroute", nullptr},
+      {"mrule", nullptr},      {"netns", do_netns},     {"netconf", nullptr},
+      {"vrf", nullptr},        {"sr", nullptr},         {"nexthop", nullptr},
+      {"mptcp", nullptr},      {"ioam", nullptr},       {"help", nullptr}};
+  for (auto [name, handler] : kObjects) {
+    if (!matches(obj, name)) continue;
+    if (handler) return handler(c, a);
+    if (std::string_view(name) == "help") {
+      usage();
+      return die(255, "");
+    }
+    return die(1, "Object \"{}\" is not implemented by ifc.", name);
   }
   return die(1, "Object \"{}\" is unknown, try \"ip help\".", obj);
 }
