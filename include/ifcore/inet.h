@@ -156,6 +156,67 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family = 0,
 // Context: control lock. Errors: ENETUNREACH ("Network is unreachable").
 Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int oif = 0);
 
+// ---------------------------------------------------------------- neighbours
+
+// One neighbour entry as RTM_NEWNEIGH reports it (ndmsg + NDA_*). Linux: struct neighbour
+// of arp_tbl (IPv4) and nd_tbl (IPv6), and with NTF_PROXY a struct pneigh_entry. An entry
+// holds its device; every entry of a device goes when the device goes down or is
+// unregistered, the ones that are not NUD_PERMANENT when its carrier goes, all of them
+// when its hardware address changes (neigh_ifdown, neigh_carrier_down, neigh_changeaddr).
+// ifcore sends no frames and runs no timers: a state stays as it was set.
+struct NeighInfo {
+  int family = 0;   // AF_INET or AF_INET6
+  int ifindex = 0;  // 0: a proxy entry for every device
+  IpAddr dst;       // IPv4 on loopback and point-to-point devices: 0.0.0.0 (one per device)
+  std::optional<HwAddr> lladdr;  // reported while the state is NUD_VALID
+  std::uint16_t state = 0;       // NUD_* (NUD_NONE for proxy entries)
+  std::uint8_t flags = 0;        // NTF_ROUTER, NTF_PROXY, NTF_EXT_LEARNED
+  std::uint8_t type = 0;         // RTN_UNICAST, RTN_MULTICAST, RTN_BROADCAST, RTN_LOCAL
+  std::uint8_t protocol = 0;     // NDA_PROTOCOL (0: none)
+  std::uint32_t probes = 0;
+  std::uint32_t refcnt = 0;  // Linux: users besides the table (1 while a timer runs)
+  // Seconds ago, in clock ticks of 1/100 s (NDA_CACHEINFO).
+  std::uint32_t confirmed = 0, used = 0, updated = 0;
+};
+
+// What RTM_NEWNEIGH / RTM_DELNEIGH / RTM_GETNEIGH ask for.
+struct NeighRequest {
+  int family = 0;
+  int ifindex = 0;  // required except for proxy entries
+  std::optional<IpAddr> dst;
+  std::optional<HwAddr> lladdr;
+  std::uint16_t state = 0;  // NUD_*
+  std::uint8_t flags = 0;   // NTF_ROUTER, NTF_PROXY, NTF_EXT_LEARNED, NTF_USE
+  std::optional<std::uint8_t> protocol;
+  // Netlink flags of RTM_NEWNEIGH: `ip neigh add` = create+excl, `replace` =
+  // create+replace, `change` = replace.
+  bool create = true, excl = true, replace = false;
+};
+
+// Adds or updates an entry (Linux: neigh_add, __neigh_update). Notifies RTM_NEWNEIGH when
+// the entry is new or its state, address or flags changed. Context: control lock.
+// Errors: EINVAL ("Network address not specified", "Invalid link address", "No link layer
+// address given", "Device not specified"), ENODEV, EEXIST (create+excl of an existing
+// entry), ENOENT (no create flag, no entry), EAFNOSUPPORT.
+Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req);
+
+// Deletes an entry (Linux: neigh_delete): RTM_NEWNEIGH as it turns NUD_FAILED, then
+// RTM_DELNEIGH; a proxy entry goes without notification. Context: control lock.
+// Errors: EINVAL, ENODEV, ENOENT.
+Result<void> delete_neigh(Control& ctl, Namespace& ns, const NeighRequest& req);
+
+// The entries of `family` (AF_UNSPEC: IPv4 then IPv6), newest first, on `ifindex` (0:
+// all); with `proxy`, the proxy entries instead. Context: control lock.
+std::vector<NeighInfo> list_neighs(Control& ctl, Namespace& ns, int family, bool proxy,
+                                   int ifindex = 0);
+
+// One entry (Linux: neigh_get). Context: control lock. Errors: EINVAL, ENODEV, ENOENT
+// ("Neighbour entry not found").
+Result<NeighInfo> get_neigh(Control& ctl, Namespace& ns, const NeighRequest& req);
+
+// Entries held, for the bench and the tests. Context: control lock.
+std::size_t neigh_count(Control& ctl);
+
 // ---------------------------------------------------------------- settings (sysctls)
 
 // The scopes of a setting, as NETCONFA_IFINDEX_* in <linux/netconf.h>.
@@ -224,6 +285,7 @@ class ProtoListener {
   virtual ~ProtoListener() = default;
   virtual void on_addr(Namespace& ns, ProtoEvent ev, const AddrInfo& a) {}
   virtual void on_route(Namespace& ns, ProtoEvent ev, const RouteInfo& r) {}
+  virtual void on_neigh(Namespace& ns, ProtoEvent ev, const NeighInfo& n) {}
   // False if on_route would ignore every route of `family` in `ns` now: the protocols then
   // skip building the RouteInfo (a copy per route, and a vlan going down drops three).
   virtual bool wants_routes(Namespace& ns, int family) const { return true; }

@@ -50,6 +50,7 @@ class Hooks final : public PernetHooks {
           for (auto& r : v) dst_free(ep_, r, std::move(r.dst));
     st->tables4.clear();
     st->tables6.clear();
+    neigh_exit(ep_, *st);
   }
 
  private:
@@ -159,6 +160,7 @@ void install_all(Engine& engine) {
   dst_subscribe(ctl, ref);
   inet_subscribe(ctl);
   fib_subscribe(ctl);
+  neigh_subscribe(ctl);  // before inet6, which drops the device's state at Unregister
   inet6_subscribe(ctl);
 }
 

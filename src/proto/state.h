@@ -118,8 +118,38 @@ struct RouteKey {
   friend auto operator<=>(const RouteKey&, const RouteKey&) = default;
 };
 
+// A neighbour entry (Linux: struct neighbour); holds its device.
+struct Neigh : RcuHook {
+  explicit Neigh(Device& d) : ref(d, "neigh") {}
+  Ref ref;
+  inet::NeighInfo info;  // the reported fields but the times and the address
+  HwAddr lladdr;         // Linux: neigh->ha (kept while the state is not valid)
+  TimePoint confirmed{}, used{}, updated{};
+  std::list<std::unique_ptr<Neigh>>::iterator self;  // its node in NeighTable::entries
+};
+
+// A proxy entry (Linux: struct pneigh_entry); holds its device, if it names one.
+struct PNeigh : RcuHook {
+  Ref ref;
+  inet::NeighInfo info;
+};
+
+struct NeighKey {
+  int ifindex = 0;
+  IpAddr dst;
+  friend auto operator<=>(const NeighKey&, const NeighKey&) = default;
+};
+
+// One family's neighbour table of a namespace (Linux: arp_tbl / nd_tbl, per net).
+struct NeighTable {
+  std::list<std::unique_ptr<Neigh>> entries;  // newest first
+  std::map<NeighKey, Neigh*> index;
+  std::list<std::unique_ptr<PNeigh>> proxies;  // newest first
+};
+
 // Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
 struct NetState {
+  NeighTable neigh4, neigh6;
   std::map<std::uint32_t, Table> tables4, tables6;
   std::uint64_t route_seq = 0;  // Route::seq of the next route
   Inet4Conf all4, default4;
@@ -150,14 +180,17 @@ struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (i
   std::vector<std::unique_ptr<Ifa>> addrs;
   std::vector<IpAddr> mc_list;  // joined multicast groups (all-nodes ff02::1, ff01::1)
   std::vector<IpAddr> ac_list;  // anycast addresses (subnet-router anycast when forwarding)
-  bool mroute = false;  // ff00::/8 is wanted: the device was configured since it came up
+  bool mroute = false;          // ff00::/8 is wanted: the device was configured since it came up
 };
+
+struct Neigh;
 
 struct DevState {
   std::unique_ptr<InDev> in;
   std::unique_ptr<Inet6Dev> in6;
-  DevRoutes routes;          // routes through the device (owned by the tables)
-  DevState* prev = nullptr;  // EngineProto::dev_states
+  std::vector<Neigh*> neighs;  // its neighbour entries (owned by the namespace's tables)
+  DevRoutes routes;            // routes through the device (owned by the tables)
+  DevState* prev = nullptr;    // EngineProto::dev_states
   DevState* next = nullptr;
 };
 
@@ -286,6 +319,9 @@ void fib_subscribe(Control& ctl);
 // ---- inet / inet6 (inet.cc, inet6.cc)
 void inet_subscribe(Control& ctl);
 void inet6_subscribe(Control& ctl);
+// neigh.cc: the neighbour subscriber, and the namespace's proxy entries at its exit.
+void neigh_subscribe(Control& ctl);
+void neigh_exit(EngineProto& ep, NetState& st);
 Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const inet::AddrRequest& req);
 Result<void> delete_address6(Control& ctl, Namespace& ns, const inet::AddrRequest& req);
 // The IPv4 primary address a route via `dev` would use as its source (empty if none).

@@ -72,6 +72,9 @@ Result<void> handle_getaddr(Request& r);
 Result<void> handle_newroute(Request& r);
 Result<void> handle_delroute(Request& r);
 Result<void> handle_getroute(Request& r);
+Result<void> handle_newneigh(Request& r);
+Result<void> handle_delneigh(Request& r);
+Result<void> handle_getneigh(Request& r);
 Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);
 // ifcore: IFCORE_NLMSG_GETSTATS (stats_msg.h) — the engine's statistics.

@@ -1,10 +1,12 @@
 // rtnl/proto.h — internal: addresses and routes as rtnetlink messages (Linux:
 // inet_fill_ifaddr, inet6_fill_ifaddr, fib_dump_info, rt6_fill_node), and the listener
-// that turns the protocols' events into RTNLGRP_IPV{4,6}_{IFADDR,ROUTE} notifications.
+// that turns the protocols' events into RTNLGRP_IPV{4,6}_{IFADDR,ROUTE} and RTNLGRP_NEIGH
+// notifications.
 #pragma once
 
 #include "ifcore/inet.h"
 #include "rtnl/wire/address.h"
+#include "rtnl/wire/neigh.h"
 #include "rtnl/wire/route.h"
 
 namespace ifcore::rtnl {
@@ -13,6 +15,7 @@ class Hub;
 
 wire::AddrMessage addr_message(const inet::AddrInfo& a);
 wire::RouteMessage route_message(const inet::RouteInfo& r);
+wire::NeighMessage neigh_message(const inet::NeighInfo& n);
 
 // Context of every method: control lock (the protocols call it).
 class ProtoPublisher final : public inet::ProtoListener {
@@ -21,6 +24,7 @@ class ProtoPublisher final : public inet::ProtoListener {
   void on_addr(Namespace& ns, inet::ProtoEvent ev, const inet::AddrInfo& a) override;
   void on_route(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r) override;
   bool wants_routes(Namespace& ns, int family) const override;
+  void on_neigh(Namespace& ns, inet::ProtoEvent ev, const inet::NeighInfo& n) override;
 
  private:
   Hub& hub_;

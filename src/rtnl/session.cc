@@ -236,6 +236,12 @@ Handler find_handler(std::uint16_t type) {
       return handle_delroute;
     case RTM_GETROUTE:
       return handle_getroute;
+    case RTM_NEWNEIGH:
+      return handle_newneigh;
+    case RTM_DELNEIGH:
+      return handle_delneigh;
+    case RTM_GETNEIGH:
+      return handle_getneigh;
     default:
       return nullptr;
   }

@@ -14,8 +14,11 @@ normalisation, which both sides get:
   - counters of real traffic (`-s`: the kernel's IPv6 sends router and neighbour
     solicitations; ifcore's devices carry no traffic unless probed) become N;
   - the bridge's gc_timer (a countdown) becomes N.
+  - neighbour cache times (`used A/B/C` of `-s neigh`, clock ticks that run on) become N.
 A line `#settle` pauses both sides (the kernel applies carrier and operstate changes in
-its link watch, a little later); other lines starting with `#` are comments.
+its link watch, a little later); other lines starting with `#` are comments. A step
+written `sorted: WORDS` compares its output lines sorted: Linux dumps its neighbour tables
+in the order of a hash seeded at random for each table, which no other run repeats.
 
 A step that differs fails the run unless `known.txt` lists it ("FILE:LINE reason"); a listed
 step that no longer differs fails it too, so the list stays true. The closing line is
@@ -55,6 +58,7 @@ def normalise(text):
         line = EUI64.sub('fe80::EUI', line)
         line = GC_TIMER.sub(lambda m: '"gc_timer":N' if m.group(0)[0] == '"' else 'gc_timer N', line)
         line = re.sub(r'"(rx|tx)":\{[^}]*\}', r'"\1":{N}', line)
+        line = re.sub(r'used [0-9]+/[0-9]+/[0-9]+', 'used N/N/N', line)
         if after_counter_header and COUNTER_ROW.match(line):
             line = re.sub(r'[0-9]+', 'N', line)
         after_counter_header = bool(re.match(r'^\s+(RX|TX):', line))
@@ -164,11 +168,18 @@ def main():
                 if a.only and ':' in a.only and a.only != key:
                     continue
                 words = line.split()
+                ordered = True
+                if words and words[0] == 'sorted:':
+                    ordered = False
+                    words = words[1:]
                 k = run([a.ip, '-n', ns] + words)
                 errors += k[2] != 0
                 f = run([a.ifcore_run, '--socket', daemon.sock, '--', a.ip] + words, env)
-                kt = normalise('%s%s\nexit %d' % (k[0], k[1], k[2]))
-                ft = normalise('%s%s\nexit %d' % (f[0], f[1], f[2]))
+
+                def text(r):
+                    out = r[0] if ordered else ''.join(sorted(r[0].splitlines(True)))
+                    return normalise('%s%s\nexit %d' % (out, r[1], r[2]))
+                kt, ft = text(k), text(f)
                 same = kt == ft
                 if key in known:
                     if same:

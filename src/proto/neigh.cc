@@ -1,0 +1,478 @@
+// proto/neigh.cc — the neighbour tables (Linux: net/core/neighbour.c with the ARP and ND
+// constructors of net/ipv4/arp.c and net/ipv6/ndisc.c): entries that hold their device,
+// proxy entries, the updates RTM_NEWNEIGH asks for, and the flushes of a device that goes
+// down, loses its carrier, changes its address or is unregistered.
+//
+// ifcore sends no ARP or ND frames and runs no neighbour timers: a state stays as it was
+// set, except that a DELAY entry turns PROBE at once with one probe counted, as Linux's
+// timer does with a zero delay (neigh_timer_handler), so that what a dump shows matches.
+//
+// Lock order: everything here runs under the control lock.
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if_arp.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+
+#include <algorithm>
+#include <array>
+
+#include "proto/install.h"
+#include "proto/state.h"
+
+namespace ifcore::proto {
+
+namespace {
+
+using inet::NeighInfo;
+using inet::NeighRequest;
+using inet::ProtoEvent;
+
+constexpr std::uint16_t kNudValid =
+    NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | NUD_DELAY;
+constexpr std::uint16_t kNudConnected = NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE;
+constexpr std::uint16_t kNudInTimer = NUD_INCOMPLETE | NUD_REACHABLE | NUD_DELAY | NUD_PROBE;
+// Linux: BASE_REACHABLE_TIME (30 s): a new or unconfirmed entry was confirmed twice that
+// long ago.
+constexpr Duration kUnconfirmed = std::chrono::seconds(60);
+
+NeighTable& table_of(NetState& st, int family) {
+  return family == AF_INET6 ? st.neigh6 : st.neigh4;
+}
+
+void notify_neigh(EngineProto& ep, Namespace& ns, ProtoEvent ev, const NeighInfo& n) {
+  for (auto* l : ep.listeners) l->on_neigh(ns, ev, n);
+}
+
+std::uint32_t ticks_since(TimePoint now, TimePoint then) {
+  auto d = std::chrono::duration_cast<std::chrono::milliseconds>(now - then).count();
+  return d <= 0 ? 0u : static_cast<std::uint32_t>(d / 10);  // clock_t at USER_HZ 100
+}
+
+NeighInfo report(const Neigh& n, TimePoint now) {
+  NeighInfo i = n.info;
+  if (i.state & kNudValid)
+    i.lladdr = n.lladdr;
+  else
+    i.lladdr.reset();
+  i.refcnt = (i.state & (NUD_REACHABLE | NUD_DELAY | NUD_PROBE)) ? 1 : 0;
+  i.confirmed = ticks_since(now, n.confirmed);
+  i.used = ticks_since(now, n.used);
+  i.updated = ticks_since(now, n.updated);
+  return i;
+}
+
+NeighInfo report(const PNeigh& p) {
+  NeighInfo i = p.info;
+  i.flags |= NTF_PROXY;
+  i.type = RTN_UNICAST;
+  return i;
+}
+
+// Linux: inet_addr_type_dev_table — the type of `dst` in the local table; a namespace
+// that never had a local table answers RTN_BROADCAST.
+std::uint8_t ipv4_type(NetState& st, const IpAddr& dst) {
+  std::uint32_t h = dst.v4_host();
+  if (h == 0 || h == 0xffffffffu) return RTN_BROADCAST;
+  if (dst.is_multicast()) return RTN_MULTICAST;
+  auto t = st.tables4.find(RT_TABLE_LOCAL);
+  if (t == st.tables4.end()) return RTN_BROADCAST;
+  std::uint8_t type = RTN_UNICAST;
+  int best = -1;
+  for (const auto& [key, routes] : t->second) {
+    if (routes.empty() || key.len <= best || !dst.in_prefix(key.dst, key.len)) continue;
+    best = key.len;
+    type = routes.front().info.type;
+  }
+  return type;
+}
+
+// Linux: arp_constructor / ndisc_constructor — the entry's type and, for destinations that
+// need no resolution, its NUD_NOARP state and link-layer address.
+void construct(NetState& st, Device& dev, Neigh& n) {
+  NeighInfo& i = n.info;
+  const bool v6 = i.family == AF_INET6;
+  const std::uint32_t fl = dev.flags();
+  auto mcast_map = [&]() {
+    auto b = i.dst.bytes();
+    if (v6) return HwAddr::ethernet({0x33, 0x33, b[12], b[13], b[14], b[15]});
+    return HwAddr::ethernet({0x01, 0x00, 0x5e, static_cast<std::uint8_t>(b[1] & 0x7f), b[2], b[3]});
+  };
+  i.type =
+      v6 ? std::uint8_t(i.dst.is_multicast() ? RTN_MULTICAST : RTN_UNICAST) : ipv4_type(st, i.dst);
+  // Devices without a link-layer header (ipip, gre: ifcore's tunnels) resolve nothing.
+  const bool headers = dev.hw_type() == ARPHRD_ETHER || dev.hw_type() == ARPHRD_LOOPBACK;
+  if (!headers) {
+    i.state = NUD_NOARP;
+    n.lladdr = dev.address();
+  } else if (i.type == RTN_MULTICAST) {
+    i.state = NUD_NOARP;
+    n.lladdr = mcast_map();
+  } else if (fl & (IFF_NOARP | IFF_LOOPBACK)) {
+    i.state = NUD_NOARP;
+    n.lladdr = dev.address();
+    if (v6 && (fl & IFF_LOOPBACK)) i.type = RTN_LOCAL;
+  } else if ((!v6 && i.type == RTN_BROADCAST) || (fl & IFF_POINTOPOINT)) {
+    i.state = NUD_NOARP;
+    n.lladdr = dev.broadcast();
+  }
+}
+
+void unlink_entry(EngineProto& ep, NetState& st, DevState& ds, Neigh* n) {
+  NeighTable& t = table_of(st, n->info.family);
+  t.index.erase(NeighKey{n->info.ifindex, n->info.dst});
+  auto& v = ds.neighs;
+  v.erase(std::remove(v.begin(), v.end(), n), v.end());
+  std::unique_ptr<Neigh> own = std::move(*n->self);
+  t.entries.erase(n->self);
+  retire_hooked(ep, own.release());
+}
+
+// Linux: neigh_flush_dev — every entry of `dev` (not the permanent ones when `skip_perm`),
+// each announced with RTM_DELNEIGH as it was; and with `proxies`, its proxy entries
+// (pneigh_ifdown: no announcement).
+void flush_dev(Control& ctl, Namespace& ns, Device& dev, bool skip_perm, bool proxies) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  DevState* ds = find_dev(ep, dev);
+  NetState& st = net_state(ns);
+  TimePoint now = ctl.engine().time().now();
+  if (ds && !ds->neighs.empty()) {
+    std::vector<Neigh*> gone;
+    for (Neigh* n : ds->neighs)
+      if (!(skip_perm && (n->info.state & NUD_PERMANENT))) gone.push_back(n);
+    for (Neigh* n : gone) {
+      NeighInfo last = report(*n, now);
+      unlink_entry(ep, st, *ds, n);
+      notify_neigh(ep, ns, ProtoEvent::Del, last);
+    }
+  }
+  if (!proxies) return;
+  for (NeighTable* t : {&st.neigh4, &st.neigh6})
+    for (auto it = t->proxies.begin(); it != t->proxies.end();) {
+      if ((*it)->info.ifindex == dev.ifindex()) {
+        retire_hooked(ep, it->release());
+        it = t->proxies.erase(it);
+      } else {
+        ++it;
+      }
+    }
+}
+
+Result<Device*> request_device(Control& ctl, Namespace& ns, const NeighRequest& req) {
+  if (!req.ifindex) return static_cast<Device*>(nullptr);
+  Device* dev = ctl.find(ns, req.ifindex);
+  if (!dev) return fail_log_only(ENODEV, "no device of ifindex {}", req.ifindex);
+  return dev;
+}
+
+Result<void> check_family(int family) {
+  if (family != AF_INET && family != AF_INET6)
+    return fail_log_only(EAFNOSUPPORT, "no neighbour table for family {}", family);
+  return ok();
+}
+
+Result<void> check_dst(const NeighRequest& req) {
+  if (!req.dst || req.dst->family() != req.family) return fail(EINVAL, "Invalid network address");
+  return ok();
+}
+
+PNeigh* find_proxy(NeighTable& t, const IpAddr& dst, int ifindex, bool exact) {
+  for (auto& p : t.proxies)
+    if (p->info.dst == dst && (p->info.ifindex == ifindex || (!exact && p->info.ifindex == 0)))
+      return p.get();
+  return nullptr;
+}
+
+// Linux: __neigh_update with NEIGH_UPDATE_F_ADMIN. Returns whether RTM_NEWNEIGH is due.
+Result<bool> update(Neigh& n, Device& dev, const std::optional<HwAddr>& lladdr, std::uint16_t want,
+                    bool override, bool override_isrouter, bool isrouter, bool ext_learned,
+                    TimePoint now) {
+  NeighInfo& i = n.info;
+  bool notify = false;
+  std::uint16_t old = i.state;
+  if (ext_learned && !(i.flags & NTF_EXT_LEARNED)) {
+    i.flags |= NTF_EXT_LEARNED;
+    notify = true;
+  }
+  auto set_router = [&]() {
+    if (!override_isrouter) return;
+    std::uint8_t f = isrouter ? (i.flags | NTF_ROUTER) : (i.flags & ~NTF_ROUTER);
+    if (f != i.flags) {
+      i.flags = f;
+      notify = true;
+    }
+  };
+  if (!(want & kNudValid)) {
+    i.state = want;
+    i.probes = 0;
+    notify = notify || (old & kNudValid) ||
+             ((old & (NUD_INCOMPLETE | NUD_PROBE)) && (want & NUD_FAILED));
+    if (want != old) n.updated = now;
+    set_router();
+    return notify;
+  }
+  HwAddr ha = n.lladdr;
+  if (dev.address().empty()) {
+    // The device needs no address: the entry keeps what it has.
+  } else if (lladdr) {
+    ha = HwAddr(lladdr->bytes().first(dev.address().size()));
+  } else if (!(old & kNudValid)) {
+    return fail(EINVAL, "No link layer address given");
+  }
+  if (want & kNudConnected) n.confirmed = now;
+  if ((old & kNudValid) && ha != n.lladdr && !override) {
+    set_router();
+    return notify;
+  }
+  if (want != old || ha != n.lladdr) n.updated = now;
+  if (want != old) {
+    i.state = want;
+    if (want & NUD_PROBE) i.probes = 0;
+    notify = true;
+  }
+  if (ha != n.lladdr) {
+    n.lladdr = ha;
+    if (!(want & kNudConnected)) n.confirmed = now - kUnconfirmed;
+    notify = true;
+  }
+  set_router();
+  return notify;
+}
+
+}  // namespace
+
+// The notifier side: Linux's arp_netdev_event and ndisc_netdev_event, and neigh_ifdown
+// from the protocols' NETDEV_DOWN / NETDEV_UNREGISTER.
+class NeighSubscriber final : public Subscriber {
+ public:
+  Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+    EngineProto& ep = engine_proto(ctl.engine());
+    RetireScope scope(ep, ev.batched);
+    Namespace& ns = ev.dev.ns();
+    switch (ev.event) {
+      case NetdevEvent::Down:
+      case NetdevEvent::Unregister:
+        flush_dev(ctl, ns, ev.dev, false, true);
+        break;
+      case NetdevEvent::ChangeAddr:
+        flush_dev(ctl, ns, ev.dev, false, false);
+        break;
+      case NetdevEvent::Change:
+        if (ev.flags_changed & IFF_NOARP) flush_dev(ctl, ns, ev.dev, false, false);
+        if (!ev.dev.carrier()) flush_dev(ctl, ns, ev.dev, true, false);
+        break;
+      default:
+        break;
+    }
+    return ok();
+  }
+};
+
+void neigh_subscribe(Control& ctl) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  auto sub = std::make_unique<NeighSubscriber>();
+  ctl.subscribe(*sub,
+                SubscribeOptions{"neigh", 0, true,
+                                 events_of(NetdevEvent::Down, NetdevEvent::Change,
+                                           NetdevEvent::ChangeAddr, NetdevEvent::Unregister)});
+  ep.subscribers.push_back(std::move(sub));
+}
+
+void neigh_exit(EngineProto& ep, NetState& st) {
+  for (NeighTable* t : {&st.neigh4, &st.neigh6}) {
+    for (auto& p : t->proxies) retire_hooked(ep, p.release());
+    t->proxies.clear();
+  }
+}
+
+}  // namespace ifcore::proto
+
+namespace ifcore::inet {
+
+using namespace ifcore::proto;
+
+Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  RetireScope scope(ep);
+  if (!req.dst) return fail(EINVAL, "Network address not specified");
+  auto devr = request_device(ctl, ns, req);
+  if (!devr) return fail(devr.error());
+  Device* dev = *devr;
+  if (dev && req.lladdr && req.lladdr->size() < dev->address().size())
+    return fail(EINVAL, "Invalid link address");
+  IFCORE_TRY(check_family(req.family));
+  IFCORE_TRY(check_dst(req));
+  NetState& st = net_state(ns);
+  NeighTable& t = table_of(st, req.family);
+  TimePoint now = ctl.engine().time().now();
+  if (req.flags & NTF_PROXY) {
+    // Linux: pneigh_create — found or made; no announcement.
+    PNeigh* p = find_proxy(t, *req.dst, dev ? dev->ifindex() : 0, true);
+    if (!p) {
+      auto made = std::make_unique<PNeigh>();
+      if (dev) made->ref = Ref(*dev, "pneigh");
+      made->info.family = req.family;
+      made->info.ifindex = dev ? dev->ifindex() : 0;
+      made->info.dst = *req.dst;
+      p = made.get();
+      t.proxies.push_front(std::move(made));
+    }
+    p->info.flags = req.flags & ~NTF_PROXY;
+    if (req.protocol && *req.protocol) p->info.protocol = *req.protocol;
+    return report(*p);
+  }
+  if (!dev) return fail(EINVAL, "Device not specified");
+  DevState* ds = find_dev(ep, *dev);
+  if (req.family == AF_INET6 && (!ds || !ds->in6 || ds->in6->conf.disable_ipv6))
+    return fail(EINVAL, "IPv6 is disabled on this device");
+  if (req.family == AF_INET && (!ds || !ds->in))
+    return fail_log_only(EINVAL, "device \"{}\" has no IPv4", dev->name());
+  // Linux: arp_tbl keys loopback and point-to-point devices' entries by 0.0.0.0.
+  IpAddr key = *req.dst;
+  if (req.family == AF_INET && (dev->flags() & (IFF_LOOPBACK | IFF_POINTOPOINT)))
+    key = IpAddr::v4(0);
+  auto found = t.index.find(NeighKey{dev->ifindex(), key});
+  Neigh* n = found == t.index.end() ? nullptr : found->second;
+  bool made = false;
+  bool override = true, override_isrouter = true;
+  if (!n) {
+    if (!req.create)
+      return fail_log_only(ENOENT, "no neighbour {} on \"{}\"", key.to_string(), dev->name());
+    auto entry = std::make_unique<Neigh>(*dev);
+    entry->info.family = req.family;
+    entry->info.ifindex = dev->ifindex();
+    entry->info.dst = key;
+    entry->updated = entry->used = now;
+    entry->confirmed = now - kUnconfirmed;
+    construct(st, *dev, *entry);
+    entry->info.flags = req.flags & NTF_EXT_LEARNED;
+    n = entry.get();
+    t.entries.push_front(std::move(entry));
+    n->self = t.entries.begin();
+    t.index.emplace(NeighKey{dev->ifindex(), key}, n);
+    dev_state(ep, *dev).neighs.push_back(n);
+    made = true;
+  } else {
+    if (req.excl)
+      return fail_log_only(EEXIST, "neighbour {} on \"{}\" exists", key.to_string(), dev->name());
+    if (!req.replace) override = override_isrouter = false;
+  }
+  NeighInfo before = n->info;
+  std::uint8_t protocol_before = n->info.protocol;
+  if (req.protocol && *req.protocol) n->info.protocol = *req.protocol;
+  auto notify = update(*n, *dev, req.lladdr, req.state, override, override_isrouter,
+                       req.flags & NTF_ROUTER, req.flags & NTF_EXT_LEARNED, now);
+  if (!notify) {
+    // Linux leaves a new entry it could not complete (NUD_NONE); ifcore takes it back, so
+    // that a failed request changes nothing.
+    if (made) {
+      unlink_entry(ep, st, dev_state(ep, *dev), n);
+    } else {
+      n->info = before;
+      n->info.protocol = protocol_before;
+    }
+    return fail(notify.error());
+  }
+  // Linux: neigh_timer_handler with a zero delay takes a DELAY entry that was not
+  // confirmed lately to PROBE and sends the first probe; a PROBE entry sends it too.
+  bool delay = n->info.state == NUD_DELAY;
+  if (*notify || made) notify_neigh(ep, ns, ProtoEvent::New, report(*n, now));
+  if (delay) {
+    n->info.state = NUD_PROBE;
+    n->updated = now;
+    notify_neigh(ep, ns, ProtoEvent::New, report(*n, now));
+  }
+  if (n->info.state == NUD_PROBE) n->info.probes = 1;
+  return report(*n, now);
+}
+
+Result<void> delete_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  RetireScope scope(ep);
+  if (!req.dst) return fail(EINVAL, "Network address not specified");
+  auto devr = request_device(ctl, ns, req);
+  if (!devr) return fail(devr.error());
+  Device* dev = *devr;
+  IFCORE_TRY(check_family(req.family));
+  IFCORE_TRY(check_dst(req));
+  NetState& st = net_state(ns);
+  NeighTable& t = table_of(st, req.family);
+  if (req.flags & NTF_PROXY) {
+    int ifindex = dev ? dev->ifindex() : 0;
+    for (auto it = t.proxies.begin(); it != t.proxies.end(); ++it)
+      if ((*it)->info.dst == *req.dst && (*it)->info.ifindex == ifindex) {
+        retire_hooked(ep, it->release());
+        t.proxies.erase(it);
+        return ok();
+      }
+    return fail_log_only(ENOENT, "no proxy entry {}", req.dst->to_string());
+  }
+  if (!dev) return fail_log_only(EINVAL, "a neighbour delete names no device");
+  IpAddr key = *req.dst;
+  if (req.family == AF_INET && (dev->flags() & (IFF_LOOPBACK | IFF_POINTOPOINT)))
+    key = IpAddr::v4(0);
+  auto found = t.index.find(NeighKey{dev->ifindex(), key});
+  if (found == t.index.end())
+    return fail_log_only(ENOENT, "no neighbour {} on \"{}\"", key.to_string(), dev->name());
+  Neigh* n = found->second;
+  TimePoint now = ctl.engine().time().now();
+  // Linux: neigh_delete turns the entry NUD_FAILED (announced if it was valid or being
+  // resolved), then removes it (RTM_DELNEIGH).
+  auto notify = update(*n, *dev, std::nullopt, NUD_FAILED, true, false, false, false, now);
+  if (notify && *notify) notify_neigh(ep, ns, ProtoEvent::New, report(*n, now));
+  NeighInfo last = report(*n, now);
+  unlink_entry(ep, st, dev_state(ep, *dev), n);
+  notify_neigh(ep, ns, ProtoEvent::Del, last);
+  return ok();
+}
+
+std::vector<NeighInfo> list_neighs(Control& ctl, Namespace& ns, int family, bool proxy,
+                                   int ifindex) {
+  std::vector<NeighInfo> out;
+  NetState& st = net_state(ns);
+  TimePoint now = ctl.engine().time().now();
+  for (int f : {AF_INET, AF_INET6}) {
+    if (family && family != f) continue;
+    NeighTable& t = table_of(st, f);
+    if (proxy) {
+      for (const auto& p : t.proxies)
+        if (!ifindex || p->info.ifindex == ifindex) out.push_back(report(*p));
+    } else {
+      for (const auto& n : t.entries)
+        if (!ifindex || n->info.ifindex == ifindex) out.push_back(report(*n, now));
+    }
+  }
+  return out;
+}
+
+Result<NeighInfo> get_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) {
+  if (!req.dst) return fail(EINVAL, "Network address not specified");
+  auto devr = request_device(ctl, ns, req);
+  if (!devr) return fail(ENODEV, "Unknown device ifindex");
+  Device* dev = *devr;
+  IFCORE_TRY(check_family(req.family));
+  IFCORE_TRY(check_dst(req));
+  NetState& st = net_state(ns);
+  NeighTable& t = table_of(st, req.family);
+  if (req.flags & NTF_PROXY) {
+    PNeigh* p = find_proxy(t, *req.dst, dev ? dev->ifindex() : 0, false);
+    if (!p) return fail(ENOENT, "Proxy neighbour entry not found");
+    return report(*p);
+  }
+  if (!dev) return fail(EINVAL, "No device specified");
+  IpAddr key = *req.dst;
+  if (req.family == AF_INET && (dev->flags() & (IFF_LOOPBACK | IFF_POINTOPOINT)))
+    key = IpAddr::v4(0);
+  auto found = t.index.find(NeighKey{dev->ifindex(), key});
+  if (found == t.index.end()) return fail(ENOENT, "Neighbour entry not found");
+  return report(*found->second, ctl.engine().time().now());
+}
+
+std::size_t neigh_count(Control& ctl) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  std::size_t n = 0;
+  for (DevState* ds = ep.dev_states; ds; ds = ds->next) n += ds->neighs.size();
+  return n;
+}
+
+}  // namespace ifcore::inet
