@@ -1,6 +1,8 @@
 // cli/args.cc — keyword matching, values and iproute2's syntax-error wording.
 #include "cli/args.h"
 
+#include <linux/rtnetlink.h>
+
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -74,6 +76,32 @@ Result<Prefix> prefix_or_exit(const std::string& s, int family) {
                  : family == AF_INET ? "inet"
                                      : "any valid",
                  s);
+}
+
+namespace {
+const std::pair<std::uint8_t, const char*> kRtProtos[] = {
+    {RTPROT_UNSPEC, "unspec"}, {RTPROT_REDIRECT, "redirect"}, {RTPROT_KERNEL, "kernel"},
+    {RTPROT_BOOT, "boot"},     {RTPROT_STATIC, "static"},     {RTPROT_GATED, "gated"},
+    {RTPROT_RA, "ra"},         {RTPROT_MRT, "mrt"},           {RTPROT_ZEBRA, "zebra"},
+    {RTPROT_BIRD, "bird"},     {RTPROT_DNROUTED, "dnrouted"}, {RTPROT_XORP, "xorp"},
+    {RTPROT_NTK, "ntk"},       {RTPROT_DHCP, "dhcp"},         {RTPROT_KEEPALIVED, "keepalived"},
+    {RTPROT_BABEL, "babel"},   {RTPROT_OPENR, "openr"},       {RTPROT_BGP, "bgp"},
+    {RTPROT_ISIS, "isis"},     {RTPROT_OSPF, "ospf"},         {RTPROT_RIP, "rip"},
+    {RTPROT_EIGRP, "eigrp"}};
+}  // namespace
+
+std::string rt_proto_name(std::uint8_t p) {
+  for (auto [n, name] : kRtProtos)
+    if (n == p) return name;
+  return std::to_string(p);
+}
+
+std::optional<std::uint8_t> rt_proto_number(const std::string& s) {
+  for (auto [n, name] : kRtProtos)
+    if (s == name) return n;
+  auto v = parse_u32(s, "");
+  if (!v || *v > 255) return std::nullopt;
+  return std::uint8_t(*v);
 }
 
 Result<int> dev_index(Ctx& c, const std::string& name) {

@@ -50,6 +50,12 @@ Result<Prefix> parse_prefix(const std::string& s, int family, const char* what);
 // "inet6" for a family asked for).
 Result<Prefix> prefix_or_exit(const std::string& s, int family);
 
+// Route and neighbour protocols by iproute2's built-in names (rt_names.c's table: kernel,
+// boot, static, zebra, bird, bgp, openr...), else the number.
+std::string rt_proto_name(std::uint8_t p);
+// A name of that table or a number below 256.
+std::optional<std::uint8_t> rt_proto_number(const std::string& s);
+
 // `dev NAME` -> ifindex, or `Cannot find device "NAME"` (exit 1).
 Result<int> dev_index(Ctx& c, const std::string& name);
 

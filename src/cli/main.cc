@@ -30,7 +30,7 @@ void usage() {
                "       ifc [ -force ] -batch filename\n"
                "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
                "       ifc sysctl [ -n ] { KEY... | -w KEY=VALUE... }\n"
-               "where  OBJECT := { link | address | route | netns | monitor | stats }\n"
+               "where  OBJECT := { link | address | route | neighbour | netns | monitor | stats }\n"
                "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
                "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
                "                    --embedded | --kernel | --socket PATH }\n");
@@ -48,8 +48,8 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
   using Handler = Result<void> (*)(Ctx&, Args&);
   static const std::pair<const char*, Handler> kObjects[] = {
       {"address", do_addr},    {"addrlabel", nullptr},  {"maddress", nullptr},
-      {"route", do_route},     {"rule", nullptr},       {"neighbor", nullptr},
-      {"neighbour", nullptr},  {"ntable", nullptr},     {"ntbl", nullptr},
+      {"route", do_route},     {"rule", nullptr},       {"neighbor", do_neigh},
+      {"neighbour", do_neigh}, {"ntable", nullptr},     {"ntbl", nullptr},
       {"link", do_link},       {"l2tp", nullptr},       {"fou", nullptr},
       {"ila", nullptr},        {"macsec", nullptr},     {"tunnel", nullptr},
       {"tunl", nullptr},       {"tuntap", nullptr},     {"tap", nullptr},

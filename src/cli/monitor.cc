@@ -16,9 +16,10 @@ namespace ifcore::cli {
 
 void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, bool one_table);
 void print_addr_event(Ctx& c, const wire::Message& m);
+void print_neigh_event(Ctx& c, const wire::Message& m);  // neigh_cmd.cc
 
 Result<void> do_monitor(Ctx& c, Args& a) {
-  bool link = false, addr = false, route = false;
+  bool link = false, addr = false, route = false, neigh = false;
   while (!a.done()) {
     std::string w = a.take();
     if (matches(w, "link"))
@@ -27,12 +28,14 @@ Result<void> do_monitor(Ctx& c, Args& a) {
       addr = true;
     else if (matches(w, "route"))
       route = true;
+    else if (matches(w, "neigh"))
+      neigh = true;
     else if (w == "all")
-      link = addr = route = true;
+      link = addr = route = neigh = true;
     else
       return die(255, "Argument \"{}\" is unknown, try \"ip monitor help\".", w);
   }
-  if (!link && !addr && !route) link = addr = route = true;
+  if (!link && !addr && !route && !neigh) link = addr = route = neigh = true;
   Transport& t = c.client->transport();
   (void)c.client->ifname(0);  // learn the names before the first notification
   auto join = [&](unsigned g) -> Result<void> {
@@ -48,6 +51,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
     IFCORE_TRY(join(RTNLGRP_IPV4_ROUTE));
     IFCORE_TRY(join(RTNLGRP_IPV6_ROUTE));
   }
+  if (neigh) IFCORE_TRY(join(RTNLGRP_NEIGH));
   for (;;) {
     auto d = c.client->next_event(-1);
     if (!d) {
@@ -76,6 +80,10 @@ Result<void> do_monitor(Ctx& c, Args& a) {
         case RTM_DELROUTE:
           if (route)
             if (auto r = wire::decode_route(m)) print_route(c, m, *r, false);
+          break;
+        case RTM_NEWNEIGH:
+        case RTM_DELNEIGH:
+          if (neigh) print_neigh_event(c, m);
           break;
         default:
           break;

@@ -24,24 +24,7 @@ std::string table_name(std::uint32_t t) {
 }
 
 std::string proto_name(std::uint8_t p) {
-  switch (p) {
-    case RTPROT_UNSPEC:
-      return "unspec";
-    case RTPROT_REDIRECT:
-      return "redirect";
-    case RTPROT_KERNEL:
-      return "kernel";
-    case RTPROT_BOOT:
-      return "boot";
-    case RTPROT_STATIC:
-      return "static";
-    case RTPROT_RA:
-      return "ra";
-    case RTPROT_DHCP:
-      return "dhcp";
-    default:
-      return std::to_string(p);
-  }
+  return rt_proto_name(p);
 }
 
 std::string rt_scope_name(std::uint8_t s) {
@@ -212,22 +195,9 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
     } else if (w == "proto" || w == "protocol") {
       auto v = val();
       if (!v) return fail(v.error());
-      std::uint8_t p = 0;
-      if (*v == "static")
-        p = RTPROT_STATIC;
-      else if (*v == "boot")
-        p = RTPROT_BOOT;
-      else if (*v == "kernel")
-        p = RTPROT_KERNEL;
-      else if (*v == "dhcp")
-        p = RTPROT_DHCP;
-      else if (*v == "ra")
-        p = RTPROT_RA;
-      else {
-        auto n = parse_u32(*v, "\"protocol\" value is invalid\n");
-        if (!n || *n > 255) return invarg("\"protocol\" value is invalid\n", *v);
-        p = std::uint8_t(*n);
-      }
+      auto n = rt_proto_number(*v);
+      if (!n) return invarg("\"protocol\" value is invalid\n", *v);
+      std::uint8_t p = *n;
       r.protocol = p;
     } else if (w == "scope") {
       auto v = val();

@@ -2,6 +2,7 @@
 // `ifc` process, served by ifcore's rtnl library through a Session. The bytes are the same
 // as over the daemon socket; only the carrier differs. One engine per process, so a
 // `-batch` script sees its own changes.
+#include <cstdio>
 #include <deque>
 
 #include "cli/transport.h"
@@ -11,8 +12,20 @@
 namespace ifcore::cli {
 namespace {
 
+// The engine's debug lines (the reasons of errors Linux sends without a message) are not
+// ip's output: only warnings and errors reach standard error, as ifcored's default.
+EngineConfig quiet_config() {
+  EngineConfig cfg;
+  cfg.log = [](LogLevel level, std::string_view text) {
+    if (level < LogLevel::Warning) return;
+    std::fprintf(stderr, "ifcore: %s: %.*s\n", level == LogLevel::Warning ? "warning" : "error",
+                 static_cast<int>(text.size()), text.data());
+  };
+  return cfg;
+}
+
 struct Host {
-  std::unique_ptr<Engine> engine = make_engine();
+  std::unique_ptr<Engine> engine = make_engine(quiet_config());
   rtnl::Server server{*engine};
 };
 

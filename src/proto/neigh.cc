@@ -465,7 +465,10 @@ Result<NeighInfo> get_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
     key = IpAddr::v4(0);
   auto found = t.index.find(NeighKey{dev->ifindex(), key});
   if (found == t.index.end()) return fail(ENOENT, "Neighbour entry not found");
-  return report(*found->second, ctl.engine().time().now());
+  // Linux: neigh_get holds the entry while it answers: one more user in the reply.
+  NeighInfo i = report(*found->second, ctl.engine().time().now());
+  ++i.refcnt;
+  return i;
 }
 
 std::size_t neigh_count(Control& ctl) {
