@@ -149,8 +149,10 @@ Result<void> handle_getneigh(Request& r) {
   if (m->family == AF_UNSPEC || family) {
     for (const auto& n : inet::list_neighs(ctl, **ns, family, proxy, dev_idx)) {
       if (master) {
+        // Linux: neigh_master_filtered — -1 asks for the entries of devices without one.
         Device* d = n.ifindex ? ctl.find(**ns, n.ifindex) : nullptr;
-        if (!d || !d->master() || d->master()->ifindex() != master) continue;
+        Device* up = d ? d->master() : nullptr;
+        if (master == -1 ? up != nullptr : (!up || up->ifindex() != master)) continue;
       }
       auto e = emit(r.out, [&](wire::MessageBuilder& b) {
         return wire::encode_neigh(b, {RTM_NEWNEIGH, flags, r.seq(), r.port()}, neigh_message(n));
