@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include "bench/scenarios/neigh_batch.h"
 #include "bench/scenarios/runner.h"
 #include "bench/scenarios/shim_batch.h"
 
@@ -43,16 +44,37 @@ int main(int argc, char** argv) {
   if (list) {
     for (const auto& s : scenarios()) fmt::print("{}\n", s.name);
     fmt::print("{}\n", kShimBatchName);
+    fmt::print("{}\n", kNeighBatchName);
     return 0;
   }
   // The shim's cost is a section of its own, after the suite's table (shim_batch.h): in the
   // default suite, or when named.
-  bool shim = names.empty();
+  bool shim = names.empty(), neigh = names.empty();
   if (auto it = std::find(names.begin(), names.end(), kShimBatchName); it != names.end()) {
     shim = true;
     names.erase(it);
     if (names.empty()) names.push_back("");  // nothing else was asked for
   }
+  if (auto it = std::find(names.begin(), names.end(), kNeighBatchName); it != names.end()) {
+    neigh = true;
+    names.erase(it);
+    if (names.empty()) names.push_back("");
+  }
+  // The sections of their own (after the suite's table, or alone when only they are named).
+  auto sections = [&]() {
+    if (shim) {
+      if (auto f = measure_shim_batch(1000, o.repeat))
+        print_shim_batch(*f, stdout);
+      else
+        fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+    }
+    if (neigh) {
+      if (auto f = measure_neigh_batch(10000, 10, o.repeat))
+        print_neigh_batch(*f, stdout);
+      else
+        fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+    }
+  };
   auto p = parse_paths(paths);
   if (!p) {
     fmt::print(stderr, "ifcore-bench: {}\n", p.error().message);
@@ -66,12 +88,7 @@ int main(int argc, char** argv) {
   o.pin = !no_pin;
   int rc = 0;
   if (!suite) {
-    auto f = measure_shim_batch(1000, o.repeat);
-    if (!f) {
-      fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
-      return 2;
-    }
-    print_shim_batch(*f, stdout);
+    sections();
     return 0;
   }
   auto r = run_suite(o);
@@ -80,12 +97,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   print_table(*r, stdout);
-  if (shim) {
-    if (auto f = measure_shim_batch(1000, o.repeat))
-      print_shim_batch(*f, stdout);
-    else
-      fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
-  }
+  sections();
   std::fflush(stdout);
   if (!json_path.empty()) {
     if (auto w = write_json(*r, json_path); !w) {

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 #include "proto/install.h"
 #include "proto/state.h"
@@ -23,6 +24,8 @@
 namespace ifcore::proto {
 
 namespace {
+
+static_assert(std::is_trivially_destructible_v<Neigh>);
 
 using inet::NeighInfo;
 using inet::NeighRequest;
@@ -50,7 +53,15 @@ std::uint32_t ticks_since(TimePoint now, TimePoint then) {
 }
 
 NeighInfo report(const Neigh& n, TimePoint now) {
-  NeighInfo i = n.info;
+  NeighInfo i;
+  i.family = n.info.family;
+  i.ifindex = n.info.ifindex;
+  i.dst = n.info.dst;
+  i.state = n.info.state;
+  i.flags = n.info.flags;
+  i.type = n.info.type;
+  i.protocol = n.info.protocol;
+  i.probes = n.info.probes;
   if (i.state & kNudValid)
     i.lladdr = n.lladdr;
   else
@@ -90,7 +101,7 @@ std::uint8_t ipv4_type(NetState& st, const IpAddr& dst) {
 // Linux: arp_constructor / ndisc_constructor — the entry's type and, for destinations that
 // need no resolution, its NUD_NOARP state and link-layer address.
 void construct(NetState& st, Device& dev, Neigh& n) {
-  NeighInfo& i = n.info;
+  NeighFields& i = n.info;
   const bool v6 = i.family == AF_INET6;
   const std::uint32_t fl = dev.flags();
   auto mcast_map = [&]() {
@@ -118,14 +129,23 @@ void construct(NetState& st, Device& dev, Neigh& n) {
   }
 }
 
-void unlink_entry(EngineProto& ep, NetState& st, DevState& ds, Neigh* n) {
-  NeighTable& t = table_of(st, n->info.family);
-  t.index.erase(NeighKey{n->info.ifindex, n->info.dst});
+// The entry of `family` and `key` on the device (Linux: neigh_lookup), newest first.
+Neigh* find_entry(DevState* ds, int family, const IpAddr& key) {
+  if (!ds) return nullptr;
+  auto& v = ds->neighs;
+  for (auto it = v.rbegin(); it != v.rend(); ++it)
+    if (it->info.family == family && it->info.dst == key) return &*it;
+  return nullptr;
+}
+
+// Removes one entry; the device's last takes its reference with it.
+void erase_entry(DevState& ds, const Neigh* n) {
   auto& v = ds.neighs;
-  v.erase(std::remove(v.begin(), v.end(), n), v.end());
-  std::unique_ptr<Neigh> own = std::move(*n->self);
-  t.entries.erase(n->self);
-  retire_hooked(ep, own.release());
+  v.erase(v.begin() + (n - v.data()));
+  if (v.empty()) {
+    std::vector<Neigh>().swap(v);
+    ds.neigh_ref.reset();
+  }
 }
 
 // Linux: neigh_flush_dev — every entry of `dev` (not the permanent ones when `skip_perm`),
@@ -134,19 +154,25 @@ void unlink_entry(EngineProto& ep, NetState& st, DevState& ds, Neigh* n) {
 void flush_dev(Control& ctl, Namespace& ns, Device& dev, bool skip_perm, bool proxies) {
   EngineProto& ep = engine_proto(ctl.engine());
   DevState* ds = find_dev(ep, dev);
-  NetState& st = net_state(ns);
-  TimePoint now = ctl.engine().time().now();
   if (ds && !ds->neighs.empty()) {
-    std::vector<Neigh*> gone;
-    for (Neigh* n : ds->neighs)
-      if (!(skip_perm && (n->info.state & NUD_PERMANENT))) gone.push_back(n);
-    for (Neigh* n : gone) {
-      NeighInfo last = report(*n, now);
-      unlink_entry(ep, st, *ds, n);
-      notify_neigh(ep, ns, ProtoEvent::Del, last);
+    auto& v = ds->neighs;
+    auto goes = [&](const Neigh& n) { return !(skip_perm && (n.info.state & NUD_PERMANENT)); };
+    if (!ep.listeners.empty()) {
+      TimePoint now = ctl.engine().time().now();
+      for (const Neigh& n : v)
+        if (goes(n)) notify_neigh(ep, ns, ProtoEvent::Del, report(n, now));
+    }
+    if (skip_perm)
+      std::erase_if(v, goes);
+    else
+      v.clear();  // trivially destructible entries: the buffer goes whole
+    if (v.empty()) {
+      std::vector<Neigh>().swap(v);
+      ds->neigh_ref.reset();
     }
   }
   if (!proxies) return;
+  NetState& st = net_state(ns);
   for (NeighTable* t : {&st.neigh4, &st.neigh6})
     for (auto it = t->proxies.begin(); it != t->proxies.end();) {
       if ((*it)->info.ifindex == dev.ifindex()) {
@@ -187,7 +213,7 @@ PNeigh* find_proxy(NeighTable& t, const IpAddr& dst, int ifindex, bool exact) {
 Result<bool> update(Neigh& n, Device& dev, const std::optional<HwAddr>& lladdr, std::uint16_t want,
                     bool override, bool override_isrouter, bool isrouter, bool ext_learned,
                     TimePoint now) {
-  NeighInfo& i = n.info;
+  NeighFields& i = n.info;
   bool notify = false;
   std::uint16_t old = i.state;
   if (ext_learned && !(i.flags & NTF_EXT_LEARNED)) {
@@ -306,7 +332,11 @@ Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
   NeighTable& t = table_of(st, req.family);
   TimePoint now = ctl.engine().time().now();
   if (req.flags & NTF_PROXY) {
-    // Linux: pneigh_create — found or made; no announcement.
+    // Linux: pneigh_create — found or made; no announcement. ND's constructor joins the
+    // address's solicited-node group on the device, so an IPv6 proxy needs one: without,
+    // pneigh_create fails and neigh_add answers ENOBUFS alone.
+    if (req.family == AF_INET6 && !dev)
+      return fail_log_only(ENOBUFS, "an IPv6 proxy entry needs a device");
     PNeigh* p = find_proxy(t, *req.dst, dev ? dev->ifindex() : 0, true);
     if (!p) {
       auto made = std::make_unique<PNeigh>();
@@ -322,42 +352,40 @@ Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
     return report(*p);
   }
   if (!dev) return fail(EINVAL, "Device not specified");
-  DevState* ds = find_dev(ep, *dev);
-  if (req.family == AF_INET6 && (!ds || !ds->in6 || ds->in6->conf.disable_ipv6))
+  DevState* has = find_dev(ep, *dev);
+  if (req.family == AF_INET6 && (!has || !has->in6 || has->in6->conf.disable_ipv6))
     return fail(EINVAL, "IPv6 is disabled on this device");
-  if (req.family == AF_INET && (!ds || !ds->in))
+  if (req.family == AF_INET && (!has || !has->in))
     return fail_log_only(EINVAL, "device \"{}\" has no IPv4", dev->name());
   // Linux: arp_tbl keys loopback and point-to-point devices' entries by 0.0.0.0.
   IpAddr key = *req.dst;
   if (req.family == AF_INET && (dev->flags() & (IFF_LOOPBACK | IFF_POINTOPOINT)))
     key = IpAddr::v4(0);
-  auto found = t.index.find(NeighKey{dev->ifindex(), key});
-  Neigh* n = found == t.index.end() ? nullptr : found->second;
+  DevState& ds = *has;
+  Neigh* n = find_entry(&ds, req.family, key);
   bool made = false;
   bool override = true, override_isrouter = true;
   if (!n) {
     if (!req.create)
       return fail_log_only(ENOENT, "no neighbour {} on \"{}\"", key.to_string(), dev->name());
-    auto entry = std::make_unique<Neigh>(*dev);
-    entry->info.family = req.family;
-    entry->info.ifindex = dev->ifindex();
-    entry->info.dst = key;
-    entry->updated = entry->used = now;
-    entry->confirmed = now - kUnconfirmed;
-    construct(st, *dev, *entry);
-    entry->info.flags = req.flags & NTF_EXT_LEARNED;
-    n = entry.get();
-    t.entries.push_front(std::move(entry));
-    n->self = t.entries.begin();
-    t.index.emplace(NeighKey{dev->ifindex(), key}, n);
-    dev_state(ep, *dev).neighs.push_back(n);
+    Neigh entry;
+    entry.info.family = static_cast<std::uint8_t>(req.family);
+    entry.info.ifindex = dev->ifindex();
+    entry.info.dst = key;
+    entry.updated = entry.used = now;
+    entry.confirmed = now - kUnconfirmed;
+    construct(st, *dev, entry);
+    entry.info.flags = req.flags & NTF_EXT_LEARNED;
+    if (ds.neighs.empty()) ds.neigh_ref = Ref(*dev, "neigh");
+    ds.neighs.push_back(std::move(entry));
+    n = &ds.neighs.back();
     made = true;
   } else {
     if (req.excl)
       return fail_log_only(EEXIST, "neighbour {} on \"{}\" exists", key.to_string(), dev->name());
     if (!req.replace) override = override_isrouter = false;
   }
-  NeighInfo before = n->info;
+  NeighFields before = n->info;
   std::uint8_t protocol_before = n->info.protocol;
   if (req.protocol && *req.protocol) n->info.protocol = *req.protocol;
   auto notify = update(*n, *dev, req.lladdr, req.state, override, override_isrouter,
@@ -366,7 +394,7 @@ Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
     // Linux leaves a new entry it could not complete (NUD_NONE); ifcore takes it back, so
     // that a failed request changes nothing.
     if (made) {
-      unlink_entry(ep, st, dev_state(ep, *dev), n);
+      erase_entry(ds, n);
     } else {
       n->info = before;
       n->info.protocol = protocol_before;
@@ -411,35 +439,49 @@ Result<void> delete_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) 
   IpAddr key = *req.dst;
   if (req.family == AF_INET && (dev->flags() & (IFF_LOOPBACK | IFF_POINTOPOINT)))
     key = IpAddr::v4(0);
-  auto found = t.index.find(NeighKey{dev->ifindex(), key});
-  if (found == t.index.end())
-    return fail_log_only(ENOENT, "no neighbour {} on \"{}\"", key.to_string(), dev->name());
-  Neigh* n = found->second;
+  DevState* ds = find_dev(ep, *dev);
+  Neigh* n = find_entry(ds, req.family, key);
+  if (!n) return fail_log_only(ENOENT, "no neighbour {} on \"{}\"", key.to_string(), dev->name());
   TimePoint now = ctl.engine().time().now();
   // Linux: neigh_delete turns the entry NUD_FAILED (announced if it was valid or being
   // resolved), then removes it (RTM_DELNEIGH).
   auto notify = update(*n, *dev, std::nullopt, NUD_FAILED, true, false, false, false, now);
   if (notify && *notify) notify_neigh(ep, ns, ProtoEvent::New, report(*n, now));
   NeighInfo last = report(*n, now);
-  unlink_entry(ep, st, dev_state(ep, *dev), n);
+  erase_entry(*ds, n);
   notify_neigh(ep, ns, ProtoEvent::Del, last);
   return ok();
 }
 
 std::vector<NeighInfo> list_neighs(Control& ctl, Namespace& ns, int family, bool proxy,
                                    int ifindex) {
+  EngineProto& ep = engine_proto(ctl.engine());
   std::vector<NeighInfo> out;
   NetState& st = net_state(ns);
   TimePoint now = ctl.engine().time().now();
+  std::vector<Device*> devs;
+  if (!proxy) {
+    if (ifindex) {
+      if (Device* d = ctl.find(ns, ifindex)) devs.push_back(d);
+    } else {
+      devs = ns.devices_locked();
+    }
+  }
   for (int f : {AF_INET, AF_INET6}) {
     if (family && family != f) continue;
-    NeighTable& t = table_of(st, f);
     if (proxy) {
-      for (const auto& p : t.proxies)
+      for (const auto& p : table_of(st, f).proxies)
         if (!ifindex || p->info.ifindex == ifindex) out.push_back(report(*p));
-    } else {
-      for (const auto& n : t.entries)
-        if (!ifindex || n->info.ifindex == ifindex) out.push_back(report(*n, now));
+      continue;
+    }
+    // By device (ifindex order), each device's newest first. (Linux's order is its hash
+    // table's, seeded at random.)
+    for (Device* d : devs) {
+      DevState* ds = find_dev(ep, *d);
+      if (!ds) continue;
+      const auto& v = ds->neighs;
+      for (auto it = v.rbegin(); it != v.rend(); ++it)
+        if (it->info.family == f) out.push_back(report(*it, now));
     }
   }
   return out;
@@ -463,10 +505,10 @@ Result<NeighInfo> get_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
   IpAddr key = *req.dst;
   if (req.family == AF_INET && (dev->flags() & (IFF_LOOPBACK | IFF_POINTOPOINT)))
     key = IpAddr::v4(0);
-  auto found = t.index.find(NeighKey{dev->ifindex(), key});
-  if (found == t.index.end()) return fail(ENOENT, "Neighbour entry not found");
+  Neigh* n = find_entry(find_dev(engine_proto(ctl.engine()), *dev), req.family, key);
+  if (!n) return fail(ENOENT, "Neighbour entry not found");
   // Linux: neigh_get holds the entry while it answers: one more user in the reply.
-  NeighInfo i = report(*found->second, ctl.engine().time().now());
+  NeighInfo i = report(*n, ctl.engine().time().now());
   ++i.refcnt;
   return i;
 }

@@ -118,14 +118,19 @@ struct RouteKey {
   friend auto operator<=>(const RouteKey&, const RouteKey&) = default;
 };
 
-// A neighbour entry (Linux: struct neighbour); holds its device.
-struct Neigh : RcuHook {
-  explicit Neigh(Device& d) : ref(d, "neigh") {}
-  Ref ref;
-  inet::NeighInfo info;  // the reported fields but the times and the address
-  HwAddr lladdr;         // Linux: neigh->ha (kept while the state is not valid)
+// A neighbour entry (Linux: struct neighbour). Only the control lock reads the tables, so
+// an entry is a plain value, freed at once.
+struct NeighFields {  // what NeighInfo reports but the times, the address and refcnt
+  IpAddr dst;
+  int ifindex = 0;
+  std::uint32_t probes = 0;
+  std::uint16_t state = 0;
+  std::uint8_t family = 0, flags = 0, type = 0, protocol = 0;
+};
+struct Neigh {
+  NeighFields info;
+  HwAddr lladdr;  // Linux: neigh->ha (kept while the state is not valid)
   TimePoint confirmed{}, used{}, updated{};
-  std::list<std::unique_ptr<Neigh>>::iterator self;  // its node in NeighTable::entries
 };
 
 // A proxy entry (Linux: struct pneigh_entry); holds its device, if it names one.
@@ -134,17 +139,9 @@ struct PNeigh : RcuHook {
   inet::NeighInfo info;
 };
 
-struct NeighKey {
-  int ifindex = 0;
-  IpAddr dst;
-  friend auto operator<=>(const NeighKey&, const NeighKey&) = default;
-};
-
-// One family's neighbour table of a namespace (Linux: arp_tbl / nd_tbl, per net).
+// One family's proxy entries of a namespace, newest first.
 struct NeighTable {
-  std::list<std::unique_ptr<Neigh>> entries;  // newest first
-  std::map<NeighKey, Neigh*> index;
-  std::list<std::unique_ptr<PNeigh>> proxies;  // newest first
+  std::list<std::unique_ptr<PNeigh>> proxies;
 };
 
 // Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
@@ -183,14 +180,17 @@ struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (i
   bool mroute = false;          // ff00::/8 is wanted: the device was configured since it came up
 };
 
-struct Neigh;
-
 struct DevState {
   std::unique_ptr<InDev> in;
   std::unique_ptr<Inet6Dev> in6;
-  std::vector<Neigh*> neighs;  // its neighbour entries (owned by the namespace's tables)
-  DevRoutes routes;            // routes through the device (owned by the tables)
-  DevState* prev = nullptr;    // EngineProto::dev_states
+  // Its neighbour entries, both families, oldest first (Linux keeps them in arp_tbl and
+  // nd_tbl, each entry holding the device). One reference holds the device while it has
+  // any: a device's entries go together (down, unregister), so an unregister batch frees
+  // one buffer per device, in the state it already touches.
+  std::vector<Neigh> neighs;
+  Ref neigh_ref;
+  DevRoutes routes;          // routes through the device (owned by the tables)
+  DevState* prev = nullptr;  // EngineProto::dev_states
   DevState* next = nullptr;
 };
 

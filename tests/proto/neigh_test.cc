@@ -184,6 +184,13 @@ TEST_F(NeighTest, CarrierDownAddressChangeDownAndUnregisterFlush) {
   EXPECT_EQ(inet::neigh_count(ctl), 0u);
   EXPECT_EQ(shown(ctl, true).size(), 1u);
   EXPECT_EQ(ctl.find(ns(ctl), "d0"), nullptr);
+  // An IPv6 proxy needs a device (ND joins its solicited-node group there): ENOBUFS alone.
+  auto v6 = req(nullptr, "2001:db8::8");
+  v6.flags = NTF_PROXY;
+  auto refused = inet::add_neigh(ctl, ns(ctl), v6);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ENOBUFS);
+  EXPECT_TRUE(refused.error().log_only);
 }
 
 TEST_F(NeighTest, ProxiesAndErrors) {
