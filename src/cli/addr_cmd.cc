@@ -187,11 +187,18 @@ Result<void> addr_show(Ctx& c, Args& a) {
           o.close();
         } else if (c.brief) {
           const IpAddr* ip = x->local ? &*x->local : &*x->address;
+          // iproute2: a point-to-point address shows its peer (`A peer P/len`).
+          bool peer = x->local && x->address && !(*x->local == *x->address);
           o.open_object();
           o.jkv("local", ip->to_string());
+          if (peer) o.jkv("address", x->address->to_string());
           o.jkv("prefixlen", x->prefixlen);
           o.close();
-          o.text(fmt::format("{}/{} ", ip->to_string(), x->prefixlen));
+          if (peer)
+            o.text(fmt::format("{} peer {}/{} ", ip->to_string(), x->address->to_string(),
+                               x->prefixlen));
+          else
+            o.text(fmt::format("{}/{} ", ip->to_string(), x->prefixlen));
         } else if (o.oneline()) {
           // iproute2 (-o): one line per address, "IFINDEX: NAME" and the address.
           o.text(fmt::format("{}: {}", l.m.ifindex, l.m.name));

@@ -62,7 +62,8 @@ Result<void> finish(wire::MessageBuilder& b) {
 
 }  // namespace
 
-void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, bool one_table) {
+void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, bool one_table,
+                 bool one_dev) {
   Out& o = *c.out;
   o.open_object();
   if (msg.hdr.nlmsg_type == RTM_DELROUTE) o.kv("deleted", true, "Deleted ");
@@ -85,7 +86,8 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, 
     o.kv("src", s, "from " + s + " ");
   }
   if (r.gateway) o.kv("gateway", r.gateway->to_string(), "via " + r.gateway->to_string() + " ");
-  if (r.oif) {
+  // iproute2: a listing of one device does not name it (filter.oifmask).
+  if (r.oif && !one_dev) {
     std::string d = c.client->ifname(int(*r.oif));
     o.kv("dev", d, "dev " + d + " ");
   }
@@ -352,7 +354,7 @@ Result<void> route_show(Ctx& c, Args& a) {
   if (!f) return fail(f.error());
   c.out->open_array();
   IFCORE_TRY(dump_routes(c, *f, [&](const wire::Message& m, const wire::RouteMessage& r) {
-    print_route(c, m, r, f->table.has_value());
+    print_route(c, m, r, f->table.has_value(), f->oif != 0);
     c.out->flush();
   }));
   c.out->close();
@@ -435,7 +437,7 @@ Result<void> route_get(Ctx& c, Args& a) {
   c.out->open_array();
   IFCORE_TRY(c.client->talk(b, [&](const wire::Message& m) {
     auto rr = wire::decode_route(m);
-    if (rr) print_route(c, m, *rr, false);
+    if (rr) print_route(c, m, *rr, false, false);
   }));
   c.out->close();
   return ok();
