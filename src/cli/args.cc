@@ -104,6 +104,15 @@ std::optional<std::uint8_t> rt_proto_number(const std::string& s) {
   return std::uint8_t(*v);
 }
 
+void print_flush_done(Ctx& c, int rounds) {
+  if (!c.stats) return;
+  if (rounds == 0)
+    c.out->text("Nothing to flush.\n");
+  else
+    c.out->text(
+        fmt::format("*** Flush is complete after {} round{} ***\n", rounds, rounds > 1 ? "s" : ""));
+}
+
 Result<int> dev_index(Ctx& c, const std::string& name) {
   auto idx = c.client->ifindex(name);
   if (!idx) return fail(idx.error());

@@ -56,6 +56,10 @@ std::string rt_proto_name(std::uint8_t p);
 // A name of that table or a number below 256.
 std::optional<std::uint8_t> rt_proto_number(const std::string& s);
 
+// iproute2's closing words of a flush under -s, once a round finds nothing: "Nothing to
+// flush." when the first did, else how many rounds it took.
+void print_flush_done(Ctx& c, int rounds);
+
 // `dev NAME` -> ifindex, or `Cannot find device "NAME"` (exit 1).
 Result<int> dev_index(Ctx& c, const std::string& name);
 

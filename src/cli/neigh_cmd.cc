@@ -377,13 +377,7 @@ Result<void> neigh_show_or_flush(Ctx& c, Args& a, bool flush) {
       std::vector<wire::NeighMessage> gone;
       IFCORE_TRY(dump([&](const wire::NeighMessage& n, std::uint16_t) { gone.push_back(n); }));
       if (gone.empty()) {
-        if (c.stats) {
-          if (round == 0)
-            c.out->text("Nothing to flush.\n");
-          else
-            c.out->text(fmt::format("*** Flush is complete after {} round{} ***\n", round,
-                                    round > 1 ? "s" : ""));
-        }
+        print_flush_done(c, round);
         return ok();
       }
       for (const auto& n : gone) {

@@ -373,13 +373,7 @@ Result<void> route_flush(Ctx& c, Args& a) {
       doomed.emplace_back(m.payload().begin(), m.payload().end());
     }));
     if (doomed.empty()) {
-      if (c.stats) {
-        if (round == 0)
-          c.out->text("Nothing to flush.\n");
-        else
-          c.out->text(fmt::format("*** Flush is complete after {} round{} ***\n", round,
-                                  round > 1 ? "s" : ""));
-      }
+      print_flush_done(c, round);
       c.out->flush();
       return ok();
     }

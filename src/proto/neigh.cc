@@ -202,6 +202,25 @@ Result<void> check_dst(const NeighRequest& req) {
   return ok();
 }
 
+// What neigh_add and neigh_delete check first, in their order: a destination, the device
+// (and, adding, an address as long as the device's), the family, the destination's size.
+Result<Device*> checked_request(Control& ctl, Namespace& ns, const NeighRequest& req, bool adding) {
+  if (!req.dst) return fail(EINVAL, "Network address not specified");
+  auto dev = request_device(ctl, ns, req);
+  if (!dev) return fail(dev.error());
+  if (adding && *dev && req.lladdr && req.lladdr->size() < (*dev)->address().size())
+    return fail(EINVAL, "Invalid link address");
+  IFCORE_TRY(check_family(req.family));
+  IFCORE_TRY(check_dst(req));
+  return *dev;
+}
+
+// Linux: arp_tbl keys loopback and point-to-point devices' entries by 0.0.0.0.
+IpAddr entry_key(const Device& dev, int family, const IpAddr& dst) {
+  if (family == AF_INET && (dev.flags() & (IFF_LOOPBACK | IFF_POINTOPOINT))) return IpAddr::v4(0);
+  return dst;
+}
+
 PNeigh* find_proxy(NeighTable& t, const IpAddr& dst, int ifindex, bool exact) {
   for (auto& p : t.proxies)
     if (p->info.dst == dst && (p->info.ifindex == ifindex || (!exact && p->info.ifindex == 0)))
@@ -320,14 +339,9 @@ using namespace ifcore::proto;
 Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) {
   EngineProto& ep = engine_proto(ctl.engine());
   RetireScope scope(ep);
-  if (!req.dst) return fail(EINVAL, "Network address not specified");
-  auto devr = request_device(ctl, ns, req);
+  auto devr = checked_request(ctl, ns, req, true);
   if (!devr) return fail(devr.error());
   Device* dev = *devr;
-  if (dev && req.lladdr && req.lladdr->size() < dev->address().size())
-    return fail(EINVAL, "Invalid link address");
-  IFCORE_TRY(check_family(req.family));
-  IFCORE_TRY(check_dst(req));
   NetState& st = net_state(ns);
   NeighTable& t = table_of(st, req.family);
   TimePoint now = ctl.engine().time().now();
@@ -357,10 +371,7 @@ Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
     return fail(EINVAL, "IPv6 is disabled on this device");
   if (req.family == AF_INET && (!has || !has->in))
     return fail_log_only(EINVAL, "device \"{}\" has no IPv4", dev->name());
-  // Linux: arp_tbl keys loopback and point-to-point devices' entries by 0.0.0.0.
-  IpAddr key = *req.dst;
-  if (req.family == AF_INET && (dev->flags() & (IFF_LOOPBACK | IFF_POINTOPOINT)))
-    key = IpAddr::v4(0);
+  IpAddr key = entry_key(*dev, req.family, *req.dst);
   DevState& ds = *has;
   Neigh* n = find_entry(&ds, req.family, key);
   bool made = false;
@@ -417,12 +428,9 @@ Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
 Result<void> delete_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) {
   EngineProto& ep = engine_proto(ctl.engine());
   RetireScope scope(ep);
-  if (!req.dst) return fail(EINVAL, "Network address not specified");
-  auto devr = request_device(ctl, ns, req);
+  auto devr = checked_request(ctl, ns, req, false);
   if (!devr) return fail(devr.error());
   Device* dev = *devr;
-  IFCORE_TRY(check_family(req.family));
-  IFCORE_TRY(check_dst(req));
   NetState& st = net_state(ns);
   NeighTable& t = table_of(st, req.family);
   if (req.flags & NTF_PROXY) {
@@ -436,9 +444,7 @@ Result<void> delete_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) 
     return fail_log_only(ENOENT, "no proxy entry {}", req.dst->to_string());
   }
   if (!dev) return fail_log_only(EINVAL, "a neighbour delete names no device");
-  IpAddr key = *req.dst;
-  if (req.family == AF_INET && (dev->flags() & (IFF_LOOPBACK | IFF_POINTOPOINT)))
-    key = IpAddr::v4(0);
+  IpAddr key = entry_key(*dev, req.family, *req.dst);
   DevState* ds = find_dev(ep, *dev);
   Neigh* n = find_entry(ds, req.family, key);
   if (!n) return fail_log_only(ENOENT, "no neighbour {} on \"{}\"", key.to_string(), dev->name());
@@ -502,9 +508,7 @@ Result<NeighInfo> get_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
     return report(*p);
   }
   if (!dev) return fail(EINVAL, "No device specified");
-  IpAddr key = *req.dst;
-  if (req.family == AF_INET && (dev->flags() & (IFF_LOOPBACK | IFF_POINTOPOINT)))
-    key = IpAddr::v4(0);
+  IpAddr key = entry_key(*dev, req.family, *req.dst);
   Neigh* n = find_entry(find_dev(engine_proto(ctl.engine()), *dev), req.family, key);
   if (!n) return fail(ENOENT, "Neighbour entry not found");
   // Linux: neigh_get holds the entry while it answers: one more user in the reply.
