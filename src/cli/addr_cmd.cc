@@ -71,6 +71,7 @@ void print_addr(Ctx& c, const wire::AddrMessage& a, bool deleted) {
   if (a.broadcast)
     o.kv("broadcast", a.broadcast->to_string(), "brd " + a.broadcast->to_string() + " ");
   if (a.anycast) o.kv("anycast", a.anycast->to_string(), "any " + a.anycast->to_string() + " ");
+  if (a.rt_priority) o.kv("metric", *a.rt_priority, fmt::format("metric {} ", *a.rt_priority));
   o.kv("scope", scope_name(a.scope), "scope " + scope_name(a.scope) + " ");
   static const std::pair<std::uint32_t, const char*> kFlags[] = {
       {IFA_F_SECONDARY, "secondary"},

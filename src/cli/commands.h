@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/client.h"
+#include "rtnl/wire/route.h"
 
 namespace ifcore::cli {
 
@@ -16,6 +17,16 @@ Result<void> do_monitor(Ctx& c, Args& a);
 Result<void> do_stats(Ctx& c, Args& a);
 Result<void> do_probe(Ctx& c, Args& a);   // probe_cmd.cc
 Result<void> do_sysctl(Ctx& c, Args& a);  // sysctl_cmd.cc
+
+// What a route listing's filter pins down, and so leaves out of each line (iproute2's
+// print_route: filter.*mask == -1, a full-length `via`/`src`, one table, one device).
+struct RouteShown {
+  bool one_table = false, one_dev = false, proto = false, scope = false, tos = false,
+       metric = false, gateway = false, prefsrc = false;
+};
+// One route as `ip route` prints it (route_cmd.cc; monitor uses it too).
+void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
+                 const RouteShown& shown);
 
 // Appends `type KIND [options]` for link add (link_build.cc): IFLA_LINKINFO with the
 // kind's IFLA_INFO_DATA. Consumes the rest of the words.

@@ -331,8 +331,6 @@ Result<void> parse_show_filter(Ctx& c, Args& a, LinkFilter& f, AddrFilter& af) {
       }
     } else if (w == "up") {
       f.up = true;
-    } else if (w == "down") {
-      f.down = true;
     } else if (take_flag_filter(w, af)) {
     } else if (w == "label") {
       auto v = a.value();

@@ -14,8 +14,6 @@
 
 namespace ifcore::cli {
 
-void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, bool one_table,
-                 bool one_dev);
 void print_addr_event(Ctx& c, const wire::Message& m);
 void print_neigh_event(Ctx& c, const wire::Message& m);  // neigh_cmd.cc
 
@@ -80,7 +78,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
         case RTM_NEWROUTE:
         case RTM_DELROUTE:
           if (route)
-            if (auto r = wire::decode_route(m)) print_route(c, m, *r, false, false);
+            if (auto r = wire::decode_route(m)) print_route(c, m, *r, RouteShown{});
           break;
         case RTM_NEWNEIGH:
         case RTM_DELNEIGH:

@@ -73,10 +73,77 @@ void Out::flush(std::FILE* f) {
   std::fflush(f);
 }
 
+namespace {
+
+// iproute2's json_writer with pretty set (lib/json_writer.c): an object's members each on a
+// line of their own, indented four spaces a level, its closing brace on one too; an array's
+// elements on the same line, `[ a,b ]`; no space after a separating comma.
+class PrettyWriter {
+ public:
+  std::string out;
+  void value(const Json& v) {
+    if (v.is_object()) {
+      begin('{');
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        eor();
+        eol();
+        sep_ = '\0';
+        out += Json(it.key()).dump();
+        out += ": ";
+        value(it.value());
+      }
+      end('}');
+    } else if (v.is_array()) {
+      begin('[');
+      out += ' ';
+      for (const auto& e : v) value(e);
+      if (sep_) out += ' ';
+      sep_ = '\0';
+      end(']');
+    } else {
+      eor();
+      out += v.dump();
+    }
+  }
+
+ private:
+  void eor() {
+    if (sep_) out += sep_;
+    sep_ = ',';
+  }
+  void eol() {
+    out += '\n';
+    out.append(std::size_t(depth_) * 4, ' ');
+  }
+  void begin(char c) {
+    eor();
+    out += c;
+    ++depth_;
+    sep_ = '\0';
+  }
+  void end(char c) {
+    --depth_;
+    if (sep_) eol();
+    out += c;
+    sep_ = ',';
+  }
+  int depth_ = 0;
+  char sep_ = '\0';
+};
+
+}  // namespace
+
 void Out::finish(std::FILE* f) {
   flush(f);
   if (json_ && have_root_) {
-    std::string s = pretty_ ? root_.dump(4) : root_.dump();
+    std::string s;
+    if (pretty_) {
+      PrettyWriter w;
+      w.value(root_);
+      s = std::move(w.out);
+    } else {
+      s = root_.dump();
+    }
     std::fprintf(f, "%s\n", s.c_str());
     have_root_ = false;
     stack_.clear();

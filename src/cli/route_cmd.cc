@@ -2,8 +2,11 @@
 // RTM_GETROUTE, printed as `ip route` prints them.
 #include <net/if.h>
 
+#include <linux/in_route.h>
 #include <linux/rtnetlink.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <functional>
 
 #include "cli/commands.h"
@@ -15,6 +18,110 @@ namespace {
 
 const char* kTypes[] = {"none",      "unicast",     "local",    "broadcast", "anycast", "multicast",
                         "blackhole", "unreachable", "prohibit", "throw",     "nat",     "xresolve"};
+
+// iproute2's metric names (mx_names), by RTAX_*.
+struct MetricName {
+  std::uint16_t type;
+  const char* name;
+  const char* what;  // iproute2's invarg text
+};
+const MetricName kMetrics[] = {
+    {RTAX_MTU, "mtu", "\"mtu\" value is invalid\n"},
+    {RTAX_WINDOW, "window", "\"window\" value is invalid\n"},
+    {RTAX_RTT, "rtt", "\"rtt\" value is invalid\n"},
+    {RTAX_RTTVAR, "rttvar", "\"rttvar\" value is invalid\n"},
+    {RTAX_SSTHRESH, "ssthresh", "\"ssthresh\" value is invalid\n"},
+    {RTAX_CWND, "cwnd", "\"cwnd\" value is invalid\n"},
+    {RTAX_ADVMSS, "advmss", "\"mss\" value is invalid\n"},
+    {RTAX_REORDERING, "reordering", "\"reordering\" value is invalid\n"},
+    {RTAX_HOPLIMIT, "hoplimit", "\"hoplimit\" value is invalid\n"},
+    {RTAX_INITCWND, "initcwnd", "\"initcwnd\" value is invalid\n"},
+    {RTAX_FEATURES, "features", "\"features\" value is invalid\n"},
+    {RTAX_RTO_MIN, "rto_min", "\"rto_min\" value is invalid\n"},
+    {RTAX_INITRWND, "initrwnd", "\"initrwnd\" value is invalid\n"},
+    {RTAX_QUICKACK, "quickack", "\"quickack\" value is invalid\n"},
+    {RTAX_CC_ALGO, "congctl", ""},
+    {RTAX_FASTOPEN_NO_COOKIE, "fastopen_no_cookie", "\"fastopen_no_cookie\" value is invalid\n"}};
+
+const MetricName* metric_of(const std::string& w) {
+  for (const auto& m : kMetrics)
+    if (w == m.name) return &m;
+  return nullptr;
+}
+
+// A metric's value as iproute2 reads it: times in ms (or with s/ms) for rtt (kept ×8),
+// rttvar (×4) and rto_min; `ecn` for features; a name for congctl; a number otherwise.
+Result<wire::RouteMetric> metric_value(const MetricName& m, const std::string& v) {
+  wire::RouteMetric out{m.type, 0, {}};
+  if (m.type == RTAX_CC_ALGO) {
+    out.str = v;
+    return out;
+  }
+  if (m.type == RTAX_FEATURES) {
+    if (v != "ecn") return invarg("\"features\" value not valid\n", v);
+    out.value = RTAX_FEATURE_ECN;
+    return out;
+  }
+  if (m.type == RTAX_RTT || m.type == RTAX_RTTVAR || m.type == RTAX_RTO_MIN) {
+    std::string num = v;
+    double scale = 1;
+    if (num.size() > 2 && num.compare(num.size() - 2, 2, "ms") == 0) {
+      num.resize(num.size() - 2);
+    } else if (num.size() > 1 && num.back() == 's') {
+      num.pop_back();
+      scale = 1000;
+    }
+    char* end = nullptr;
+    double d = std::strtod(num.c_str(), &end);
+    if (num.empty() || *end || d < 0) return invarg(m.what, v);
+    std::uint32_t ms = std::uint32_t(d * scale);
+    out.value = m.type == RTAX_RTT ? ms * 8 : m.type == RTAX_RTTVAR ? ms * 4 : ms;
+    return out;
+  }
+  auto n = parse_u32(v, "");
+  if (!n || (m.type == RTAX_HOPLIMIT && *n > 255)) return invarg(m.what, v);
+  if (m.type == RTAX_QUICKACK && *n > 1) return invarg(m.what, v);
+  out.value = *n;
+  return out;
+}
+
+// iproute2's print_rta_metrics: every metric but the lock, by type, `lock` before a locked
+// one's value; rtt and rttvar in ms (or s).
+void print_metrics(Out& o, const std::vector<wire::RouteMetric>& metrics) {
+  std::uint32_t lock = 0;
+  for (const auto& m : metrics)
+    if (m.type == RTAX_LOCK) lock = m.value;
+  bool any = false;
+  for (const auto& m : metrics) any = any || m.type != RTAX_LOCK;
+  if (!any) return;
+  o.open_array("metrics");
+  o.open_object();
+  for (const auto& m : kMetrics) {
+    auto it = std::find_if(metrics.begin(), metrics.end(),
+                           [&](const wire::RouteMetric& x) { return x.type == m.type; });
+    if (it == metrics.end() && !(lock & (1u << m.type))) continue;
+    std::uint32_t v = it == metrics.end() ? 0 : it->value;
+    if (m.type == RTAX_HOPLIMIT && v == 0xffffffffu) continue;
+    o.text(std::string(m.name) + " ");
+    if (lock & (1u << m.type)) o.text("lock ");
+    if (m.type == RTAX_CC_ALGO) {
+      std::string algo = it == metrics.end() ? "" : it->str;
+      o.kv("congestion", algo, algo + " ");
+    } else if (m.type == RTAX_RTT || m.type == RTAX_RTTVAR || m.type == RTAX_RTO_MIN) {
+      std::uint32_t ms = m.type == RTAX_RTT ? v / 8 : m.type == RTAX_RTTVAR ? v / 4 : v;
+      o.jkv(m.name, ms);
+      o.text(ms >= 1000 ? fmt::format("{}s ", ms / 1e3) : fmt::format("{}ms ", ms));
+    } else if (m.type == RTAX_FEATURES) {
+      Json f = Json::array();
+      if (v & RTAX_FEATURE_ECN) f.push_back("ecn");
+      o.kv("features", f, (v & RTAX_FEATURE_ECN) ? "ecn " : "");
+    } else {
+      o.kv(m.name, v, fmt::format("{} ", v));
+    }
+  }
+  o.close();
+  o.close();
+}
 
 std::string table_name(std::uint32_t t) {
   if (t == RT_TABLE_MAIN) return "main";
@@ -62,8 +169,9 @@ Result<void> finish(wire::MessageBuilder& b) {
 
 }  // namespace
 
-void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, bool one_table,
-                 bool one_dev) {
+void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
+                 const RouteShown& shown) {
+  const bool one_table = shown.one_table, one_dev = shown.one_dev;
   Out& o = *c.out;
   o.open_object();
   if (msg.hdr.nlmsg_type == RTM_DELROUTE) o.kv("deleted", true, "Deleted ");
@@ -85,7 +193,12 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, 
     std::string s = r.src->to_string() + (r.src_len != full ? "/" + std::to_string(r.src_len) : "");
     o.kv("src", s, "from " + s + " ");
   }
-  if (r.gateway) o.kv("gateway", r.gateway->to_string(), "via " + r.gateway->to_string() + " ");
+  // iproute2: what the filter names whole is not printed (tos, via, dev, proto, scope,
+  // src, metric: filter.*mask == -1 or a full-length prefix).
+  if (r.tos && !shown.tos)
+    o.kv("tos", fmt::format("{:#x}", r.tos), fmt::format("tos {:#x} ", r.tos));
+  if (r.gateway && !shown.gateway)
+    o.kv("gateway", r.gateway->to_string(), "via " + r.gateway->to_string() + " ");
   // iproute2: a listing of one device does not name it (filter.oifmask).
   if (r.oif && !one_dev) {
     std::string d = c.client->ifname(int(*r.oif));
@@ -93,14 +206,19 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, 
   }
   std::uint32_t table = r.table_or_id();
   // iproute2: a listing of one table does not name it.
-  if (table != RT_TABLE_MAIN && !one_table)
+  if (table && (table != RT_TABLE_MAIN || c.details) && !one_table)
     o.kv("table", table_name(table), "table " + table_name(table) + " ");
-  if ((r.protocol != RTPROT_BOOT && r.protocol != RTPROT_UNSPEC) || c.details)
+  // iproute2: a cached (looked-up) route has no protocol or scope of its own to show.
+  const bool cloned = r.flags & RTM_F_CLONED;
+  if (((r.protocol != RTPROT_BOOT && r.protocol != RTPROT_UNSPEC) || c.details) && !shown.proto &&
+      !cloned)
     o.kv("protocol", proto_name(r.protocol), "proto " + proto_name(r.protocol) + " ");
-  if (r.scope != RT_SCOPE_UNIVERSE || c.details)
+  if ((r.scope != RT_SCOPE_UNIVERSE || c.details) && !shown.scope && !cloned)
     o.kv("scope", rt_scope_name(r.scope), "scope " + rt_scope_name(r.scope) + " ");
-  if (r.prefsrc) o.kv("prefsrc", r.prefsrc->to_string(), "src " + r.prefsrc->to_string() + " ");
-  if (r.priority) o.kv("metric", *r.priority, fmt::format("metric {} ", *r.priority));
+  if (r.prefsrc && !shown.prefsrc)
+    o.kv("prefsrc", r.prefsrc->to_string(), "src " + r.prefsrc->to_string() + " ");
+  if (r.priority && !shown.metric)
+    o.kv("metric", *r.priority, fmt::format("metric {} ", *r.priority));
   Json flags = Json::array();
   std::string tf;
   static const std::pair<std::uint32_t, const char*> kFlags[] = {
@@ -109,19 +227,43 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r, 
   for (auto [bit, name] : kFlags)
     if (r.flags & bit) flags.push_back(name), tf += std::string(name) + " ";
   o.kv("flags", flags, tf);
-  for (const auto& m : r.metrics)
-    if (m.type == RTAX_MTU) o.kv("mtu", m.value, fmt::format("mtu {} ", m.value));
   if (auto uid = raw_u32(msg, RTA_UID)) o.kv("uid", *uid, fmt::format("uid {} ", *uid));
+  if (r.family == AF_INET && (r.flags & RTM_F_CLONED)) {
+    // iproute2's print_cache_flags: the RTCF_* bits above the low 16.
+    static const std::pair<std::uint32_t, const char*> kCache[] = {{RTCF_LOCAL, "local"},
+                                                                   {RTCF_REJECT, "reject"},
+                                                                   {RTCF_MULTICAST, "mc"},
+                                                                   {RTCF_BROADCAST, "brd"},
+                                                                   {RTCF_DNAT, "dst-nat"},
+                                                                   {RTCF_SNAT, "src-nat"},
+                                                                   {RTCF_MASQ, "masq"},
+                                                                   {RTCF_DIRECTDST, "dst-direct"},
+                                                                   {RTCF_DIRECTSRC, "src-direct"},
+                                                                   {RTCF_REDIRECTED, "redirected"},
+                                                                   {RTCF_DOREDIRECT, "redirect"},
+                                                                   {RTCF_FAST, "fastroute"},
+                                                                   {RTCF_NOTIFY, "notify"},
+                                                                   {RTCF_TPROXY, "proxy"}};
+    std::uint32_t cf = r.flags & ~0xffffu;
+    o.open_array("cache");
+    std::vector<std::string> names;
+    for (auto [bit, name] : kCache)
+      if (cf & bit) {
+        o.push(name);
+        names.push_back(name);
+      }
+    o.close();
+    std::string text = "\n    cache ";
+    for (std::size_t i = 0; i < names.size(); ++i)
+      text += (i ? "," : "<") + names[i] + (i + 1 == names.size() ? "> " : "");
+    o.text(text);
+  }
+  print_metrics(o, r.metrics);
   for (const auto& nh : r.multipath) {
     o.text("\n\tnexthop ");
     if (nh.gateway) o.text("via " + nh.gateway->to_string() + " ");
     if (nh.ifindex) o.text("dev " + c.client->ifname(nh.ifindex) + " ");
     o.text(fmt::format("weight {} ", nh.hops + 1));
-  }
-  if (r.flags & RTM_F_CLONED) {
-    o.open_array("cache");
-    o.close();
-    o.text("\n    cache ");
   }
   if (r.pref) {
     const char* p = *r.pref == 0   ? "medium"
@@ -154,6 +296,8 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
   }
   bool have_dst = false, have_scope = false;
   int family = c.family;
+  std::uint32_t lock = 0;  // RTAX_LOCK: the metrics given `lock`
+  bool table_given = false;
   while (!a.done()) {
     std::string w = a.take();
     auto val = [&]() { return a.value(); };
@@ -176,6 +320,7 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
       if (!n) return fail(n.error());
       r.priority = *n;
     } else if (w == "table") {
+      table_given = true;
       auto v = val();
       if (!v) return fail(v.error());
       std::uint32_t t = 0;
@@ -218,12 +363,18 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
       auto ip = IpAddr::parse(*v);
       if (!ip) return invarg("invalid source address", *v);
       r.prefsrc = *ip;
-    } else if (w == "mtu") {
+    } else if (auto mx = metric_of(w)) {
+      // iproute2 (iproute_modify): `NAME [lock] VALUE`, into RTA_METRICS.
       auto v = val();
       if (!v) return fail(v.error());
-      auto n = parse_u32(*v, "\"mtu\" value is invalid\n");
-      if (!n) return fail(n.error());
-      r.metrics.push_back({RTAX_MTU, *n, {}});
+      if (*v == "lock") {
+        lock |= 1u << mx->type;
+        v = val();
+        if (!v) return fail(v.error());
+      }
+      auto got = metric_value(*mx, *v);
+      if (!got) return fail(got.error());
+      r.metrics.push_back(*got);
     } else if (w == "onlink") {
       r.flags |= RTNH_F_ONLINK;
     } else {
@@ -254,6 +405,7 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
     }
   }
   if (!have_dst) return die(1, "Not enough information: destination is required.");
+  if (lock) r.metrics.insert(r.metrics.begin(), {RTAX_LOCK, lock, {}});
   if (!family) family = r.gateway ? r.gateway->family() : AF_INET;
   r.family = std::uint8_t(family);
   if (!del && !have_scope) {
@@ -262,6 +414,11 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
     else if (r.type == RTN_UNICAST && !r.gateway && family == AF_INET && !(r.flags & RTNH_F_ONLINK))
       r.scope = RT_SCOPE_LINK;
   }
+  // iproute2: local, broadcast, nat and anycast routes go to table local unless named.
+  if (!del && !table_given &&
+      (r.type == RTN_LOCAL || r.type == RTN_BROADCAST || r.type == RTN_NAT ||
+       r.type == RTN_ANYCAST))
+    r.table = RT_TABLE_LOCAL;
   if (r.table_id == std::nullopt && r.table != RT_TABLE_MAIN) r.table_id = r.table;
   wire::MessageBuilder b;
   auto e = wire::encode_route(
@@ -270,61 +427,201 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
   return c.client->talk(b);
 }
 
-// What `route show` and `route flush` select: a table (main unless named), a device, and
-// for flush an exact prefix.
+// What `route show` and `route flush` select, as iproute2's filter_nlmsg tests it: a table
+// (main unless named; `all`; `cache`), a device, protocol, scope, type, tos, metric, a
+// gateway and a source (by prefix), and the destination: `root P` (routes inside P),
+// `match P` (routes that cover P), `exact P` or a bare P (that prefix).
 struct RouteFilter {
   std::optional<std::uint32_t> table = RT_TABLE_MAIN;
+  bool cloned = false;
   int oif = 0;
-  std::optional<Prefix> dst;
+  std::optional<std::uint8_t> protocol, scope, tos;
+  std::uint32_t typemask = 0;
+  std::optional<std::uint32_t> metric;
+  std::optional<Prefix> root, match, via, prefsrc;
+  std::optional<Prefix> dst;  // flush: the exact prefix
   int family = AF_INET;
-  bool match(const wire::RouteMessage& r) const {
+  mutable bool ip6_multiple_tables = false;  // iproute2's static flag, per listing here
+
+  static int bits(const Prefix& p) {
+    return p.any ? 0 : p.len < 0 ? int(p.addr.size() * 8) : p.len;
+  }
+  // The first `n` bits of `a` are those of `p` (iproute2's inet_addr_match).
+  static bool within(const std::optional<IpAddr>& a, int family, const Prefix& p, int n) {
+    if (n <= 0) return true;
+    IpAddr x =
+        a ? *a : (family == AF_INET6 ? IpAddr::v6(std::array<std::uint8_t, 16>{}) : IpAddr::v4(0));
+    return x.family() == p.addr.family() && x.masked(n) == p.addr.masked(n);
+  }
+  bool accepts(const wire::RouteMessage& r) const {
     if (family != AF_UNSPEC && r.family != family) return false;
-    if (table && r.table_or_id() != *table) return false;
-    if (r.flags & RTM_F_CLONED) return false;
+    std::uint32_t t = r.table_or_id();
+    if (r.family == AF_INET6 && t != RT_TABLE_MAIN) ip6_multiple_tables = true;
+    if (cloned != bool(r.flags & RTM_F_CLONED)) return false;
+    if (r.family == AF_INET6 && !ip6_multiple_tables) {
+      if (table) {
+        if (*table == RT_TABLE_LOCAL  ? r.type != RTN_LOCAL
+            : *table == RT_TABLE_MAIN ? r.type == RTN_LOCAL
+                                      : true)
+          return false;
+      }
+    } else if (table && *table != t) {
+      return false;
+    }
+    if (protocol && r.protocol != *protocol) return false;
+    if (scope && r.scope != *scope) return false;
+    if (typemask && !(typemask & (1u << r.type))) return false;
+    if (tos && r.tos != *tos) return false;
+    if (root && (r.family != root->addr.family() || bits(*root) > r.dst_len ||
+                 !within(r.dst, r.family, *root, bits(*root))))
+      return false;
+    if (match && (r.family != match->addr.family() || bits(*match) < r.dst_len ||
+                  !within(r.dst, r.family, *match, r.dst_len)))
+      return false;
+    if (via && (!r.gateway || !within(r.gateway, r.family, *via, bits(*via)))) return false;
+    if (prefsrc && (!r.prefsrc || !within(r.prefsrc, r.family, *prefsrc, bits(*prefsrc))))
+      return false;
     if (oif && r.oif.value_or(0) != std::uint32_t(oif)) return false;
+    if (metric && r.priority.value_or(0) != *metric) return false;
     if (dst) {
-      int len = dst->len < 0 ? int(dst->addr.size() * 8) : dst->len;
+      int len = bits(*dst);
       if (r.dst_len != len) return false;
       if (r.family != dst->addr.family()) return false;
       if (len > 0 && !(r.dst && r.dst->masked(len) == dst->addr.masked(len))) return false;
     }
     return true;
   }
+  RouteShown shown() const {
+    RouteShown m;
+    m.one_table = table.has_value();
+    m.one_dev = oif != 0;
+    m.proto = protocol.has_value();
+    m.scope = scope.has_value();
+    m.tos = tos.has_value();
+    m.metric = metric.has_value();
+    m.gateway = via && bits(*via) == int(via->addr.size() * 8);
+    m.prefsrc = prefsrc && bits(*prefsrc) == int(prefsrc->addr.size() * 8);
+    return m;
+  }
 };
 
 Result<RouteFilter> parse_route_filter(Ctx& c, Args& a, bool flush) {
   RouteFilter f;
+  int family = c.family;
+  auto prefix = [&](const std::string& s) { return prefix_or_exit(s, family); };
   while (!a.done()) {
     std::string w = a.take();
-    // iproute2: `table` by any prefix of it (`ip r s t all`), dev and oif in full.
-    bool table = matches(w, "table");
-    if (table || w == "dev" || w == "oif") {
-      auto v = a.value();
+    auto val = [&]() { return a.value(); };
+    if (matches(w, "table")) {
+      auto v = val();
       if (!v) return fail(v.error());
-      if (!table) {
-        auto idx = dev_index(c, *v);
-        if (!idx) return fail(idx.error());
-        f.oif = *idx;
-      } else if (*v == "all") {
+      if (*v == "all") {
         f.table.reset();
+      } else if (*v == "cache") {
+        f.cloned = true;
       } else if (*v == "main") {
         f.table = RT_TABLE_MAIN;
       } else if (*v == "local") {
         f.table = RT_TABLE_LOCAL;
+      } else if (*v == "default") {
+        f.table = RT_TABLE_DEFAULT;
       } else {
-        auto n = parse_u32(*v, "table id value is invalid\n");
-        if (!n) return fail(n.error());
+        auto n = parse_u32(*v, "");
+        if (!n) return invarg("table id value is invalid\n", *v);
         f.table = *n;
       }
-    } else if (flush) {
-      // iproute2: a bare word is the prefix to flush (get_prefix: exit(1) if it is none).
-      auto p = prefix_or_exit(w, c.family);
-      if (!p) return fail(p.error());
-      f.dst = *p;
-    } else {
-      auto v = a.value();
+    } else if (matches(w, "cached") || matches(w, "cloned")) {
+      f.cloned = true;
+    } else if (w == "tos" || matches(w, "dsfield")) {
+      auto v = val();
       if (!v) return fail(v.error());
-      return die(255, "Error: either \"to\" is duplicate, or \"{}\" is a garbage.", w);
+      auto n = parse_u32(*v, "", 16);
+      if (!n || *n > 255) return invarg("TOS value is invalid\n", *v);
+      f.tos = std::uint8_t(*n);
+    } else if (matches(w, "protocol")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = rt_proto_number(*v);
+      if (!n) {
+        if (*v != "all") return invarg("invalid \"protocol\"\n", *v);
+        f.protocol.reset();
+      } else {
+        f.protocol = *n;
+      }
+    } else if (matches(w, "scope")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      static const std::pair<const char*, std::uint8_t> kScopes[] = {{"global", RT_SCOPE_UNIVERSE},
+                                                                     {"site", RT_SCOPE_SITE},
+                                                                     {"link", RT_SCOPE_LINK},
+                                                                     {"host", RT_SCOPE_HOST},
+                                                                     {"nowhere", RT_SCOPE_NOWHERE}};
+      std::optional<std::uint8_t> sc;
+      for (auto [name, n] : kScopes)
+        if (*v == name) sc = n;
+      if (!sc)
+        if (auto n = parse_u32(*v, ""); n && *n < 256) sc = std::uint8_t(*n);
+      if (!sc && *v != "all") return invarg("invalid \"scope\"\n", *v);
+      f.scope = sc;
+    } else if (matches(w, "type")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      int type = -1;
+      for (int t = 0; t < 12; ++t)
+        if (*v == kTypes[t]) type = t;
+      if (type < 0)
+        if (auto n = parse_u32(*v, ""); n && *n < 32) type = int(*n);
+      if (type < 0) return invarg("node type value is invalid\n", *v);
+      f.typemask = 1u << type;
+    } else if (w == "dev" || w == "oif") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto idx = c.client->ifindex(*v);
+      if (!idx) return fail(idx.error());
+      if (!*idx) return die(1, "Cannot find device \"{}\"", *v);
+      f.oif = *idx;
+    } else if (matches(w, "metric") || matches(w, "priority") || w == "preference") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "");
+      if (!n) return invarg("\"metric\" value is invalid\n", *v);
+      f.metric = *n;
+    } else if (w == "via") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto p = prefix(*v);
+      if (!p) return fail(p.error());
+      f.via = *p;
+    } else if (w == "src") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto p = prefix(*v);
+      if (!p) return fail(p.error());
+      f.prefsrc = *p;
+    } else {
+      if (matches(w, "to")) {
+        auto v = val();
+        if (!v) return fail(v.error());
+        w = *v;
+      }
+      bool is_root = matches(w, "root"), is_match = !is_root && matches(w, "match");
+      if (is_root || is_match || matches(w, "exact")) {
+        auto v = val();
+        if (!v) return fail(v.error());
+        w = *v;
+      }
+      auto p = prefix(w);
+      if (!p) return fail(p.error());
+      if (p->any) p->addr = family == AF_INET6 ? *IpAddr::parse("::") : IpAddr::v4(0);
+      if (is_root) {
+        f.root = *p;
+      } else if (is_match) {
+        f.match = *p;
+      } else if (flush) {
+        f.dst = *p;
+      } else {
+        f.root = f.match = *p;
+      }
     }
   }
   // iproute2: IPv4 unless a family is asked for, or every family for "table all".
@@ -345,7 +642,7 @@ Result<void> dump_routes(
   return c.client->dump(b, [&](const wire::Message& m) {
     if (m.hdr.nlmsg_type != RTM_NEWROUTE) return;
     auto r = wire::decode_route(m);
-    if (r && f.match(*r)) each(m, *r);
+    if (r && f.accepts(*r)) each(m, *r);
   });
 }
 
@@ -354,7 +651,7 @@ Result<void> route_show(Ctx& c, Args& a) {
   if (!f) return fail(f.error());
   c.out->open_array();
   IFCORE_TRY(dump_routes(c, *f, [&](const wire::Message& m, const wire::RouteMessage& r) {
-    print_route(c, m, r, f->table.has_value(), f->oif != 0);
+    print_route(c, m, r, f->shown());
     c.out->flush();
   }));
   c.out->close();
@@ -431,7 +728,7 @@ Result<void> route_get(Ctx& c, Args& a) {
   c.out->open_array();
   IFCORE_TRY(c.client->talk(b, [&](const wire::Message& m) {
     auto rr = wire::decode_route(m);
-    if (rr) print_route(c, m, *rr, false, false);
+    if (rr) print_route(c, m, *rr, RouteShown{});
   }));
   c.out->close();
   return ok();
@@ -444,6 +741,7 @@ Result<void> do_route(Ctx& c, Args& a) {
   std::string cmd = a.take();
   if (matches(cmd, "add")) return route_modify(c, a, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL);
   if (matches(cmd, "change")) return route_modify(c, a, RTM_NEWROUTE, NLM_F_REPLACE);
+  if (matches(cmd, "append")) return route_modify(c, a, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_APPEND);
   if (matches(cmd, "replace"))
     return route_modify(c, a, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE);
   if (matches(cmd, "delete")) return route_modify(c, a, RTM_DELROUTE, 0);
