@@ -271,6 +271,14 @@ Result<void> parse_bridge(Ctx&, wire::MessageBuilder& b, Args& a) {
       b.put_u8(IFLA_BR_VLAN_FILTERING, std::uint8_t(*n));
     else if (w == "mcast_snooping")
       b.put_u8(IFLA_BR_MCAST_SNOOPING, std::uint8_t(*n));
+    else if (w == "group_fwd_mask")
+      b.put_u16(IFLA_BR_GROUP_FWD_MASK, std::uint16_t(*n));
+    else if (w == "vlan_default_pvid")
+      b.put_u16(IFLA_BR_VLAN_DEFAULT_PVID, std::uint16_t(*n));
+    else if (w == "mcast_router")
+      b.put_u8(IFLA_BR_MCAST_ROUTER, std::uint8_t(*n));
+    else if (w == "mcast_querier")
+      b.put_u8(IFLA_BR_MCAST_QUERIER, std::uint8_t(*n));
     else
       return die(255, "bridge: unknown command \"{}\"?", w);
   }
@@ -360,10 +368,88 @@ Result<void> parse_tunnel(Ctx& c, wire::MessageBuilder& b, const std::string& ki
   return ok();
 }
 
+// iproute2's bridge_slave options (iplink_bridge_slave.c): a port's attributes, as
+// IFLA_INFO_SLAVE_DATA of the slave kind "bridge".
+Result<void> parse_bridge_slave(wire::MessageBuilder& b, Args& a) {
+  static const std::pair<const char*, std::uint16_t> kOnOff[] = {
+      {"hairpin", IFLA_BRPORT_MODE},
+      {"guard", IFLA_BRPORT_GUARD},
+      {"root_block", IFLA_BRPORT_PROTECT},
+      {"fastleave", IFLA_BRPORT_FAST_LEAVE},
+      {"learning", IFLA_BRPORT_LEARNING},
+      {"flood", IFLA_BRPORT_UNICAST_FLOOD},
+      {"mcast_flood", IFLA_BRPORT_MCAST_FLOOD},
+      {"bcast_flood", IFLA_BRPORT_BCAST_FLOOD},
+      {"mcast_to_unicast", IFLA_BRPORT_MCAST_TO_UCAST},
+      {"proxy_arp", IFLA_BRPORT_PROXYARP},
+      {"proxy_arp_wifi", IFLA_BRPORT_PROXYARP_WIFI},
+      {"neigh_suppress", IFLA_BRPORT_NEIGH_SUPPRESS},
+      {"vlan_tunnel", IFLA_BRPORT_VLAN_TUNNEL},
+      {"isolated", IFLA_BRPORT_ISOLATED},
+      {"locked", IFLA_BRPORT_LOCKED}};
+  auto data = b.begin_nest(IFLA_INFO_SLAVE_DATA);
+  while (!a.done()) {
+    std::string w = a.take();
+    if (matches(w, "fdb_flush")) {
+      b.put_flag(IFLA_BRPORT_FLUSH);
+      continue;
+    }
+    const std::pair<const char*, std::uint16_t>* onoff = nullptr;
+    for (const auto& x : kOnOff)
+      if (matches(w, x.first)) {
+        onoff = &x;
+        break;
+      }
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    if (onoff) {
+      if (*v != "on" && *v != "off")
+        return die(255, "Error: argument of \"{}\" must be \"on\" or \"off\", not \"{}\"",
+                   onoff->first, *v);
+      b.put_u8(onoff->second, *v == "on");
+      continue;
+    }
+    auto n = parse_u32(*v, "");
+    if (matches(w, "state")) {
+      if (!n || *n > 255) return invarg("state is invalid", *v);
+      b.put_u8(IFLA_BRPORT_STATE, std::uint8_t(*n));
+    } else if (matches(w, "priority")) {
+      if (!n || *n > 0xffff) return invarg("priority is invalid", *v);
+      b.put_u16(IFLA_BRPORT_PRIORITY, std::uint16_t(*n));
+    } else if (matches(w, "cost")) {
+      if (!n) return invarg("cost is invalid", *v);
+      b.put_u32(IFLA_BRPORT_COST, *n);
+    } else if (matches(w, "mcast_router")) {
+      if (!n || *n > 255) return invarg("invalid mcast_router", *v);
+      b.put_u8(IFLA_BRPORT_MULTICAST_ROUTER, std::uint8_t(*n));
+    } else if (matches(w, "group_fwd_mask")) {
+      if (!n || *n > 0xffff) return invarg("invalid group_fwd_mask", *v);
+      b.put_u16(IFLA_BRPORT_GROUP_FWD_MASK, std::uint16_t(*n));
+    } else {
+      return die(255, "bridge_slave: unknown option \"{}\"?", w);
+    }
+  }
+  b.end_nest(data);
+  return ok();
+}
+
 }  // namespace
 
 Result<void> put_linkinfo(Ctx& c, wire::MessageBuilder& b, const std::string& kind, Args& a) {
   auto info = b.begin_nest(IFLA_LINKINFO);
+  // iproute2: `type KIND_slave` changes the device as a port of its master's kind.
+  static const std::string kSlave = "_slave";
+  if (kind.size() > kSlave.size() &&
+      kind.compare(kind.size() - kSlave.size(), kSlave.size(), kSlave) == 0) {
+    std::string master = kind.substr(0, kind.size() - kSlave.size());
+    b.put_string(IFLA_INFO_SLAVE_KIND, master);
+    if (master == "bridge")
+      IFCORE_TRY(parse_bridge_slave(b, a));
+    else if (!a.done())
+      return die(255, "Garbage instead of arguments \"{} ...\". Try \"ip link help\".", a.peek());
+    b.end_nest(info);
+    return ok();
+  }
   b.put_string(IFLA_INFO_KIND, kind);
   if (kind == "veth")
     IFCORE_TRY(parse_veth(c, b, a));

@@ -100,7 +100,8 @@ void print_fields(Ctx& c, const Attrs& a, std::span<const Field> fields) {
         o.kv(fd.key, v != 0, fmt::format("{} {} ", fd.word, v ? "on" : "off"));
         break;
       case F::Timer:
-        o.kv(fd.key, double(v) / 100.0, fmt::format("{} {:7.2f} ", fd.word, double(v) / 100.0));
+        o.kv(fd.key, Out::raw_number(fmt::format("{:.2f}", double(v) / 100.0)),
+             fmt::format("{} {:7.2f} ", fd.word, double(v) / 100.0));
         break;
       case F::BrId:
         o.kv(fd.key, bridge_id(*r), fmt::format("{} {} ", fd.word, bridge_id(*r)));
@@ -166,6 +167,12 @@ void print_macvlan(Ctx& c, const Attrs& a) {
     o.kv("bcqueuelen", *q, fmt::format("bcqueuelen {} ", *q));
   if (auto q = num(a, IFLA_MACVLAN_BC_QUEUE_LEN_USED))
     o.kv("usedbcqueuelen", *q, fmt::format("usedbcqueuelen {} ", *q));
+  // iproute2: the source mode's remote addresses, counted then listed.
+  auto mode = num(a, IFLA_MACVLAN_MODE);
+  if (!mode || *mode != MACVLAN_MODE_SOURCE) return;
+  auto count = num(a, IFLA_MACVLAN_MACADDR_COUNT);
+  if (!count) return;
+  o.kv("macaddr_count", *count, fmt::format("remotes ({}) ", *count));
 }
 
 constexpr Field kBridge[] = {

@@ -75,11 +75,12 @@ void Out::flush(std::FILE* f) {
 
 namespace {
 
-// iproute2's json_writer with pretty set (lib/json_writer.c): an object's members each on a
-// line of their own, indented four spaces a level, its closing brace on one too; an array's
-// elements on the same line, `[ a,b ]`; no space after a separating comma.
+// iproute2's json_writer (lib/json_writer.c). Pretty: an object's members each on a line of
+// their own, indented four spaces a level, its closing brace on one too; an array's elements
+// on the same line, `[ a,b ]`; no space after a separating comma. Compact: no spaces.
 class PrettyWriter {
  public:
+  explicit PrettyWriter(bool pretty) : pretty_(pretty) {}
   std::string out;
   void value(const Json& v) {
     if (v.is_object()) {
@@ -89,20 +90,24 @@ class PrettyWriter {
         eol();
         sep_ = '\0';
         out += Json(it.key()).dump();
-        out += ": ";
+        out += pretty_ ? ": " : ":";
         value(it.value());
       }
       end('}');
     } else if (v.is_array()) {
       begin('[');
-      out += ' ';
+      if (pretty_) out += ' ';
       for (const auto& e : v) value(e);
-      if (sep_) out += ' ';
+      if (sep_ && pretty_) out += ' ';
       sep_ = '\0';
       end(']');
     } else {
       eor();
-      out += v.dump();
+      const std::string* raw = v.is_string() ? v.get_ptr<const std::string*>() : nullptr;
+      if (raw && !raw->empty() && (*raw)[0] == kRawMark)
+        out.append(*raw, 1);  // a number printed as iproute2 formats it (Out::raw_number)
+      else
+        out += v.dump();
     }
   }
 
@@ -112,6 +117,7 @@ class PrettyWriter {
     sep_ = ',';
   }
   void eol() {
+    if (!pretty_) return;
     out += '\n';
     out.append(std::size_t(depth_) * 4, ' ');
   }
@@ -127,6 +133,7 @@ class PrettyWriter {
     out += c;
     sep_ = ',';
   }
+  bool pretty_;
   int depth_ = 0;
   char sep_ = '\0';
 };
@@ -136,14 +143,9 @@ class PrettyWriter {
 void Out::finish(std::FILE* f) {
   flush(f);
   if (json_ && have_root_) {
-    std::string s;
-    if (pretty_) {
-      PrettyWriter w;
-      w.value(root_);
-      s = std::move(w.out);
-    } else {
-      s = root_.dump();
-    }
+    PrettyWriter w(pretty_);
+    w.value(root_);
+    std::string s = std::move(w.out);
     std::fprintf(f, "%s\n", s.c_str());
     have_root_ = false;
     stack_.clear();

@@ -13,6 +13,8 @@ namespace ifcore::cli {
 
 using Json = nlohmann::ordered_json;
 
+inline constexpr char kRawMark = '\x01';  // Out::raw_number's mark
+
 class Out {
  public:
   Out(bool json, bool pretty, bool oneline = false)
@@ -24,6 +26,9 @@ class Out {
   void text(std::string_view s) {
     if (!json_) buf_.append(s);
   }
+  // A JSON number written as `text` is (iproute2 prints some with printf: `0.00`).
+  static Json raw_number(const std::string& text) { return std::string(1, kRawMark) + text; }
+
   // A member of the current JSON object (text mode: `txt`).
   void kv(std::string_view key, Json v, std::string_view txt) {
     if (json_)
