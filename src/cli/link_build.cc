@@ -15,11 +15,24 @@
 
 #include "cli/commands.h"
 #include "rtnl/wire/link.h"
+#include "rtnl/wire/nsid.h"
 
 namespace ifcore::cli {
 
 Result<void> put_netns(Ctx& c, wire::MessageBuilder& b, const std::string& name) {
   if (std::string_view(c.client->transport().target()) != "kernel") {
+    // ip looks the name up before it asks (netns_get_fd, else a pid): an unknown name is
+    // its argument error, not the kernel's.
+    wire::MessageBuilder q;
+    if (!wire::encode_nsid(q, {RTM_GETNSID, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0},
+                           {}))
+      return die(2, "message too long");
+    bool known = false;
+    IFCORE_TRY(c.client->dump(q, [&](const wire::Message& m) {
+      auto n = wire::decode_nsid(m);
+      known = known || (n && n->name && *n->name == name);
+    }));
+    if (!known && !parse_u32(name, "", 10)) return invarg("Invalid \"netns\" value\n", name);
     b.put_string(wire::IFCORE_IFLA_NET_NS_NAME, name);
     return ok();
   }
@@ -30,7 +43,7 @@ Result<void> put_netns(Ctx& c, wire::MessageBuilder& b, const std::string& name)
     return ok();
   }
   auto pid = parse_u32(name, "Invalid \"netns\" value", 10);
-  if (!pid) return invarg("Invalid \"netns\" value", name);
+  if (!pid) return invarg("Invalid \"netns\" value\n", name);
   b.put_u32(IFLA_NET_NS_PID, *pid);
   return ok();
 }
