@@ -164,10 +164,9 @@ Result<void> addr_show(Ctx& c, Args& a) {
     if (!packet && !any && (lo != hi || af.family)) continue;
     o.open_object();
     // A device the link filters pass over prints nothing (`{}`), unless -o prints its
-    // addresses without it: then only up/down keep them back (print_selected_addrinfo).
+    // addresses without it: then only `up` keeps them back (print_selected_addrinfo).
     const bool no_link = o.oneline() && !packet && !c.brief;
-    if (l.hidden &&
-        (!no_link || (lf.up && !(l.m.flags & IFF_UP)) || (lf.down && (l.m.flags & IFF_UP)))) {
+    if (l.hidden && (!no_link || (lf.up && !(l.m.flags & IFF_UP)))) {
       o.close();
       o.flush();
       continue;

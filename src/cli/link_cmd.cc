@@ -187,7 +187,6 @@ Result<std::vector<LinkView>> list_links(Ctx& c, const LinkFilter& f) {
     if (f.name.empty() && (other_master || other_kind || (f.nomaster && l->m.master.value_or(0))))
       return;
     l->hidden = other_master || other_kind || (f.up && !(l->m.flags & IFF_UP)) ||
-                (f.down && (l->m.flags & IFF_UP)) ||
                 (!f.slave_kind.empty() && l->m.slave_kind.value_or("") != f.slave_kind) ||
                 (f.group && l->m.group.value_or(0) != *f.group);
     out.push_back(std::move(*l));

@@ -47,7 +47,7 @@ std::string link_name_with_peer(Ctx& c, const LinkView& l);
 struct LinkFilter {
   int family = 0;  // ifi_family of the dump (`ip -6 addr` asks AF_INET6's view)
   std::string name, kind, slave_kind, master;
-  bool up = false, down = false, nomaster = false;
+  bool up = false, nomaster = false;
   std::optional<std::uint32_t> group;
 };
 struct AddrFilter {

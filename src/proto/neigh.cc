@@ -34,7 +34,6 @@ using inet::ProtoEvent;
 constexpr std::uint16_t kNudValid =
     NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | NUD_DELAY;
 constexpr std::uint16_t kNudConnected = NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE;
-constexpr std::uint16_t kNudInTimer = NUD_INCOMPLETE | NUD_REACHABLE | NUD_DELAY | NUD_PROBE;
 // Linux: BASE_REACHABLE_TIME (30 s): a new or unconfirmed entry was confirmed twice that
 // long ago.
 constexpr Duration kUnconfirmed = std::chrono::seconds(60);
