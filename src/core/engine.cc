@@ -118,6 +118,7 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)) {
 }
 
 Engine::~Engine() {
+  impl_->timers.stop();  // no timer runs while the namespaces and the plug-ins go
   {
     auto ctl = control();
     auto all = ctl.namespaces();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/notifier_chain.h"
+#include "core/timers.h"
 #include "ifcore/engine.h"
 
 namespace ifcore {
@@ -202,6 +203,8 @@ struct Engine::Impl {
   // takes nothing else.
   std::mutex batches_mu;
   UnregisterBatch* live_batches = nullptr;
+  // The engine's timers (ifcore/timer.h); stopped first when the engine goes.
+  Timers timers{engine};
   // The link watch (core/linkwatch.h); last, so it is made after and stopped before the
   // rest. Subscribes to `chain` when made.
   std::unique_ptr<LinkWatch, LinkWatchDeleter> linkwatch{make_link_watch(*this)};

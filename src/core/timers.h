@@ -1,0 +1,57 @@
+// The engine's timers (see ifcore/timer.h). Not a public header.
+//
+// Lock order: control lock -> Timers::mu_ (a leaf: guards only the worker's deadline and
+// its stop flag). The timers themselves are guarded by the control lock. The worker
+// thread never holds mu_ while taking the control lock.
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "ifcore/timer.h"
+
+namespace ifcore {
+
+class Timers {
+ public:
+  explicit Timers(Engine& engine) : engine_(engine) {}
+  Timers(const Timers&) = delete;
+  Timers& operator=(const Timers&) = delete;
+  ~Timers() { stop(); }
+
+  // Context: control lock (all four).
+  TimerId add(std::function<void(Control&)> fn);
+  void arm(TimerId id, TimePoint at);
+  void cancel(TimerId id);
+  void remove(TimerId id);
+  std::optional<TimePoint> deadline(TimerId id) const;
+  void run_due(Control& ctl);
+
+  // Stops the worker and waits for it: no timer runs after. Context: not under the
+  // control lock (the worker may be waiting for it).
+  void stop();
+
+ private:
+  struct Entry {
+    std::function<void(Control&)> fn;
+    std::optional<TimePoint> at;
+  };
+  // Tells the worker the earliest deadline (starting it if needed). Context: control lock.
+  void reschedule();
+  void worker();
+
+  Engine& engine_;
+  std::map<TimerId, Entry> timers_;  // control lock
+  TimerId next_id_ = 1;              // control lock
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;
+  std::optional<TimePoint> wake_at_;  // mu_
+  bool stop_ = false;                 // mu_
+};
+
+}  // namespace ifcore
