@@ -18,12 +18,13 @@
 #include <vector>
 
 #include "ifcore/addr.h"
+#include "ifcore/clock.h"
 #include "ifcore/engine.h"
 #include "ifcore/result.h"
 
 namespace ifcore::inet {
 
-// Linux: INFINITY_LIFE_TIME — lifetimes are always reported as forever.
+// Linux: INFINITY_LIFE_TIME — a lifetime that never ends.
 inline constexpr std::uint32_t kForever = 0xFFFFFFFFu;
 
 // ---------------------------------------------------------------- addresses
@@ -39,7 +40,11 @@ struct AddrInfo {
   IpAddr address;           // IFA_ADDRESS: the peer on point-to-point links, else == local
   IpAddr broadcast;         // IFA_BROADCAST (IPv4; empty if none)
   std::string label;        // IFA_LABEL (IPv4; the device name unless given)
-  std::uint32_t valid_lft = kForever, preferred_lft = kForever;  // IFA_CACHEINFO
+  // IFA_CACHEINFO: the seconds left of each lifetime as the address is reported (Linux:
+  // inet_fill_ifaddr / inet6_fill_ifaddr count them down from the last update), and when
+  // it was made and last updated on the engine's clock (Linux: cstamp, tstamp).
+  std::uint32_t valid_lft = kForever, preferred_lft = kForever;
+  TimePoint cstamp{}, tstamp{};
   std::uint32_t rt_priority = 0;  // IFA_RT_PRIORITY: metric of the prefix route (0 = default)
   std::uint8_t proto = 0;         // IFA_PROTO
 };
@@ -57,17 +62,24 @@ struct AddrRequest {
   std::uint32_t flags = 0;  // IFA_F_NODAD, IFA_F_NOPREFIXROUTE, IFA_F_HOMEADDRESS...
   std::uint32_t rt_priority = 0;
   std::uint8_t proto = 0;
+  // IFA_CACHEINFO's lifetimes in seconds (kForever: none). A finite valid lifetime makes
+  // the address dynamic: it is deprecated when the preferred one ends and removed when the
+  // valid one does (the engine's timers; ifcore/timer.h).
+  std::uint32_t valid_lft = kForever, preferred_lft = kForever;
   bool replace = false;  // NLM_F_REPLACE: an existing address is updated, not EEXIST
 };
 
-// Adds an address. Linux: inet_rtm_newaddr (IPv4), inet6_rtm_newaddr (IPv6).
+// Adds an address, or with `replace` updates an existing one's lifetimes, protocol and
+// metric (IPv6: and its flags). Linux: inet_rtm_newaddr (IPv4), inet6_rtm_newaddr (IPv6).
 // Notifies RTM_NEWADDR, then RTM_NEWROUTE for the routes it makes (IPv4: local route in
 // table local always; on an up device the subnet broadcast and the connected route in
 // main. IPv6 on an up device: the prefix route, metric 256, unless IFA_F_NOPREFIXROUTE,
 // and a local route in table local; on a down device the address stays tentative).
 // Context: control lock. Errors: ENODEV ("ipv4: Device not found"), EINVAL (prefix length,
 // missing local, scope), EEXIST ("ipv4: Address already assigned" / "ipv6: address already
-// assigned"), EACCES ("IPv6 is disabled on this device").
+// assigned"), EACCES ("IPv6 is disabled on this device"), EINVAL ("ipv4: address lifetime
+// invalid" / "ipv6: address lifetime invalid": a zero valid lifetime, or a preferred one
+// longer than the valid one).
 Result<AddrInfo> add_address(Control& ctl, Namespace& ns, const AddrRequest& req);
 
 // Deletes the first address that matches `req` (local, and label/prefix when given).
@@ -109,6 +121,9 @@ struct RouteInfo {
   IpAddr prefsrc;              // RTA_PREFSRC; empty: none
   std::uint32_t flags = 0;     // RTNH_F_LINKDOWN, RTNH_F_ONLINK, RTNH_F_DEAD
   RouteMetrics metrics;        // RTA_METRICS
+  // IPv6: when the route ends (Linux: RTF_EXPIRES, the prefix route of an address with a
+  // finite valid lifetime); RTA_CACHEINFO's rta_expires counts down to it.
+  std::optional<TimePoint> expires;
 };
 
 // What RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE ask for.

@@ -6,6 +6,7 @@
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
 
+#include <cstdio>
 #include <map>
 
 #include "cli/commands.h"
@@ -53,8 +54,10 @@ Result<std::uint8_t> parse_scope(const std::string& s) {
   return std::uint8_t(*n);
 }
 
+constexpr std::uint32_t kForever = 0xffffffffu;  // iproute2: INFINITY_LIFE_TIME
+
 std::string lft(std::uint32_t v) {
-  return v == 0xffffffffu ? "forever" : std::to_string(v) + "sec";
+  return v == kForever ? "forever" : std::to_string(v) + "sec";
 }
 
 void print_addr(Ctx& c, const wire::AddrMessage& a, bool deleted) {
@@ -218,11 +221,41 @@ Result<void> addr_show(Ctx& c, Args& a) {
   return ok();
 }
 
+// iproute2's address flag words (ifa_flag_data): which a user may set, and which only
+// for IPv6.
+struct AddrFlagWord {
+  const char* name;
+  std::uint32_t mask;
+  bool readonly, v6only;
+};
+const AddrFlagWord* addr_flag_word(const std::string& w) {
+  static const AddrFlagWord kWords[] = {
+      {"secondary", IFA_F_SECONDARY, true, false},
+      {"temporary", IFA_F_SECONDARY, true, false},
+      {"nodad", IFA_F_NODAD, false, true},
+      {"optimistic", IFA_F_OPTIMISTIC, false, true},
+      {"dadfailed", IFA_F_DADFAILED, true, true},
+      {"home", IFA_F_HOMEADDRESS, false, true},
+      {"deprecated", IFA_F_DEPRECATED, true, true},
+      {"tentative", IFA_F_TENTATIVE, true, true},
+      {"permanent", IFA_F_PERMANENT, true, true},
+      {"mngtmpaddr", IFA_F_MANAGETEMPADDR, false, true},
+      {"noprefixroute", IFA_F_NOPREFIXROUTE, false, false},
+      {"autojoin", IFA_F_MCAUTOJOIN, false, false},
+      {"stable-privacy", IFA_F_STABLE_PRIVACY, true, true},
+  };
+  for (const AddrFlagWord& f : kWords)
+    if (w == f.name) return &f;
+  return nullptr;
+}
+
 Result<void> addr_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flags) {
   wire::AddrMessage m;
   std::string dev;
   std::optional<Prefix> local, peer;
   bool brd_auto = false;
+  bool valid_given = false, preferred_given = false;
+  std::uint32_t valid_lft = kForever, preferred_lft = kForever;
   while (!a.done()) {
     std::string w = a.take();
     auto v = [&]() { return a.value(); };
@@ -256,18 +289,37 @@ Result<void> addr_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flag
       auto s = parse_scope(*x);
       if (!s) return fail(s.error());
       m.scope = *s;
-    } else if (w == "metric" || w == "priority" || w == "preference") {
+    } else if (matches(w, "metric") || matches(w, "priority") || matches(w, "preference")) {
       auto x = v();
       if (!x) return fail(x.error());
       auto n = parse_u32(*x, "\"metric\" value is invalid\n");
       if (!n) return fail(n.error());
       m.rt_priority = *n;
-    } else if (w == "noprefixroute" || w == "nodad" || w == "home" || w == "mngtmpaddr") {
-      std::uint32_t bit = w == "noprefixroute" ? IFA_F_NOPREFIXROUTE
-                          : w == "nodad"       ? IFA_F_NODAD
-                          : w == "home"        ? IFA_F_HOMEADDRESS
-                                               : IFA_F_MANAGETEMPADDR;
-      m.flags32 = m.flags32.value_or(0) | bit;
+    } else if (matches(w, "valid_lft") || matches(w, "preferred_lft")) {
+      const bool valid = matches(w, "valid_lft");
+      const char* name = valid ? "valid_lft" : "preferred_lft";
+      if (valid ? valid_given : preferred_given) return duparg_second(name, w);
+      auto x = v();
+      if (!x) return fail(x.error());
+      std::uint32_t& slot = valid ? valid_lft : preferred_lft;
+      if (*x == "forever") {
+        slot = kForever;
+      } else {
+        auto n = parse_u32(*x, "");
+        if (!n) return invarg(fmt::format("{} value", name), *x);
+        slot = *n;
+      }
+      (valid ? valid_given : preferred_given) = true;
+    } else if (const AddrFlagWord* f = addr_flag_word(w)) {
+      // iproute2: a flag the kernel sets is refused with a warning, and so is an IPv6-only
+      // one unless the family is IPv6 so far (-6, or an IPv6 address given before it).
+      int family = local ? local->addr.family() : c.family;
+      if (f->readonly)
+        std::fprintf(stderr, "Warning: %s option is not mutable from userspace\n", f->name);
+      else if (f->v6only && family != AF_INET6)
+        std::fprintf(stderr, "Warning: %s option can be set only for IPv6 addresses\n", f->name);
+      else
+        m.flags32 = m.flags32.value_or(0) | f->mask;
     } else {
       if (w == "local") {
         auto x = v();
@@ -300,6 +352,14 @@ Result<void> addr_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flag
   }
   if (m.scope == 0 && local && local->addr.is_v4() && (local->addr.v4_host() >> 24) == 127)
     m.scope = RT_SCOPE_HOST;
+  if (valid_given || preferred_given) {
+    if (!valid_lft) return die(1, "valid_lft is zero");
+    if (valid_lft < preferred_lft) return die(1, "preferred_lft is greater than valid_lft");
+    ifa_cacheinfo ci{};
+    ci.ifa_prefered = preferred_lft;
+    ci.ifa_valid = valid_lft;
+    m.cacheinfo = ci;
+  }
   if (m.flags32) m.flags = std::uint8_t(*m.flags32 & 0xff);
   wire::MessageBuilder b;
   IFCORE_TRY([&]() -> Result<void> {

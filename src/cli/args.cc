@@ -27,6 +27,10 @@ tl::unexpected<Error> invarg(const std::string& what, const std::string& arg) {
   return die(255, "Error: argument \"{}\" is wrong: {}", arg, what);
 }
 
+tl::unexpected<Error> duparg_second(const std::string& key, const std::string& arg) {
+  return die(255, "Error: duplicate \"{}\": \"{}\" is the second value.", key, arg);
+}
+
 tl::unexpected<Error> duparg(const std::string& key, const std::string& arg) {
   return die(255, "Error: either \"{}\" is duplicate, or \"{}\" is a garbage.", key, arg);
 }

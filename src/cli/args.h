@@ -33,7 +33,10 @@ class Args {
 // "Error: argument \"x\" is wrong: <what>" (exit 255).
 tl::unexpected<Error> invarg(const std::string& what, const std::string& arg);
 // "Error: either \"a\" is duplicate, or \"b\" is a garbage." (exit 255).
+// iproute2's duparg2 ("either KEY is duplicate, or ARG is a garbage") and duparg
+// ("duplicate KEY: ARG is the second value").
 tl::unexpected<Error> duparg(const std::string& key, const std::string& arg);
+tl::unexpected<Error> duparg_second(const std::string& key, const std::string& arg);
 tl::unexpected<Error> incomplete();
 
 Result<std::uint32_t> parse_u32(const std::string& s, const char* what, int base = 0);

@@ -258,6 +258,22 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
       text += (i ? "," : "<") + names[i] + (i + 1 == names.size() ? "> " : "");
     o.text(text);
   }
+  if (r.cacheinfo && (r.family == AF_INET || r.family == AF_INET6)) {
+    // iproute2's print_rta_cacheinfo (clock ticks at USER_HZ 100).
+    const rta_cacheinfo& ci = *r.cacheinfo;
+    constexpr std::uint32_t kHz = 100;
+    if (ci.rta_expires) {
+      int secs = static_cast<std::int32_t>(ci.rta_expires) / static_cast<int>(kHz);
+      o.kv("expires", secs, fmt::format("expires {}sec ", secs));
+    }
+    if (ci.rta_error) o.kv("error", ci.rta_error, fmt::format("error {} ", ci.rta_error));
+    if (c.stats) {
+      if (ci.rta_clntref) o.kv("users", ci.rta_clntref, fmt::format("users {} ", ci.rta_clntref));
+      if (ci.rta_used) o.kv("used", ci.rta_used, fmt::format("used {} ", ci.rta_used));
+      if (ci.rta_lastuse)
+        o.kv("age", ci.rta_lastuse / kHz, fmt::format("age {}sec ", ci.rta_lastuse / kHz));
+    }
+  }
   print_metrics(o, r.metrics);
   for (const auto& nh : r.multipath) {
     o.text("\n\tnexthop ");

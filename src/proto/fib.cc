@@ -8,6 +8,7 @@
 #include <linux/rtnetlink.h>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "proto/state.h"
@@ -187,11 +188,16 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
     // init_loopback's ::1 gets the host route only: Linux 6.18 has no `::1 dev lo` in main.
     bool loopback_own =
         (dev.flags() & IFF_LOOPBACK) && a.prefixlen == 128 && a.local == IpAddr::v6(kLoopback6);
-    if (up && !(a.flags & IFA_F_NOPREFIXROUTE) && !loopback_own)
+    if (up && !(a.flags & IFA_F_NOPREFIXROUTE) && !loopback_own) {
       out.push_back(
           {kernel_route(AF_INET6, RT_TABLE_MAIN, RTN_UNICAST, a.local, a.prefixlen,
                         RT_SCOPE_UNIVERSE, {}, a.rt_priority ? a.rt_priority : kPrioAddrconf, oif),
            Origin::Addr});
+      // Linux: addrconf_prefix_route with RTF_EXPIRES for a finite valid lifetime (the
+      // newest address of the prefix, first in the list, sets it).
+      if (!(a.flags & IFA_F_PERMANENT) && a.valid_lft != inet::kForever)
+        out.back().first.expires = a.tstamp + std::chrono::seconds(a.valid_lft);
+    }
     if (!(a.flags & IFA_F_TENTATIVE))
       out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_LOCAL, a.local, 128,
                                   RT_SCOPE_UNIVERSE, {}, 0, oif),
@@ -332,6 +338,43 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
 
 // ---------------------------------------------------------------- internal API
 
+// Linux: fib6_run_gc's fib6_age — the IPv6 routes whose time is up go, with RTM_DELROUTE.
+void expire_routes(Control& ctl) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  RetireScope scope(ep);
+  const TimePoint now = ctl.engine().time().now();
+  std::optional<TimePoint> next;
+  std::vector<Route*> due;
+  for (auto it = ep.expiring_ns.begin(); it != ep.expiring_ns.end();) {
+    Namespace* ns = ctl.find_namespace_by_id(*it);
+    bool any = false;
+    due.clear();
+    if (ns)
+      for (auto& [id, t] : net_state(*ns).tables6)
+        for (auto& [k, list] : t)
+          for (Route& r : list) {
+            if (!r.info.expires) continue;
+            if (*r.info.expires <= now) {
+              due.push_back(&r);
+            } else {
+              any = true;
+              if (!next || *r.info.expires < *next) next = r.info.expires;
+            }
+          }
+    for (Route* r : due) erase(ep, *ns, r, true);
+    it = any ? std::next(it) : ep.expiring_ns.erase(it);
+  }
+  if (next) arm_timer(ctl, ep.route_timer, *next);
+}
+
+void watch_route_expiry(Control& ctl, Namespace& ns, TimePoint at) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  if (!ep.route_timer) ep.route_timer = add_timer(ctl, [](Control& c) { expire_routes(c); });
+  ep.expiring_ns.insert(ns.id());
+  auto armed = timer_deadline(ctl, ep.route_timer);
+  if (!armed || at < *armed) arm_timer(ctl, ep.route_timer, at);
+}
+
 void fib_insert_kernel(Control& ctl, Namespace& ns, Device& dev, const RouteInfo& info,
                        Origin origin) {
   EngineProto& ep = engine_proto(ctl.engine());
@@ -379,10 +422,19 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
     if (r->origin == Origin::User) continue;
     auto it = std::find_if(want.begin(), want.end(),
                            [&](auto& u) { return same_derived(u.first, r->info); });
-    if (it == want.end())
-      erase(ep, ns, r, notify_del);
-    else
+    if (it == want.end()) {
+      // Linux: ipv6_del_addr leaves the prefix route of a dynamic address alone
+      // (check_cleanup_prefix_route is for permanent ones): it stays until it expires.
+      if (r->info.expires && family == AF_INET6 && dev.is_up()) {
+        r->origin = Origin::User;
+        watch_route_expiry(ctl, ns, *r->info.expires);
+      } else {
+        erase(ep, ns, r, notify_del);
+      }
+    } else {
+      r->info.expires = it->first.expires;  // Linux: fib6_set_expires, silently
       want.erase(it);
+    }
   }
   for (auto& [info, origin] : want) fib_insert_kernel(ctl, ns, dev, info, origin);
 }

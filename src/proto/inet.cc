@@ -51,6 +51,7 @@ void retire(Control& ctl, std::unique_ptr<Ifa> ifa) {
 // of wider or equal scope, secondaries at the end.
 Result<AddrInfo> insert_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in, AddrInfo a,
                             bool replace) {
+  if (a.tstamp == TimePoint{}) a.cstamp = a.tstamp = ctl.engine().time().now();
   std::size_t pos = 0;
   for (std::size_t i = 0; i < in.addrs.size(); ++i) {
     AddrInfo& x = in.addrs[i]->info;
@@ -58,11 +59,15 @@ Result<AddrInfo> insert_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in,
     if (x.prefixlen == a.prefixlen && in_subnet(x.address, a)) {
       if (x.local == a.local) {
         if (!replace) return fail(EEXIST, "ipv4: Address already assigned");
-        x.rt_priority = a.rt_priority;  // Linux: inet_rtm_newaddr with NLM_F_REPLACE
+        // Linux: inet_rtm_newaddr with NLM_F_REPLACE — the metric, the protocol and the
+        // lifetimes change; the other flags stay.
+        x.rt_priority = a.rt_priority;
         x.proto = a.proto;
+        set_lifetime(x, a.valid_lft, a.preferred_lft, a.tstamp);
+        watch_lifetime(ctl, ns, dev, *in.addrs[i]);
         notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, x);
         fib_sync_dev(ctl, ns, dev, AF_INET, true);
-        return x;
+        return reported(x, a.tstamp);
       }
       if (x.scope != a.scope) return fail(EINVAL, "ipv4: Invalid scope value");
       a.flags |= IFA_F_SECONDARY;
@@ -70,12 +75,14 @@ Result<AddrInfo> insert_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in,
   }
   auto ifa = std::make_unique<Ifa>(dev, "inet");
   ifa->info = a;
+  const Ifa& added = *ifa;
   if (a.flags & IFA_F_SECONDARY) pos = in.addrs.size();
   in.addrs.insert(in.addrs.begin() + static_cast<std::ptrdiff_t>(pos), std::move(ifa));
+  watch_lifetime(ctl, ns, dev, added);
   // Linux: rtmsg_ifa(RTM_NEWADDR) first, then the inetaddr chain makes the routes.
   notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, a);
   fib_sync_dev(ctl, ns, dev, AF_INET, true);
-  return a;
+  return reported(a, a.tstamp);
 }
 
 void remove_at(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t i) {
@@ -147,6 +154,7 @@ Result<std::pair<Device*, InDev*>> find_in_dev(Control& ctl, Namespace& ns, int 
 Result<AddrInfo> add_v4(Control& ctl, Namespace& ns, const AddrRequest& req) {
   if (req.prefixlen > 32) return fail(EINVAL, "ipv4: Invalid prefix length");
   if (!req.local || !req.local->is_v4()) return fail(EINVAL, "ipv4: Local address is not supplied");
+  IFCORE_TRY(check_lifetime_request(AF_INET, req));
   auto found = find_in_dev(ctl, ns, req.ifindex);
   if (!found) return fail(std::move(found).error());
   auto [dev, in] = *found;
@@ -160,7 +168,8 @@ Result<AddrInfo> add_v4(Control& ctl, Namespace& ns, const AddrRequest& req) {
   a.label = req.label ? *req.label : dev->name();
   a.scope = req.scope;
   // Linux: set_ifa_lifetime marks an address with infinite lifetimes permanent.
-  a.flags = (req.flags & ~(IFA_F_SECONDARY | IFA_F_TENTATIVE)) | IFA_F_PERMANENT;
+  a.flags = req.flags & ~(IFA_F_SECONDARY | IFA_F_TENTATIVE);
+  set_lifetime(a, req.valid_lft, req.preferred_lft, ctl.engine().time().now());
   a.rt_priority = req.rt_priority;
   a.proto = req.proto;
   return insert_ifa(ctl, ns, *dev, *in, std::move(a), req.replace);
@@ -252,6 +261,10 @@ class InetSubscriber final : public Subscriber {
 
 }  // namespace
 
+void expire_address4(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t idx) {
+  del_ifa(ctl, ns, dev, in, idx);  // Linux: check_lifetime's inet_del_ifa
+}
+
 IpAddr inet_select_addr(EngineProto& ep, const Device& dev) {
   DevState* ds = find_dev(ep, dev);
   if (!ds || !ds->in) return {};
@@ -295,6 +308,7 @@ Result<void> delete_address(Control& ctl, Namespace& ns, const AddrRequest& req)
 
 std::vector<AddrInfo> list_addresses(Control& ctl, Namespace& ns, int family, int ifindex) {
   EngineProto& ep = engine_proto(ctl.engine());
+  const TimePoint now = ctl.engine().time().now();
   std::vector<AddrInfo> out;
   std::vector<Device*> devs;
   if (ifindex) {
@@ -310,7 +324,7 @@ std::vector<AddrInfo> list_addresses(Control& ctl, Namespace& ns, int family, in
       auto* list = f == AF_INET ? (ds->in ? &ds->in->addrs : nullptr)
                                 : (ds->in6 ? &ds->in6->addrs : nullptr);
       if (!list) continue;
-      for (auto& ifa : *list) out.push_back(ifa->info);
+      for (auto& ifa : *list) out.push_back(reported(ifa->info, now));
     }
   }
   return out;

@@ -110,28 +110,39 @@ void refresh_groups(Inet6Dev& in6, bool up, bool forwarding) {
 Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, AddrInfo a,
                          bool replace, bool sync = true) {
   EngineProto& ep = engine_proto(ctl.engine());
+  if (a.tstamp == TimePoint{}) a.cstamp = a.tstamp = ctl.engine().time().now();
   for (auto& ifa : in6.addrs)
     if (ifa->info.local == a.local) {
       if (!replace) return fail(EEXIST, "ipv6: address already assigned");
-      // Linux: inet6_addr_modify — flags, metric and protocol change in place.
+      // Linux: inet6_addr_modify — flags, lifetimes, metric and protocol change in place.
       const std::uint32_t mod = IFA_F_NOPREFIXROUTE | IFA_F_HOMEADDRESS | IFA_F_NODAD |
-                                IFA_F_MANAGETEMPADDR | IFA_F_MCAUTOJOIN;
+                                IFA_F_MANAGETEMPADDR | IFA_F_MCAUTOJOIN | IFA_F_PERMANENT |
+                                IFA_F_DEPRECATED;
       ifa->info.flags = (ifa->info.flags & ~mod) | (a.flags & mod);
+      ifa->info.valid_lft = a.valid_lft;
+      ifa->info.preferred_lft = a.preferred_lft;
+      ifa->info.tstamp = a.tstamp;
       ifa->info.rt_priority = a.rt_priority;
       ifa->info.proto = a.proto;
+      watch_lifetime(ctl, ns, dev, *ifa);
       notify_addr(ep, ns, ProtoEvent::New, ifa->info);
       fib_sync_dev(ctl, ns, dev, AF_INET6, true);
-      return ifa->info;
+      return reported(ifa->info, a.tstamp);
     }
   // Linux: every address starts tentative; DAD begins once the device is up with carrier,
   // and completes at once, up or not, on NOARP and loopback devices and for IFA_F_NODAD
   // (addrconf_dad_begin tests those before IF_READY). ifcore does not time DAD: on a ready
   // device it completes at once for every address.
   const bool no_dad = (a.flags & IFA_F_NODAD) || (dev.flags() & (IFF_NOARP | IFF_LOOPBACK));
-  if (!dad_ready(dev) && !no_dad) a.flags |= IFA_F_TENTATIVE;
+  // Linux: addrconf_dad_begin/addrconf_dad_completed — the end of DAD ends optimism too.
+  if (!dad_ready(dev) && !no_dad)
+    a.flags |= IFA_F_TENTATIVE;
+  else
+    a.flags &= ~IFA_F_OPTIMISTIC;
   auto ifa = std::make_unique<Ifa>(dev, "inet6");
   ifa->info = a;
   ifa->rt = dst_alloc(ep, dev);
+  watch_lifetime(ctl, ns, dev, *ifa);
   // Linux: ipv6_link_dev_addr — before the first address of a narrower or equal source
   // scope: wider scopes first, and within a scope the newest first.
   int scope = src_scope(a.local);
@@ -141,7 +152,7 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
   notify_addr(ep, ns, ProtoEvent::New, a);
   if (sync) fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
-  return a;
+  return reported(a, a.tstamp);
 }
 
 void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t i) {
@@ -181,7 +192,7 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   EngineProto& ep = engine_proto(ctl.engine());
   for (auto& ifa : in6.addrs)
     if ((ifa->info.flags & IFA_F_TENTATIVE) && dad_ready(dev)) {
-      ifa->info.flags &= ~IFA_F_TENTATIVE;
+      ifa->info.flags &= ~(IFA_F_TENTATIVE | IFA_F_OPTIMISTIC);
       notify_addr(ep, ns, ProtoEvent::New, ifa->info);
     }
   if (dev.flags() & IFF_LOOPBACK) {
@@ -361,8 +372,10 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
     return fail(EADDRNOTAVAIL, "ipv6: Cannot assign loopback address on this device");
   const std::uint32_t allowed = IFA_F_NODAD | IFA_F_NOPREFIXROUTE | IFA_F_HOMEADDRESS |
                                 IFA_F_OPTIMISTIC | IFA_F_MANAGETEMPADDR | IFA_F_MCAUTOJOIN;
+  IFCORE_TRY(check_lifetime_request(AF_INET6, req));
   // Linux: an address given by the user with infinite lifetimes is permanent.
-  AddrInfo a = make6(*dev, *pfx, req.prefixlen, (req.flags & allowed) | IFA_F_PERMANENT);
+  AddrInfo a = make6(*dev, *pfx, req.prefixlen, req.flags & allowed);
+  set_lifetime(a, req.valid_lft, req.preferred_lft, ctl.engine().time().now());
   if (req.local && req.address && *req.address != *req.local) a.address = *req.address;
   a.rt_priority = req.rt_priority;
   a.proto = req.proto;
@@ -389,6 +402,12 @@ Result<void> delete_address6(Control& ctl, Namespace& ns, const AddrRequest& req
     return ok();
   }
   return fail(EADDRNOTAVAIL, "ipv6: address not found");
+}
+
+void expire_address6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t idx) {
+  // Linux: addrconf_verify_rtnl's ipv6_del_addr.
+  remove6(ctl, ns, dev, in6, idx);
+  refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
 }
 
 IpAddr inet6_select_addr(EngineProto& ep, const Device& dev, const IpAddr& dst) {

@@ -132,7 +132,9 @@ void drop_dev_state(EngineProto& ep, Device& d) {
 }
 
 void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a) {
-  for (auto* l : ep.listeners) l->on_addr(ns, ev, a);
+  if (ep.listeners.empty()) return;
+  const AddrInfo shown = ep.clock ? reported(a, ep.clock->now()) : a;
+  for (auto* l : ep.listeners) l->on_addr(ns, ev, shown);
 }
 
 void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const RouteInfo& r) {
@@ -158,6 +160,7 @@ void install_all(Engine& engine) {
   if (auto r = ctl.add_pernet(*ref.hooks); !r)
     engine.log(LogLevel::Error, "protocols: pernet init failed: " + r.error().message);
   dst_subscribe(ctl, ref);
+  lifetime_init(ctl, ref);
   inet_subscribe(ctl);
   fib_subscribe(ctl);
   neigh_subscribe(ctl);  // before inet6, which drops the device's state at Unregister

@@ -17,6 +17,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <set>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "ifcore/device.h"
 #include "ifcore/engine.h"
 #include "ifcore/inet.h"
+#include "ifcore/timer.h"
 
 namespace ifcore::proto {
 
@@ -228,6 +230,19 @@ struct EngineProto {
   int dst_priority = -10;
   std::vector<std::unique_ptr<Subscriber>> subscribers;  // dst, inet, fib, inet6
   std::unique_ptr<PernetHooks> hooks;
+  // Address lifetimes (lifetime.cc): the engine's clock, the timer that ages addresses
+  // (Linux: check_lifetime_work, addr_chk_work) and the addresses it watches, by address,
+  // with where to find each again (an entry whose address is gone is dropped when seen).
+  const TimeSource* clock = nullptr;
+  TimerId lifetime_timer = 0;
+  struct Timed {
+    int ns_id = 0, ifindex = 0, family = 0;
+  };
+  std::unordered_map<const Ifa*, Timed> timed;
+  // Routes that expire (fib.cc: Linux's fib6 garbage collection): the timer, made on first
+  // use, and the namespaces that have such routes.
+  TimerId route_timer = 0;
+  std::set<int> expiring_ns;
 };
 
 // Deletes `p` (a T derived from RcuHook) after a grace period: queued on ep.retired, and
@@ -314,7 +329,29 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
 // fib_add_ifaddr/fib_del_ifaddr, addrconf's prefix and local routes). `notify`: send
 // RTM_DELROUTE for removed ones (added ones always notify).
 void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del);
+// A route of `ns` expires at `at`: the garbage collection runs then. Context: control lock.
+void watch_route_expiry(Control& ctl, Namespace& ns, TimePoint at);
 void fib_subscribe(Control& ctl);
+
+// ---- address lifetimes (lifetime.cc)
+// Linux: rtm_to_ifaddr / inet6_rtm_newaddr — a zero valid lifetime, or a preferred one
+// longer than the valid one, is EINVAL ("ipv4: address lifetime invalid").
+Result<void> check_lifetime_request(int family, const inet::AddrRequest& req);
+// Linux: set_ifa_lifetime, inet6_addr_add/inet6_addr_modify — sets the lifetimes and the
+// PERMANENT and DEPRECATED flags they imply, and stamps the update with `now`.
+void set_lifetime(AddrInfo& a, std::uint32_t valid, std::uint32_t preferred, TimePoint now);
+// `a` as reported at `now`: lifetimes counted down (Linux: inet_fill_ifaddr,
+// inet6_fill_ifaddr).
+AddrInfo reported(const AddrInfo& a, TimePoint now);
+// Watches `ifa` (on `dev`, in `ns`) if its lifetimes are finite, and ages the addresses at
+// once (Linux queues the check with no delay). Context: control lock.
+void watch_lifetime(Control& ctl, Namespace& ns, const Device& dev, const Ifa& ifa);
+// Registers the lifetime timer. Context: control lock, at install.
+void lifetime_init(Control& ctl, EngineProto& ep);
+// Removes an address that expired (inet.cc: as a user's delete, secondaries and all;
+// inet6.cc). Context: control lock, in a RetireScope.
+void expire_address4(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t idx);
+void expire_address6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t idx);
 
 // ---- inet / inet6 (inet.cc, inet6.cc)
 void inet_subscribe(Control& ctl);

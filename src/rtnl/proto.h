@@ -14,7 +14,8 @@ namespace ifcore::rtnl {
 class Hub;
 
 wire::AddrMessage addr_message(const inet::AddrInfo& a);
-wire::RouteMessage route_message(const inet::RouteInfo& r);
+// `now`: the engine's clock, against which an expiring route counts down.
+wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now);
 wire::NeighMessage neigh_message(const inet::NeighInfo& n);
 
 // Context of every method: control lock (the protocols call it).

@@ -13,12 +13,23 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <map>
 
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
 
 namespace ifcore::rtnl {
+
+namespace {
+
+// A point on the engine's clock in hundredths of a second (Linux: clock_t at USER_HZ 100).
+std::uint32_t hundredths(TimePoint t) {
+  return static_cast<std::uint32_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count() / 10);
+}
+
+}  // namespace
 
 wire::AddrMessage addr_message(const inet::AddrInfo& a) {
   wire::AddrMessage m;
@@ -48,11 +59,14 @@ wire::AddrMessage addr_message(const inet::AddrInfo& a) {
   ifa_cacheinfo ci{};
   ci.ifa_prefered = a.preferred_lft;
   ci.ifa_valid = a.valid_lft;
+  // Linux: cstamp_delta — hundredths of a second on the clock (since boot for the steady one).
+  ci.cstamp = hundredths(a.cstamp);
+  ci.tstamp = hundredths(a.tstamp);
   m.cacheinfo = ci;
   return m;
 }
 
-wire::RouteMessage route_message(const inet::RouteInfo& r) {
+wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now) {
   wire::RouteMessage m;
   m.family = static_cast<std::uint8_t>(r.family);
   m.dst_len = r.dst_len;
@@ -70,7 +84,10 @@ wire::RouteMessage route_message(const inet::RouteInfo& r) {
   // Linux: fib_dump_info puts RTA_PRIORITY when set; rt6_fill_node always, with RTA_PREF.
   if (r.priority || r.family == AF_INET6) m.priority = r.priority;
   if (r.family == AF_INET6) {
-    m.cacheinfo = rta_cacheinfo{};
+    rta_cacheinfo ci{};
+    // Linux: rt6_fill_node — an expiring route reports the clock ticks (USER_HZ) it has left.
+    if (r.expires) ci.rta_expires = *r.expires > now ? hundredths(*r.expires) - hundredths(now) : 0;
+    m.cacheinfo = ci;
     m.pref = 0;  // ICMPV6_ROUTER_PREF_MEDIUM
   }
   // Linux: rtnetlink_put_metrics, in type order, the algorithm by name.
@@ -109,6 +126,10 @@ inet::AddrRequest addr_request(const wire::AddrMessage& a, std::uint16_t flags) 
   q.flags = a.all_flags();
   q.rt_priority = a.rt_priority.value_or(0);
   q.proto = a.proto.value_or(0);
+  if (a.cacheinfo) {
+    q.valid_lft = a.cacheinfo->ifa_valid;
+    q.preferred_lft = a.cacheinfo->ifa_prefered;
+  }
   q.replace = (flags & NLM_F_REPLACE) != 0;
   return q;
 }
@@ -197,7 +218,8 @@ void ProtoPublisher::on_route(Namespace& ns, inet::ProtoEvent ev, const inet::Ro
       ev == inet::ProtoEvent::New ? std::uint16_t{RTM_NEWROUTE} : std::uint16_t{RTM_DELROUTE};
   wire::Header h = hub_.notify_header(ns.id(), type);
   wire::MessageBuilder b;
-  if (wire::encode_route(b, h, route_message(r))) hub_.publish(ns.id(), group, b.bytes());
+  if (wire::encode_route(b, h, route_message(r, hub_.engine().time().now())))
+    hub_.publish(ns.id(), group, b.bytes());
 }
 
 bool ProtoPublisher::wants_routes(Namespace& ns, int family) const {
@@ -288,10 +310,11 @@ Result<void> handle_getroute(Request& r) {
   auto ns = session_ns(ctl, r.s);
   if (!ns) return fail(ns.error());
   if (r.dump()) {
+    const TimePoint now = ctl.engine().time().now();
     for (const auto& info : inet::list_routes(ctl, **ns, m->family)) {
       auto e = emit(r.out, [&](wire::MessageBuilder& b) {
         return wire::encode_route(b, {RTM_NEWROUTE, NLM_F_MULTI, r.seq(), r.port()},
-                                  route_message(info));
+                                  route_message(info, now));
       });
       if (!e) {
         end_dump(r, -e.error().code);
@@ -324,7 +347,7 @@ Result<void> handle_getroute(Request& r) {
   }
   auto got = inet::get_route(ctl, **ns, *m->dst, m->oif ? static_cast<int>(*m->oif) : 0);
   if (!got) return fail(got.error());
-  wire::RouteMessage out = route_message(*got);
+  wire::RouteMessage out = route_message(*got, ctl.engine().time().now());
   if (out.family == AF_INET6) {
     // Linux: inet6_rtm_getroute reports the flow's source, :: when none was asked (`from ::`).
     out.src = m->src ? *m->src : IpAddr::v6(std::array<std::uint8_t, 16>{});
