@@ -166,10 +166,91 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req);
 std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family = 0,
                                    std::optional<std::uint32_t> table = std::nullopt);
 
-// `ip route get`: the route a packet to `dst` takes (table local, then main), as a host
-// route with the source address the device would use. `oif` restricts the device.
-// Context: control lock. Errors: ENETUNREACH ("Network is unreachable").
-Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int oif = 0);
+// The flow a lookup is for (Linux: struct flowi4/flowi6), as `ip route get` gives it.
+struct Flow {
+  IpAddr dst;
+  IpAddr src;              // empty: any
+  int iif = 0;             // 0: a locally made packet (Linux: LOOPBACK_IFINDEX for rules)
+  int oif = 0;             // restricts the device; also what `oif` rules match
+  std::uint32_t mark = 0;  // what `fwmark` rules match
+  std::uint32_t uid = 0;
+  std::uint8_t tos = 0;
+  std::uint8_t ip_proto = 0;
+  std::uint16_t sport = 0, dport = 0;
+};
+
+// `ip route get`: the route a packet of `flow` takes, through the namespace's rules (with
+// only the default ones: table local, then main), as a host route with the source address
+// the device would use. Context: control lock. Errors: ENETUNREACH ("Network is
+// unreachable"; also an `unreachable` rule), EHOSTUNREACH / EINVAL / EACCES (an
+// unreachable, blackhole or prohibit route, or a blackhole / prohibit rule).
+Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow);
+inline Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int oif = 0) {
+  Flow f;
+  f.dst = dst;
+  f.oif = oif;
+  return get_route(ctl, ns, f);
+}
+
+// ---------------------------------------------------------------- policy rules
+
+// A range of a rule's selectors (Linux: fib_rule_uid_range, fib_rule_port_range).
+template <class T>
+struct Range {
+  T start = 0, end = 0;
+  friend bool operator==(const Range&, const Range&) = default;
+};
+
+// One policy-routing rule as RTM_NEWRULE reports it (fib_rule_hdr + FRA_* attributes).
+// Constants: FR_ACT_*, FIB_RULE_* (<linux/fib_rules.h>).
+struct RuleInfo {
+  int family = 0;              // AF_INET or AF_INET6
+  std::uint32_t priority = 0;  // FRA_PRIORITY (Linux: pref)
+  std::uint8_t action = 0;     // FR_ACT_TO_TBL, GOTO, NOP, BLACKHOLE, UNREACHABLE, PROHIBIT...
+  std::uint32_t table = 0;     // FRA_TABLE (FR_ACT_TO_TBL)
+  std::uint32_t flags = 0;     // FIB_RULE_INVERT as given; reports add the DETACHED and
+                               // UNRESOLVED bits
+  IpAddr src, dst;             // FRA_SRC / FRA_DST (empty: any)
+  std::uint8_t src_len = 0, dst_len = 0;
+  std::uint8_t tos = 0;          // the DSCP bits of the tos byte
+  std::string iifname, oifname;  // FRA_IIFNAME / FRA_OIFNAME (empty: any)
+  std::uint32_t fwmark = 0, fwmask = 0;
+  std::uint32_t goto_target = 0;                     // FRA_GOTO (FR_ACT_GOTO)
+  std::uint32_t flow = 0;                            // FRA_FLOW (IPv4 realms)
+  std::uint64_t tun_id = 0;                          // FRA_TUN_ID (host order)
+  std::uint8_t l3mdev = 0;                           // FRA_L3MDEV
+  std::optional<Range<std::uint32_t>> uid;           // FRA_UID_RANGE
+  std::optional<Range<std::uint16_t>> sport, dport;  // FRA_SPORT_RANGE / FRA_DPORT_RANGE
+  std::uint8_t ip_proto = 0;                         // FRA_IP_PROTO
+  std::uint8_t protocol = 0;                         // FRA_PROTOCOL (RTPROT_KERNEL: a default rule)
+  std::int32_t suppress_prefixlen = -1;              // FRA_SUPPRESS_PREFIXLEN (-1: none)
+  std::int32_t suppress_ifgroup = -1;                // FRA_SUPPRESS_IFGROUP (-1: none)
+};
+
+// What RTM_NEWRULE / RTM_DELRULE ask for: a RuleInfo and which of its fields were given
+// (a delete matches on those only, as Linux's rule_find).
+struct RuleRequest {
+  RuleInfo rule;
+  bool has_priority = false, has_fwmark = false, has_fwmask = false, has_goto = false;
+  bool has_flow = false;
+  bool excl = false;  // NLM_F_EXCL: an identical rule is EEXIST
+};
+
+// Adds a rule after the last one of lower or equal priority (Linux: fib_nl_newrule). No
+// priority: one below the second rule's. A rule naming a device that does not exist is
+// kept, detached, and attaches when one of that name appears. Notifies RTM_NEWRULE.
+// Context: control lock. Errors (errno, extack): EAFNOSUPPORT ("Rule family not
+// supported"), EINVAL ("Invalid source address", "Invalid dst address", "Invalid dsfield
+// (tos): ECN bits must be 0", "Invalid uid range", "Invalid sport range", "Invalid dport
+// range", "Invalid l3mdev attribute", "l3mdev and table are mutually exclusive", "Missing
+// goto target for action goto", "Backward goto not supported", "Invalid table" (IPv6
+// table 0)), EEXIST (with excl, no extack).
+Result<RuleInfo> add_rule(Control& ctl, Namespace& ns, const RuleRequest& req);
+// Deletes the first rule that matches what `req` gives (Linux: fib_nl_delrule). Notifies
+// RTM_DELRULE. Context: control lock. Errors: EAFNOSUPPORT, ENOENT (no extack).
+Result<void> delete_rule(Control& ctl, Namespace& ns, const RuleRequest& req);
+// The rules of `family` (AF_UNSPEC: IPv4's, then IPv6's) in order. Context: control lock.
+std::vector<RuleInfo> list_rules(Control& ctl, Namespace& ns, int family = 0);
 
 // ---------------------------------------------------------------- neighbours
 
@@ -301,6 +382,7 @@ class ProtoListener {
   virtual void on_addr(Namespace& ns, ProtoEvent ev, const AddrInfo& a) {}
   virtual void on_route(Namespace& ns, ProtoEvent ev, const RouteInfo& r) {}
   virtual void on_neigh(Namespace& ns, ProtoEvent ev, const NeighInfo& n) {}
+  virtual void on_rule(Namespace& ns, ProtoEvent ev, const RuleInfo& r) {}
   // False if on_route would ignore every route of `family` in `ns` now: the protocols then
   // skip building the RouteInfo (a copy per route, and a vlan going down drops three).
   virtual bool wants_routes(Namespace& ns, int family) const { return true; }

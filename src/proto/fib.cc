@@ -4,6 +4,7 @@
 // device going down (IPv4) or away (both).
 //
 // Lock order: control lock only.
+#include <linux/fib_rules.h>
 #include <linux/in_route.h>
 #include <linux/rtnetlink.h>
 
@@ -614,7 +615,9 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
   return out;
 }
 
-Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int oif) {
+Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
+  const IpAddr& dst = flow.dst;
+  const int oif = flow.oif;
   if (dst.empty()) return fail(EINVAL, "missing destination address");
   EngineProto& ep = engine_proto(ctl.engine());
   NetState& st = net_state(ns);
@@ -640,18 +643,90 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int 
     if (!r.dev) return !oif;
     return r.dev->is_up() && (!oif || r.dev->ifindex() == oif);
   };
-  Route* r = lookup(st, f, RT_TABLE_LOCAL, dst, usable);
-  if (!r) r = lookup(st, f, RT_TABLE_MAIN, dst, usable);
-  if (!r) return fail_log_only(ENETUNREACH, "Network is unreachable");  // Linux: no extack
-  switch (r->info.type) {
-    case RTN_UNREACHABLE:
-      return fail(EHOSTUNREACH);
-    case RTN_BLACKHOLE:
-      return fail(EINVAL);
-    case RTN_PROHIBIT:
-      return fail(EACCES);
-    default:
-      break;
+  // Linux: fib_rules_lookup — the rules in order; a table that has no answer (or answers
+  // `throw`, or one a suppress selector rejects) passes the lookup to the next rule.
+  const std::vector<Rule>& rules = f == AF_INET ? st.rules4 : st.rules6;
+  auto looked = [&]() -> Result<Route*> {
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      const Rule& rule = rules[i];
+      if (!rule_matches(rule, flow)) continue;
+      switch (rule.info.action) {
+        case FR_ACT_GOTO: {
+          const Rule* target = goto_target(rules, rule);
+          if (target) i = static_cast<std::size_t>(target - rules.data()) - 1;
+          continue;
+        }
+        case FR_ACT_NOP:
+          continue;
+        case FR_ACT_TO_TBL:
+          break;
+        // Linux: fib4_rule_action / fib6_rule_action (IPv6 answers with its null entries).
+        case FR_ACT_UNREACHABLE:
+          return fail_log_only(ENETUNREACH, "Network is unreachable");
+        case FR_ACT_PROHIBIT:
+          return fail(EACCES);
+        case FR_ACT_BLACKHOLE:
+        default:
+          return fail(EINVAL);
+      }
+      Route* got = rule.info.l3mdev ? nullptr : lookup(st, f, rule.info.table, dst, usable);
+      if (!got || got->info.type == RTN_THROW) continue;
+      // Linux: fib4_rule_suppress / fib6_rule_suppress.
+      if (static_cast<int>(got->info.dst_len) <= rule.info.suppress_prefixlen) continue;
+      if (rule.info.suppress_ifgroup != -1 && got->dev &&
+          got->dev->group() == static_cast<std::uint32_t>(rule.info.suppress_ifgroup))
+        continue;
+      switch (got->info.type) {
+        case RTN_UNREACHABLE:
+          return fail(EHOSTUNREACH);
+        case RTN_BLACKHOLE:
+          return fail(EINVAL);
+        case RTN_PROHIBIT:
+          return fail(EACCES);
+        default:
+          return got;
+      }
+    }
+    return fail_log_only(ENETUNREACH, "Network is unreachable");  // Linux: no extack
+  }();
+  if (!looked) {
+    // Linux: ip_route_output_key_hash_rcu — with an output device given, a failed lookup
+    // means the destination is on that device's link (`8.8.8.8 dev v0 src ...`).
+    Device* out_dev = f == AF_INET && oif && !flow.iif ? ctl.find(ns, oif) : nullptr;
+    if (!out_dev || !out_dev->is_up()) return fail(looked.error());
+    RouteInfo out;
+    out.family = AF_INET;
+    out.table = RT_TABLE_MAIN;
+    out.dst = dst;
+    out.dst_len = 32;
+    out.type = RTN_UNICAST;
+    out.scope = RT_SCOPE_UNIVERSE;
+    out.oif = oif;
+    out.flags = RTM_F_CLONED | ((out_dev->flags() & IFF_LOOPBACK) ? RTCF_LOCAL : 0u);
+    // Linux: inet_select_addr(dev, 0, RT_SCOPE_LINK) — the device's first primary address
+    // of link scope or wider, else the first such address of any device of the namespace.
+    auto select = [&](const Device& d) -> IpAddr {
+      DevState* ds = find_dev(ep, d);
+      if (!ds || !ds->in) return {};
+      for (auto& ifa : ds->in->addrs)
+        if (!(ifa->info.flags & IFA_F_SECONDARY) && ifa->info.scope <= RT_SCOPE_LINK)
+          return ifa->info.local;
+      return {};
+    };
+    out.prefsrc = select(*out_dev);
+    for (Device* d : ns.devices_locked()) {
+      if (!out.prefsrc.empty()) break;
+      out.prefsrc = select(*d);
+    }
+    return out;
+  }
+  Route* r = *looked;
+  // Linux: ip_route_input_slow — a packet that came in for another host is forwarded only
+  // where the input device forwards; else the answer is EHOSTUNREACH.
+  if (f == AF_INET && flow.iif && r->info.type != RTN_LOCAL) {
+    Device* in_dev = ctl.find(ns, flow.iif);
+    DevState* ds = in_dev ? find_dev(ep, *in_dev) : nullptr;
+    if (!ds || !ds->in || !ds->in->conf.forwarding) return fail(EHOSTUNREACH);
   }
   // A lookup's answer carries no next-hop flags (no `linkdown`): the route's own fields.
   RouteInfo out = r->info;
@@ -662,13 +737,15 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const IpAddr& dst, int 
   if (local && ns.loopback()) out.oif = ns.loopback()->ifindex();
   if (f == AF_INET) {
     // Linux: rt_fill_info for the cached route: the main table (local and main are one
-    // table while no rule is added), universe scope, no protocol or metric, RTM_F_CLONED,
-    // and RTCF_LOCAL for a local destination (`cache <local>`).
-    out.table = RT_TABLE_MAIN;
+    // table while no rule was ever added; after, the table the rules found it in),
+    // universe scope, no protocol or metric, RTM_F_CLONED, and RTCF_LOCAL for a local
+    // destination or one reached through the loopback device (`cache <local>`).
+    out.table = st.custom_rules4 ? r->info.table : RT_TABLE_MAIN;
     out.scope = RT_SCOPE_UNIVERSE;
     out.protocol = 0;
     out.priority = 0;
-    out.flags = RTM_F_CLONED | (local ? RTCF_LOCAL : 0u);
+    bool via_lo = r->dev && (r->dev->flags() & IFF_LOOPBACK);
+    out.flags = RTM_F_CLONED | (local || via_lo ? RTCF_LOCAL : 0u);
   } else {
     // Linux: rt6_fill_node for the lookup's route: its table, protocol and metric, no flags.
     out.flags = 0;

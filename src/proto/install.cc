@@ -36,7 +36,9 @@ class Hooks final : public PernetHooks {
  public:
   explicit Hooks(EngineProto& ep) : ep_(ep) {}
   Result<void> init(Control& ctl, Namespace& ns) override {
-    ns.set_data_locked(&kNetTag, std::make_shared<NetState>());
+    auto st = std::make_shared<NetState>();
+    rules_init(*st);
+    ns.set_data_locked(&kNetTag, std::move(st));
     return ok();
   }
   void exit(Control& ctl, Namespace& ns) override {
@@ -72,7 +74,9 @@ NetState& net_state(Namespace& ns) {
   NetState* st = ns.data_locked<NetState>(&kNetTag);
   if (!st) {
     // A namespace the hooks have not seen (cannot happen once installed): make it now.
-    ns.set_data_locked(&kNetTag, std::make_shared<NetState>());
+    auto made = std::make_shared<NetState>();
+    rules_init(*made);
+    ns.set_data_locked(&kNetTag, std::move(made));
     st = ns.data_locked<NetState>(&kNetTag);
   }
   return *st;
@@ -163,6 +167,7 @@ void install_all(Engine& engine) {
   lifetime_init(ctl, ref);
   inet_subscribe(ctl);
   fib_subscribe(ctl);
+  rules_subscribe(ctl);
   neigh_subscribe(ctl);  // before inet6, which drops the device's state at Unregister
   inet6_subscribe(ctl);
 }

@@ -146,9 +146,20 @@ struct NeighTable {
   std::list<std::unique_ptr<PNeigh>> proxies;
 };
 
+// A policy-routing rule (Linux: struct fib_rule): what it reports, and the devices it
+// names by index while they exist (0: none named; -1: named, not there).
+struct Rule {
+  inet::RuleInfo info;
+  int iifindex = 0, oifindex = 0;
+};
+
 // Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
 struct NetState {
   NeighTable neigh4, neigh6;
+  std::vector<Rule> rules4, rules6;  // in order: priority, then insertion
+  // An IPv4 rule was ever added or deleted (Linux: fib_has_custom_rules, which unmerges
+  // the local table from main: lookups report the table they found the route in).
+  bool custom_rules4 = false;
   std::map<std::uint32_t, Table> tables4, tables6;
   std::uint64_t route_seq = 0;  // Route::seq of the next route
   Inet4Conf all4, default4;
@@ -332,6 +343,18 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
 // A route of `ns` expires at `at`: the garbage collection runs then. Context: control lock.
 void watch_route_expiry(Control& ctl, Namespace& ns, TimePoint at);
 void fib_subscribe(Control& ctl);
+
+// ---- policy rules (rules.cc)
+// The default rules of a new namespace (IPv4: 0 local, 32766 main, 32767 default; IPv6:
+// 0 local, 32766 main).
+void rules_init(NetState& st);
+// A rule as reported: its flags with DETACHED and UNRESOLVED (no rule has its goto target).
+inet::RuleInfo rule_report(const Rule& r, const std::vector<Rule>& list);
+// The rule a goto jumps to: the first with the target priority (nullptr: unresolved).
+const Rule* goto_target(const std::vector<Rule>& list, const Rule& r);
+// Linux: fib_rule_match with the family's match.
+bool rule_matches(const Rule& r, const inet::Flow& fl);
+void rules_subscribe(Control& ctl);
 
 // ---- address lifetimes (lifetime.cc)
 // Linux: rtm_to_ifaddr / inet6_rtm_newaddr — a zero valid lifetime, or a preferred one

@@ -75,6 +75,9 @@ Result<void> handle_getroute(Request& r);
 Result<void> handle_newneigh(Request& r);
 Result<void> handle_delneigh(Request& r);
 Result<void> handle_getneigh(Request& r);
+Result<void> handle_newrule(Request& r);
+Result<void> handle_delrule(Request& r);
+Result<void> handle_getrule(Request& r);
 Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);
 // ifcore: IFCORE_NLMSG_GETSTATS (stats_msg.h) — the engine's statistics.

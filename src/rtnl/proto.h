@@ -26,6 +26,7 @@ class ProtoPublisher final : public inet::ProtoListener {
   void on_route(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r) override;
   bool wants_routes(Namespace& ns, int family) const override;
   void on_neigh(Namespace& ns, inet::ProtoEvent ev, const inet::NeighInfo& n) override;
+  void on_rule(Namespace& ns, inet::ProtoEvent ev, const inet::RuleInfo& r) override;
 
  private:
   Hub& hub_;

@@ -345,7 +345,18 @@ Result<void> handle_getroute(Request& r) {
                              m->src->to_string());
     }
   }
-  auto got = inet::get_route(ctl, **ns, *m->dst, m->oif ? static_cast<int>(*m->oif) : 0);
+  inet::Flow flow;
+  flow.dst = *m->dst;
+  if (m->src) flow.src = *m->src;
+  flow.iif = m->iif ? static_cast<int>(*m->iif) : 0;
+  flow.oif = m->oif ? static_cast<int>(*m->oif) : 0;
+  flow.mark = m->mark.value_or(0);
+  flow.uid = m->uid.value_or(0);
+  flow.tos = m->tos;
+  flow.ip_proto = m->ip_proto.value_or(0);
+  flow.sport = m->sport.value_or(0);
+  flow.dport = m->dport.value_or(0);
+  auto got = inet::get_route(ctl, **ns, flow);
   if (!got) return fail(got.error());
   wire::RouteMessage out = route_message(*got, ctl.engine().time().now());
   if (out.family == AF_INET6) {
@@ -358,7 +369,14 @@ Result<void> handle_getroute(Request& r) {
     // not told apart by uid: 0), and the cached dst's RTA_CACHEINFO (ifcore keeps no
     // per-lookup cache entry, so its counters are 0).
     out.priority.reset();
-    out.uid = 0;
+    out.uid = m->uid.value_or(0);
+    if (m->mark && *m->mark) out.mark = *m->mark;
+    if (m->iif) {
+      // An input route (rt_is_input_route): the device it came in on, no preferred source
+      // and no uid (rt_fill_info).
+      out.iif = *m->iif;
+      out.prefsrc.reset();
+    }
     out.cacheinfo = rta_cacheinfo{};
     // A source asked for (`from A`, a local address: checked above) is the flow's source:
     // reported as RTA_SRC, and RTA_PREFSRC only when the route's differs from it, which

@@ -242,6 +242,12 @@ Handler find_handler(std::uint16_t type) {
       return handle_delneigh;
     case RTM_GETNEIGH:
       return handle_getneigh;
+    case RTM_NEWRULE:
+      return handle_newrule;
+    case RTM_DELRULE:
+      return handle_delrule;
+    case RTM_GETRULE:
+      return handle_getrule;
     default:
       return nullptr;
   }

@@ -163,6 +163,20 @@ Result<RouteMessage> decode_route(const Message& m) {
       case RTA_UID:
         IFCORE_TRY(set(r.uid, x.u32()));
         break;
+      case RTA_MARK:
+        IFCORE_TRY(set(r.mark, x.u32()));
+        break;
+      case RTA_IP_PROTO:
+        IFCORE_TRY(set(r.ip_proto, x.u8()));
+        break;
+      case RTA_SPORT:
+      case RTA_DPORT: {
+        auto v = x.u16();
+        if (!v) return fail(v.error());
+        std::uint16_t host = static_cast<std::uint16_t>((*v >> 8) | (*v << 8));  // be16
+        (x.type == RTA_SPORT ? r.sport : r.dport) = host;
+        break;
+      }
       case RTA_PREF:
         IFCORE_TRY(set(r.pref, x.u8()));
         break;
@@ -253,9 +267,10 @@ Result<void> encode_route(MessageBuilder& b, const Header& h, const RouteMessage
     put_ip(b, RTA_PREFSRC, r.prefsrc);
     put_ip(b, RTA_GATEWAY, r.gateway);
     metrics();
-    b.put_u32(RTA_UID, *r.uid);
-    if (r.cacheinfo) b.put_attr(RTA_CACHEINFO, &*r.cacheinfo, sizeof(rta_cacheinfo));
+    if (r.mark) b.put_u32(RTA_MARK, *r.mark);
+    if (!r.iif) b.put_u32(RTA_UID, *r.uid);  // an input route has none
     if (r.iif) b.put_u32(RTA_IIF, *r.iif);
+    if (r.cacheinfo) b.put_attr(RTA_CACHEINFO, &*r.cacheinfo, sizeof(rta_cacheinfo));
     auto e = b.end();
     if (!e) return fail(e.error());
     return ok();

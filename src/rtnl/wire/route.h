@@ -62,9 +62,15 @@ struct RouteMessage {
   std::optional<rta_cacheinfo> cacheinfo;  // RTA_CACHEINFO
   // RTA_UID: the uid a lookup was made for. IPv4 `route get` replies only; when set, an
   // IPv4 message is written in rt_fill_info's order (TABLE, DST, SRC, OIF, PREFSRC,
-  // GATEWAY, METRICS, UID, CACHEINFO) instead of fib_dump_info's.
+  // GATEWAY, METRICS, MARK, UID, IIF, CACHEINFO) instead of fib_dump_info's; with `iif`
+  // (an input route) RTA_UID is left out.
   std::optional<std::uint32_t> uid;
-  bool has_encap = false;  // RTA_ENCAP / RTA_ENCAP_TYPE were present (ignored)
+  // A lookup's flow (`ip route get ... mark M ipproto P sport S dport D`); RTA_MARK is
+  // also in an IPv4 reply, before RTA_UID.
+  std::optional<std::uint32_t> mark;          // RTA_MARK
+  std::optional<std::uint8_t> ip_proto;       // RTA_IP_PROTO
+  std::optional<std::uint16_t> sport, dport;  // RTA_SPORT / RTA_DPORT (host order)
+  bool has_encap = false;                     // RTA_ENCAP / RTA_ENCAP_TYPE were present (ignored)
 
   // The table: RTA_TABLE when present, else rtm_table.
   std::uint32_t table_or_id() const { return table_id ? *table_id : table; }
