@@ -177,6 +177,9 @@ struct Flow {
   std::uint8_t tos = 0;
   std::uint8_t ip_proto = 0;
   std::uint16_t sport = 0, dport = 0;
+  // `fibmatch`: answer with the table's route that matched, as a dump shows it, instead
+  // of the host route of the flow (none matched, as for the on-link answer: EHOSTUNREACH).
+  bool fib_match = false;
 };
 
 // `ip route get`: the route a packet of `flow` takes, through the namespace's rules (with

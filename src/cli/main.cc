@@ -25,15 +25,16 @@ struct Options {
 };
 
 void usage() {
-  std::fprintf(stderr,
-               "Usage: ifc [ OPTIONS ] OBJECT { COMMAND | help }\n"
-               "       ifc [ -force ] -batch filename\n"
-               "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
-               "       ifc sysctl [ -n ] { KEY... | -w KEY=VALUE... }\n"
-               "where  OBJECT := { link | address | route | neighbour | netns | monitor | stats }\n"
-               "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
-               "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
-               "                    --embedded | --kernel | --socket PATH }\n");
+  std::fprintf(
+      stderr,
+      "Usage: ifc [ OPTIONS ] OBJECT { COMMAND | help }\n"
+      "       ifc [ -force ] -batch filename\n"
+      "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
+      "       ifc sysctl [ -n ] { KEY... | -w KEY=VALUE... }\n"
+      "where  OBJECT := { link | address | route | rule | neighbour | netns | monitor | stats }\n"
+      "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
+      "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
+      "                    --embedded | --kernel | --socket PATH }\n");
 }
 
 Result<void> run(Ctx& c, std::vector<std::string> words) {
@@ -48,7 +49,7 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
   using Handler = Result<void> (*)(Ctx&, Args&);
   static const std::pair<const char*, Handler> kObjects[] = {
       {"address", do_addr},    {"addrlabel", nullptr},  {"maddress", nullptr},
-      {"route", do_route},     {"rule", nullptr},       {"neighbor", do_neigh},
+      {"route", do_route},     {"rule", do_rule},       {"neighbor", do_neigh},
       {"neighbour", do_neigh}, {"ntable", nullptr},     {"ntbl", nullptr},
       {"link", do_link},       {"l2tp", nullptr},       {"fou", nullptr},
       {"ila", nullptr},        {"macsec", nullptr},     {"tunnel", nullptr},

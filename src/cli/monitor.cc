@@ -16,9 +16,10 @@ namespace ifcore::cli {
 
 void print_addr_event(Ctx& c, const wire::Message& m);
 void print_neigh_event(Ctx& c, const wire::Message& m);  // neigh_cmd.cc
+void print_rule_event(Ctx& c, const wire::Message& m);   // rule_cmd.cc
 
 Result<void> do_monitor(Ctx& c, Args& a) {
-  bool link = false, addr = false, route = false, neigh = false;
+  bool link = false, addr = false, route = false, neigh = false, rule = false;
   while (!a.done()) {
     std::string w = a.take();
     if (matches(w, "link"))
@@ -29,12 +30,14 @@ Result<void> do_monitor(Ctx& c, Args& a) {
       route = true;
     else if (matches(w, "neigh"))
       neigh = true;
+    else if (matches(w, "rule"))
+      rule = true;
     else if (w == "all")
-      link = addr = route = neigh = true;
+      link = addr = route = neigh = rule = true;
     else
       return die(255, "Argument \"{}\" is unknown, try \"ip monitor help\".", w);
   }
-  if (!link && !addr && !route && !neigh) link = addr = route = neigh = true;
+  if (!link && !addr && !route && !neigh && !rule) link = addr = route = neigh = rule = true;
   Transport& t = c.client->transport();
   (void)c.client->ifname(0);  // learn the names before the first notification
   auto join = [&](unsigned g) -> Result<void> {
@@ -51,6 +54,10 @@ Result<void> do_monitor(Ctx& c, Args& a) {
     IFCORE_TRY(join(RTNLGRP_IPV6_ROUTE));
   }
   if (neigh) IFCORE_TRY(join(RTNLGRP_NEIGH));
+  if (rule) {
+    IFCORE_TRY(join(RTNLGRP_IPV4_RULE));
+    IFCORE_TRY(join(RTNLGRP_IPV6_RULE));
+  }
   for (;;) {
     auto d = c.client->next_event(-1);
     if (!d) {
@@ -83,6 +90,10 @@ Result<void> do_monitor(Ctx& c, Args& a) {
         case RTM_NEWNEIGH:
         case RTM_DELNEIGH:
           if (neigh) print_neigh_event(c, m);
+          break;
+        case RTM_NEWRULE:
+        case RTM_DELRULE:
+          if (rule) print_rule_event(c, m);
           break;
         default:
           break;

@@ -4,8 +4,10 @@
 
 #include <linux/in_route.h>
 #include <linux/rtnetlink.h>
+#include <netinet/in.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 
@@ -227,6 +229,11 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
   for (auto [bit, name] : kFlags)
     if (r.flags & bit) flags.push_back(name), tf += std::string(name) + " ";
   o.kv("flags", flags, tf);
+  if (r.mark && *r.mark) {
+    // iproute2: in hex from 16 on.
+    o.kv("mark", *r.mark,
+         *r.mark >= 16 ? fmt::format("mark {:#x} ", *r.mark) : fmt::format("mark {} ", *r.mark));
+  }
   if (auto uid = raw_u32(msg, RTA_UID)) o.kv("uid", *uid, fmt::format("uid {} ", *uid));
   if (r.family == AF_INET && (r.flags & RTM_F_CLONED)) {
     // iproute2's print_cache_flags: the RTCF_* bits above the low 16.
@@ -275,6 +282,10 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
     }
   }
   print_metrics(o, r.metrics);
+  if (r.iif) {
+    std::string dev = c.client->ifname(static_cast<int>(*r.iif));
+    o.kv("iif", dev, "iif " + dev + " ");
+  }
   for (const auto& nh : r.multipath) {
     o.text("\n\tnexthop ");
     if (nh.gateway) o.text("via " + nh.gateway->to_string() + " ");
@@ -711,33 +722,113 @@ Result<void> route_flush(Ctx& c, Args& a) {
 }
 
 Result<void> route_get(Ctx& c, Args& a) {
-  std::optional<IpAddr> dst;
-  int oif = 0;
+  // iproute2's iproute_get: the flow's words, then the destination.
+  wire::RouteMessage r;
+  r.family = std::uint8_t(c.family == AF_INET || c.family == AF_INET6 ? c.family : 0);
+  std::string idev, odev;
+  std::uint32_t mark = 0;
+  bool address_found = false;
   while (!a.done()) {
     std::string w = a.take();
-    if (w == "oif" || w == "dev") {
-      auto v = a.value();
+    auto val = [&]() { return a.value(); };
+    if (w == "tos" || matches(w, "dsfield")) {
+      auto v = val();
       if (!v) return fail(v.error());
-      auto idx = dev_index(c, *v);
-      if (!idx) return fail(idx.error());
-      oif = *idx;
-      continue;
-    }
-    if (w == "to") {
-      auto v = a.value();
+      auto n = parse_u32(*v, "TOS value is invalid\n", 16);
+      if (!n || *n > 255) return invarg("TOS value is invalid\n", *v);
+      r.tos = std::uint8_t(*n);
+    } else if (matches(w, "from")) {
+      auto v = val();
       if (!v) return fail(v.error());
-      w = *v;
+      auto p = prefix_or_exit(*v, r.family);
+      if (!p) return fail(p.error());
+      if (!r.family) r.family = std::uint8_t(p->addr.family());
+      if (!p->any) r.src = p->addr;
+      r.src_len = std::uint8_t(p->len < 0 ? (p->any ? 0 : int(p->addr.size() * 8)) : p->len);
+    } else if (matches(w, "iif")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      idev = *v;
+    } else if (matches(w, "mark")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "invalid mark value");
+      if (!n) return fail(n.error());
+      mark = *n;
+    } else if (matches(w, "oif") || w == "dev") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      odev = *v;
+    } else if (matches(w, "notify")) {
+      r.flags |= RTM_F_NOTIFY;
+    } else if (matches(w, "uid")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "invalid UID\n");
+      if (!n) return fail(n.error());
+      r.uid = *n;
+    } else if (matches(w, "fibmatch")) {
+      r.flags |= RTM_F_FIB_MATCH;
+    } else if (matches(w, "sport") || matches(w, "dport")) {
+      const bool s = matches(w, "sport");
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, s ? "invalid sport\n" : "invalid dport\n");
+      if (!n || *n > 0xffff) return invarg(s ? "invalid sport\n" : "invalid dport\n", *v);
+      (s ? r.sport : r.dport) = std::uint16_t(*n);
+    } else if (matches(w, "ipproto")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "");
+      std::optional<std::uint8_t> p;
+      if (*v == "tcp")
+        p = IPPROTO_TCP;
+      else if (*v == "udp")
+        p = IPPROTO_UDP;
+      else if (*v == "icmp")
+        p = IPPROTO_ICMP;
+      else if (*v == "sctp")
+        p = IPPROTO_SCTP;
+      else if (*v == "ipv6-icmp")
+        p = IPPROTO_ICMPV6;
+      else if (n && *n < 256)
+        p = std::uint8_t(*n);
+      if (!p) return invarg("Invalid \"ipproto\" value\n", *v);
+      r.ip_proto = *p;
+    } else {
+      if (w == "to") {
+        auto v = val();
+        if (!v) return fail(v.error());
+        w = *v;
+      }
+      auto p = prefix_or_exit(w, r.family);
+      if (!p) return fail(p.error());
+      if (!r.family) r.family = std::uint8_t(p->addr.family());
+      int full = int(p->addr.size() * 8);
+      int len = p->len < 0 ? full : p->len;
+      if (!p->any) r.dst = p->addr;
+      if (len != full)
+        std::fprintf(stderr,
+                     "Warning: /%d as prefix is invalid, only /%d (or none) is supported.\n", len,
+                     full);
+      r.dst_len = std::uint8_t(full);
+      address_found = true;
     }
-    auto p = parse_prefix(w, c.family, "invalid destination");
-    if (!p) return fail(p.error());
-    dst = p->addr;
   }
-  if (!dst) return die(1, "need at least a destination address");
-  wire::RouteMessage r;
-  r.family = std::uint8_t(dst->family());
-  r.dst = *dst;
-  r.dst_len = std::uint8_t(dst->size() * 8);
-  if (oif) r.oif = std::uint32_t(oif);
+  if (!address_found) return die(1, "need at least a destination address");
+  if (!idev.empty()) {
+    auto idx = dev_index(c, idev);
+    if (!idx) return fail(idx.error());
+    r.iif = std::uint32_t(*idx);
+  }
+  if (!odev.empty()) {
+    auto idx = dev_index(c, odev);
+    if (!idx) return fail(idx.error());
+    r.oif = std::uint32_t(*idx);
+  }
+  if (mark) r.mark = mark;
+  if (!r.family) r.family = AF_INET;
+  if (r.family == AF_INET) r.flags |= RTM_F_LOOKUP_TABLE;  // iproute2: IPv4 only
   wire::MessageBuilder b;
   auto e = wire::encode_route(b, {RTM_GETROUTE, NLM_F_REQUEST, c.client->next_seq(), 0}, r);
   if (!e) return die(2, "{}", e.error().message);

@@ -626,6 +626,7 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
   // the flow goes to 127.0.0.1 through the loopback device, local (`local 0.0.0.0 dev lo
   // src 127.0.0.1 … cache <local>`), whether lo is up or not.
   if (f == AF_INET && dst.v4_host() == 0 && !oif && ns.loopback()) {
+    if (flow.fib_match) return fail(EHOSTUNREACH);
     RouteInfo out;
     out.family = AF_INET;
     out.table = RT_TABLE_MAIN;
@@ -694,6 +695,7 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
     // means the destination is on that device's link (`8.8.8.8 dev v0 src ...`).
     Device* out_dev = f == AF_INET && oif && !flow.iif ? ctl.find(ns, oif) : nullptr;
     if (!out_dev || !out_dev->is_up()) return fail(looked.error());
+    if (flow.fib_match) return fail(EHOSTUNREACH);  // Linux: no fib_info to show
     RouteInfo out;
     out.family = AF_INET;
     out.table = RT_TABLE_MAIN;
@@ -721,6 +723,7 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
     return out;
   }
   Route* r = *looked;
+  if (flow.fib_match) return report(*r);
   // Linux: ip_route_input_slow — a packet that came in for another host is forwarded only
   // where the input device forwards; else the answer is EHOSTUNREACH.
   if (f == AF_INET && flow.iif && r->info.type != RTN_LOCAL) {

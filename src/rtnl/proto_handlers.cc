@@ -356,8 +356,16 @@ Result<void> handle_getroute(Request& r) {
   flow.ip_proto = m->ip_proto.value_or(0);
   flow.sport = m->sport.value_or(0);
   flow.dport = m->dport.value_or(0);
+  flow.fib_match = m->flags & RTM_F_FIB_MATCH;
   auto got = inet::get_route(ctl, **ns, flow);
   if (!got) return fail(got.error());
+  if (flow.fib_match) {
+    // Linux: fib_dump_info / rt6_fill_node of the matched entry, as a dump shows it.
+    return emit(r.out, [&](wire::MessageBuilder& b) {
+      return wire::encode_route(b, {RTM_NEWROUTE, 0, r.seq(), r.port()},
+                                route_message(*got, ctl.engine().time().now()));
+    });
+  }
   wire::RouteMessage out = route_message(*got, ctl.engine().time().now());
   if (out.family == AF_INET6) {
     // Linux: inet6_rtm_getroute reports the flow's source, :: when none was asked (`from ::`).

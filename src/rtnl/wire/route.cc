@@ -276,6 +276,11 @@ Result<void> encode_route(MessageBuilder& b, const Header& h, const RouteMessage
     return ok();
   }
   if (r.iif) b.put_u32(RTA_IIF, *r.iif);
+  // A lookup's flow (requests only).
+  if (r.mark) b.put_u32(RTA_MARK, *r.mark);
+  if (r.ip_proto) b.put_u8(RTA_IP_PROTO, *r.ip_proto);
+  if (r.sport) b.put_be16(RTA_SPORT, *r.sport);
+  if (r.dport) b.put_be16(RTA_DPORT, *r.dport);
   if (r.family == AF_INET6) {
     put_ip(b, RTA_PREFSRC, r.prefsrc);
     metrics();

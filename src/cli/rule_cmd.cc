@@ -1,0 +1,615 @@
+// cli/rule_cmd.cc — `ifc rule add|delete|show|list|flush`: RTM_NEWRULE / RTM_DELRULE /
+// RTM_GETRULE, with `ip rule`'s words, filters and output (text and JSON).
+#include <net/if.h>
+#include <netdb.h>
+
+#include <linux/fib_rules.h>
+#include <linux/rtnetlink.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "cli/commands.h"
+#include "rtnl/wire/rule.h"
+
+namespace ifcore::cli {
+namespace {
+
+constexpr const char* kRouteTypes[] = {"none",     "unicast",   "local",     "broadcast",
+                                       "anycast",  "multicast", "blackhole", "unreachable",
+                                       "prohibit", "throw",     "nat",       "xresolve"};
+
+// iproute2's names for dsfield values (its rt_dsfield file), else 0xNN.
+struct DsName {
+  std::uint8_t value;
+  const char* name;
+};
+constexpr DsName kDsNames[] = {{0x00, "default"}, {0x28, "AF11"}, {0x30, "AF12"}, {0x38, "AF13"},
+                               {0x48, "AF21"},    {0x50, "AF22"}, {0x58, "AF23"}, {0x68, "AF31"},
+                               {0x70, "AF32"},    {0x78, "AF33"}, {0x88, "AF41"}, {0x90, "AF42"},
+                               {0x98, "AF43"},    {0x20, "CS1"},  {0x40, "CS2"},  {0x60, "CS3"},
+                               {0x80, "CS4"},     {0xA0, "CS5"},  {0xC0, "CS6"},  {0xE0, "CS7"},
+                               {0xB8, "EF"}};
+
+std::string ds_name(std::uint8_t v) {
+  for (const DsName& d : kDsNames)
+    if (d.value == v) return d.name;
+  return fmt::format("0x{:02x}", v);
+}
+std::optional<std::uint8_t> ds_number(const std::string& s) {
+  for (const DsName& d : kDsNames)
+    if (s == d.name) return d.value;
+  auto n = parse_u32(s, "", 16);
+  if (!n || *n > 255) return std::nullopt;
+  return std::uint8_t(*n);
+}
+
+std::string table_name(std::uint32_t t) {
+  switch (t) {
+    case RT_TABLE_UNSPEC:
+      return "unspec";
+    case RT_TABLE_DEFAULT:
+      return "default";
+    case RT_TABLE_MAIN:
+      return "main";
+    case RT_TABLE_LOCAL:
+      return "local";
+    default:
+      return std::to_string(t);
+  }
+}
+std::optional<std::uint32_t> table_number(const std::string& s) {
+  if (s == "unspec") return RT_TABLE_UNSPEC;
+  if (s == "default") return RT_TABLE_DEFAULT;
+  if (s == "main") return RT_TABLE_MAIN;
+  if (s == "local") return RT_TABLE_LOCAL;
+  auto n = parse_u32(s, "");
+  if (!n) return std::nullopt;
+  return *n;
+}
+
+std::string realm_name(std::uint32_t r) {
+  return r == 0 ? "cosmos" : std::to_string(r);
+}
+std::optional<std::uint32_t> realm_number(const std::string& s) {
+  if (s == "cosmos") return 0u;
+  auto n = parse_u32(s, "");
+  if (!n || *n > 0xffff) return std::nullopt;
+  return *n;
+}
+// `realms FROM/TO` or `realms TO` (raw: a number of both halves).
+std::optional<std::uint32_t> realms(const std::string& s) {
+  auto slash = s.find('/');
+  if (slash == std::string::npos) {
+    if (auto n = parse_u32(s, ""); n) return *n;
+    return realm_number(s);
+  }
+  auto from = realm_number(s.substr(0, slash));
+  auto to = realm_number(s.substr(slash + 1));
+  if (!from || !to) return std::nullopt;
+  return (*from << 16) | *to;
+}
+
+std::string ipproto_name(std::uint8_t p) {
+  switch (p) {
+    case IPPROTO_TCP:
+      return "tcp";
+    case IPPROTO_UDP:
+      return "udp";
+    case IPPROTO_SCTP:
+      return "sctp";
+    case IPPROTO_ICMP:
+      return "icmp";
+    case IPPROTO_ICMPV6:
+      return "ipv6-icmp";
+    default:
+      break;
+  }
+  if (const protoent* pe = getprotobynumber(p)) return pe->p_name;
+  return std::to_string(p);
+}
+std::optional<std::uint8_t> ipproto_number(const std::string& s) {
+  for (int p : {int{IPPROTO_TCP}, int{IPPROTO_UDP}, int{IPPROTO_SCTP}, int{IPPROTO_ICMP},
+                int{IPPROTO_ICMPV6}})
+    if (s == ipproto_name(std::uint8_t(p))) return std::uint8_t(p);
+  if (const protoent* pe = getprotobyname(s.c_str())) return std::uint8_t(pe->p_proto);
+  auto n = parse_u32(s, "");
+  if (!n || *n > 255) return std::nullopt;
+  return std::uint8_t(*n);
+}
+
+// `START-END` or `PORT` (a range of one).
+std::optional<fib_rule_port_range> port_range(const std::string& s) {
+  unsigned a = 0, b = 0;
+  char extra = 0;
+  int n = std::sscanf(s.c_str(), "%u-%u%c", &a, &b, &extra);
+  if (n == 1) b = a;
+  if (n < 1 || n > 2 || a > 0xffff || b > 0xffff) return std::nullopt;
+  return fib_rule_port_range{std::uint16_t(a), std::uint16_t(b)};
+}
+
+std::optional<std::uint8_t> route_type_number(const std::string& s) {
+  if (s == "brd") return RTN_BROADCAST;
+  for (std::size_t i = 0; i < std::size(kRouteTypes); ++i)
+    if (s == kRouteTypes[i]) return std::uint8_t(i);
+  auto n = parse_u32(s, "");
+  if (!n || *n > 255) return std::nullopt;
+  return std::uint8_t(*n);
+}
+
+int host_len(int family) {
+  return family == AF_INET6 ? 128 : 32;
+}
+
+// What `ip rule show|flush` selects (iproute2's filter_nlmsg).
+struct RuleFilter {
+  std::optional<std::uint32_t> pref;
+  bool invert = false;
+  std::optional<std::uint8_t> tos;
+  std::uint32_t fwmark = 0, fwmask = 0;
+  std::optional<std::string> iif, oif;
+  bool l3mdev = false;
+  std::optional<fib_rule_uid_range> uid;
+  std::uint64_t tun_id = 0;
+  std::uint32_t table = 0;
+  std::optional<Prefix> src, dst;
+  std::uint8_t protocol = 0, protocol_mask = 0;
+  std::uint8_t ipproto = 0;
+  std::optional<fib_rule_port_range> sport, dport;
+};
+
+bool prefix_selects(const Prefix& p, const std::optional<IpAddr>& addr, std::uint8_t len,
+                    int family) {
+  int want = p.len < 0 ? host_len(family) : p.len;
+  if (p.addr.family() != family || want > len) return false;
+  if (want == 0) return true;
+  return addr && addr->in_prefix(p.addr, want);
+}
+
+bool selected(const RuleFilter& f, const wire::RuleMessage& r) {
+  if (f.pref && *f.pref != r.priority.value_or(0)) return false;
+  if (f.invert && !(r.flags & FIB_RULE_INVERT)) return false;
+  if (f.src && !f.src->any && !prefix_selects(*f.src, r.src, r.src_len, r.family)) return false;
+  if (f.dst && !f.dst->any && !prefix_selects(*f.dst, r.dst, r.dst_len, r.family)) return false;
+  if (f.tos && *f.tos != r.tos) return false;
+  if (f.fwmark && f.fwmark != r.fwmark.value_or(0)) return false;
+  if (f.fwmask && f.fwmask != r.fwmask.value_or(0)) return false;
+  if (f.iif && (!r.iifname || *r.iifname != *f.iif)) return false;
+  if (f.oif && (!r.oifname || *r.oifname != *f.oif)) return false;
+  if (f.l3mdev && !r.l3mdev.value_or(0)) return false;
+  if (f.uid &&
+      (!r.uid_range || r.uid_range->start != f.uid->start || r.uid_range->end != f.uid->end))
+    return false;
+  if (f.ipproto && f.ipproto != r.ip_proto.value_or(0)) return false;
+  if (f.sport && (!r.sport || r.sport->start != f.sport->start || r.sport->end != f.sport->end))
+    return false;
+  if (f.dport && (!r.dport || r.dport->start != f.dport->start || r.dport->end != f.dport->end))
+    return false;
+  if (f.tun_id && f.tun_id != r.tun_id.value_or(0)) return false;
+  if (f.table && f.table != r.table_or_id()) return false;
+  return true;
+}
+
+void print_rule(Ctx& c, const wire::RuleMessage& r, bool deleted) {
+  Out& o = *c.out;
+  const int hl = host_len(r.family);
+  o.open_object();
+  if (deleted) o.kv("deleted", true, "Deleted ");
+  std::uint32_t prio = r.priority.value_or(0);
+  o.kv("priority", prio, fmt::format("{}:\t", prio));
+  if (r.flags & FIB_RULE_INVERT) o.kv("not", nullptr, "not ");
+  if (r.src) {
+    o.text("from ");
+    o.kv("src", r.src->to_string(), r.src->to_string());
+    if (r.src_len != hl) o.kv("srclen", r.src_len, fmt::format("/{}", r.src_len));
+  } else if (r.src_len) {
+    o.kv("src", "0", "from 0");
+    o.kv("srclen", r.src_len, fmt::format("/{}", r.src_len));
+  } else {
+    o.kv("src", "all", "from all");
+  }
+  if (r.dst) {
+    o.text(" to ");
+    o.kv("dst", r.dst->to_string(), r.dst->to_string());
+    if (r.dst_len != hl) o.kv("dstlen", r.dst_len, fmt::format("/{}", r.dst_len));
+  } else if (r.dst_len) {
+    o.kv("dst", "0", " to 0");
+    o.kv("dstlen", r.dst_len, fmt::format("/{}", r.dst_len));
+  }
+  if (r.tos) o.kv("tos", ds_name(r.tos), " tos " + ds_name(r.tos));
+  if (r.fwmark || r.fwmask) {
+    std::uint32_t mark = r.fwmark.value_or(0);
+    auto hex = [](std::uint32_t v) { return v ? fmt::format("{:#x}", v) : std::string("0"); };
+    o.kv("fwmark", hex(mark), " fwmark " + hex(mark));
+    if (r.fwmask && *r.fwmask != 0xFFFFFFFFu) o.kv("fwmask", hex(*r.fwmask), "/" + hex(*r.fwmask));
+  }
+  if (r.iifname) {
+    o.kv("iif", *r.iifname, " iif " + *r.iifname);
+    if (r.flags & FIB_RULE_IIF_DETACHED) o.kv("iif_detached", nullptr, " [detached]");
+  }
+  if (r.oifname) {
+    o.kv("oif", *r.oifname, " oif " + *r.oifname);
+    if (r.flags & FIB_RULE_OIF_DETACHED) o.kv("oif_detached", nullptr, " [detached]");
+  }
+  if (r.l3mdev.value_or(0)) o.kv("l3mdev", nullptr, " lookup [l3mdev-table]");
+  if (r.uid_range) {
+    o.kv("uid_start", r.uid_range->start, fmt::format(" uidrange {}", r.uid_range->start));
+    o.kv("uid_end", r.uid_range->end, fmt::format("-{}", r.uid_range->end));
+  }
+  if (r.ip_proto) {
+    std::string p = ipproto_name(*r.ip_proto);
+    o.kv("ipproto", p, " ipproto " + p);
+  }
+  for (auto [range, key] : {std::pair{&r.sport, "sport"}, std::pair{&r.dport, "dport"}}) {
+    if (!*range) continue;
+    const fib_rule_port_range& pr = **range;
+    if (pr.start == pr.end) {
+      o.kv(key, pr.start, fmt::format(" {} {}", key, pr.start));
+    } else {
+      o.kv(std::string(key) + "_start", pr.start, fmt::format(" {} {}", key, pr.start));
+      o.kv(std::string(key) + "_end", pr.end, fmt::format("-{}", pr.end));
+    }
+  }
+  if (r.tun_id) o.kv("tun_id", *r.tun_id, fmt::format(" tun_id {}", *r.tun_id));
+  if (std::uint32_t table = r.table_or_id()) {
+    o.kv("table", table_name(table), " lookup " + table_name(table));
+    if (r.suppress_prefixlen && *r.suppress_prefixlen != -1)
+      o.kv("suppress_prefixlen", *r.suppress_prefixlen,
+           fmt::format(" suppress_prefixlength {}", *r.suppress_prefixlen));
+    if (r.suppress_ifgroup && *r.suppress_ifgroup != -1) {
+      std::string g = *r.suppress_ifgroup == 0 ? "default" : std::to_string(*r.suppress_ifgroup);
+      o.kv("suppress_ifgroup", g, " suppress_ifgroup " + g);
+    }
+  }
+  if (r.flow) {
+    std::uint32_t from = *r.flow >> 16, to = *r.flow & 0xFFFF;
+    if (from)
+      o.kv("flow_from", realm_name(from), " realms " + realm_name(from) + "/");
+    else
+      o.text(" realms ");
+    o.kv("flow_to", realm_name(to), realm_name(to));
+  }
+  if (r.action == RTN_NAT) {
+    o.kv("masquerade", nullptr, " masquerade");
+  } else if (r.action == FR_ACT_GOTO) {
+    if (r.goto_target)
+      o.kv("goto", *r.goto_target, fmt::format(" goto {}", *r.goto_target));
+    else
+      o.kv("goto", "none", " goto none");
+    if (r.flags & FIB_RULE_UNRESOLVED) o.kv("unresolved", nullptr, " [unresolved]");
+  } else if (r.action == FR_ACT_NOP) {
+    o.kv("nop", nullptr, " nop");
+  } else if (r.action != FR_ACT_TO_TBL) {
+    std::string t =
+        r.action < std::size(kRouteTypes) ? kRouteTypes[r.action] : std::to_string(r.action);
+    o.kv("action", t, " " + t);
+  }
+  if (r.protocol && ((*r.protocol && *r.protocol != RTPROT_KERNEL) || c.details)) {
+    std::string p = rt_proto_name(*r.protocol);
+    o.kv("protocol", p, " proto " + p);
+  }
+  o.text("\n");
+  o.close();
+  o.end_record();
+}
+
+Result<void> rule_modify(Ctx& c, Args& a, std::uint16_t type) {
+  const bool add = type == RTM_NEWRULE;
+  if (a.done()) return die(1, "\"ip rule {}\" requires arguments.", add ? "add" : "del");
+  wire::RuleMessage m;
+  m.family = std::uint8_t(c.family == AF_INET6 ? AF_INET6 : c.family == AF_INET ? AF_INET : 0);
+  m.action = add ? FR_ACT_TO_TBL : FR_ACT_UNSPEC;
+  bool table_given = false, l3mdev = false;
+  std::uint32_t table = 0;
+  while (!a.done()) {
+    std::string w = a.take();
+    auto val = [&]() { return a.value(); };
+    auto need = [&](Result<std::string> v) -> Result<std::string> { return v; };
+    if (w == "not") {
+      m.flags |= FIB_RULE_INVERT;
+    } else if (w == "from" || w == "to") {
+      auto v = need(val());
+      if (!v) return fail(v.error());
+      auto p = prefix_or_exit(*v, m.family);
+      if (!p) return fail(p.error());
+      std::uint8_t len = std::uint8_t(p->len < 0 ? (p->any ? 0 : int(p->addr.size() * 8)) : p->len);
+      if (w == "from") {
+        m.src_len = len;
+        if (!p->any) m.src = p->addr;
+      } else {
+        m.dst_len = len;
+        if (!p->any) m.dst = p->addr;
+      }
+    } else if (matches(w, "preference") || matches(w, "order") || matches(w, "priority")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "preference value is invalid\n");
+      if (!n) return fail(n.error());
+      m.priority = *n;
+    } else if (w == "tos" || matches(w, "dsfield")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto t = ds_number(*v);
+      if (!t) return invarg("TOS value is invalid\n", *v);
+      m.tos = *t;
+    } else if (w == "fwmark") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      std::string mark = *v, mask;
+      if (auto s = mark.find('/'); s != std::string::npos) {
+        mask = mark.substr(s + 1);
+        mark.resize(s);
+      }
+      auto n = parse_u32(mark, "fwmark value is invalid\n");
+      if (!n) return fail(n.error());
+      m.fwmark = *n;
+      if (v->find('/') != std::string::npos) {
+        auto k = parse_u32(mask, "fwmask value is invalid\n");
+        if (!k) return fail(k.error());
+        m.fwmask = *k;
+      }
+    } else if (matches(w, "realms")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto r = realms(*v);
+      if (!r) return invarg("invalid realms\n", *v);
+      m.flow = *r;
+    } else if (matches(w, "protocol")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto p = rt_proto_number(*v);
+      if (!p) return invarg("\"protocol\" value is invalid\n", *v);
+      m.protocol = *p;
+    } else if (matches(w, "tun_id")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      char* end = nullptr;
+      errno = 0;
+      unsigned long long id = std::strtoull(v->c_str(), &end, 0);
+      if (v->empty() || *end || errno) return invarg("\"tun_id\" value is invalid\n", *v);
+      m.tun_id = id;
+    } else if (matches(w, "table") || w == "lookup") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto t = table_number(*v);
+      if (!t) return invarg("invalid table ID\n", *v);
+      table = *t;
+      if (table < 256) {
+        m.table = std::uint8_t(table);
+      } else {
+        m.table = RT_TABLE_UNSPEC;
+        m.table_id = table;
+      }
+      table_given = true;
+    } else if (matches(w, "suppress_prefixlength") || w == "sup_pl") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "suppress_prefixlength value is invalid\n");
+      if (!n || *n > 0x7fffffff) return invarg("suppress_prefixlength value is invalid\n", *v);
+      m.suppress_prefixlen = std::int32_t(*n);
+    } else if (matches(w, "suppress_ifgroup") || w == "sup_group") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      std::int32_t g = 0;
+      if (*v != "default") {
+        auto n = parse_u32(*v, "Invalid \"suppress_ifgroup\" value\n");
+        if (!n) return fail(n.error());
+        g = std::int32_t(*n);
+      }
+      m.suppress_ifgroup = g;
+    } else if (w == "dev" || w == "iif" || w == "oif") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      if (v->empty() || v->size() >= IFNAMSIZ || v->find_first_of("/ \t\n:") != std::string::npos)
+        return invarg(
+            w == "oif" ? "\"oif\" not a valid ifname" : "\"iif\"/\"dev\" not a valid ifname", *v);
+      (w == "oif" ? m.oifname : m.iifname) = *v;
+    } else if (w == "l3mdev") {
+      m.l3mdev = 1;
+      table_given = true;
+      l3mdev = true;
+    } else if (w == "uidrange") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      unsigned s = 0, e = 0;
+      if (std::sscanf(v->c_str(), "%u-%u", &s, &e) != 2) return invarg("invalid UID range\n", *v);
+      m.uid_range = fib_rule_uid_range{s, e};
+    } else if (w == "ipproto") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto p = ipproto_number(*v);
+      if (!p) return invarg("Invalid \"ipproto\" value\n", *v);
+      m.ip_proto = *p;
+    } else if (w == "sport" || w == "dport") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto r = port_range(*v);
+      if (!r) return invarg(w == "sport" ? "invalid port range\n" : "invalid dport range\n", *v);
+      (w == "sport" ? m.sport : m.dport) = *r;
+    } else {
+      if (w == "type") {
+        auto v = val();
+        if (!v) return fail(v.error());
+        w = *v;
+      }
+      if (matches(w, "help")) return die(255, "Usage: ip rule {{ add | del }} SELECTOR ACTION");
+      if (matches(w, "goto")) {
+        auto v = val();
+        if (!v) return fail(v.error());
+        auto n = parse_u32(*v, "invalid target\n");
+        if (!n) return fail(n.error());
+        m.goto_target = *n;
+        m.action = FR_ACT_GOTO;
+      } else if (matches(w, "nop")) {
+        m.action = FR_ACT_NOP;
+      } else {
+        auto t = route_type_number(w);
+        if (!t) return invarg("Failed to parse rule type", w);
+        m.action = *t;
+      }
+      table_given = true;
+    }
+  }
+  if (l3mdev && table) return die(1, "table can not be specified for l3mdev rules");
+  if (!m.family) m.family = AF_INET;
+  if (!table_given && add) m.table = RT_TABLE_MAIN;
+  wire::MessageBuilder b;
+  std::uint16_t flags = NLM_F_REQUEST | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
+  auto e = wire::encode_rule(b, {type, flags, c.client->next_seq(), 0}, m);
+  if (!e) return die(2, "{}", e.error().message);
+  return c.client->talk(b);
+}
+
+Result<void> rule_show_or_flush(Ctx& c, Args& a, bool flush) {
+  int family = c.family == AF_INET6 ? AF_INET6 : AF_INET;
+  RuleFilter f;
+  while (!a.done()) {
+    std::string w = a.take();
+    auto val = [&]() { return a.value(); };
+    if (matches(w, "preference") || matches(w, "order") || matches(w, "priority")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "preference value is invalid\n");
+      if (!n) return fail(n.error());
+      f.pref = *n;
+    } else if (w == "not") {
+      f.invert = true;
+    } else if (w == "tos" || w == "dsfield") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto t = ds_number(*v);
+      if (!t) return invarg("TOS value is invalid\n", *v);
+      f.tos = *t;
+    } else if (w == "fwmark") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      std::string mark = *v, mask;
+      if (auto s = mark.find('/'); s != std::string::npos) {
+        mask = mark.substr(s + 1);
+        mark.resize(s);
+      }
+      auto n = parse_u32(mark, "fwmark value is invalid\n");
+      if (!n) return fail(n.error());
+      f.fwmark = *n;
+      if (v->find('/') != std::string::npos) {
+        auto k = parse_u32(mask, "fwmask value is invalid\n");
+        if (!k) return fail(k.error());
+        f.fwmask = *k;
+      }
+    } else if (w == "dev" || w == "iif" || w == "oif") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      if (v->empty() || v->size() >= IFNAMSIZ)
+        return invarg(
+            w == "oif" ? "\"oif\" not a valid ifname" : "\"iif\"/\"dev\" not a valid ifname", *v);
+      (w == "oif" ? f.oif : f.iif) = *v;
+    } else if (w == "l3mdev") {
+      f.l3mdev = true;
+    } else if (w == "uidrange") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      unsigned s = 0, e = 0;
+      if (std::sscanf(v->c_str(), "%u-%u", &s, &e) != 2) return invarg("invalid UID range\n", *v);
+      f.uid = fib_rule_uid_range{s, e};
+    } else if (matches(w, "tun_id")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      char* end = nullptr;
+      unsigned long long id = std::strtoull(v->c_str(), &end, 0);
+      if (v->empty() || *end) return invarg("\"tun_id\" value is invalid\n", *v);
+      f.tun_id = id;
+    } else if (matches(w, "lookup") || matches(w, "table")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto t = table_number(*v);
+      if (!t) return invarg("table id value is invalid\n", *v);
+      f.table = *t;
+    } else if (matches(w, "from") || matches(w, "src")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto p = parse_prefix(*v, family, "from value is invalid\n");
+      if (!p) return fail(p.error());
+      f.src = *p;
+    } else if (matches(w, "protocol")) {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto p = rt_proto_number(*v);
+      if (p) {
+        f.protocol = *p;
+        f.protocol_mask = 0xff;
+      } else if (*v != "all") {
+        return invarg("invalid \"protocol\"\n", *v);
+      }
+    } else if (w == "ipproto") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto p = ipproto_number(*v);
+      if (!p) return invarg("Invalid \"ipproto\" value\n", *v);
+      f.ipproto = *p;
+    } else if (w == "sport" || w == "dport") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto r = port_range(*v);
+      if (!r) return invarg(w == "sport" ? "invalid port range\n" : "invalid dport range\n", *v);
+      (w == "sport" ? f.sport : f.dport) = *r;
+    } else {
+      if (matches(w, "dst") || matches(w, "to")) {
+        auto v = val();
+        if (!v) return fail(v.error());
+        w = *v;
+      }
+      auto p = parse_prefix(w, family, "to value is invalid\n");
+      if (!p) return fail(p.error());
+      f.dst = *p;
+    }
+  }
+  std::vector<std::pair<wire::RuleMessage, std::vector<std::uint8_t>>> rules;
+  wire::MessageBuilder b;
+  b.begin({RTM_GETRULE, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0});
+  fib_rule_hdr frh{};
+  frh.family = std::uint8_t(family);
+  b.put_struct(frh);
+  if (auto e = b.end(); !e) return die(2, "{}", e.error().message);
+  IFCORE_TRY(c.client->dump(b, [&](const wire::Message& m) {
+    if (m.hdr.nlmsg_type != RTM_NEWRULE) return;
+    auto r = wire::decode_rule(m);
+    if (!r || r->family != family || !selected(f, *r)) return;
+    rules.emplace_back(*r, std::vector<std::uint8_t>(m.bytes.begin(), m.bytes.end()));
+  }));
+  if (flush) {
+    for (auto& [r, bytes] : rules) {
+      if ((f.protocol ^ r.protocol.value_or(0)) & f.protocol_mask) continue;
+      if (!r.priority) continue;  // iproute2 deletes only the rules that have a priority
+      wire::MessageBuilder d;
+      auto e = wire::encode_rule(d, {RTM_DELRULE, NLM_F_REQUEST, c.client->next_seq(), 0}, r);
+      if (!e) return die(2, "{}", e.error().message);
+      IFCORE_TRY(c.client->talk(d));
+    }
+    return ok();
+  }
+  c.out->open_array();
+  for (auto& [r, bytes] : rules) print_rule(c, r, false);
+  c.out->close();
+  return ok();
+}
+
+}  // namespace
+
+Result<void> do_rule(Ctx& c, Args& a) {
+  if (a.done()) return rule_show_or_flush(c, a, false);
+  std::string cmd = a.take();
+  if (matches(cmd, "list") || matches(cmd, "lst") || matches(cmd, "show"))
+    return rule_show_or_flush(c, a, false);
+  if (matches(cmd, "add")) return rule_modify(c, a, RTM_NEWRULE);
+  if (matches(cmd, "delete")) return rule_modify(c, a, RTM_DELRULE);
+  if (matches(cmd, "flush")) return rule_show_or_flush(c, a, true);
+  return die(255, "Command \"{}\" is unknown, try \"ip rule help\".", cmd);
+}
+
+// For monitor: one rule notification.
+void print_rule_event(Ctx& c, const wire::Message& m) {
+  auto r = wire::decode_rule(m);
+  if (r) print_rule(c, *r, m.hdr.nlmsg_type == RTM_DELRULE);
+}
+
+}  // namespace ifcore::cli
