@@ -112,13 +112,17 @@ Result<void> Control::queue_unregister(Device& dev, UnregisterBatch& batch) {
   if (batch.contains(dev)) return ok();
   if (dev.state() != RegState::Registered)
     return fail(ENODEV, "device \"{}\" is not registered", dev.name());
+  const std::size_t before = batch.size();
   IFCORE_TRY(dev.kind().del_link(*this, dev, batch));
-  // Uppers stacked on this device die with it, in the same batch (Linux: vlan and macvlan
-  // queue themselves from their lower's NETDEV_UNREGISTER into the same list).
-  std::vector<Device*> uppers = dev.uppers_locked();
-  for (Device* up : uppers)
-    if (up->kind().dies_with_lower() && up->state() == RegState::Registered)
-      IFCORE_TRY(queue_unregister(*up, batch));
+  // Uppers stacked on this device, or on another the kind queued with it (a veth's peer),
+  // die with it, in the same batch (Linux: vlan, macvlan and vxlan queue themselves from
+  // their lower's NETDEV_UNREGISTER into the same list).
+  std::vector<Device*> queued(batch.devices().begin() + static_cast<std::ptrdiff_t>(before),
+                              batch.devices().end());
+  for (Device* d : queued)
+    for (Device* up : d->uppers_locked())
+      if (up->kind().dies_with_lower() && up->state() == RegState::Registered)
+        IFCORE_TRY(queue_unregister(*up, batch));
   return ok();
 }
 

@@ -8,6 +8,7 @@
 #include "kinds/tunnel.h"
 #include "kinds/veth.h"
 #include "kinds/vlan.h"
+#include "kinds/vxlan.h"
 
 namespace ifcore::kinds {
 
@@ -19,6 +20,7 @@ void install_all(Engine& engine) {
   Macvlan::install(engine);
   Bridge::install(engine);
   Tunnel::install(engine);
+  Vxlan::install(engine);
 }
 
 }  // namespace ifcore::kinds

@@ -129,6 +129,11 @@ void fill_af_spec(const Device& dev, std::uint32_t mtu, wire::LinkMessage& m) {
 // keeps GSO_LEGACY_MAX_SIZE until br_set_gso_limits takes its ports' minimum.
 std::uint32_t tso_max_size(const Device& dev) {
   if (dev.kind().name() == "bridge" && dev.lowers_locked().empty()) return 65536;
+  // vxlan_setup keeps the legacy limit; vxlan_dev_configure inherits its lower's.
+  if (dev.kind().name() == "vxlan") {
+    auto lowers = dev.lowers_locked();
+    return lowers.empty() ? 65536 : tso_max_size(*lowers.front());
+  }
   return 524280;
 }
 

@@ -1,0 +1,358 @@
+// Vxlan: Linux drivers/net/vxlan/vxlan_core.c semantics (vxlan_nl2conf,
+// vxlan_config_validate, vxlan_dev_configure, vxlan_changelink, vxlan_fill_info,
+// vxlan_handle_lowerdev_unregister), written for ifcore.
+#include "kinds/vxlan.h"
+
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include "kinds/common.h"
+
+namespace ifcore::kinds {
+
+namespace {
+
+// Attributes newer than this system's uapi headers (Linux 6.3+).
+constexpr std::uint16_t kVxlanLocalBypass = 31;  // IFLA_VXLAN_LOCALBYPASS
+constexpr std::uint16_t kVxlanLabelPolicy = 32;  // IFLA_VXLAN_LABEL_POLICY
+
+constexpr std::uint16_t kDefaultPort = 8472;   // Linux: IANA_VXLAN_UDP_PORT is 4789; the
+                                               // kernel's default is the old 8472
+constexpr std::uint32_t kDefaultAgeing = 300;  // Linux: FDB_AGE_DEFAULT
+constexpr std::uint32_t kHeadroom4 = 50, kHeadroom6 = 70;  // VXLAN_HEADROOM / VXLAN6_HEADROOM
+
+// Linux's VXLAN_F_* bits, as ifcore keeps them.
+enum Flag : std::uint32_t {
+  kLearn = 1u << 0,
+  kProxy = 1u << 1,
+  kRsc = 1u << 2,
+  kL2miss = 1u << 3,
+  kL3miss = 1u << 4,
+  kMetadata = 1u << 5,
+  kZeroCsumTx = 1u << 6,  // udpcsum off
+  kZeroCsum6Tx = 1u << 7,
+  kZeroCsum6Rx = 1u << 8,
+  kRemcsumTx = 1u << 9,
+  kRemcsumRx = 1u << 10,
+  kGbp = 1u << 11,
+  kGpe = 1u << 12,
+  kRemcsumNoPartial = 1u << 13,
+  kTtlInherit = 1u << 14,
+  kLocalBypass = 1u << 15,
+  kVniFilter = 1u << 16,
+};
+// Linux: VXLAN_F_RCV_FLAGS — what two devices on one port must agree on to share it.
+constexpr std::uint32_t kRcvFlags =
+    kGbp | kGpe | kZeroCsum6Rx | kRemcsumRx | kRemcsumNoPartial | kMetadata | kVniFilter;
+
+struct Conf {
+  std::uint32_t vni = 0;
+  IpAddr remote, local;  // empty: none
+  int lower = 0;         // IFLA_VXLAN_LINK
+  std::uint8_t ttl = 0, tos = 0, df = 0;
+  std::uint32_t label = 0;  // host order
+  std::uint32_t flags = kLearn | kLocalBypass;
+  std::uint32_t ageing = kDefaultAgeing, limit = 0;
+  std::uint16_t port = kDefaultPort, port_low = 0, port_high = 0;
+  bool ipv6() const {
+    return (!remote.empty() && remote.is_v6()) || (!local.empty() && local.is_v6());
+  }
+};
+
+struct VxlanPriv final : DevicePriv {
+  Conf conf;
+  Ref lower;
+};
+
+VxlanPriv* vxlan_of(const Device& dev) {
+  return priv_of<VxlanPriv>(dev);
+}
+
+constexpr AttrPolicyEntry kPolicy[] = {
+    {IFLA_VXLAN_ID, AttrShape::U32},
+    {IFLA_VXLAN_GROUP, AttrShape::Binary, 4, 4},
+    {IFLA_VXLAN_LINK, AttrShape::U32},
+    {IFLA_VXLAN_LOCAL, AttrShape::Binary, 4, 4},
+    {IFLA_VXLAN_TTL, AttrShape::U8},
+    {IFLA_VXLAN_TOS, AttrShape::U8},
+    {IFLA_VXLAN_LEARNING, AttrShape::U8},
+    {IFLA_VXLAN_AGEING, AttrShape::U32},
+    {IFLA_VXLAN_LIMIT, AttrShape::U32},
+    {IFLA_VXLAN_PORT_RANGE, AttrShape::Binary, 4, 4},
+    {IFLA_VXLAN_PROXY, AttrShape::U8},
+    {IFLA_VXLAN_RSC, AttrShape::U8},
+    {IFLA_VXLAN_L2MISS, AttrShape::U8},
+    {IFLA_VXLAN_L3MISS, AttrShape::U8},
+    {IFLA_VXLAN_PORT, AttrShape::Be16},
+    {IFLA_VXLAN_GROUP6, AttrShape::Binary, 16, 16},
+    {IFLA_VXLAN_LOCAL6, AttrShape::Binary, 16, 16},
+    {IFLA_VXLAN_UDP_CSUM, AttrShape::U8},
+    {IFLA_VXLAN_UDP_ZERO_CSUM6_TX, AttrShape::U8},
+    {IFLA_VXLAN_UDP_ZERO_CSUM6_RX, AttrShape::U8},
+    {IFLA_VXLAN_REMCSUM_TX, AttrShape::U8},
+    {IFLA_VXLAN_REMCSUM_RX, AttrShape::U8},
+    {IFLA_VXLAN_GBP, AttrShape::Flag},
+    {IFLA_VXLAN_REMCSUM_NOPARTIAL, AttrShape::Flag},
+    {IFLA_VXLAN_COLLECT_METADATA, AttrShape::U8},
+    {IFLA_VXLAN_LABEL, AttrShape::Be32},
+    {IFLA_VXLAN_GPE, AttrShape::Flag},
+    {IFLA_VXLAN_TTL_INHERIT, AttrShape::Flag},
+    {IFLA_VXLAN_DF, AttrShape::U8},
+    {IFLA_VXLAN_VNIFILTER, AttrShape::U8},
+    {kVxlanLocalBypass, AttrShape::U8},
+    {kVxlanLabelPolicy, AttrShape::U32},
+};
+
+tl::unexpected<Error> cannot(const char* what) {
+  return fail(EOPNOTSUPP, "{}", what);
+}
+
+// Linux: vxlan_nl2flag — a boolean attribute sets or clears its bit; on a change only the
+// changeable ones may appear (`message`: the extack of one that may not).
+Result<void> flag(Conf& c, const AttrList& d, std::uint16_t type, std::uint32_t bit,
+                  bool changelink, const char* message, bool invert = false) {
+  const Attr* a = find_attr(d, type);
+  if (!a) return ok();
+  if (changelink && message) return cannot(message);
+  bool on = a->shape == AttrShape::Flag ? true : a->num != 0;
+  if (invert) on = !on;
+  c.flags = on ? (c.flags | bit) : (c.flags & ~bit);
+  return ok();
+}
+
+// Linux: vxlan_nl2conf, in its order. `c` starts as the device's configuration on a
+// change, as the defaults on a create.
+Result<void> nl2conf(Conf& c, const AttrList& d, bool changelink) {
+  if (auto v = attr_num(d, IFLA_VXLAN_ID)) {
+    if (changelink && *v != c.vni) return cannot("Cannot change VNI");
+    c.vni = static_cast<std::uint32_t>(*v);
+  }
+  auto address = [&](std::uint16_t t4, std::uint16_t t6, IpAddr& out,
+                     const char* family_message) -> Result<void> {
+    for (std::uint16_t t : {t4, t6}) {
+      const Attr* a = find_attr(d, t);
+      if (!a) continue;
+      auto ip = IpAddr::from_bytes(t == t4 ? AF_INET : AF_INET6, a->bin);
+      if (!ip) return fail(ip.error());
+      if (changelink && !out.empty() && out.family() != ip->family()) return cannot(family_message);
+      out = *ip;
+    }
+    return ok();
+  };
+  IFCORE_TRY(address(IFLA_VXLAN_GROUP, IFLA_VXLAN_GROUP6, c.remote,
+                     "New group address family does not match old group"));
+  IFCORE_TRY(address(IFLA_VXLAN_LOCAL, IFLA_VXLAN_LOCAL6, c.local,
+                     "New local address family does not match old"));
+  if (auto v = attr_num(d, IFLA_VXLAN_LINK)) c.lower = static_cast<int>(*v);
+  if (auto v = attr_num(d, IFLA_VXLAN_TOS)) c.tos = static_cast<std::uint8_t>(*v);
+  if (auto v = attr_num(d, IFLA_VXLAN_TTL)) c.ttl = static_cast<std::uint8_t>(*v);
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_TTL_INHERIT, kTtlInherit, changelink,
+                  "vxlan: cannot change TTL_INHERIT flag"));
+  if (auto v = attr_num(d, IFLA_VXLAN_LABEL)) c.label = static_cast<std::uint32_t>(*v) & 0xFFFFF;
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_LEARNING, kLearn, changelink, nullptr));
+  if (auto v = attr_num(d, IFLA_VXLAN_AGEING)) c.ageing = static_cast<std::uint32_t>(*v);
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_PROXY, kProxy, changelink, "vxlan: cannot change PROXY flag"));
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_RSC, kRsc, changelink, "vxlan: cannot change RSC flag"));
+  IFCORE_TRY(
+      flag(c, d, IFLA_VXLAN_L2MISS, kL2miss, changelink, "vxlan: cannot change L2MISS flag"));
+  IFCORE_TRY(
+      flag(c, d, IFLA_VXLAN_L3MISS, kL3miss, changelink, "vxlan: cannot change L3MISS flag"));
+  if (auto v = attr_num(d, IFLA_VXLAN_LIMIT)) {
+    if (changelink) return cannot("Cannot change limit");
+    c.limit = static_cast<std::uint32_t>(*v);
+  }
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_COLLECT_METADATA, kMetadata, changelink,
+                  "vxlan: cannot change COLLECT_METADATA flag"));
+  if (const Attr* a = find_attr(d, IFLA_VXLAN_PORT_RANGE)) {
+    if (changelink) return cannot("Cannot change port range");
+    std::uint16_t low = static_cast<std::uint16_t>((a->bin[0] << 8) | a->bin[1]);
+    std::uint16_t high = static_cast<std::uint16_t>((a->bin[2] << 8) | a->bin[3]);
+    if (low > high) return fail(EINVAL, "Invalid source port range");
+    c.port_low = low;
+    c.port_high = high;
+  }
+  if (auto v = attr_num(d, IFLA_VXLAN_PORT)) {
+    if (changelink) return cannot("Cannot change port");
+    c.port = static_cast<std::uint16_t>(*v);
+  }
+  if (find_attr(d, IFLA_VXLAN_UDP_CSUM)) {
+    if (changelink) return cannot("Cannot change UDP_CSUM flag");
+    IFCORE_TRY(flag(c, d, IFLA_VXLAN_UDP_CSUM, kZeroCsumTx, false, nullptr, /*invert=*/true));
+  }
+  IFCORE_TRY(flag(c, d, kVxlanLocalBypass, kLocalBypass, changelink,
+                  "vxlan: cannot change LOCALBYPASS flag"));
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_UDP_ZERO_CSUM6_TX, kZeroCsum6Tx, changelink,
+                  "vxlan: cannot change UDP_ZERO_CSUM6_TX flag"));
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_UDP_ZERO_CSUM6_RX, kZeroCsum6Rx, changelink,
+                  "vxlan: cannot change UDP_ZERO_CSUM6_RX flag"));
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_REMCSUM_TX, kRemcsumTx, changelink,
+                  "vxlan: cannot change REMCSUM_TX flag"));
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_REMCSUM_RX, kRemcsumRx, changelink,
+                  "vxlan: cannot change REMCSUM_RX flag"));
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_GBP, kGbp, changelink, "vxlan: cannot change GBP flag"));
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_GPE, kGpe, changelink, "vxlan: cannot change GPE flag"));
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_REMCSUM_NOPARTIAL, kRemcsumNoPartial, changelink,
+                  "vxlan: cannot change REMCSUM_NOPARTIAL flag"));
+  if (auto v = attr_num(d, IFLA_VXLAN_DF)) {
+    if (*v > 2) return fail(EINVAL, "Invalid DF attribute");
+    c.df = static_cast<std::uint8_t>(*v);
+  }
+  IFCORE_TRY(flag(c, d, IFLA_VXLAN_VNIFILTER, kVniFilter, changelink,
+                  "vxlan: cannot change VNIFILTER flag"));
+  return ok();
+}
+
+// Linux: vxlan_config_validate.
+Result<void> check_conf(Control& ctl, Namespace& ns, const Conf& c, const Device* self,
+                        Device** lower_out) {
+  if (c.flags & kGpe) {
+    const std::uint32_t allowed = kGpe | kZeroCsumTx | kZeroCsum6Tx | kZeroCsum6Rx | kMetadata |
+                                  kTtlInherit | kLocalBypass | kVniFilter;
+    if ((c.flags & ~allowed) || !(c.flags & kMetadata))
+      return fail(EINVAL, "VXLAN GPE does not support this combination of attributes");
+  }
+  if (!c.remote.empty() && !c.local.empty() && c.remote.family() != c.local.family())
+    return fail(EINVAL, "Local and remote address must be from the same family");
+  if (!c.local.empty() && c.local.is_multicast())
+    return fail(EINVAL, "Local address cannot be multicast");
+  if (c.label && !c.ipv6())
+    return fail(EINVAL, "Label attribute only applies to IPv6 VXLAN devices");
+  Device* lower = nullptr;
+  if (c.lower) {
+    lower = ctl.find(ns, c.lower);
+    if (!lower) return fail(ENODEV, "Invalid local interface, device not found");
+  } else if (!c.remote.empty() && c.remote.is_multicast() && !(c.flags & kMetadata)) {
+    return fail(EINVAL, "Local interface required for multicast remote destination");
+  }
+  // Linux: vxlan_vni_in_use — one device per VNI, port and receive flags.
+  for (Device* d : ns.devices_locked()) {
+    const VxlanPriv* o = d != self ? vxlan_of(*d) : nullptr;
+    if (!o || o->conf.vni != c.vni || o->conf.port != c.port) continue;
+    if ((o->conf.flags & kRcvFlags) != (c.flags & kRcvFlags) || o->conf.ipv6() != c.ipv6())
+      continue;
+    return fail(EEXIST, "A VXLAN device with the specified VNI already exists");
+  }
+  *lower_out = lower;
+  return ok();
+}
+
+std::vector<std::uint8_t> port_range_bytes(const Conf& c) {
+  return {std::uint8_t(c.port_low >> 8), std::uint8_t(c.port_low), std::uint8_t(c.port_high >> 8),
+          std::uint8_t(c.port_high)};
+}
+
+}  // namespace
+
+AttrPolicy Vxlan::policy() const {
+  return kPolicy;
+}
+
+Result<void> Vxlan::validate(Control&, const LinkRequest& req) const {
+  return check_ether_address(req);
+}
+
+Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
+  Conf c;
+  IFCORE_TRY(nl2conf(c, req.info_data, false));
+  Device* lower = nullptr;
+  IFCORE_TRY(check_conf(ctl, ns, c, nullptr, &lower));
+  auto dev = ctl.alloc_device(*this, ns);
+  dev->set_mtu_range_locked(68, 65535);
+  // Linux: vxlan_dev_configure — under a lower device, its mtu less the headers.
+  if (lower) {
+    std::uint32_t room = c.ipv6() ? kHeadroom6 : kHeadroom4;
+    dev->set_mtu_locked(lower->mtu() > room + 68 ? lower->mtu() - room : 68);
+  }
+  // Linux: a vxlan device keeps its carrier on and has no link state (operstate UNKNOWN).
+  dev->set_operstate_locked(IF_OPER_UNKNOWN);
+  auto priv = std::make_unique<VxlanPriv>();
+  priv->conf = c;
+  if (lower) priv->lower = Ref(*lower, "vxlan");
+  dev->set_priv(std::move(priv));
+  IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
+  auto r = ctl.register_device(std::move(dev), req.name.value_or("vxlan%d"), req.ifindex);
+  if (!r) return r;
+  if (lower) {
+    if (auto l = ctl.link_upper(*lower, **r, /*master=*/false); !l) {
+      (void)ctl.delete_link(**r);
+      return fail(l.error());
+    }
+  }
+  return r;
+}
+
+Result<void> Vxlan::change_link(Control& ctl, Device& dev, const LinkRequest& req) const {
+  VxlanPriv& v = *vxlan_of(dev);
+  Conf c = v.conf;
+  IFCORE_TRY(nl2conf(c, req.info_data, true));
+  Device* lower = nullptr;
+  IFCORE_TRY(check_conf(ctl, dev.ns(), c, &dev, &lower));
+  if (lower != v.lower.get()) {
+    if (v.lower) ctl.unlink_upper(*v.lower, dev);
+    v.lower.reset();
+    if (lower) {
+      IFCORE_TRY(ctl.link_upper(*lower, dev, /*master=*/false));
+      v.lower = Ref(*lower, "vxlan");
+    }
+  }
+  v.conf = c;
+  (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
+  return ok();
+}
+
+AttrList Vxlan::fill_info(const Device& dev) const {
+  const Conf& c = vxlan_of(dev)->conf;
+  auto bit = [&](std::uint32_t b) { return static_cast<std::uint8_t>((c.flags & b) != 0); };
+  AttrList out;
+  out.push_back(Attr::u32(IFLA_VXLAN_ID, c.vni));
+  if (!c.remote.empty())
+    out.push_back(
+        Attr::binary(c.remote.is_v4() ? IFLA_VXLAN_GROUP : IFLA_VXLAN_GROUP6, c.remote.bytes()));
+  if (c.lower) out.push_back(Attr::u32(IFLA_VXLAN_LINK, static_cast<std::uint32_t>(c.lower)));
+  if (!c.local.empty())
+    out.push_back(
+        Attr::binary(c.local.is_v4() ? IFLA_VXLAN_LOCAL : IFLA_VXLAN_LOCAL6, c.local.bytes()));
+  out.push_back(Attr::u8(IFLA_VXLAN_TTL, c.ttl));
+  out.push_back(Attr::u8(IFLA_VXLAN_TTL_INHERIT, bit(kTtlInherit)));
+  out.push_back(Attr::u8(IFLA_VXLAN_TOS, c.tos));
+  out.push_back(Attr::u8(IFLA_VXLAN_DF, c.df));
+  out.push_back(Attr::be32(IFLA_VXLAN_LABEL, c.label));
+  out.push_back(Attr::u32(kVxlanLabelPolicy, 0));
+  out.push_back(Attr::u8(IFLA_VXLAN_LEARNING, bit(kLearn)));
+  out.push_back(Attr::u8(IFLA_VXLAN_PROXY, bit(kProxy)));
+  out.push_back(Attr::u8(IFLA_VXLAN_RSC, bit(kRsc)));
+  out.push_back(Attr::u8(IFLA_VXLAN_L2MISS, bit(kL2miss)));
+  out.push_back(Attr::u8(IFLA_VXLAN_L3MISS, bit(kL3miss)));
+  out.push_back(Attr::u8(IFLA_VXLAN_COLLECT_METADATA, bit(kMetadata)));
+  out.push_back(Attr::u32(IFLA_VXLAN_AGEING, c.ageing));
+  out.push_back(Attr::u32(IFLA_VXLAN_LIMIT, c.limit));
+  out.push_back(Attr::be16(IFLA_VXLAN_PORT, c.port));
+  out.push_back(Attr::u8(IFLA_VXLAN_UDP_CSUM, static_cast<std::uint8_t>(!(c.flags & kZeroCsumTx))));
+  out.push_back(Attr::u8(IFLA_VXLAN_UDP_ZERO_CSUM6_TX, bit(kZeroCsum6Tx)));
+  out.push_back(Attr::u8(IFLA_VXLAN_UDP_ZERO_CSUM6_RX, bit(kZeroCsum6Rx)));
+  out.push_back(Attr::u8(IFLA_VXLAN_REMCSUM_TX, bit(kRemcsumTx)));
+  out.push_back(Attr::u8(IFLA_VXLAN_REMCSUM_RX, bit(kRemcsumRx)));
+  out.push_back(Attr::u8(kVxlanLocalBypass, bit(kLocalBypass)));
+  out.push_back(Attr::binary(IFLA_VXLAN_PORT_RANGE, port_range_bytes(c)));
+  if (c.flags & kGbp) out.push_back(Attr::flag(IFLA_VXLAN_GBP));
+  if (c.flags & kGpe) out.push_back(Attr::flag(IFLA_VXLAN_GPE));
+  if (c.flags & kRemcsumNoPartial) out.push_back(Attr::flag(IFLA_VXLAN_REMCSUM_NOPARTIAL));
+  if (c.flags & kVniFilter) out.push_back(Attr::u8(IFLA_VXLAN_VNIFILTER, 1));
+  return out;
+}
+
+void Vxlan::uninit(Control& ctl, Device& dev) const {
+  if (auto* v = vxlan_of(dev)) v->lower.reset();
+}
+
+void Vxlan::install(Engine& engine) {
+  static Vxlan kind;
+  engine.register_kind(kind);
+}
+
+}  // namespace ifcore::kinds

@@ -1,0 +1,26 @@
+// The vxlan kind: a VXLAN tunnel endpoint (VNI, remote or group, local, lower device, UDP
+// ports, TTL/TOS/DF/flow label, learning and the rest of Linux's configuration), with
+// Linux's checks, the attributes that may change after creation and those that may not
+// (EOPNOTSUPP), and its death with its lower device. ifcore sends no UDP: frames sent on a
+// vxlan device leave it.
+#pragma once
+
+#include "ifcore/engine.h"
+
+namespace ifcore::kinds {
+
+class Vxlan final : public Kind {
+ public:
+  std::string_view name() const override { return "vxlan"; }
+  AttrPolicy policy() const override;
+  Result<void> validate(Control& ctl, const LinkRequest& req) const override;
+  Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
+  Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const override;
+  AttrList fill_info(const Device& dev) const override;
+  void uninit(Control& ctl, Device& dev) const override;
+  bool dies_with_lower() const override { return true; }
+
+  static void install(Engine& engine);
+};
+
+}  // namespace ifcore::kinds
