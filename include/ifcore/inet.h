@@ -105,6 +105,15 @@ struct RouteMetrics {
   friend bool operator==(const RouteMetrics&, const RouteMetrics&) = default;
 };
 
+// One next hop of a multipath route (RTA_MULTIPATH's struct rtnexthop and RTA_GATEWAY).
+struct NextHop {
+  IpAddr gateway;           // empty: none
+  int oif = 0;              // its device
+  std::uint8_t weight = 1;  // 1..256 (rtnh_hops + 1)
+  std::uint32_t flags = 0;  // RTNH_F_ONLINK as given; reports add RTNH_F_DEAD/LINKDOWN
+  friend bool operator==(const NextHop&, const NextHop&) = default;
+};
+
 // One route as RTM_NEWROUTE reports it (rtmsg + RTA_* attributes).
 struct RouteInfo {
   int family = 0;
@@ -124,6 +133,9 @@ struct RouteInfo {
   // IPv6: when the route ends (Linux: RTF_EXPIRES, the prefix route of an address with a
   // finite valid lifetime); RTA_CACHEINFO's rta_expires counts down to it.
   std::optional<TimePoint> expires;
+  // A multipath route's next hops (RTA_MULTIPATH; two or more); `gateway` and `oif` are
+  // then the first hop's, kept for lookups, and not reported on their own.
+  std::vector<NextHop> nexthops;
 };
 
 // What RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE ask for.
@@ -142,6 +154,9 @@ struct RouteRequest {
   std::optional<IpAddr> prefsrc;
   std::uint32_t flags = 0;  // RTNH_F_ONLINK
   RouteMetrics metrics;     // add: checked and clamped by the caller (rtnl)
+  // RTA_MULTIPATH: each hop is resolved as a route's gateway and device would be; one hop
+  // makes an ordinary route, as in Linux.
+  std::vector<NextHop> nexthops;
   // Netlink flags of RTM_NEWROUTE. `ip route add` = create+excl, `replace` = create+replace,
   // `append` = create+append, `change` = replace.
   bool create = true, excl = true, replace = false, append = false;

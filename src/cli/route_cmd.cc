@@ -223,7 +223,7 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
     o.kv("metric", *r.priority, fmt::format("metric {} ", *r.priority));
   Json flags = Json::array();
   std::string tf;
-  static const std::pair<std::uint32_t, const char*> kFlags[] = {
+  static constexpr std::pair<std::uint32_t, const char*> kFlags[] = {
       {RTNH_F_DEAD, "dead"},    {RTNH_F_ONLINK, "onlink"},     {RTNH_F_PERVASIVE, "pervasive"},
       {RTM_F_NOTIFY, "notify"}, {RTNH_F_LINKDOWN, "linkdown"}, {RTNH_F_UNRESOLVED, "unresolved"}};
   for (auto [bit, name] : kFlags)
@@ -286,18 +286,32 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
     std::string dev = c.client->ifname(static_cast<int>(*r.iif));
     o.kv("iif", dev, "iif " + dev + " ");
   }
-  for (const auto& nh : r.multipath) {
-    o.text("\n\tnexthop ");
-    if (nh.gateway) o.text("via " + nh.gateway->to_string() + " ");
-    if (nh.ifindex) o.text("dev " + c.client->ifname(nh.ifindex) + " ");
-    o.text(fmt::format("weight {} ", nh.hops + 1));
-  }
   if (r.pref) {
     const char* p = *r.pref == 0   ? "medium"
                     : *r.pref == 1 ? "high"
                     : *r.pref == 3 ? "low"
                                    : "unknown";
     o.kv("pref", p, std::string("pref ") + p);
+  }
+  // iproute2's print_rta_multipath: last, one line per hop.
+  if (!r.multipath.empty()) {
+    o.open_array("nexthops");
+    for (const auto& nh : r.multipath) {
+      o.open_object();
+      o.text("\n\tnexthop ");
+      if (nh.gateway)
+        o.kv("gateway", nh.gateway->to_string(), "via " + nh.gateway->to_string() + " ");
+      std::string dev = c.client->ifname(nh.ifindex);
+      o.kv("dev", dev, "dev " + dev + " ");
+      o.kv("weight", nh.hops + 1, fmt::format("weight {} ", nh.hops + 1));
+      Json hf = Json::array();
+      std::string ht;
+      for (auto [bit, name] : kFlags)
+        if (nh.flags & bit) hf.push_back(name), ht += std::string(name) + " ";
+      o.kv("flags", hf, ht);
+      o.close();
+    }
+    o.close();
   }
   o.text("\n");
   o.close();
@@ -321,7 +335,7 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
   } else {
     r.scope = RT_SCOPE_NOWHERE;
   }
-  bool have_dst = false, have_scope = false;
+  bool have_dst = false, have_scope = false, nexthops = false;
   int family = c.family;
   std::uint32_t lock = 0;  // RTAX_LOCK: the metrics given `lock`
   bool table_given = false;
@@ -404,6 +418,53 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
       r.metrics.push_back(*got);
     } else if (w == "onlink") {
       r.flags |= RTNH_F_ONLINK;
+    } else if (w == "nexthop") {
+      // iproute2's parse_nexthops: the rest of the line is hops, each after "nexthop".
+      nexthops = true;
+      for (;;) {
+        wire::RouteNexthop hop;
+        while (!a.done() && a.peek() != "nexthop") {
+          std::string k = a.take();
+          auto v = [&]() { return a.value(); };
+          if (k == "via") {
+            auto x = v();
+            if (!x) return fail(x.error());
+            if (*x == "inet" || *x == "inet6") {
+              auto y = v();
+              if (!y) return fail(y.error());
+              x = y;
+            }
+            auto p = prefix_or_exit(*x, family);
+            if (!p) return fail(p.error());
+            if (!family) family = p->addr.family();
+            hop.gateway = p->addr;
+          } else if (k == "dev") {
+            auto x = v();
+            if (!x) return fail(x.error());
+            auto idx = dev_index(c, *x);
+            if (!idx) {
+              std::fprintf(stderr, "%s\n", idx.error().message.c_str());
+              return die(255, "Error: cannot parse nexthop");
+            }
+            hop.ifindex = *idx;
+          } else if (k == "weight") {
+            auto x = v();
+            if (!x) return fail(x.error());
+            auto n = parse_u32(*x, "\"weight\" is invalid\n");
+            if (!n || *n == 0 || *n > 256) return invarg("\"weight\" is invalid\n", *x);
+            hop.hops = std::uint8_t(*n - 1);
+          } else if (k == "onlink") {
+            hop.flags |= RTNH_F_ONLINK;
+          } else if (k == "pervasive") {
+            hop.flags |= RTNH_F_PERVASIVE;
+          } else {
+            return die(255, "Error: \"nexthop\" or end of line is expected instead of \"{}\"", k);
+          }
+        }
+        r.multipath.push_back(hop);
+        if (a.done()) break;
+        a.take();  // the next "nexthop"
+      }
     } else {
       bool typed = false;
       for (std::uint8_t t = 1; t < 12; ++t)
@@ -438,7 +499,8 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
   if (!del && !have_scope) {
     if (r.type == RTN_LOCAL)
       r.scope = RT_SCOPE_HOST;
-    else if (r.type == RTN_UNICAST && !r.gateway && family == AF_INET && !(r.flags & RTNH_F_ONLINK))
+    else if (r.type == RTN_UNICAST && !r.gateway && !nexthops && family == AF_INET &&
+             !(r.flags & RTNH_F_ONLINK))
       r.scope = RT_SCOPE_LINK;
   }
   // iproute2: local, broadcast, nat and anycast routes go to table local unless named.

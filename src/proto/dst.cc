@@ -74,6 +74,10 @@ void dst_free(EngineProto& ep, const Route& r, std::unique_ptr<DstEntry> dst) {
   park_or_release(ep, r.dev, pinnable_route(r), std::move(dst));
 }
 
+void dst_free_hop(EngineProto& ep, Device* dev, std::unique_ptr<DstEntry> dst) {
+  park_or_release(ep, dev, false, std::move(dst));
+}
+
 void dst_free_ifa(EngineProto& ep, const Ifa& ifa, std::unique_ptr<DstEntry> dst) {
   park_or_release(ep, ifa.ref.get(), !ifa.info.local.is_v6_link_local(), std::move(dst));
 }

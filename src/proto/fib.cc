@@ -40,6 +40,19 @@ RouteKey key_of(const RouteInfo& r) {
 // does (fib6_nh_init and fib6_ifdown pass RTF_LOCAL and RTF_ANYCAST over).
 RouteInfo report(const Route& r) {
   RouteInfo i = r.info;
+  if (!i.nexthops.empty()) {
+    // Linux: each hop of a multipath route carries its own state: `dead linkdown` when its
+    // device is down, `linkdown` when it has no carrier; the route itself carries none.
+    for (std::size_t h = 0; h < i.nexthops.size(); ++h) {
+      const Device* d = h == 0 ? r.dev : (h - 1 < r.extra.size() ? r.extra[h - 1].dev : nullptr);
+      if (!d) continue;
+      if (!d->is_up())
+        i.nexthops[h].flags |= RTNH_F_DEAD | RTNH_F_LINKDOWN;
+      else if (!d->carrier())
+        i.nexthops[h].flags |= RTNH_F_LINKDOWN;
+    }
+    return i;
+  }
   if (!r.dev) return i;
   bool down = !r.dev->is_up();
   bool linkdown = i.family == AF_INET && i.scope == RT_SCOPE_HOST ? down && r.dev->activated()
@@ -75,6 +88,11 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   if (notify && route_news_wanted(ep, ns, r->info.family)) gone = report(*r);
   if (r->dev)
     if (DevState* ds = find_dev(ep, *r->dev)) ds->routes.erase(r);
+  for (Route::Hop& h : r->extra) {
+    if (DevState* ds = find_dev(ep, *h.dev)) std::erase(ds->extra_routes, r);
+    dst_free_hop(ep, h.dev, std::move(h.dst));
+  }
+  r->extra.clear();
   dst_free(ep, *r, std::move(r->dst));
   Table& t = *r->table;
   RouteKey key = key_of(r->info);
@@ -391,11 +409,65 @@ void fib_insert_kernel(Control& ctl, Namespace& ns, Device& dev, const RouteInfo
 void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which which, bool notify) {
   EngineProto& ep = engine_proto(ctl.engine());
   DevState* ds = find_dev(ep, dev);
-  if (!ds || ds->routes.empty()) return;
+  if (!ds) return;
+  // A multipath route goes when the device of any of its hops is unregistered (Linux:
+  // fib_sync_down_dev with force), or when a down leaves none of its hops' devices up;
+  // until then a hop on a down device is only `dead`.
+  auto hops_up = [&](const Route& r) {
+    if (r.dev && r.dev != &dev && r.dev->is_up()) return true;
+    for (const Route::Hop& h : r.extra)
+      if (h.dev != &dev && h.dev->is_up()) return true;
+    return false;
+  };
+  // IPv6 keeps a multipath route's hops as sibling routes: an unregister takes only the
+  // hop through the device (Linux: fib6_ifdown), and one hop left is an ordinary route.
+  auto drop_hop = [&](Route* r) {
+    std::size_t h = 0;  // index in info.nexthops
+    if (r->dev == &dev) {
+      if (DevState* own = find_dev(ep, dev)) own->routes.erase(r);
+      dst_free(ep, *r, std::move(r->dst));
+      Route::Hop next = std::move(r->extra.front());
+      r->extra.erase(r->extra.begin());
+      std::erase(dev_state(ep, *next.dev).extra_routes, r);
+      r->dev = next.dev;
+      r->dst = std::move(next.dst);
+      dev_state(ep, *r->dev).routes.push(r);
+    } else {
+      for (std::size_t i = 0; i < r->extra.size(); ++i)
+        if (r->extra[i].dev == &dev) {
+          h = i + 1;
+          dst_free_hop(ep, &dev, std::move(r->extra[i].dst));
+          r->extra.erase(r->extra.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      std::erase(ds->extra_routes, r);
+    }
+    r->info.nexthops.erase(r->info.nexthops.begin() + static_cast<std::ptrdiff_t>(h));
+    const inet::NextHop& first = r->info.nexthops.front();
+    r->info.gateway = first.gateway;
+    r->info.oif = first.oif;
+    if (r->info.nexthops.size() == 1) r->info.nexthops.clear();
+  };
+  if (!ds->extra_routes.empty()) {
+    std::vector<Route*> extra = ds->extra_routes;
+    for (Route* r : extra) {
+      if (r->info.family != family) continue;
+      if (which == Which::All && family == AF_INET6)
+        drop_hop(r);
+      else if (which == Which::All || (which == Which::User && !hops_up(*r)))
+        erase(ep, ns, r, notify);
+    }
+  }
+  if (ds->routes.empty()) return;
   Borrowed<Route*> routes(ep.route_scratch);
   sorted_routes(*ds, family, *routes);
   for (Route* r : *routes) {
     bool user = r->origin == Origin::User;
+    if (which == Which::User && user && !r->extra.empty() && hops_up(*r)) continue;
+    if (which == Which::All && family == AF_INET6 && !r->extra.empty()) {
+      drop_hop(r);
+      continue;
+    }
     if (which == Which::All || (which == Which::User) == user) erase(ep, ns, r, notify);
   }
 }
@@ -492,7 +564,32 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     if (!reject && req.scope == RT_SCOPE_HOST && has_gw)
       return fail(EINVAL, "Route with host scope can not have a gateway");
   }
-  auto dev = resolve_nexthop(ctl, ns, req, table, type);
+  // Linux: fib_get_nhs / ip6_route_multipath_add — every hop is checked as a route's
+  // next hop would be; a single hop is an ordinary route.
+  std::vector<Device*> hop_devs;
+  for (const NextHop& nh : req.nexthops) {
+    RouteRequest hr = req;
+    hr.nexthops.clear();
+    hr.gateway = nh.gateway.empty() ? std::nullopt : std::optional<IpAddr>(nh.gateway);
+    hr.oif = nh.oif;
+    hr.flags = nh.flags & RTNH_F_ONLINK;
+    auto d = resolve_nexthop(ctl, ns, hr, table, type);
+    if (!d) return fail(std::move(d).error());
+    hop_devs.push_back(*d);
+  }
+  const bool multipath = req.nexthops.size() > 1;
+  if (!req.nexthops.empty()) {
+    RouteRequest first = req;
+    first.nexthops.clear();
+    const NextHop& nh = req.nexthops.front();
+    first.gateway = nh.gateway.empty() ? std::nullopt : std::optional<IpAddr>(nh.gateway);
+    first.oif = nh.oif;
+    first.flags = (req.flags & ~std::uint32_t{RTNH_F_ONLINK}) | (nh.flags & RTNH_F_ONLINK);
+    if (!multipath) return add_route(ctl, ns, first);
+    has_gw = first.gateway.has_value();
+  }
+  auto dev = req.nexthops.empty() ? resolve_nexthop(ctl, ns, req, table, type)
+                                  : Result<Device*>(hop_devs.front());
   if (!dev) return fail(std::move(dev).error());
   if (req.prefsrc && !has_local_address(ctl, ns, *req.prefsrc))
     return fail(EINVAL,
@@ -505,7 +602,17 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.dst = dst;
   i.dst_len = req.dst_len;
   i.tos = req.tos;
-  if (has_gw && *dev) i.gateway = *req.gateway;
+  if (multipath) {
+    if (!req.nexthops.front().gateway.empty()) i.gateway = req.nexthops.front().gateway;
+    for (std::size_t h = 0; h < req.nexthops.size(); ++h) {
+      NextHop nh = req.nexthops[h];
+      nh.oif = hop_devs[h] ? hop_devs[h]->ifindex() : 0;
+      nh.flags &= RTNH_F_ONLINK;
+      i.nexthops.push_back(nh);
+    }
+  } else if (has_gw && *dev) {
+    i.gateway = *req.gateway;
+  }
   i.oif = *dev ? (*dev)->ifindex() : 0;
   // Linux: fib6_nh_init gives an IPv6 reject route (blackhole, unreachable, prohibit,
   // throw) the loopback device: `ip -6 route` shows `dev lo`.
@@ -557,7 +664,10 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     if (!req.create && req.family == AF_INET) return fail(ENOENT);
   }
   if (r.dev) r.dst = dst_alloc(ep, *r.dev);
+  for (std::size_t h = 1; multipath && h < hop_devs.size(); ++h)
+    if (hop_devs[h]) r.extra.push_back(Route::Hop{hop_devs[h], dst_alloc(ep, *hop_devs[h])});
   Route* p = insert(ep, ns, std::move(r));
+  for (Route::Hop& h : p->extra) dev_state(ep, *h.dev).extra_routes.push_back(p);
   RouteInfo out = report(*p);
   notify_route(ep, ns, ProtoEvent::New, out);
   return out;
@@ -642,7 +752,11 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
   auto usable = [&](const Route& r) {
     if (r.info.type == RTN_BROADCAST || r.info.type == RTN_MULTICAST) return false;
     if (!r.dev) return !oif;
-    return r.dev->is_up() && (!oif || r.dev->ifindex() == oif);
+    auto carries = [&](const Device* d) { return d->is_up() && (!oif || d->ifindex() == oif); };
+    if (carries(r.dev)) return true;
+    for (const Route::Hop& h : r.extra)
+      if (carries(h.dev)) return true;
+    return false;
   };
   // Linux: fib_rules_lookup — the rules in order; a table that has no answer (or answers
   // `throw`, or one a suppress selector rejects) passes the lookup to the next rule.
@@ -733,6 +847,23 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
   }
   // A lookup's answer carries no next-hop flags (no `linkdown`): the route's own fields.
   RouteInfo out = r->info;
+  Device* hop_dev = r->dev;
+  if (!out.nexthops.empty()) {
+    // Linux hashes the flow over the hops' weights (fib_select_multipath, with a seed of
+    // its own); ifcore takes the first hop whose device can carry the flow.
+    std::size_t pick = 0;
+    for (std::size_t h = 0; h < out.nexthops.size(); ++h) {
+      Device* d = h == 0 ? r->dev : r->extra[h - 1].dev;
+      if (d && d->is_up() && d->carrier() && (!oif || d->ifindex() == oif)) {
+        pick = h;
+        hop_dev = d;
+        break;
+      }
+    }
+    out.gateway = out.nexthops[pick].gateway;
+    out.oif = out.nexthops[pick].oif;
+    out.nexthops.clear();
+  }
   out.dst = dst;
   out.dst_len = static_cast<std::uint8_t>(max_len(f));
   bool local = out.type == RTN_LOCAL;
@@ -747,15 +878,15 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
     out.scope = RT_SCOPE_UNIVERSE;
     out.protocol = 0;
     out.priority = 0;
-    bool via_lo = r->dev && (r->dev->flags() & IFF_LOOPBACK);
+    bool via_lo = hop_dev && (hop_dev->flags() & IFF_LOOPBACK);
     out.flags = RTM_F_CLONED | (local || via_lo ? RTCF_LOCAL : 0u);
   } else {
     // Linux: rt6_fill_node for the lookup's route: its table, protocol and metric, no flags.
     out.flags = 0;
   }
-  if (out.prefsrc.empty() && r->dev)
+  if (out.prefsrc.empty() && hop_dev)
     out.prefsrc =
-        f == AF_INET ? inet_select_addr(ep, *r->dev) : inet6_select_addr(ep, *r->dev, dst);
+        f == AF_INET ? inet_select_addr(ep, *hop_dev) : inet6_select_addr(ep, *hop_dev, dst);
   return out;
 }
 

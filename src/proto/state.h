@@ -78,6 +78,13 @@ struct Route {
   std::unique_ptr<DstEntry> dst;
   Route* dev_prev = nullptr;  // DevRoutes of `dev`
   Route* dev_next = nullptr;
+  // A multipath route's hops after the first (info.nexthops[1..]), each holding its device
+  // through a dst entry; the route is on each such device's DevState::extra_routes.
+  struct Hop {
+    Device* dev = nullptr;
+    std::unique_ptr<DstEntry> dst;
+  };
+  std::vector<Hop> extra;
 };
 
 // The routes through one device, in no order: a list through Route::dev_prev/dev_next, so
@@ -202,8 +209,9 @@ struct DevState {
   // one buffer per device, in the state it already touches.
   std::vector<Neigh> neighs;
   Ref neigh_ref;
-  DevRoutes routes;          // routes through the device (owned by the tables)
-  DevState* prev = nullptr;  // EngineProto::dev_states
+  DevRoutes routes;                  // routes through the device (owned by the tables)
+  std::vector<Route*> extra_routes;  // multipath routes with a later hop through it
+  DevState* prev = nullptr;          // EngineProto::dev_states
   DevState* next = nullptr;
 };
 
@@ -323,6 +331,8 @@ std::unique_ptr<DstEntry> dst_alloc(EngineProto& ep, Device& d);
 // (see dst.cc) while its device is being unregistered, parked on the garbage list until the
 // dst subscriber sees that device's Unregister.
 void dst_free(EngineProto& ep, const Route& r, std::unique_ptr<DstEntry> dst);
+// The same for a multipath route's later hop through `dev` (never parked).
+void dst_free_hop(EngineProto& ep, Device* dev, std::unique_ptr<DstEntry> dst);
 // The same for an IPv6 address's own host-route entry (Linux: ifp->rt).
 void dst_free_ifa(EngineProto& ep, const Ifa& ifa, std::unique_ptr<DstEntry> dst);
 // Releases (after a grace period) the garbage entries pinned to `dev` (nullptr: all).

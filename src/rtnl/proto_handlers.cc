@@ -78,8 +78,20 @@ wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now) {
   m.type = r.type;
   m.flags = r.flags;
   if (r.dst_len) m.dst = r.dst;
-  if (!r.gateway.empty()) m.gateway = r.gateway;
-  if (r.oif) m.oif = static_cast<std::uint32_t>(r.oif);
+  if (!r.nexthops.empty()) {
+    // Linux: fib_add_multipath / rt6_fill_node with siblings — the hops in RTA_MULTIPATH.
+    for (const inet::NextHop& nh : r.nexthops) {
+      wire::RouteNexthop hop;
+      hop.flags = static_cast<std::uint8_t>(nh.flags);
+      hop.hops = static_cast<std::uint8_t>(nh.weight - 1);
+      hop.ifindex = nh.oif;
+      if (!nh.gateway.empty()) hop.gateway = nh.gateway;
+      m.multipath.push_back(hop);
+    }
+  } else {
+    if (!r.gateway.empty()) m.gateway = r.gateway;
+    if (r.oif) m.oif = static_cast<std::uint32_t>(r.oif);
+  }
   if (!r.prefsrc.empty()) m.prefsrc = r.prefsrc;
   // Linux: fib_dump_info puts RTA_PRIORITY when set; rt6_fill_node always, with RTA_PREF.
   if (r.priority || r.family == AF_INET6) m.priority = r.priority;
@@ -163,8 +175,9 @@ Result<inet::RouteMetrics> route_metrics(const std::vector<wire::RouteMetric>& i
 
 Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint16_t flags,
                                          bool del) {
-  if (!m.multipath.empty() || m.via || m.has_encap)
-    return fail(EOPNOTSUPP, "multipath, RTA_VIA and encapsulation are not supported");
+  bool via = m.via.has_value();
+  for (const wire::RouteNexthop& hop : m.multipath) via = via || hop.via.has_value();
+  if (via || m.has_encap) return fail(EOPNOTSUPP, "RTA_VIA and encapsulation are not supported");
   inet::RouteRequest q;
   q.family = m.family;
   q.table = m.table_or_id();
@@ -177,6 +190,14 @@ Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint1
   q.priority = m.priority;
   q.prefsrc = m.prefsrc;
   q.flags = m.flags & RTNH_F_ONLINK;
+  for (const wire::RouteNexthop& hop : m.multipath) {
+    inet::NextHop nh;
+    if (hop.gateway) nh.gateway = *hop.gateway;
+    nh.oif = hop.ifindex;
+    nh.weight = static_cast<std::uint8_t>(hop.hops + 1);
+    nh.flags = hop.flags;
+    q.nexthops.push_back(nh);
+  }
   if (del) {
     // Linux: fib_table_delete matches protocol, scope and type only when given.
     if (m.protocol) q.protocol = m.protocol;

@@ -366,3 +366,85 @@ TEST_F(RouteTest, RoutesWithOneKeyAreListedByMetricThenByArrival) {
 
 }  // namespace
 }  // namespace ifcore::test
+
+namespace ifcore::test {
+namespace {
+
+// Multipath routes: each hop checked and holding its device; a hop on a down device is
+// dead while another is up; IPv4 drops the route when a hop's device is unregistered,
+// IPv6 only that hop.
+class MultipathTest : public EngineTest {
+ protected:
+  Device* up(Control& ctl, const std::string& name, std::string_view addr, int plen) {
+    Device* d = dummy(ctl, name);
+    EXPECT_TRUE(ctl.open(*d));
+    if (!addr.empty()) EXPECT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, addr, plen)));
+    return d;
+  }
+  std::optional<inet::RouteInfo> find(Control& ctl, std::string_view dst, int len) {
+    for (auto& r : inet::list_routes(ctl, ns(ctl)))
+      if (r.dst == ip(dst) && r.dst_len == len) return r;
+    return std::nullopt;
+  }
+};
+
+TEST_F(MultipathTest, HopsAreCheckedHeldAndReported) {
+  auto ctl = engine->control();
+  Device* a = up(ctl, "a", "10.1.0.1", 24);
+  Device* b = up(ctl, "b", "10.2.0.1", 24);
+  const auto dst_before = inet::dst_stats(ctl).live;
+  inet::RouteRequest r = route_req("10.9.0.0", 16);
+  r.nexthops = {{ip("10.1.0.9"), a->ifindex(), 1, 0}, {ip("10.2.0.9"), b->ifindex(), 3, 0}};
+  auto made = inet::add_route(ctl, ns(ctl), r);
+  ASSERT_TRUE(made) << made.error().message;
+  ASSERT_EQ(made->nexthops.size(), 2u);
+  EXPECT_EQ(made->nexthops[1].weight, 3);
+  EXPECT_EQ(inet::dst_stats(ctl).live, dst_before + 2) << "each hop holds its device";
+  // A hop whose gateway is not reachable refuses the whole route.
+  inet::RouteRequest bad = route_req("10.8.0.0", 16);
+  bad.nexthops = {{ip("10.1.0.9"), a->ifindex(), 1, 0}, {ip("10.7.0.9"), 0, 1, 0}};
+  auto refused = inet::add_route(ctl, ns(ctl), bad);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "Nexthop has invalid gateway");
+  EXPECT_FALSE(find(ctl, "10.8.0.0", 16));
+  // One hop is an ordinary route.
+  inet::RouteRequest one = route_req("10.8.0.0", 16);
+  one.nexthops = {{ip("10.1.0.9"), 0, 1, 0}};
+  auto single = inet::add_route(ctl, ns(ctl), one);
+  ASSERT_TRUE(single);
+  EXPECT_TRUE(single->nexthops.empty());
+  EXPECT_EQ(single->gateway, ip("10.1.0.9"));
+  // A hop on a down device is dead; the route stays while the other hop is up.
+  ASSERT_TRUE(ctl.close(*b));
+  auto r2 = find(ctl, "10.9.0.0", 16);
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->nexthops[1].flags, std::uint32_t{RTNH_F_DEAD | RTNH_F_LINKDOWN});
+  EXPECT_EQ(r2->nexthops[0].flags, 0u);
+  auto got = inet::get_route(ctl, ns(ctl), ip("10.9.1.1"));
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->oif, a->ifindex()) << "the live hop carries the flow";
+  ASSERT_TRUE(ctl.open(*b));
+  // IPv4: unregistering a hop's device takes the route, and its references.
+  ASSERT_TRUE(ctl.delete_link(*b));
+  EXPECT_FALSE(find(ctl, "10.9.0.0", 16));
+}
+
+TEST_F(MultipathTest, Ipv6LosesOnlyTheHopOfAnUnregisteredDevice) {
+  auto ctl = engine->control();
+  Device* a = up(ctl, "a", "", 0);
+  Device* b = up(ctl, "b", "", 0);
+  inet::RouteRequest r = route_req("2001:db8:8::", 64);
+  r.nexthops = {{ip("fe80::1"), a->ifindex(), 1, 0}, {ip("fe80::2"), b->ifindex(), 1, 0}};
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), r));
+  ASSERT_TRUE(ctl.delete_link(*a));  // the first hop's device
+  auto left = find(ctl, "2001:db8:8::", 64);
+  ASSERT_TRUE(left);
+  EXPECT_TRUE(left->nexthops.empty()) << "one hop left: an ordinary route";
+  EXPECT_EQ(left->gateway, ip("fe80::2"));
+  EXPECT_EQ(left->oif, b->ifindex());
+  ASSERT_TRUE(ctl.delete_link(*b));
+  EXPECT_FALSE(find(ctl, "2001:db8:8::", 64));
+}
+
+}  // namespace
+}  // namespace ifcore::test
