@@ -60,6 +60,9 @@ Result<void> emit(Reply& out, F&& encode) {
 }
 // Ends a dump: NLMSG_DONE with `error` (0, or the negative errno that stopped it).
 void end_dump(Request& r, int error = 0);
+// Ends a dump that failed: NLMSG_DONE with the error and, for a client that asked for
+// extended acks, its message (Linux: netlink_dump_done).
+void end_dump_error(Request& r, const Error& e);
 
 Result<void> handle_newlink(Request& r);
 Result<void> handle_setlink(Request& r);
@@ -75,6 +78,7 @@ Result<void> handle_getroute(Request& r);
 Result<void> handle_newneigh(Request& r);
 Result<void> handle_delneigh(Request& r);
 Result<void> handle_getneigh(Request& r);
+Result<void> handle_getnetconf(Request& r);  // netconf_handlers.cc
 Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);
 // ifcore: IFCORE_NLMSG_GETSTATS (stats_msg.h) — the engine's statistics.

@@ -7,6 +7,7 @@
 #include "ifcore/inet.h"
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/neigh.h"
+#include "rtnl/wire/netconf.h"
 #include "rtnl/wire/route.h"
 
 namespace ifcore::rtnl {
@@ -16,6 +17,7 @@ class Hub;
 wire::AddrMessage addr_message(const inet::AddrInfo& a);
 wire::RouteMessage route_message(const inet::RouteInfo& r);
 wire::NeighMessage neigh_message(const inet::NeighInfo& n);
+wire::NetconfMessage netconf_message(const inet::NetconfInfo& n);
 
 // Context of every method: control lock (the protocols call it).
 class ProtoPublisher final : public inet::ProtoListener {
@@ -25,6 +27,7 @@ class ProtoPublisher final : public inet::ProtoListener {
   void on_route(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r) override;
   bool wants_routes(Namespace& ns, int family) const override;
   void on_neigh(Namespace& ns, inet::ProtoEvent ev, const inet::NeighInfo& n) override;
+  void on_netconf(Namespace& ns, inet::ProtoEvent ev, const inet::NetconfInfo& n) override;
 
  private:
   Hub& hub_;

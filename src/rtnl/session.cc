@@ -57,6 +57,13 @@ namespace {
 bool done_travels_alone(const Request& r) {
   std::uint16_t type = r.m.hdr.nlmsg_type;
   if (type == RTM_GETLINK) return true;
+  // Linux: rtnl_dump_all (a netconf dump of no family, or of one without netconf) ends
+  // alone too; the families' own dumps do not.
+  if (type == RTM_GETNETCONF) {
+    auto p = r.m.payload();
+    std::uint8_t family = p.empty() ? AF_UNSPEC : p[0];
+    return family != AF_INET && family != AF_INET6;
+  }
   if (type != RTM_GETADDR && type != RTM_GETROUTE) return false;
   auto p = r.m.payload();
   std::uint8_t family = p.empty() ? AF_UNSPEC : p[0];
@@ -69,6 +76,16 @@ void end_dump(Request& r, int error) {
   if (done_travels_alone(r)) r.out.flush();
   (void)emit(r.out, [&](wire::MessageBuilder& b) {
     return wire::encode_done(b, r.seq(), r.port(), error);
+  });
+  r.out.flush();
+  r.done = true;
+}
+
+void end_dump_error(Request& r, const Error& e) {
+  r.out.flush();
+  (void)emit(r.out, [&](wire::MessageBuilder& b) {
+    return wire::encode_done_ext(b, r.seq(), r.port(), -e.code, e.log_only ? "" : e.message,
+                                 r.s.ack_options());
   });
   r.out.flush();
   r.done = true;
@@ -242,6 +259,8 @@ Handler find_handler(std::uint16_t type) {
       return handle_delneigh;
     case RTM_GETNEIGH:
       return handle_getneigh;
+    case RTM_GETNETCONF:
+      return handle_getnetconf;
     default:
       return nullptr;
   }
