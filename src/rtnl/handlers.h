@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "rtnl/hub.h"
 #include "rtnl/wire/attrs.h"
@@ -18,6 +19,9 @@ struct Request {
   const wire::Message& m;
   Reply& out;
   bool done = false;  // the handler ended the exchange (NLMSG_DONE): no ACK follows
+  // An extack message for the ACK of a request that succeeded (Linux: a warning the
+  // parser left, e.g. "bytes leftover after parsing attributes"); sent only with ext_ack.
+  std::string warning;
 
   std::uint32_t port() const { return s.options().port_id; }
   std::uint32_t seq() const { return m.hdr.nlmsg_seq; }

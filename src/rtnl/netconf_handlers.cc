@@ -53,6 +53,7 @@ Result<void> handle_getnetconf(Request& r) {
     auto m = wire::decode_netconf_get(r.m, family, r.s.strict_check());
     if (!m) return fail(m.error());
     if (!m->ifindex) return fail_log_only(EINVAL, "netconf get request without NETCONFA_IFINDEX");
+    if (m->leftover) r.warning = "bytes leftover after parsing attributes";
     Control ctl = r.s.hub().engine().control();
     auto ns = session_ns(ctl, r.s);
     if (!ns) return fail(ns.error());

@@ -318,6 +318,12 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
   if (r.done) return;
   out.flush();
   if (!(m.hdr.nlmsg_flags & NLM_F_ACK)) return;
+  if (!r.warning.empty() && ack_.ext_ack) {
+    wire::MessageBuilder b;
+    if (wire::encode_error(b, m.bytes, opts_.port_id, 0, r.warning, -1, ack_))
+      out.send_alone(b.take());
+    return;
+  }
   if (auto ack = wire::ack_datagram(m.bytes, opts_.port_id)) out.send_alone(std::move(*ack));
 }
 

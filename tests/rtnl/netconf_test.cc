@@ -204,6 +204,18 @@ TEST_F(Netconf, GetErrorsAsLinux) {
   r = send(netconf_req(AF_INET, 0, cat({ifindex_attr(1), attr(NETCONFA_FORWARDING, le32(1))})));
   EXPECT_EQ(r.last_error(), EINVAL);
   EXPECT_EQ(r.last_error_reply().message, "ipv4: Unsupported attribute in netconf get request");
+  // Not strict, bytes after the last attribute are a warning in the ACK (flags
+  // NLM_F_CAPPED | NLM_F_ACK_TLVS, as Linux).
+  session->set_option(NETLINK_GET_STRICT_CHK, 0);
+  r = send(netconf_req(AF_INET, NLM_F_ACK, cat({ifindex_attr(1), {1, 2}})));
+  ASSERT_EQ(r.msgs.size(), 2u);
+  EXPECT_EQ(r.last_error(), 0);
+  EXPECT_EQ(r.msgs[1].hdr.nlmsg_flags, NLM_F_CAPPED | NLM_F_ACK_TLVS);
+  EXPECT_EQ(r.last_error_reply().message, "bytes leftover after parsing attributes");
+  session->set_option(NETLINK_GET_STRICT_CHK, 1);
+  r = send(netconf_req(AF_INET, NLM_F_ACK, cat({ifindex_attr(1), {1, 2}})));
+  EXPECT_EQ(r.last_error(), EINVAL);
+  EXPECT_EQ(r.last_error_reply().message, "bytes leftover after parsing attributes");
   // A device without IPv6 (mtu below 1280) has no IPv6 netconf.
   ASSERT_EQ(create("d0"), 0);
   LinkRequest mtu = named("d0");

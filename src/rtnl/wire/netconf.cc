@@ -135,7 +135,10 @@ Result<NetconfMessage> decode_netconf_get(const Message& m, int family, bool str
     off += NLA_ALIGN(len);
   }
   // A last attribute without its padding leaves `off` past the end: nothing left over.
-  if (strict && off < rest.size()) return fail(EINVAL, "bytes leftover after parsing attributes");
+  if (off < rest.size()) {
+    if (strict) return fail(EINVAL, "bytes leftover after parsing attributes");
+    n.leftover = true;
+  }
   if (strict && other)
     return fail(EINVAL, "{}: Unsupported attribute in netconf get request", prefix(family));
   return n;

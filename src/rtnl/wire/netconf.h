@@ -26,6 +26,9 @@ struct NetconfMessage {
   std::optional<std::int32_t> ifindex;  // NETCONFA_IFINDEX: a device, -1 all, -2 default
   std::optional<std::int32_t> forwarding, rp_filter, mc_forwarding, bc_forwarding, proxy_neigh,
       ignore_routes_with_linkdown, input;
+  // decode_netconf_get, not strict: bytes were left after the last attribute (Linux warns
+  // "bytes leftover after parsing attributes" in the ACK's extack).
+  bool leftover = false;
 };
 
 // Writes `n` as one message of type h.type (netconfmsg padded to 4 bytes).
@@ -43,7 +46,8 @@ Result<NetconfMessage> decode_netconf(const Message& m);
 // (EINVAL "Unknown attribute type", at it), bytes left after the last attribute (EINVAL
 // "bytes leftover after parsing attributes"), and any attribute but NETCONFA_IFINDEX
 // (EINVAL "ipvN: Unsupported attribute in netconf get request") are refused. The last
-// NETCONFA_IFINDEX given counts; its first 4 bytes.
+// NETCONFA_IFINDEX given counts; its first 4 bytes. Not strict, bytes left over are
+// reported in `leftover`.
 Result<NetconfMessage> decode_netconf_get(const Message& m, int family, bool strict);
 
 // Linux's strict check of a dump request of `family`: EINVAL "ipvN: Invalid data after
