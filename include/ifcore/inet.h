@@ -239,7 +239,8 @@ struct Inet6Conf {
   std::int32_t forwarding = 0;
   std::int32_t proxy_ndp = 0;  // netconf: NETCONFA_PROXY_NEIGH
   std::int32_t ignore_routes_with_linkdown = 0;
-  std::uint8_t addr_gen_mode = 0;  // IN6_ADDR_GEN_MODE_EUI64 (0), _NONE (1), _RANDOM (3)
+  std::int32_t force_forwarding = 0;  // 0 or 1 (Linux 6.17+): forward on this device alone
+  std::uint8_t addr_gen_mode = 0;     // IN6_ADDR_GEN_MODE_EUI64 (0), _NONE (1), _RANDOM (3)
   // Keep permanent addresses when the device goes down (effective if set on "all" OR on the
   // device). Linux 2.6.35-36 always did; since 4.6 it is this sysctl, off by default.
   bool keep_addr_on_down = false;
@@ -260,6 +261,9 @@ enum ConfCopy : unsigned {
   kCopyAddrGenMode = 1u << 2,  // IPv6 only
   // IPv6 only (Linux: addrconf_fixup_linkdown); IPv4 keeps "all" to itself.
   kCopyIgnoreLinkdown = 1u << 3,
+  // IPv6 only: "all" to every device, not the default, when it changed
+  // (addrconf_force_forward_change).
+  kCopyForceForwarding = 1u << 4,
 };
 // Writes a scope's settings as the sysctls do: writing "all" sets every device and the
 // default too (the fields in `copy`); disabling IPv6 on a device removes its IPv6 addresses
@@ -272,7 +276,8 @@ enum ConfCopy : unsigned {
 // default and every device in that order; IPv6 (addrconf_fixup_forwarding,
 // addrconf_fixup_linkdown, addrconf_sysctl_proxy_ndp) forwarding and
 // ignore_routes_with_linkdown when they turn on or off, of "all" for the default, the
-// devices and then "all", proxy_ndp when its value changed.
+// devices and then "all", proxy_ndp when its value changed, force_forwarding when it
+// changed (of "all": "all" first, then each device that changed), with the ifindex alone.
 // Context: control lock. Errors: ENODEV.
 Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c,
                             unsigned copy = kCopyForwarding);

@@ -467,12 +467,26 @@ Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
     // ignore_routes_with_linkdown), each device, then "all".
     Inet6Conf was_all = st.all6;
     st.all6 = c;
+    // force_forwarding: "all" first, then the devices that changed, and only when "all"
+    // changed (addrconf_sysctl_force_forwarding, addrconf_force_forward_change).
+    if (was_all.force_forwarding == c.force_forwarding) copy &= ~unsigned{kCopyForceForwarding};
+    Inet6Conf announced_all = was_all;
+    if (was_all.force_forwarding != c.force_forwarding) {
+      Inet6Conf f = was_all;
+      f.force_forwarding = c.force_forwarding;
+      netconf_changed6(ep, ns, kConfAll, was_all, f);
+      announced_all.force_forwarding = c.force_forwarding;
+    }
     auto copy_to = [&](Inet6Conf& to) {
       if (copy & kCopyDisableIpv6) to.disable_ipv6 = c.disable_ipv6;
       if (copy & kCopyForwarding) to.forwarding = c.forwarding;
       if (copy & kCopyAddrGenMode) to.addr_gen_mode = c.addr_gen_mode;
       if (copy & kCopyIgnoreLinkdown)
         to.ignore_routes_with_linkdown = c.ignore_routes_with_linkdown;
+    };
+    auto copy_to_dev = [&](Inet6Conf& to) {
+      copy_to(to);
+      if (copy & kCopyForceForwarding) to.force_forwarding = c.force_forwarding;
     };
     Inet6Conf dflt_was = st.default6;
     copy_to(st.default6);
@@ -483,11 +497,11 @@ Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
         if (DevState* ds = find_dev(ep, *d); ds && ds->in6) {
           Inet6Conf was = ds->in6->conf;
           Inet6Conf dc = was;
-          copy_to(dc);
+          copy_to_dev(dc);
           apply_conf6(ctl, ns, *d, *ds->in6, dc);
           netconf_changed6(ep, ns, d->ifindex(), was, dc);
         }
-    netconf_changed6(ep, ns, kConfAll, was_all, c);
+    netconf_changed6(ep, ns, kConfAll, announced_all, c);
     return ok();
   }
   auto found = find_in6_dev(ctl, ns, ifindex);

@@ -103,6 +103,10 @@ void netconf_changed6(EngineProto& ep, Namespace& ns, int ifindex, const Inet6Co
   one(&NetconfInfo::ignore_routes_with_linkdown,
       !was.ignore_routes_with_linkdown != !now.ignore_routes_with_linkdown,
       now.ignore_routes_with_linkdown);
+  // Linux 6.18: NETCONFA_FORCE_FORWARDING, which inet6_netconf_fill_devconf does not fill:
+  // the message carries the ifindex alone.
+  if (was.force_forwarding != now.force_forwarding)
+    notify_netconf(ep, ns, ProtoEvent::New, only(AF_INET6, ifindex));
 }
 
 }  // namespace ifcore::proto

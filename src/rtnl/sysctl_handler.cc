@@ -79,6 +79,10 @@ const Key kKeys[] = {
     IFC_INT6("forwarding", forwarding, inet::kCopyForwarding),
     IFC_INT6("proxy_ndp", proxy_ndp, inet::kCopyNone),
     IFC_INT6("ignore_routes_with_linkdown", ignore_routes_with_linkdown, inet::kCopyIgnoreLinkdown),
+    // Linux 6.17+: proc_dointvec_minmax 0..1.
+    {AF_INET6, "force_forwarding", inet::kCopyForceForwarding, "0 or 1", boolean,
+     [](const inet::Inet4Conf&, const inet::Inet6Conf& c) { return int(c.force_forwarding); },
+     [](inet::Inet4Conf&, inet::Inet6Conf& c, int v) { c.force_forwarding = v; }},
     {AF_INET6, "disable_ipv6", inet::kCopyDisableIpv6, "0 or 1", boolean,
      [](const inet::Inet4Conf&, const inet::Inet6Conf& c) { return int(c.disable_ipv6); },
      [](inet::Inet4Conf&, inet::Inet6Conf& c, int v) { c.disable_ipv6 = v != 0; }},

@@ -449,10 +449,31 @@ TEST_F(Netconf, SettingChangesAreAnnouncedAsLinux) {
   ASSERT_TRUE(sysctl("net.ipv6.conf.all.ignore_routes_with_linkdown", "1"));
   EXPECT_EQ(shape(drain(*mon)),
             (std::vector<T>{{N, AF_INET6, 1}, {N, AF_INET6, d0}, {N, AF_INET6, -1}}));
-  auto ctl = engine->control();
-  EXPECT_EQ(inet::inet6_conf(ctl, *ctl.find_namespace("default"), inet::kConfDefault)
-                ->ignore_routes_with_linkdown,
-            1);
+  {
+    auto ctl = engine->control();
+    EXPECT_EQ(inet::inet6_conf(ctl, *ctl.find_namespace("default"), inet::kConfDefault)
+                  ->ignore_routes_with_linkdown,
+              1);
+  }
+  // force_forwarding (Linux 6.17+): the ifindex alone; of "all": "all" first, then each
+  // device that changed, the default untouched; 0 or 1 only.
+  ASSERT_TRUE(sysctl("net.ipv6.conf.d0.force_forwarding", "1"));
+  ASSERT_TRUE(sysctl("net.ipv6.conf.d0.force_forwarding", "1"));
+  heard = drain(*mon);
+  EXPECT_EQ(shape(heard), (std::vector<T>{{N, AF_INET6, d0}}));
+  EXPECT_FALSE(heard[0].n.forwarding || heard[0].n.proxy_neigh);
+  ASSERT_TRUE(sysctl("net.ipv6.conf.all.force_forwarding", "1"));
+  EXPECT_EQ(shape(drain(*mon)), (std::vector<T>{{N, AF_INET6, -1}, {N, AF_INET6, 1}}));
+  ASSERT_TRUE(sysctl("net.ipv6.conf.default.force_forwarding", "1"));
+  ASSERT_TRUE(sysctl("net.ipv6.conf.all.force_forwarding", "0"));
+  EXPECT_EQ(
+      shape(drain(*mon)),
+      (std::vector<T>{{N, AF_INET6, -2}, {N, AF_INET6, -1}, {N, AF_INET6, 1}, {N, AF_INET6, d0}}));
+  EXPECT_EQ(sysctl("net.ipv6.conf.d0.force_forwarding", "2").error().code, EINVAL);
+  ASSERT_EQ(create("d1"), 0);         // a new device takes the default's
+  EXPECT_EQ(drain(*mon).size(), 2u);  // its registration, both families
+  ASSERT_EQ(sysctl("net.ipv6.conf.d1.force_forwarding", "1"), "1");
+  EXPECT_TRUE(drain(*mon).empty());  // it had 1 already
 }
 
 }  // namespace
