@@ -279,8 +279,20 @@ enum ConfCopy : unsigned {
 // devices and then "all", proxy_ndp when its value changed, force_forwarding when it
 // changed (of "all": "all" first, then each device that changed), with the ifindex alone.
 // Context: control lock. Errors: ENODEV.
+// The IPv4 settings a device has written for itself (Linux: the ipv4_devconf.state bit
+// devinet_conf_proc sets on every write, whether the value changed or not): a default
+// written later no longer reaches them. set_inet4_conf on a device marks those in `own`
+// and every one whose value changed.
+enum ConfOwn4 : unsigned {
+  kOwn4Forwarding = 1u << 0,
+  kOwn4Promote = 1u << 1,
+  kOwn4RpFilter = 1u << 2,
+  kOwn4ProxyArp = 1u << 3,
+  kOwn4IgnoreLinkdown = 1u << 4,
+  kOwn4BcForwarding = 1u << 5,
+};
 Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c,
-                            unsigned copy = kCopyForwarding);
+                            unsigned copy = kCopyForwarding, unsigned own = 0);
 Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c,
                             unsigned copy = kCopyForwarding | kCopyDisableIpv6);
 

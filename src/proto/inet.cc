@@ -331,7 +331,7 @@ Result<Inet4Conf> inet4_conf(Control& ctl, Namespace& ns, int ifindex) {
 }
 
 Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c,
-                            unsigned copy) {
+                            unsigned copy, unsigned own) {
   NetState& st = net_state(ns);
   EngineProto& ep = engine_proto(ctl.engine());
   // Linux: IPV4_DEVCONF_MC_FORWARDING is the multicast router's, read-only to sysctl.
@@ -350,11 +350,11 @@ Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
         if (DevState* ds = find_dev(ep, *d); ds && ds->in && !(ds->in->own & bit))
           ds->in->conf.*field = want.*field;
     };
-    copy_key(kOwnPromote, &Inet4Conf::promote_secondaries);
-    copy_key(kOwnRpFilter, &Inet4Conf::rp_filter);
-    copy_key(kOwnProxyArp, &Inet4Conf::proxy_arp);
-    copy_key(kOwnIgnoreLinkdown, &Inet4Conf::ignore_routes_with_linkdown);
-    copy_key(kOwnBcForwarding, &Inet4Conf::bc_forwarding);
+    copy_key(kOwn4Promote, &Inet4Conf::promote_secondaries);
+    copy_key(kOwn4RpFilter, &Inet4Conf::rp_filter);
+    copy_key(kOwn4ProxyArp, &Inet4Conf::proxy_arp);
+    copy_key(kOwn4IgnoreLinkdown, &Inet4Conf::ignore_routes_with_linkdown);
+    copy_key(kOwn4BcForwarding, &Inet4Conf::bc_forwarding);
     return ok();
   }
   if (ifindex == kConfAll) {
@@ -373,7 +373,7 @@ Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
       DevState* ds = find_dev(ep, *d);
       if (!ds || !ds->in) continue;
       ds->in->conf.forwarding = want.forwarding;
-      ds->in->own |= kOwnForwarding;
+      ds->in->own |= kOwn4Forwarding;
       netconf_forwarding(ep, ns, AF_INET, d->ifindex(), want.forwarding);
     }
     return ok();
@@ -384,16 +384,16 @@ Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
   Inet4Conf was = in.conf;
   want.mc_forwarding = was.mc_forwarding;
   in.conf = want;
-  // Linux: devinet_conf_proc sets the setting's bit in ipv4_devconf.state on every write;
-  // ifcore knows the ones that changed (a device holding the default's value is the same
-  // either way until the default changes).
-  if (was.forwarding != want.forwarding) in.own |= kOwnForwarding;
-  if (was.promote_secondaries != want.promote_secondaries) in.own |= kOwnPromote;
-  if (was.rp_filter != want.rp_filter) in.own |= kOwnRpFilter;
-  if (was.proxy_arp != want.proxy_arp) in.own |= kOwnProxyArp;
+  // Linux: devinet_conf_proc sets the setting's bit in ipv4_devconf.state on every write,
+  // changed or not: `own` names the settings written, and a changed one counts too.
+  in.own |= own;
+  if (was.forwarding != want.forwarding) in.own |= kOwn4Forwarding;
+  if (was.promote_secondaries != want.promote_secondaries) in.own |= kOwn4Promote;
+  if (was.rp_filter != want.rp_filter) in.own |= kOwn4RpFilter;
+  if (was.proxy_arp != want.proxy_arp) in.own |= kOwn4ProxyArp;
   if (was.ignore_routes_with_linkdown != want.ignore_routes_with_linkdown)
-    in.own |= kOwnIgnoreLinkdown;
-  if (was.bc_forwarding != want.bc_forwarding) in.own |= kOwnBcForwarding;
+    in.own |= kOwn4IgnoreLinkdown;
+  if (was.bc_forwarding != want.bc_forwarding) in.own |= kOwn4BcForwarding;
   netconf_changed4(ep, ns, ifindex, was, want);
   return ok();
 }

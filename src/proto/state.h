@@ -163,18 +163,6 @@ struct Ifa : RcuHook {  // one address (Linux: in_ifaddr / inet6_ifaddr); holds 
   std::unique_ptr<DstEntry> rt;  // IPv6: the address's host-route entry (Linux: ifp->rt)
 };
 
-// The IPv4 settings a device may have written for itself (Linux: ipv4_devconf.state);
-// a default written later is copied only to the devices without their own
-// (devinet_copy_dflt_conf).
-enum Own4 : std::uint32_t {
-  kOwnForwarding = 1u << 0,
-  kOwnPromote = 1u << 1,
-  kOwnRpFilter = 1u << 2,
-  kOwnProxyArp = 1u << 3,
-  kOwnIgnoreLinkdown = 1u << 4,
-  kOwnBcForwarding = 1u << 5,
-};
-
 struct InDev : RcuHook {  // Linux: in_device
   explicit InDev(Device& d) : ref(d, "inet") {}
   Ref ref;

@@ -32,6 +32,7 @@ struct Key {
   bool (*valid)(int);
   int (*get)(const inet::Inet4Conf&, const inet::Inet6Conf&);
   void (*set)(inet::Inet4Conf&, inet::Inet6Conf&, int);
+  unsigned own = 0;  // IPv4: what a write marks as the device's own (inet.h ConfOwn4)
 };
 
 bool boolean(int v) {
@@ -49,11 +50,11 @@ bool any(int) {
 }
 
 // A key kept as the integer written (proc_dointvec), `field` of Inet4Conf or Inet6Conf.
-#define IFC_INT4(name, field, copy)                                                    \
+#define IFC_INT4(name, field, copy, own)                                               \
   {                                                                                    \
     AF_INET, name, copy, "an integer", any,                                            \
         [](const inet::Inet4Conf& c, const inet::Inet6Conf&) { return int(c.field); }, \
-        [](inet::Inet4Conf& c, inet::Inet6Conf&, int v) { c.field = v; }               \
+        [](inet::Inet4Conf& c, inet::Inet6Conf&, int v) { c.field = v; }, own          \
   }
 #define IFC_INT6(name, field, copy)                                                    \
   {                                                                                    \
@@ -66,16 +67,18 @@ bool any(int) {
 // ignore_routes_with_linkdown as written, whatever the integer (devinet_conf_proc,
 // addrconf_sysctl_forward... read them as booleans, rp_filter as 0/1/2).
 const Key kKeys[] = {
-    IFC_INT4("forwarding", forwarding, inet::kCopyForwarding),
+    IFC_INT4("forwarding", forwarding, inet::kCopyForwarding, 0),
     {AF_INET, "promote_secondaries", inet::kCopyNone, "0 or 1", boolean,
      [](const inet::Inet4Conf& c, const inet::Inet6Conf&) { return int(c.promote_secondaries); },
-     [](inet::Inet4Conf& c, inet::Inet6Conf&, int v) { c.promote_secondaries = v != 0; }},
-    IFC_INT4("rp_filter", rp_filter, inet::kCopyNone),
-    IFC_INT4("proxy_arp", proxy_arp, inet::kCopyNone),
-    IFC_INT4("ignore_routes_with_linkdown", ignore_routes_with_linkdown, inet::kCopyNone),
-    IFC_INT4("bc_forwarding", bc_forwarding, inet::kCopyNone),
+     [](inet::Inet4Conf& c, inet::Inet6Conf&, int v) { c.promote_secondaries = v != 0; },
+     inet::kOwn4Promote},
+    IFC_INT4("rp_filter", rp_filter, inet::kCopyNone, inet::kOwn4RpFilter),
+    IFC_INT4("proxy_arp", proxy_arp, inet::kCopyNone, inet::kOwn4ProxyArp),
+    IFC_INT4("ignore_routes_with_linkdown", ignore_routes_with_linkdown, inet::kCopyNone,
+             inet::kOwn4IgnoreLinkdown),
+    IFC_INT4("bc_forwarding", bc_forwarding, inet::kCopyNone, inet::kOwn4BcForwarding),
     // Linux: 0444, the multicast router's (writes are EACCES, see handle_sysctl).
-    IFC_INT4("mc_forwarding", mc_forwarding, inet::kCopyNone),
+    IFC_INT4("mc_forwarding", mc_forwarding, inet::kCopyNone, 0),
     IFC_INT6("forwarding", forwarding, inet::kCopyForwarding),
     IFC_INT6("proxy_ndp", proxy_ndp, inet::kCopyNone),
     IFC_INT6("ignore_routes_with_linkdown", ignore_routes_with_linkdown, inet::kCopyIgnoreLinkdown),
@@ -135,7 +138,7 @@ Result<int> apply(Control& ctl, Namespace& ns, int scope, const Key& k, std::opt
   }
   if (value) {
     k.set(c4, c6, *value);
-    auto w = k.family == AF_INET ? inet::set_inet4_conf(ctl, ns, scope, c4, k.copy)
+    auto w = k.family == AF_INET ? inet::set_inet4_conf(ctl, ns, scope, c4, k.copy, k.own)
                                  : inet::set_inet6_conf(ctl, ns, scope, c6, k.copy);
     if (!w) return fail(w.error());
   }

@@ -426,6 +426,13 @@ TEST_F(Netconf, SettingChangesAreAnnouncedAsLinux) {
   EXPECT_EQ(ctl_conf(1).rp_filter, 1);
   EXPECT_EQ(ctl_conf(d0).rp_filter, 2);
   EXPECT_EQ(ctl_conf(d0).ignore_routes_with_linkdown, 1);
+  // A device that wrote the default's own value keeps it as its own too: the next default
+  // does not reach it (the state bit is set on every write).
+  ASSERT_TRUE(sysctl("net.ipv4.conf.d0.proxy_arp", "0"));
+  ASSERT_TRUE(sysctl("net.ipv4.conf.default.proxy_arp", "1"));
+  EXPECT_EQ(ctl_conf(d0).proxy_arp, 0);
+  EXPECT_EQ(ctl_conf(1).proxy_arp, 1);
+  EXPECT_EQ(shape(drain(*mon)), (std::vector<T>{{N, AF_INET, -2}}));
   // mc_forwarding is read-only (EACCES, nothing changes).
   EXPECT_EQ(sysctl("net.ipv4.conf.all.mc_forwarding", "1").error().code, EACCES);
 
