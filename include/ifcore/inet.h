@@ -337,14 +337,24 @@ std::size_t neigh_count(Control& ctl);
 inline constexpr int kConfAll = -1;      // net.ipv{4,6}.conf.all: applies to every device
 inline constexpr int kConfDefault = -2;  // net.ipv{4,6}.conf.default: copied to new devices
 
+// The integer settings keep the value written, as /proc/sys does (proc_dointvec): Linux
+// reads most of them as booleans (nonzero: on) and reports them as written.
 struct Inet4Conf {
-  bool forwarding = false;
+  std::int32_t forwarding = 0;
   bool promote_secondaries = false;  // effective if set on "all" OR on the device
+  std::int32_t rp_filter = 0;        // 0 off, 1 strict, 2 loose (any value is kept)
+  std::int32_t proxy_arp = 0;        // netconf: NETCONFA_PROXY_NEIGH
+  std::int32_t ignore_routes_with_linkdown = 0;
+  std::int32_t bc_forwarding = 0;
+  std::int32_t mc_forwarding = 0;  // read-only: ifcore runs no multicast router
 };
 struct Inet6Conf {
   bool disable_ipv6 = false;
-  bool forwarding = false;
-  std::uint8_t addr_gen_mode = 0;  // IN6_ADDR_GEN_MODE_EUI64 (0), _NONE (1), _RANDOM (3)
+  std::int32_t forwarding = 0;
+  std::int32_t proxy_ndp = 0;  // netconf: NETCONFA_PROXY_NEIGH
+  std::int32_t ignore_routes_with_linkdown = 0;
+  std::int32_t force_forwarding = 0;  // 0 or 1 (Linux 6.17+): forward on this device alone
+  std::uint8_t addr_gen_mode = 0;     // IN6_ADDR_GEN_MODE_EUI64 (0), _NONE (1), _RANDOM (3)
   // Keep permanent addresses when the device goes down (effective if set on "all" OR on the
   // device). Linux 2.6.35-36 always did; since 4.6 it is this sysctl, off by default.
   bool keep_addr_on_down = false;
@@ -363,13 +373,40 @@ enum ConfCopy : unsigned {
   kCopyForwarding = 1u << 0,
   kCopyDisableIpv6 = 1u << 1,  // IPv6 only
   kCopyAddrGenMode = 1u << 2,  // IPv6 only
+  // IPv6 only (Linux: addrconf_fixup_linkdown); IPv4 keeps "all" to itself.
+  kCopyIgnoreLinkdown = 1u << 3,
+  // IPv6 only: "all" to every device, not the default, when it changed
+  // (addrconf_force_forward_change).
+  kCopyForceForwarding = 1u << 4,
 };
 // Writes a scope's settings as the sysctls do: writing "all" sets every device and the
 // default too (the fields in `copy`); disabling IPv6 on a device removes its IPv6 addresses
-// and routes; enabling it on an up device makes the link-local address.
+// and routes; enabling it on an up device makes the link-local address. An IPv4 default
+// setting also goes to the devices that never had their own written (Linux:
+// devinet_copy_dflt_conf; forwarding excepted).
+// Announces the netconf settings that changed (RTM_NEWNETCONF, one attribute each, see
+// NetconfInfo) as Linux's sysctl handlers do: IPv4 (devinet_conf_proc,
+// devinet_sysctl_forward) when the value changed, forwarding of "all" for "all", the
+// default and every device in that order; IPv6 (addrconf_fixup_forwarding,
+// addrconf_fixup_linkdown, addrconf_sysctl_proxy_ndp) forwarding and
+// ignore_routes_with_linkdown when they turn on or off, of "all" for the default, the
+// devices and then "all", proxy_ndp when its value changed, force_forwarding when it
+// changed (of "all": "all" first, then each device that changed), with the ifindex alone.
 // Context: control lock. Errors: ENODEV.
+// The IPv4 settings a device has written for itself (Linux: the ipv4_devconf.state bit
+// devinet_conf_proc sets on every write, whether the value changed or not): a default
+// written later no longer reaches them. set_inet4_conf on a device marks those in `own`
+// and every one whose value changed.
+enum ConfOwn4 : unsigned {
+  kOwn4Forwarding = 1u << 0,
+  kOwn4Promote = 1u << 1,
+  kOwn4RpFilter = 1u << 2,
+  kOwn4ProxyArp = 1u << 3,
+  kOwn4IgnoreLinkdown = 1u << 4,
+  kOwn4BcForwarding = 1u << 5,
+};
 Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c,
-                            unsigned copy = kCopyForwarding);
+                            unsigned copy = kCopyForwarding, unsigned own = 0);
 Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c,
                             unsigned copy = kCopyForwarding | kCopyDisableIpv6);
 
@@ -387,6 +424,30 @@ struct LinkAfInfo {
 // Context: control lock. Errors: none.
 LinkAfInfo link_af_info(const Device& dev);
 
+// ---------------------------------------------------------------- netconf
+
+// One scope's settings as RTM_NEWNETCONF reports them (netconfmsg + NETCONFA_*; Linux:
+// inet_netconf_fill_devconf, inet6_netconf_fill_devconf). A full report (a get, a dump, a
+// device's registration) carries every attribute the family has; a change carries the one
+// that changed; RTM_DELNETCONF (a device's protocol state going) carries none.
+// IPv4: forwarding, rp_filter, mc_forwarding, bc_forwarding, proxy_neigh (proxy_arp),
+// ignore_routes_with_linkdown. IPv6: forwarding, proxy_neigh (proxy_ndp),
+// ignore_routes_with_linkdown (mc_forwarding only in kernels built with IPv6 multicast
+// routing, which Linux 6.18 here is not).
+struct NetconfInfo {
+  int family = 0;   // AF_INET or AF_INET6
+  int ifindex = 0;  // a device, kConfAll or kConfDefault
+  std::optional<std::int32_t> forwarding, rp_filter, mc_forwarding, bc_forwarding, proxy_neigh,
+      ignore_routes_with_linkdown;
+};
+
+// Every attribute of a scope. Context: control lock. Errors: ENODEV (no such device, or
+// one without that family's state).
+Result<NetconfInfo> get_netconf(Control& ctl, Namespace& ns, int family, int ifindex);
+// Linux's dump order: every device with the family's state (by ifindex), then "all", then
+// "default". Context: control lock.
+std::vector<NetconfInfo> list_netconf(Control& ctl, Namespace& ns, int family);
+
 // ---------------------------------------------------------------- events and policies
 
 enum class ProtoEvent : std::uint8_t { New, Del };  // RTM_NEW* / RTM_DEL*
@@ -401,6 +462,9 @@ class ProtoListener {
   virtual void on_route(Namespace& ns, ProtoEvent ev, const RouteInfo& r) {}
   virtual void on_neigh(Namespace& ns, ProtoEvent ev, const NeighInfo& n) {}
   virtual void on_rule(Namespace& ns, ProtoEvent ev, const RuleInfo& r) {}
+  // RTM_NEWNETCONF / RTM_DELNETCONF: a device's protocol state made (full report, before
+  // its RTM_NEWLINK) or gone (Del, before its RTM_DELLINK), a setting changed.
+  virtual void on_netconf(Namespace& ns, ProtoEvent ev, const NetconfInfo& n) {}
   // False if on_route would ignore every route of `family` in `ns` now: the protocols then
   // skip building the RouteInfo (a copy per route, and a vlan going down drops three).
   virtual bool wants_routes(Namespace& ns, int family) const { return true; }

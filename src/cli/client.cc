@@ -204,6 +204,24 @@ std::string Client::ifname(int ifindex) {
   return "if" + std::to_string(ifindex);
 }
 
+std::string Client::ifname_asking(int ifindex) {
+  if (load()) {
+    if (auto it = names_.find(ifindex); it != names_.end()) return it->second.first;
+    // iproute2: ll_index_to_name asks for a device it does not know (ll_link_get); the
+    // names it knew stay, those of deleted devices too.
+    auto known = std::move(names_);
+    loaded_ = false;
+    if (load()) {
+      for (auto& [idx, v] : known) names_.emplace(idx, std::move(v));
+      if (auto it = names_.find(ifindex); it != names_.end()) return it->second.first;
+    } else {
+      names_ = std::move(known);
+      loaded_ = true;
+    }
+  }
+  return "if" + std::to_string(ifindex);
+}
+
 std::uint32_t Client::ifflags(int ifindex) {
   if (load()) {
     auto it = names_.find(ifindex);

@@ -55,6 +55,9 @@ class Client {
   // The name of `ifindex` ("if%d" when unknown) and its IFF_* flags (0 when unknown).
   std::string ifname(int ifindex);
   std::uint32_t ifflags(int ifindex);
+  // The same, asking the target again for a device not in the map (notifications about a
+  // device made since the map was read).
+  std::string ifname_asking(int ifindex);
   // Forget the map after a change.
   void invalidate() { loaded_ = false; }
   // Keep the map current from a link notification (monitor); names of deleted devices

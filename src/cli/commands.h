@@ -11,8 +11,9 @@ namespace ifcore::cli {
 Result<void> do_link(Ctx& c, Args& a);
 Result<void> do_addr(Ctx& c, Args& a);
 Result<void> do_route(Ctx& c, Args& a);
-Result<void> do_neigh(Ctx& c, Args& a);  // neigh_cmd.cc
-Result<void> do_rule(Ctx& c, Args& a);   // rule_cmd.cc
+Result<void> do_neigh(Ctx& c, Args& a);    // neigh_cmd.cc
+Result<void> do_netconf(Ctx& c, Args& a);  // netconf_cmd.cc
+Result<void> do_rule(Ctx& c, Args& a);     // rule_cmd.cc
 Result<void> do_netns(Ctx& c, Args& a);
 Result<void> do_monitor(Ctx& c, Args& a);
 Result<void> do_stats(Ctx& c, Args& a);

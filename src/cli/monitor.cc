@@ -1,6 +1,6 @@
-// cli/monitor.cc — `ifc monitor [link|address|route]`: join the rtnetlink groups and print
-// each notification as `ip monitor` does ("Deleted " before removals); and `ifc stats`,
-// the engine's per-phase statistics (ifcore's own message; not a kernel feature).
+// cli/monitor.cc — `ifc monitor [link|address|route|neigh|netconf]`: join the rtnetlink groups and
+// print each notification as `ip monitor` does ("Deleted " before removals); and `ifc stats`, the
+// engine's per-phase statistics (ifcore's own message; not a kernel feature).
 #include <linux/rtnetlink.h>
 
 #include "cli/commands.h"
@@ -15,11 +15,12 @@
 namespace ifcore::cli {
 
 void print_addr_event(Ctx& c, const wire::Message& m);
-void print_neigh_event(Ctx& c, const wire::Message& m);  // neigh_cmd.cc
-void print_rule_event(Ctx& c, const wire::Message& m);   // rule_cmd.cc
+void print_neigh_event(Ctx& c, const wire::Message& m);    // neigh_cmd.cc
+void print_netconf_event(Ctx& c, const wire::Message& m);  // netconf_cmd.cc
+void print_rule_event(Ctx& c, const wire::Message& m);     // rule_cmd.cc
 
 Result<void> do_monitor(Ctx& c, Args& a) {
-  bool link = false, addr = false, route = false, neigh = false, rule = false;
+  bool link = false, addr = false, route = false, neigh = false, netconf = false, rule = false;
   while (!a.done()) {
     std::string w = a.take();
     if (matches(w, "link"))
@@ -30,14 +31,17 @@ Result<void> do_monitor(Ctx& c, Args& a) {
       route = true;
     else if (matches(w, "neigh"))
       neigh = true;
+    else if (matches(w, "netconf"))
+      netconf = true;
     else if (matches(w, "rule"))
       rule = true;
     else if (w == "all")
-      link = addr = route = neigh = rule = true;
+      link = addr = route = neigh = netconf = rule = true;
     else
       return die(255, "Argument \"{}\" is unknown, try \"ip monitor help\".", w);
   }
-  if (!link && !addr && !route && !neigh && !rule) link = addr = route = neigh = rule = true;
+  if (!link && !addr && !route && !neigh && !netconf && !rule)
+    link = addr = route = neigh = netconf = rule = true;
   Transport& t = c.client->transport();
   (void)c.client->ifname(0);  // learn the names before the first notification
   auto join = [&](unsigned g) -> Result<void> {
@@ -54,10 +58,11 @@ Result<void> do_monitor(Ctx& c, Args& a) {
     IFCORE_TRY(join(RTNLGRP_IPV6_ROUTE));
   }
   if (neigh) IFCORE_TRY(join(RTNLGRP_NEIGH));
-  if (rule) {
-    IFCORE_TRY(join(RTNLGRP_IPV4_RULE));
-    IFCORE_TRY(join(RTNLGRP_IPV6_RULE));
-  }
+  // iproute2: the netconf and rule groups of the family asked for (-4, -6), both by default.
+  if (netconf && c.family != AF_INET6) IFCORE_TRY(join(RTNLGRP_IPV4_NETCONF));
+  if (netconf && c.family != AF_INET) IFCORE_TRY(join(RTNLGRP_IPV6_NETCONF));
+  if (rule && c.family != AF_INET6) IFCORE_TRY(join(RTNLGRP_IPV4_RULE));
+  if (rule && c.family != AF_INET) IFCORE_TRY(join(RTNLGRP_IPV6_RULE));
   for (;;) {
     auto d = c.client->next_event(-1);
     if (!d) {
@@ -94,6 +99,10 @@ Result<void> do_monitor(Ctx& c, Args& a) {
         case RTM_NEWRULE:
         case RTM_DELRULE:
           if (rule) print_rule_event(c, m);
+          break;
+        case RTM_NEWNETCONF:
+        case RTM_DELNETCONF:
+          if (netconf) print_netconf_event(c, m);
           break;
         default:
           break;

@@ -203,6 +203,9 @@ class InetSubscriber final : public Subscriber {
       if (!ds.in) {
         ds.in = std::make_unique<InDev>(dev);
         ds.in->conf = net_state(dev.ns()).default4;
+        ds.in->conf.mc_forwarding = 0;  // Linux: inetdev_init, never inherited
+        // Linux: inetdev_init -> devinet_sysctl_register announces the settings.
+        netconf_new4(ep, dev.ns(), dev, ds.in->conf);
       }
       return ok();
     }
@@ -249,6 +252,8 @@ class InetSubscriber final : public Subscriber {
         // Linux: inetdev_destroy — every address goes (RTM_DELADDR each), then the in_device,
         // whose reference drops after a grace period.
         while (!ds->in->addrs.empty()) del_ifa(ctl, ns, dev, *ds->in, 0);
+        // Linux: devinet_sysctl_unregister — RTM_DELNETCONF, after the addresses.
+        netconf_del(ep, ns, AF_INET, dev);
         retire_hooked(ep, ds->in.release());
         break;
       }
@@ -340,26 +345,70 @@ Result<Inet4Conf> inet4_conf(Control& ctl, Namespace& ns, int ifindex) {
 }
 
 Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c,
-                            unsigned copy) {
+                            unsigned copy, unsigned own) {
   NetState& st = net_state(ns);
   EngineProto& ep = engine_proto(ctl.engine());
+  // Linux: IPV4_DEVCONF_MC_FORWARDING is the multicast router's, read-only to sysctl.
+  Inet4Conf want = c;
   if (ifindex == kConfDefault) {
-    st.default4 = c;
+    Inet4Conf was = st.default4;
+    want.mc_forwarding = was.mc_forwarding;
+    st.default4 = want;
+    netconf_changed4(ep, ns, kConfDefault, was, want);
+    // Linux: devinet_conf_proc -> devinet_copy_dflt_conf — a default written goes to the
+    // devices that never wrote their own (forwarding, devinet_sysctl_forward, does not).
+    // Silently: Linux announces only the scope written.
+    auto copy_key = [&](std::uint32_t bit, auto field) {
+      if (was.*field == want.*field) return;
+      for (Device* d : ns.devices_locked())
+        if (DevState* ds = find_dev(ep, *d); ds && ds->in && !(ds->in->own & bit))
+          ds->in->conf.*field = want.*field;
+    };
+    copy_key(kOwn4Promote, &Inet4Conf::promote_secondaries);
+    copy_key(kOwn4RpFilter, &Inet4Conf::rp_filter);
+    copy_key(kOwn4ProxyArp, &Inet4Conf::proxy_arp);
+    copy_key(kOwn4IgnoreLinkdown, &Inet4Conf::ignore_routes_with_linkdown);
+    copy_key(kOwn4BcForwarding, &Inet4Conf::bc_forwarding);
     return ok();
   }
   if (ifindex == kConfAll) {
-    // Linux: devinet_sysctl_forward — "all" forwarding is copied to every device and to
-    // the default; promote_secondaries stays an OR of "all" and the device's own value.
-    st.all4 = c;
-    if (!(copy & kCopyForwarding)) return ok();
-    st.default4.forwarding = c.forwarding;
-    for (Device* d : ns.devices_locked())
-      if (DevState* ds = find_dev(ep, *d); ds && ds->in) ds->in->conf.forwarding = c.forwarding;
+    // Linux: devinet_sysctl_forward -> inet_forward_change — "all" forwarding is copied
+    // to the default and to every device (each then has its own), announced for "all",
+    // the default and each device in that order, whatever they had; the other settings of
+    // "all" stay its own (promote_secondaries is an OR of "all" and the device's value).
+    Inet4Conf was = st.all4;
+    want.mc_forwarding = was.mc_forwarding;
+    st.all4 = want;
+    netconf_changed4(ep, ns, kConfAll, was, want);
+    if (!(copy & kCopyForwarding) || was.forwarding == want.forwarding) return ok();
+    st.default4.forwarding = want.forwarding;
+    netconf_forwarding(ep, ns, AF_INET, kConfDefault, want.forwarding);
+    for (Device* d : ns.devices_locked()) {
+      DevState* ds = find_dev(ep, *d);
+      if (!ds || !ds->in) continue;
+      ds->in->conf.forwarding = want.forwarding;
+      ds->in->own |= kOwn4Forwarding;
+      netconf_forwarding(ep, ns, AF_INET, d->ifindex(), want.forwarding);
+    }
     return ok();
   }
   auto found = find_in_dev(ctl, ns, ifindex);
   if (!found) return fail(std::move(found).error());
-  found->second->conf = c;
+  InDev& in = *found->second;
+  Inet4Conf was = in.conf;
+  want.mc_forwarding = was.mc_forwarding;
+  in.conf = want;
+  // Linux: devinet_conf_proc sets the setting's bit in ipv4_devconf.state on every write,
+  // changed or not: `own` names the settings written, and a changed one counts too.
+  in.own |= own;
+  if (was.forwarding != want.forwarding) in.own |= kOwn4Forwarding;
+  if (was.promote_secondaries != want.promote_secondaries) in.own |= kOwn4Promote;
+  if (was.rp_filter != want.rp_filter) in.own |= kOwn4RpFilter;
+  if (was.proxy_arp != want.proxy_arp) in.own |= kOwn4ProxyArp;
+  if (was.ignore_routes_with_linkdown != want.ignore_routes_with_linkdown)
+    in.own |= kOwn4IgnoreLinkdown;
+  if (was.bc_forwarding != want.bc_forwarding) in.own |= kOwn4BcForwarding;
+  netconf_changed4(ep, ns, ifindex, was, want);
   return ok();
 }
 

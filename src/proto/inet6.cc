@@ -296,6 +296,8 @@ class Inet6Subscriber final : public Subscriber {
       if (!ds.in6 && dev.mtu() >= kIpv6MinMtu) {
         ds.in6 = std::make_unique<Inet6Dev>(dev);
         ds.in6->conf = net_state(dev.ns()).default6;
+        // Linux: ipv6_add_dev -> addrconf_sysctl_register announces the settings.
+        netconf_new6(ep, dev.ns(), dev, ds.in6->conf);
       }
       return ok();
     }
@@ -312,12 +314,15 @@ class Inet6Subscriber final : public Subscriber {
         // IPv6 whole (addrconf_ifdown as at unregister: every address and route); back at
         // 1280 or more it gets a fresh inet6_dev with the default settings, configured as
         // at NETDEV_UP.
+        // Both announced as at register and unregister (RTM_DELNETCONF, RTM_NEWNETCONF).
         if (dev.mtu() < kIpv6MinMtu && ds->in6) {
           addrconf_ifdown(ctl, ns, dev, *ds->in6, true);
+          netconf_del(ep, ns, AF_INET6, dev);
           release_inet6_dev(ep, std::move(ds->in6));
         } else if (dev.mtu() >= kIpv6MinMtu && !ds->in6) {
           ds->in6 = std::make_unique<Inet6Dev>(dev);
           ds->in6->conf = net_state(dev.ns()).default6;
+          netconf_new6(ep, ns, dev, ds->in6->conf);
           addrconf_up(ctl, ns, dev, *ds->in6);
         }
         break;
@@ -327,6 +332,8 @@ class Inet6Subscriber final : public Subscriber {
       case NetdevEvent::Unregister:
         if (ds->in6) {
           addrconf_ifdown(ctl, ns, dev, *ds->in6, true);
+          // Linux: addrconf_ifdown ends with addrconf_sysctl_unregister (RTM_DELNETCONF).
+          netconf_del(ep, ns, AF_INET6, dev);
           release_inet6_dev(ep, std::move(ds->in6));
         }
         // inet6 is the last protocol subscriber at priority 0: the device's state goes.
@@ -466,31 +473,61 @@ Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
   EngineProto& ep = engine_proto(ctl.engine());
   RetireScope scope(ep);
   if (ifindex == kConfDefault) {
+    Inet6Conf was = st.default6;
     st.default6 = c;
+    netconf_changed6(ep, ns, kConfDefault, was, c);
     return ok();
   }
   if (ifindex == kConfAll) {
-    // Linux: writing "all" disable_ipv6 / forwarding sets every device and the default.
-    // keep_addr_on_down on "all" is ORed with the device's, never copied.
+    // Linux: writing "all" disable_ipv6 / forwarding / ignore_routes_with_linkdown sets
+    // every device and the default (addrconf_fixup_forwarding, addrconf_disable_ipv6,
+    // addrconf_fixup_linkdown). keep_addr_on_down on "all" is ORed with the device's,
+    // never copied. Announced: the default's forwarding (not its
+    // ignore_routes_with_linkdown), each device, then "all".
+    Inet6Conf was_all = st.all6;
     st.all6 = c;
+    // force_forwarding: "all" first, then the devices that changed, and only when "all"
+    // changed (addrconf_sysctl_force_forwarding, addrconf_force_forward_change).
+    if (was_all.force_forwarding == c.force_forwarding) copy &= ~unsigned{kCopyForceForwarding};
+    Inet6Conf announced_all = was_all;
+    if (was_all.force_forwarding != c.force_forwarding) {
+      Inet6Conf f = was_all;
+      f.force_forwarding = c.force_forwarding;
+      netconf_changed6(ep, ns, kConfAll, was_all, f);
+      announced_all.force_forwarding = c.force_forwarding;
+    }
     auto copy_to = [&](Inet6Conf& to) {
       if (copy & kCopyDisableIpv6) to.disable_ipv6 = c.disable_ipv6;
       if (copy & kCopyForwarding) to.forwarding = c.forwarding;
       if (copy & kCopyAddrGenMode) to.addr_gen_mode = c.addr_gen_mode;
+      if (copy & kCopyIgnoreLinkdown)
+        to.ignore_routes_with_linkdown = c.ignore_routes_with_linkdown;
     };
+    auto copy_to_dev = [&](Inet6Conf& to) {
+      copy_to(to);
+      if (copy & kCopyForceForwarding) to.force_forwarding = c.force_forwarding;
+    };
+    Inet6Conf dflt_was = st.default6;
     copy_to(st.default6);
-    if (copy == kCopyNone) return ok();
-    for (Device* d : ns.devices_locked())
-      if (DevState* ds = find_dev(ep, *d); ds && ds->in6) {
-        Inet6Conf dc = ds->in6->conf;
-        copy_to(dc);
-        apply_conf6(ctl, ns, *d, *ds->in6, dc);
-      }
+    dflt_was.ignore_routes_with_linkdown = st.default6.ignore_routes_with_linkdown;
+    netconf_changed6(ep, ns, kConfDefault, dflt_was, st.default6);
+    if (copy != kCopyNone)
+      for (Device* d : ns.devices_locked())
+        if (DevState* ds = find_dev(ep, *d); ds && ds->in6) {
+          Inet6Conf was = ds->in6->conf;
+          Inet6Conf dc = was;
+          copy_to_dev(dc);
+          apply_conf6(ctl, ns, *d, *ds->in6, dc);
+          netconf_changed6(ep, ns, d->ifindex(), was, dc);
+        }
+    netconf_changed6(ep, ns, kConfAll, announced_all, c);
     return ok();
   }
   auto found = find_in6_dev(ctl, ns, ifindex);
   if (!found) return fail(std::move(found).error());
+  Inet6Conf was = found->second->conf;
   apply_conf6(ctl, ns, *found->first, *found->second, c);
+  netconf_changed6(ep, ns, ifindex, was, c);
   return ok();
 }
 

@@ -145,6 +145,11 @@ void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const Rou
   for (auto* l : ep.listeners) l->on_route(ns, ev, r);
 }
 
+void notify_netconf(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev,
+                    const inet::NetconfInfo& n) {
+  for (auto* l : ep.listeners) l->on_netconf(ns, ev, n);
+}
+
 bool route_news_wanted(const EngineProto& ep, Namespace& ns, int family) {
   return std::any_of(ep.listeners.begin(), ep.listeners.end(),
                      [&](const inet::ProtoListener* l) { return l->wants_routes(ns, family); });

@@ -187,6 +187,7 @@ struct InDev : RcuHook {  // Linux: in_device
   explicit InDev(Device& d) : ref(d, "inet") {}
   Ref ref;
   Inet4Conf conf;
+  std::uint32_t own = 0;                    // Own4 bits
   std::vector<std::unique_ptr<Ifa>> addrs;  // primaries first, then secondaries
 };
 
@@ -321,6 +322,28 @@ void drop_dev_state(EngineProto& ep, Device& d);
 // Listeners. Context: control lock.
 void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a);
 void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const RouteInfo& r);
+void notify_netconf(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev,
+                    const inet::NetconfInfo& n);
+
+// ---- netconf (netconf.cc)
+// Every attribute of a scope's settings (Linux: NETCONFA_ALL).
+inet::NetconfInfo netconf_full4(int ifindex, const Inet4Conf& c);
+inet::NetconfInfo netconf_full6(int ifindex, const Inet6Conf& c);
+// A device's protocol state was made (RTM_NEWNETCONF, every attribute) or goes
+// (RTM_DELNETCONF, the ifindex alone). Context: control lock.
+void netconf_new4(EngineProto& ep, Namespace& ns, const Device& dev, const Inet4Conf& c);
+void netconf_new6(EngineProto& ep, Namespace& ns, const Device& dev, const Inet6Conf& c);
+void netconf_del(EngineProto& ep, Namespace& ns, int family, const Device& dev);
+// RTM_NEWNETCONF with forwarding alone (a copy made by a write of "all").
+void netconf_forwarding(EngineProto& ep, Namespace& ns, int family, int ifindex,
+                        std::int32_t value);
+// A scope's settings went from `was` to `now`: one RTM_NEWNETCONF per attribute that
+// changed, in Linux's rules (inet.h set_inet4_conf / set_inet6_conf). IPv6's forwarding
+// and ignore_routes_with_linkdown count as changed when they turn on or off.
+void netconf_changed4(EngineProto& ep, Namespace& ns, int ifindex, const Inet4Conf& was,
+                      const Inet4Conf& now);
+void netconf_changed6(EngineProto& ep, Namespace& ns, int ifindex, const Inet6Conf& was,
+                      const Inet6Conf& now);
 // Whether a listener would hear of a route of `family` in `ns` (notify_route's callers
 // need not build the RouteInfo otherwise).
 bool route_news_wanted(const EngineProto& ep, Namespace& ns, int family);

@@ -61,7 +61,13 @@ constexpr std::size_t kInet6StatsLen = 38, kIcmp6StatsLen = 7;
 std::vector<std::uint32_t> inet_conf(const inet::Inet4Conf& c, bool loopback) {
   std::vector<std::uint32_t> v(kInetConfLen, 0);
   auto at = [&](int id) -> std::uint32_t& { return v[static_cast<std::size_t>(id - 1)]; };
-  at(IPV4_DEVCONF_FORWARDING) = c.forwarding ? 1 : 0;
+  auto raw = [](std::int32_t x) { return static_cast<std::uint32_t>(x); };
+  at(IPV4_DEVCONF_FORWARDING) = raw(c.forwarding);
+  at(IPV4_DEVCONF_MC_FORWARDING) = raw(c.mc_forwarding);
+  at(IPV4_DEVCONF_PROXY_ARP) = raw(c.proxy_arp);
+  at(IPV4_DEVCONF_RP_FILTER) = raw(c.rp_filter);
+  at(IPV4_DEVCONF_IGNORE_ROUTES_WITH_LINKDOWN) = raw(c.ignore_routes_with_linkdown);
+  at(IPV4_DEVCONF_BC_FORWARDING) = raw(c.bc_forwarding);
   at(IPV4_DEVCONF_ACCEPT_REDIRECTS) = 1;
   at(IPV4_DEVCONF_SECURE_REDIRECTS) = 1;
   at(IPV4_DEVCONF_SEND_REDIRECTS) = 1;
@@ -87,7 +93,9 @@ std::vector<std::int32_t> inet6_conf(const inet::Inet6Conf& c, std::uint32_t mtu
       10000, 1000, 1,    0, 0, 1,     0, 0,    1,    0,     0,  0,      0,     3600000, 0,
       0,     1,    0,    0, 0, 0,     0, 1024, 0,    65535, -1, 1,      0,     0,       0};
   std::vector<std::int32_t> v(std::begin(kDefaults), std::end(kDefaults));
-  v[DEVCONF_FORWARDING] = c.forwarding ? 1 : 0;
+  v[DEVCONF_FORWARDING] = c.forwarding;
+  v[DEVCONF_PROXY_NDP] = c.proxy_ndp;
+  v[DEVCONF_IGNORE_ROUTES_WITH_LINKDOWN] = c.ignore_routes_with_linkdown;
   v[DEVCONF_MTU6] = static_cast<std::int32_t>(mtu);
   v[DEVCONF_DISABLE_IPV6] = c.disable_ipv6 ? 1 : 0;
   v[DEVCONF_KEEP_ADDR_ON_DOWN] = c.keep_addr_on_down ? 1 : 0;

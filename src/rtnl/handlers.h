@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "rtnl/hub.h"
 #include "rtnl/wire/attrs.h"
@@ -18,6 +19,9 @@ struct Request {
   const wire::Message& m;
   Reply& out;
   bool done = false;  // the handler ended the exchange (NLMSG_DONE): no ACK follows
+  // An extack message for the ACK of a request that succeeded (Linux: a warning the
+  // parser left, e.g. "bytes leftover after parsing attributes"); sent only with ext_ack.
+  std::string warning;
 
   std::uint32_t port() const { return s.options().port_id; }
   std::uint32_t seq() const { return m.hdr.nlmsg_seq; }
@@ -60,6 +64,9 @@ Result<void> emit(Reply& out, F&& encode) {
 }
 // Ends a dump: NLMSG_DONE with `error` (0, or the negative errno that stopped it).
 void end_dump(Request& r, int error = 0);
+// Ends a dump that failed: NLMSG_DONE with the error and, for a client that asked for
+// extended acks, its message (Linux: netlink_dump_done).
+void end_dump_error(Request& r, const Error& e);
 
 Result<void> handle_newlink(Request& r);
 Result<void> handle_setlink(Request& r);
@@ -78,6 +85,7 @@ Result<void> handle_getneigh(Request& r);
 Result<void> handle_newrule(Request& r);
 Result<void> handle_delrule(Request& r);
 Result<void> handle_getrule(Request& r);
+Result<void> handle_getnetconf(Request& r);  // netconf_handlers.cc
 Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);
 // ifcore: IFCORE_NLMSG_GETSTATS (stats_msg.h) — the engine's statistics.

@@ -88,8 +88,8 @@ void Hub::count_groups(std::uint64_t before, std::uint64_t after) {
   }
 }
 
-bool Hub::wanted(int ns_id, unsigned group) {
-  if (scope && scope->echo && scope->ns_id == ns_id) return true;
+bool Hub::wanted(int ns_id, unsigned group, bool echoable) {
+  if (echoable && scope && scope->echo && scope->ns_id == ns_id) return true;
   if (group < 1 || group > members_.size() ||
       members_[group - 1].load(std::memory_order_acquire) == 0)
     return false;
@@ -98,11 +98,11 @@ bool Hub::wanted(int ns_id, unsigned group) {
                      [&](SessionImpl* s) { return s->ns_id() == ns_id && s->member(group); });
 }
 
-void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg) {
+void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, bool echoable) {
   // Linux: nlmsg_notify — with NLM_F_ECHO the requester gets the message as a unicast and
   // is left out of the broadcast.
   const SessionImpl* skip = nullptr;
-  if (scope && scope->echo && scope->ns_id == ns_id) {
+  if (echoable && scope && scope->echo && scope->ns_id == ns_id) {
     scope->echoed.emplace_back(msg.begin(), msg.end());
     skip = scope->origin;
   }

@@ -70,11 +70,13 @@ class Hub final : public Subscriber {
   // Sends RTM_NEWLINK / RTM_DELLINK about `dev` to the sessions of its namespace that joined
   // RTNLGRP_LINK (and to the requester for NLM_F_ECHO). Context: control lock.
   void publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change);
-  // Sends one encoded message to the sessions of namespace `ns_id` in `group`.
-  // Context: control lock (for the scope).
-  void publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg);
+  // Sends one encoded message to the sessions of namespace `ns_id` in `group`. With
+  // `echoable` false the message is never echoed to the requester (Linux: rtnl_notify
+  // without the request's header, as netconf's notifications are sent): it is broadcast
+  // to every member, the requester too. Context: control lock (for the scope).
+  void publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, bool echoable = true);
   // True if a message for (ns_id, group) would reach anybody. Context: control lock.
-  bool wanted(int ns_id, unsigned group);
+  bool wanted(int ns_id, unsigned group, bool echoable = true);
   // The header of a notification: seq 0 and pid 0, or the requester's for NLM_F_ECHO.
   // Context: control lock.
   wire::Header notify_header(int ns_id, std::uint16_t type) const;

@@ -7,6 +7,7 @@
 #include "ifcore/inet.h"
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/neigh.h"
+#include "rtnl/wire/netconf.h"
 #include "rtnl/wire/route.h"
 
 namespace ifcore::rtnl {
@@ -17,6 +18,7 @@ wire::AddrMessage addr_message(const inet::AddrInfo& a);
 // `now`: the engine's clock, against which an expiring route counts down.
 wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now);
 wire::NeighMessage neigh_message(const inet::NeighInfo& n);
+wire::NetconfMessage netconf_message(const inet::NetconfInfo& n);
 
 // Context of every method: control lock (the protocols call it).
 class ProtoPublisher final : public inet::ProtoListener {
@@ -27,6 +29,7 @@ class ProtoPublisher final : public inet::ProtoListener {
   bool wants_routes(Namespace& ns, int family) const override;
   void on_neigh(Namespace& ns, inet::ProtoEvent ev, const inet::NeighInfo& n) override;
   void on_rule(Namespace& ns, inet::ProtoEvent ev, const inet::RuleInfo& r) override;
+  void on_netconf(Namespace& ns, inet::ProtoEvent ev, const inet::NetconfInfo& n) override;
 
  private:
   Hub& hub_;

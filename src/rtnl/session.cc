@@ -57,6 +57,13 @@ namespace {
 bool done_travels_alone(const Request& r) {
   std::uint16_t type = r.m.hdr.nlmsg_type;
   if (type == RTM_GETLINK) return true;
+  // Linux: rtnl_dump_all (a netconf dump of no family, or of one without netconf) ends
+  // alone too; the families' own dumps do not.
+  if (type == RTM_GETNETCONF) {
+    auto p = r.m.payload();
+    std::uint8_t family = p.empty() ? AF_UNSPEC : p[0];
+    return family != AF_INET && family != AF_INET6;
+  }
   if (type != RTM_GETADDR && type != RTM_GETROUTE) return false;
   auto p = r.m.payload();
   std::uint8_t family = p.empty() ? AF_UNSPEC : p[0];
@@ -69,6 +76,16 @@ void end_dump(Request& r, int error) {
   if (done_travels_alone(r)) r.out.flush();
   (void)emit(r.out, [&](wire::MessageBuilder& b) {
     return wire::encode_done(b, r.seq(), r.port(), error);
+  });
+  r.out.flush();
+  r.done = true;
+}
+
+void end_dump_error(Request& r, const Error& e) {
+  r.out.flush();
+  (void)emit(r.out, [&](wire::MessageBuilder& b) {
+    return wire::encode_done_ext(b, r.seq(), r.port(), -e.code, e.log_only ? "" : e.message,
+                                 r.s.ack_options());
   });
   r.out.flush();
   r.done = true;
@@ -248,6 +265,8 @@ Handler find_handler(std::uint16_t type) {
       return handle_delrule;
     case RTM_GETRULE:
       return handle_getrule;
+    case RTM_GETNETCONF:
+      return handle_getnetconf;
     default:
       return nullptr;
   }
@@ -305,6 +324,12 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
   if (r.done) return;
   out.flush();
   if (!(m.hdr.nlmsg_flags & NLM_F_ACK)) return;
+  if (!r.warning.empty() && ack_.ext_ack) {
+    wire::MessageBuilder b;
+    if (wire::encode_error(b, m.bytes, opts_.port_id, 0, r.warning, -1, ack_))
+      out.send_alone(b.take());
+    return;
+  }
   if (auto ack = wire::ack_datagram(m.bytes, opts_.port_id)) out.send_alone(std::move(*ack));
 }
 

@@ -32,6 +32,7 @@ struct Key {
   bool (*valid)(int);
   int (*get)(const inet::Inet4Conf&, const inet::Inet6Conf&);
   void (*set)(inet::Inet4Conf&, inet::Inet6Conf&, int);
+  unsigned own = 0;  // IPv4: what a write marks as the device's own (inet.h ConfOwn4)
 };
 
 bool boolean(int v) {
@@ -44,16 +45,47 @@ bool gen_mode(int v) {
   return v == 0 || v == 1 || v == 3;
 }
 
+bool any(int) {
+  return true;
+}
+
+// A key kept as the integer written (proc_dointvec), `field` of Inet4Conf or Inet6Conf.
+#define IFC_INT4(name, field, copy, own)                                               \
+  {                                                                                    \
+    AF_INET, name, copy, "an integer", any,                                            \
+        [](const inet::Inet4Conf& c, const inet::Inet6Conf&) { return int(c.field); }, \
+        [](inet::Inet4Conf& c, inet::Inet6Conf&, int v) { c.field = v; }, own          \
+  }
+#define IFC_INT6(name, field, copy)                                                    \
+  {                                                                                    \
+    AF_INET6, name, copy, "an integer", any,                                           \
+        [](const inet::Inet4Conf&, const inet::Inet6Conf& c) { return int(c.field); }, \
+        [](inet::Inet4Conf&, inet::Inet6Conf& c, int v) { c.field = v; }               \
+  }
+
+// Linux keeps forwarding, rp_filter, proxy_arp, proxy_ndp, bc_forwarding and
+// ignore_routes_with_linkdown as written, whatever the integer (devinet_conf_proc,
+// addrconf_sysctl_forward... read them as booleans, rp_filter as 0/1/2).
 const Key kKeys[] = {
-    {AF_INET, "forwarding", inet::kCopyForwarding, "0 or 1", boolean,
-     [](const inet::Inet4Conf& c, const inet::Inet6Conf&) { return int(c.forwarding); },
-     [](inet::Inet4Conf& c, inet::Inet6Conf&, int v) { c.forwarding = v != 0; }},
+    IFC_INT4("forwarding", forwarding, inet::kCopyForwarding, 0),
     {AF_INET, "promote_secondaries", inet::kCopyNone, "0 or 1", boolean,
      [](const inet::Inet4Conf& c, const inet::Inet6Conf&) { return int(c.promote_secondaries); },
-     [](inet::Inet4Conf& c, inet::Inet6Conf&, int v) { c.promote_secondaries = v != 0; }},
-    {AF_INET6, "forwarding", inet::kCopyForwarding, "0 or 1", boolean,
-     [](const inet::Inet4Conf&, const inet::Inet6Conf& c) { return int(c.forwarding); },
-     [](inet::Inet4Conf&, inet::Inet6Conf& c, int v) { c.forwarding = v != 0; }},
+     [](inet::Inet4Conf& c, inet::Inet6Conf&, int v) { c.promote_secondaries = v != 0; },
+     inet::kOwn4Promote},
+    IFC_INT4("rp_filter", rp_filter, inet::kCopyNone, inet::kOwn4RpFilter),
+    IFC_INT4("proxy_arp", proxy_arp, inet::kCopyNone, inet::kOwn4ProxyArp),
+    IFC_INT4("ignore_routes_with_linkdown", ignore_routes_with_linkdown, inet::kCopyNone,
+             inet::kOwn4IgnoreLinkdown),
+    IFC_INT4("bc_forwarding", bc_forwarding, inet::kCopyNone, inet::kOwn4BcForwarding),
+    // Linux: 0444, the multicast router's (writes are EACCES, see handle_sysctl).
+    IFC_INT4("mc_forwarding", mc_forwarding, inet::kCopyNone, 0),
+    IFC_INT6("forwarding", forwarding, inet::kCopyForwarding),
+    IFC_INT6("proxy_ndp", proxy_ndp, inet::kCopyNone),
+    IFC_INT6("ignore_routes_with_linkdown", ignore_routes_with_linkdown, inet::kCopyIgnoreLinkdown),
+    // Linux 6.17+: proc_dointvec_minmax 0..1.
+    {AF_INET6, "force_forwarding", inet::kCopyForceForwarding, "0 or 1", boolean,
+     [](const inet::Inet4Conf&, const inet::Inet6Conf& c) { return int(c.force_forwarding); },
+     [](inet::Inet4Conf&, inet::Inet6Conf& c, int v) { c.force_forwarding = v; }},
     {AF_INET6, "disable_ipv6", inet::kCopyDisableIpv6, "0 or 1", boolean,
      [](const inet::Inet4Conf&, const inet::Inet6Conf& c) { return int(c.disable_ipv6); },
      [](inet::Inet4Conf&, inet::Inet6Conf& c, int v) { c.disable_ipv6 = v != 0; }},
@@ -66,6 +98,8 @@ const Key kKeys[] = {
      [](const inet::Inet4Conf&, const inet::Inet6Conf& c) { return int(c.keep_addr_on_down); },
      [](inet::Inet4Conf&, inet::Inet6Conf& c, int v) { c.keep_addr_on_down = v != 0; }},
 };
+#undef IFC_INT4
+#undef IFC_INT6
 
 const Key* find_key(const SysctlName& n) {
   for (const Key& k : kKeys)
@@ -104,7 +138,7 @@ Result<int> apply(Control& ctl, Namespace& ns, int scope, const Key& k, std::opt
   }
   if (value) {
     k.set(c4, c6, *value);
-    auto w = k.family == AF_INET ? inet::set_inet4_conf(ctl, ns, scope, c4, k.copy)
+    auto w = k.family == AF_INET ? inet::set_inet4_conf(ctl, ns, scope, c4, k.copy, k.own)
                                  : inet::set_inet6_conf(ctl, ns, scope, c6, k.copy);
     if (!w) return fail(w.error());
   }
@@ -123,6 +157,9 @@ Result<void> handle_sysctl(Request& r) {
   const std::string full = sysctl_name(*name);
   const Key* k = find_key(*name);
   if (!k) return fail(ENOENT, "unknown setting \"{}\"", full);
+  // Linux: mc_forwarding is mode 0444 (EACCES from the sysctl permission check, before
+  // the value is read).
+  if (req->value && k->name == "mc_forwarding") return fail(EACCES);
   std::optional<int> value;
   if (req->value) {
     auto v = parse_sysctl_int(*req->value);

@@ -292,13 +292,15 @@ TEST_F(SysctlMsg, UnknownKeysAndDevicesAreENOENT) {
 }
 
 TEST_F(SysctlMsg, BadValuesAreEINVALAndChangeNothing) {
-  for (const char* v : {"2", "-1", "x", "", "1 1"}) {
+  for (const char* v : {"x", "", "1 1"}) {
     auto r = ask("net.ipv6.conf.all.forwarding", v);
     ASSERT_FALSE(r) << v;
     EXPECT_EQ(r.error().code, EINVAL) << v;
   }
-  EXPECT_EQ(ask("net.ipv6.conf.all.forwarding", "2").error().message,
-            "setting \"net.ipv6.conf.all.forwarding\": value \"2\" is not 0 or 1");
+  EXPECT_EQ(ask("net.ipv6.conf.all.forwarding", "x").error().message,
+            "setting \"net.ipv6.conf.all.forwarding\": value \"x\" is not an integer");
+  EXPECT_EQ(ask("net.ipv6.conf.all.keep_addr_on_down", "2").error().message,
+            "setting \"net.ipv6.conf.all.keep_addr_on_down\": value \"2\" is not 0 or 1");
   // Stable privacy needs a stable_secret, which ifcore does not have: EINVAL, as Linux.
   EXPECT_EQ(ask("net.ipv6.conf.d0.addr_gen_mode", "2").error().code, EINVAL);
   EXPECT_EQ(ask("net.ipv6.conf.d0.addr_gen_mode", "4").error().code, EINVAL);
@@ -306,6 +308,22 @@ TEST_F(SysctlMsg, BadValuesAreEINVALAndChangeNothing) {
   EXPECT_FALSE(conf6(ifindex("d0")).forwarding);
   EXPECT_EQ(conf6(ifindex("d0")).addr_gen_mode, 0);
   EXPECT_EQ(ask("net.ipv6.conf.d0.addr_gen_mode", "3"), "3");
+}
+
+// Linux keeps forwarding, rp_filter, proxy_arp, proxy_ndp... as the integer written
+// (proc_dointvec), and mc_forwarding is read-only (mode 0444: EACCES).
+TEST_F(SysctlMsg, NetconfSettingsKeepTheIntegerWritten) {
+  EXPECT_EQ(ask("net.ipv4.conf.all.forwarding", "2"), "2");
+  EXPECT_EQ(conf4(ifindex("d0")).forwarding, 2);
+  EXPECT_EQ(ask("net.ipv6.conf.d0.forwarding", "-1"), "-1");
+  EXPECT_EQ(ask("net.ipv4.conf.d1.rp_filter", "7"), "7");
+  EXPECT_EQ(ask("net.ipv4.conf.default.proxy_arp", "1"), "1");
+  EXPECT_EQ(ask("net.ipv6.conf.all.proxy_ndp", "3"), "3");
+  EXPECT_EQ(ask("net.ipv6.conf.d1.ignore_routes_with_linkdown", "1"), "1");
+  EXPECT_EQ(ask("net.ipv4.conf.d0.bc_forwarding", "1"), "1");
+  EXPECT_EQ(ask("net.ipv4.conf.all.mc_forwarding"), "0");
+  EXPECT_EQ(ask("net.ipv4.conf.all.mc_forwarding", "1").error().code, EACCES);
+  EXPECT_EQ(ask("net.ipv6.conf.all.mc_forwarding").error().code, ENOENT);
 }
 
 TEST_F(SysctlMsg, ReadOnlyPeersReadButMayNotWrite) {

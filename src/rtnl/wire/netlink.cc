@@ -230,6 +230,18 @@ Result<void> encode_done(MessageBuilder& b, std::uint32_t seq, std::uint32_t por
   return ok();
 }
 
+Result<void> encode_done_ext(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid, int error,
+                             std::string_view message, AckOptions opts) {
+  const bool with_msg = opts.ext_ack && !message.empty();
+  b.begin({NLMSG_DONE, static_cast<std::uint16_t>(NLM_F_MULTI | (with_msg ? NLM_F_ACK_TLVS : 0)),
+           seq, portid});
+  b.put_struct(error);
+  if (with_msg) b.put_string(NLMSGERR_ATTR_MSG, message);
+  auto r = b.end();
+  if (!r) return fail(r.error());
+  return ok();
+}
+
 namespace {
 
 // NLMSGERR_ATTR_POLICY's payload size for `p` (Linux: netlink_policy_dump_write_attr).

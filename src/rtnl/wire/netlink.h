@@ -193,6 +193,10 @@ struct AckOptions {
 // `portid`.
 // Errors: none in practice (EMSGSIZE from the builder cannot happen for 4 bytes).
 Result<void> encode_done(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid, int error = 0);
+// The same, for a dump that failed with an extack message (Linux: netlink_dump_done): with
+// ext_ack and a message, NLM_F_ACK_TLVS and NLMSGERR_ATTR_MSG follow the error.
+Result<void> encode_done_ext(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid, int error,
+                             std::string_view message, AckOptions opts);
 
 // Writes the NLMSG_ERROR reply to `request` (the whole request message, header included):
 // `error` is a positive errno, or 0 for an ACK. Linux (netlink_ack): an ACK and a capped
