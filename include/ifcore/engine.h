@@ -224,13 +224,12 @@ class Control {
   Result<void> set_broadcast(Device& dev, const HwAddr& addr);
   Result<void> rename(Device& dev, std::string_view name);
   Result<void> set_alias(Device& dev, std::string_view alias);
-  // Alternative names (Linux: netdev_name_node_alt_create / _destroy). An altname is 1 to
-  // 127 bytes (ALTIFNAMSIZ - 1) of any bytes but NUL; names and altnames are unique together
-  // in a namespace. Neither notifies: rtnetlink announces the device once after a whole
-  // property list (Linux: rtnl_linkprop -> netdev_state_change).
-  // add_altname: Errors: EINVAL (empty or too long), EEXIST (a name or altname in use).
-  // del_altname: Errors: ENOENT (no device has the name), EINVAL (the device's own name, or
-  // another device's).
+  // Alternative names (Linux: netdev_name_node_alt_create / _destroy). An altname is up to
+  // 127 bytes (ALTIFNAMSIZ - 1) of any bytes but NUL (Linux accepts even an empty one); names and
+  // altnames are unique together in a namespace. Neither notifies: rtnetlink announces the device
+  // once after a whole property list (Linux: rtnl_linkprop -> netdev_state_change). add_altname:
+  // Errors: EINVAL (too long, or a NUL), EEXIST (a name or altname in use). del_altname: Errors:
+  // ENOENT (no device has the name), EINVAL (the device's own name, or another device's).
   Result<void> add_altname(Device& dev, std::string_view name);
   Result<void> del_altname(Device& dev, std::string_view name);
   Result<void> set_group(Device& dev, std::uint32_t group);

@@ -186,8 +186,8 @@ Result<void> Control::set_alias(Device& dev, std::string_view alias) {
 Result<void> Control::add_altname(Device& dev, std::string_view name) {
   // Linux: rtnl_alt_ifname's policy (IFLA_ALT_IFNAME, ALTIFNAMSIZ - 1) and
   // netdev_name_node_alt_create, which checks nothing but that the name is free: "a:b",
-  // "." and "x%d" are altnames Linux accepts.
-  if (name.empty() || name.size() > kMaxAltNameLen || name.find('\0') != std::string_view::npos)
+  // "." and "x%d" are altnames Linux accepts, and so is "" (an attribute holding a NUL).
+  if (name.size() > kMaxAltNameLen || name.find('\0') != std::string_view::npos)
     return fail(EINVAL, "altname \"{}\" is not valid", name);
   return dev.ns().registry().add_alt_name(dev, name);
 }
