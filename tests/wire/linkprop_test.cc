@@ -110,24 +110,20 @@ TEST(LinkProp, EntriesAreCheckedOneByOne) {
   EXPECT_EQ(bad.error().code, ERANGE);
 }
 
-TEST(LinkMessagePropList, AfterIflaMapWithTheNestedFlag) {
+TEST(LinkMessagePropList, LastWithTheNestedFlag) {
   LinkMessage m;
   m.ifindex = 3;
   m.name = "v0";
   m.txqlen = 1000;
-  m.ifmap = rtnl_link_ifmap{};
   m.alt_names = {"walt", "x"};
   MessageBuilder b;
   ASSERT_TRUE(encode_link_message(b, {RTM_NEWLINK, 0, 1, 0}, m));
-  rtnl_link_ifmap map{};
-  Bytes map_bytes(reinterpret_cast<const std::uint8_t*>(&map),
-                  reinterpret_cast<const std::uint8_t*>(&map) + sizeof map);
   // Linux 6.18, as read from the kernel: 10 00 34 80 | 09 00 35 00 "walt\0" ...
   Bytes list = cat({attr(IFLA_ALT_IFNAME, cstr("walt")), attr(IFLA_ALT_IFNAME, cstr("x"))});
-  Bytes want = nlmsg(
-      RTM_NEWLINK, 0, 1, 0,
-      cat({ifinfo(0, 0, 3, 0, 0), attr(IFLA_IFNAME, cstr("v0")), attr(IFLA_TXQLEN, le32(1000)),
-           attr(IFLA_MAP, map_bytes), attr(NLA_F_NESTED | IFLA_PROP_LIST, list)}));
+  Bytes want =
+      nlmsg(RTM_NEWLINK, 0, 1, 0,
+            cat({ifinfo(0, 0, 3, 0, 0), attr(IFLA_IFNAME, cstr("v0")),
+                 attr(IFLA_TXQLEN, le32(1000)), attr(NLA_F_NESTED | IFLA_PROP_LIST, list)}));
   EXPECT_EQ(to_bytes(b.bytes()), want);
   auto back = decode_link_message(one(want));
   ASSERT_TRUE(back) << back.error().message;
@@ -139,7 +135,25 @@ TEST(LinkMessagePropList, AfterIflaMapWithTheNestedFlag) {
   auto none = decode_link_message(one(to_bytes(b2.bytes())));
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->alt_names.empty());
-  EXPECT_EQ(b2.bytes().size() + NLA_ALIGN(NLA_HDRLEN) + list.size(), want.size());
+  EXPECT_EQ(b2.bytes().size() + NLA_HDRLEN + list.size(), want.size());
+}
+
+TEST(LinkMessagePropList, AfterIflaMap) {
+  // Linux 6.18: rtnl_fill_ifinfo puts rtnl_fill_prop_list after rtnl_fill_link_ifmap.
+  LinkMessage m;
+  m.name = "v0";
+  m.ifmap = rtnl_link_ifmap{};
+  m.alt_names = {"walt"};
+  MessageBuilder b;
+  ASSERT_TRUE(encode_link_message(b, {RTM_NEWLINK, 0, 1, 0}, m));
+  Bytes d = to_bytes(b.bytes());
+  Message msg = one(d);
+  auto attrs = parse_raw_attrs(msg.payload().subspan(NLMSG_ALIGN(sizeof(ifinfomsg))), 0);
+  ASSERT_TRUE(attrs);
+  ASSERT_GE(attrs->size(), 2u);
+  EXPECT_EQ((*attrs)[attrs->size() - 2].type, IFLA_MAP);
+  EXPECT_EQ(attrs->back().type, IFLA_PROP_LIST);
+  EXPECT_TRUE(attrs->back().nested_flag);
 }
 
 }  // namespace
