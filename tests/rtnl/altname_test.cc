@@ -272,6 +272,19 @@ TEST_F(AltnameTest, MoveToANamespaceTakesThemAlong) {
   EXPECT_NE(find("mover", "blue"), nullptr);
 }
 
+TEST_F(AltnameTest, NewlinkAndSetlinkIgnoreIflaPropList) {
+  // Linux: only rtnl_linkprop reads IFLA_PROP_LIST; a link change carrying it succeeds and
+  // adds nothing.
+  for (std::uint16_t type : {RTM_NEWLINK, RTM_SETLINK}) {
+    Bytes m = linkprop(RTM_NEWLINKPROP, 1, d0, {{IFLA_ALT_IFNAME, "ignored"}});
+    m[4] = static_cast<std::uint8_t>(type & 0xff);  // nlmsg_type, little-endian
+    m[5] = static_cast<std::uint8_t>(type >> 8);
+    EXPECT_EQ(send(m).last_error(), 0) << type;
+  }
+  EXPECT_TRUE(altnames("d0").empty());
+  EXPECT_EQ(find("ignored"), nullptr);
+}
+
 TEST_F(AltnameTest, GetLinkPropIsNotSupported) {
   // Linux registers no handler for RTM_GETLINKPROP.
   wire::MessageBuilder b;
