@@ -127,6 +127,11 @@ class Device {
   HwAddr broadcast() const;
   HwAddr perm_address() const;
   std::string alias() const;
+  // The device's alternative names in the order they were added (Linux: the name nodes
+  // on dev->name_node->list, see netdev_name_node_alt_create). Every one of them is also
+  // in the namespace's name table: a lookup by name finds the device by any of them.
+  // Context: control lock. Changed by Control::add_altname / del_altname.
+  const std::vector<std::string>& altnames_locked() const { return altnames_; }
 
   // --- relations. Pointers: Context: control lock, or inside an rcu::ReadGuard.
   Device* master() const { return master_.load(std::memory_order_acquire); }
@@ -273,6 +278,7 @@ class Device {
   // see core/linkwatch.cc. Control lock.
   std::uint8_t lw_transit_ = 0;
   std::vector<Device*> uppers_, lowers_;  // control lock
+  std::vector<std::string> altnames_;     // control lock (see altnames_locked)
   // Linux: upper_level / lower_level: 1 + the longest chain of uppers above (lowers below),
   // kept with a count of the neighbours at each level so a link or unlink updates them
   // without walking a device's thousand vlans. Control lock.

@@ -224,6 +224,14 @@ class Control {
   Result<void> set_broadcast(Device& dev, const HwAddr& addr);
   Result<void> rename(Device& dev, std::string_view name);
   Result<void> set_alias(Device& dev, std::string_view alias);
+  // Alternative names (Linux: netdev_name_node_alt_create / _destroy). An altname is up to
+  // 127 bytes (ALTIFNAMSIZ - 1) of any bytes but NUL (Linux accepts even an empty one); names and
+  // altnames are unique together in a namespace. Neither notifies: rtnetlink announces the device
+  // once after a whole property list (Linux: rtnl_linkprop -> netdev_state_change). add_altname:
+  // Errors: EINVAL (too long, or a NUL), EEXIST (a name or altname in use). del_altname: Errors:
+  // ENOENT (no device has the name), EINVAL (the device's own name, or another device's).
+  Result<void> add_altname(Device& dev, std::string_view name);
+  Result<void> del_altname(Device& dev, std::string_view name);
   Result<void> set_group(Device& dev, std::uint32_t group);
   Result<void> set_txqlen(Device& dev, std::uint32_t txqlen);
   // Enslave `port` to `master`, or release it from its master (`master` == nullptr).
@@ -235,7 +243,8 @@ class Control {
   void unlink_upper(Device& lower, Device& upper);
   // Moves a device to another namespace (Linux: dev_change_net_namespace): notifies
   // Unregister in the old one and Register in the new one; keeps the ifindex if free.
-  // Errors: EINVAL (kind cannot move), EEXIST (name taken there, no new name given).
+  // Its altnames go with it. Errors: EINVAL (kind cannot move), EEXIST (name taken there,
+  // no new name given; or one of its altnames taken there).
   Result<void> move_to_namespace(Device& dev, Namespace& to, std::string_view new_name = {});
   // Carrier and operstate (the link watch calls these). Notifies Change if changed.
   void set_carrier(Device& dev, bool on);

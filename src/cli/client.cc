@@ -6,6 +6,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include <cctype>
 #include <cstring>
 
 #include "rtnl/wire/link.h"
@@ -151,6 +152,7 @@ Result<std::optional<Datagram>> Client::next_event(int timeout_ms) {
 Result<void> Client::load() {
   if (loaded_) return ok();
   names_.clear();
+  altnames_.clear();
   wire::MessageBuilder b(1 << 16);
   b.begin({RTM_GETLINK, NLM_F_REQUEST | NLM_F_DUMP, next_seq(), 0});
   ifinfomsg ifi{};
@@ -159,17 +161,32 @@ Result<void> Client::load() {
   if (auto e = b.end(); !e) return die(2, "{}", e.error().message);
   IFCORE_TRY(dump(b, [this](const wire::Message& m) {
     auto l = wire::decode_link_message(m);
-    if (l) names_[l->ifindex] = {l->name, l->flags};
+    if (!l) return;
+    names_[l->ifindex] = {l->name, l->flags};
+    for (const std::string& alt : l->alt_names) altnames_[alt] = l->ifindex;
   }));
   loaded_ = true;
   return ok();
 }
 
+namespace {
+
+// iproute2: check_ifname — under IFNAMSIZ bytes, not empty, no '/' and no white space.
+bool valid_ifname(const std::string& s) {
+  if (s.empty() || s.size() >= IFNAMSIZ) return false;
+  for (unsigned char ch : s)
+    if (ch == '/' || std::isspace(ch)) return false;
+  return true;
+}
+
+}  // namespace
+
 Result<int> Client::ifindex(const std::string& name) {
   if (loaded_) {
     for (const auto& [idx, v] : names_)
       if (v.first == name) return idx;
-    return 0;
+    auto alt = altnames_.find(name);
+    return alt == altnames_.end() ? 0 : alt->second;
   }
   // iproute2: ll_name_to_index asks for the one device (RTM_GETLINK with IFLA_IFNAME) and,
   // when that fails, if_nametoindex: a name it cannot find is 0, whatever the error. No
@@ -178,7 +195,9 @@ Result<int> Client::ifindex(const std::string& name) {
   b.begin({RTM_GETLINK, NLM_F_REQUEST, next_seq(), 0});
   ifinfomsg ifi{};
   b.put_struct(ifi);
-  b.put_string(IFLA_IFNAME, name);
+  // iproute2: a name check_ifname refuses (16 bytes or more, '/', white space) is looked
+  // up as an altname (IFLA_ALT_IFNAME); the kernel finds a device by any of its names.
+  b.put_string(valid_ifname(name) ? IFLA_IFNAME : IFLA_ALT_IFNAME, name);
   b.put_u32(IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
   if (auto e = b.end(); !e) return 0;  // a name too long for a message names no device
   int idx = 0, err = 0;
@@ -187,7 +206,7 @@ Result<int> Client::ifindex(const std::string& name) {
       b,
       [&](const wire::Message& m) {
         auto l = wire::decode_link_message(m);
-        if (l && l->name == name) {
+        if (l && m.hdr.nlmsg_type == RTM_NEWLINK) {
           idx = l->ifindex;
           names_[idx] = {l->name, l->flags};
         }

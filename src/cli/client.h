@@ -77,6 +77,7 @@ class Client {
   std::uint32_t seq_ = 0;
   bool loaded_ = false;
   std::map<int, std::pair<std::string, std::uint32_t>> names_;
+  std::map<std::string, int, std::less<>> altnames_;  // from load(): altname -> ifindex
   std::vector<Datagram> events_;  // notifications read while waiting for a reply
 };
 

@@ -7,6 +7,8 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include <cctype>
+
 #include "cli/commands.h"
 #include "cli/link_print.h"
 #include "rtnl/wire/link.h"
@@ -24,6 +26,16 @@ Result<void> finish(wire::MessageBuilder& b) {
 void patch_flags(wire::MessageBuilder& b, const LinkFlags& lf) {
   std::uint32_t v[2] = {lf.flags, lf.change};
   b.patch(kIfiFlags, v, sizeof v);
+}
+
+Result<void> link_usage() {
+  return die(255,
+             "Usage: ip link add [link DEV] [ name ] NAME type TYPE [ ARGS ]\n"
+             "       ip link delete {{ DEVICE | group GROUP }}\n"
+             "       ip link set {{ DEVICE | group GROUP }} [ up | down ] [ mtu MTU ] ...\n"
+             "       ip link show [ DEVICE | type KIND | master DEV ]\n"
+             "       ip link property add dev DEVICE [ altname NAME .. ]\n"
+             "       ip link property del dev DEVICE [ altname NAME .. ]");
 }
 
 Result<void> link_add(Ctx& c, Args& a) {
@@ -419,6 +431,62 @@ Result<void> link_show(Ctx& c, Args& a) {
   return ok();
 }
 
+// iproute2: check_altifname — not empty, no '/' and no white space.
+bool valid_altname(const std::string& s) {
+  if (s.empty()) return false;
+  for (unsigned char ch : s)
+    if (ch == '/' || std::isspace(ch)) return false;
+  return true;
+}
+
+// `ifc link property {add|del} [dev] DEV [altname NAME]...`: RTM_NEWLINKPROP /
+// RTM_DELLINKPROP with the names in IFLA_PROP_LIST, the device by index (iproute2:
+// iplink_prop, iplink_prop_mod).
+Result<void> link_property(Ctx& c, Args& a) {
+  if (a.done()) return link_usage();
+  std::string op = a.take();
+  wire::Header h{0, NLM_F_REQUEST, c.client->next_seq(), 0};
+  if (matches(op, "add")) {
+    h.type = RTM_NEWLINKPROP;
+    h.flags |= NLM_F_EXCL | NLM_F_CREATE | NLM_F_APPEND;
+  } else if (matches(op, "del")) {
+    h.type = RTM_DELLINKPROP;
+  } else if (matches(op, "help")) {
+    return link_usage();
+  } else {
+    return die(255, "Operator required");
+  }
+  std::vector<std::string> names;
+  std::string dev;
+  while (!a.done()) {
+    std::string w = a.take();
+    if (matches(w, "altname")) {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      if (!valid_altname(*v)) return invarg("not a valid altname", *v);
+      names.push_back(*v);
+    } else if (matches(w, "help")) {
+      return link_usage();
+    } else {
+      if (w == "dev") {
+        auto v = a.value();
+        if (!v) return fail(v.error());
+        w = *v;
+      }
+      if (!dev.empty()) return die(255, "Error: duplicate \"dev\": \"{}\" is the second value.", w);
+      if (!valid_altname(w)) return invarg("\"dev\" not a valid ifname", w);
+      dev = w;
+    }
+  }
+  if (dev.empty()) return die(255, "Not enough of information: \"dev\" argument is required.");
+  auto idx = c.client->ifindex(dev);
+  if (!idx) return fail(idx.error());
+  if (!*idx) return die(1, "Cannot find device \"{}\"", dev);
+  wire::MessageBuilder b(1 << 16);
+  if (auto e = wire::encode_linkprop(b, h, *idx, names); !e) return die(2, "{}", e.error().message);
+  return c.client->talk(b);
+}
+
 Result<void> do_link(Ctx& c, Args& a) {
   if (a.done()) return link_show(c, a);
   std::string cmd = a.take();
@@ -426,12 +494,8 @@ Result<void> do_link(Ctx& c, Args& a) {
   if (matches(cmd, "delete")) return link_del(c, a);
   if (matches(cmd, "set") || matches(cmd, "change")) return link_set(c, a);
   if (matches(cmd, "show") || matches(cmd, "list") || matches(cmd, "lst")) return link_show(c, a);
-  if (matches(cmd, "help"))
-    return die(255,
-               "Usage: ip link add [link DEV] [ name ] NAME type TYPE [ ARGS ]\n"
-               "       ip link delete {{ DEVICE | group GROUP }}\n"
-               "       ip link set {{ DEVICE | group GROUP }} [ up | down ] [ mtu MTU ] ...\n"
-               "       ip link show [ DEVICE | type KIND | master DEV ]");
+  if (matches(cmd, "property")) return link_property(c, a);
+  if (matches(cmd, "help")) return link_usage();
   return die(255, "Command \"{}\" is unknown, try \"ip link help\".", cmd);
 }
 

@@ -305,6 +305,19 @@ void print_stats(Ctx& c, const LinkView& l) {
   c.out->text(t);
 }
 
+// iproute2: print_linkinfo ends with IFLA_PROP_LIST's altnames, one line each (JSON: an
+// "altnames" array), in `ip link`, `ip addr` and `ip monitor` alike.
+void print_altnames(Out& o, const wire::LinkMessage& m) {
+  if (m.alt_names.empty()) return;
+  Json names = Json::array();
+  std::string txt;
+  for (const std::string& n : m.alt_names) {
+    names.push_back(n);
+    txt += "\n    altname " + n;
+  }
+  o.kv("altnames", names, txt);
+}
+
 }  // namespace
 
 std::string link_name_with_peer(Ctx& c, const LinkView& l) {
@@ -346,7 +359,8 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
   if (!monitor) o.kv("txqlen", m.txqlen, fmt::format("qlen {}", m.txqlen));
   if (m.proto_down && *m.proto_down) o.kv("proto_down", true, " protodown on ");
   if (!do_link && c.family && c.family != AF_PACKET &&
-      !c.details) {  // `ip -4 addr`: no link layer line
+      !c.details) {  // `ip -4 addr`: no link layer line, but the altnames
+    print_altnames(o, m);
     o.text("\n");
     return;
   }
@@ -372,6 +386,7 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
   if (m.ifalias && (do_link || c.details))
     o.kv("ifalias", *m.ifalias, fmt::format("\n    alias {}", *m.ifalias));
   if (c.stats) print_stats(c, l);
+  print_altnames(o, m);
   o.text("\n");
 }
 

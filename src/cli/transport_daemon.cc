@@ -15,6 +15,7 @@
 #include <cstring>
 #include <deque>
 #include <string_view>
+#include <vector>
 
 #include "cli/transport.h"
 #include "rtnl/control_msg.h"
@@ -66,11 +67,25 @@ class DaemonTransport final : public Transport {
     auto readable = wait_readable(fd_, timeout_ms);
     if (!readable) return fail(readable.error());
     if (!*readable) return std::optional<Datagram>{};
-    d.resize(1 << 16);
-    ssize_t n = ::recv(fd_, d.data(), d.size(), 0);
+    // Most datagrams fit a page; a link message of a device with hundreds of altnames
+    // takes up to ~70 KiB (Linux bounds IFLA_PROP_LIST by a u16 length). One read into
+    // the datagram's 64 KiB and a spill area behind it covers both without a peek.
+    constexpr std::size_t kFirst = 1 << 16, kSpill = 1 << 18;
+    static thread_local std::vector<std::uint8_t> spill(kSpill);
+    d.resize(kFirst);
+    iovec iov[2] = {{d.data(), kFirst}, {spill.data(), kSpill}};
+    msghdr mh{};
+    mh.msg_iov = iov;
+    mh.msg_iovlen = 2;
+    ssize_t n = ::recvmsg(fd_, &mh, 0);
     if (n < 0) return fail(errno, "netlink receive error {}", std::strerror(errno));
     if (n == 0) return fail(ECONNRESET, "ifcored closed the connection");
-    d.resize(std::size_t(n));
+    if (mh.msg_flags & MSG_TRUNC) return fail(EMSGSIZE, "netlink receive error: datagram too long");
+    if (std::size_t(n) <= kFirst) {
+      d.resize(std::size_t(n));
+    } else {
+      d.insert(d.end(), spill.begin(), spill.begin() + (n - std::ptrdiff_t(kFirst)));
+    }
     return std::optional<Datagram>(std::move(d));
   }
 

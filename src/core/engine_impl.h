@@ -56,6 +56,7 @@ struct DeviceAccess {
   static void count_link(Device& lower, Device& upper, int delta);
   static int upper_level(const Device& d) { return d.upper_level_; }
   static void*& name_node(Device& d) { return d.name_node_; }
+  static std::vector<std::string>& altnames(Device& d) { return d.altnames_; }
   // Where the name's box is, without reading it (for a prefetch).
   static const void* name_box(const Device& d) { return d.name_.load(std::memory_order_relaxed); }
   static int lower_level(const Device& d) { return d.lower_level_; }

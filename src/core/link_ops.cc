@@ -21,6 +21,7 @@ namespace {
 
 // Linux: MAX_NEST_DEV, the deepest stack of upper devices.
 constexpr int kMaxNestDepth = 8;
+constexpr std::size_t kMaxAltNameLen = 127;  // Linux: ALTIFNAMSIZ - 1
 
 // Whether `upper` is already `lower` or above it, asked from whichever side has fewer
 // neighbours (a lower with a thousand vlans is asked from the new vlan's side).
@@ -182,6 +183,19 @@ Result<void> Control::set_alias(Device& dev, std::string_view alias) {
   return ok();
 }
 
+Result<void> Control::add_altname(Device& dev, std::string_view name) {
+  // Linux: rtnl_alt_ifname's policy (IFLA_ALT_IFNAME, ALTIFNAMSIZ - 1) and
+  // netdev_name_node_alt_create, which checks nothing but that the name is free: "a:b",
+  // "." and "x%d" are altnames Linux accepts, and so is "" (an attribute holding a NUL).
+  if (name.size() > kMaxAltNameLen || name.find('\0') != std::string_view::npos)
+    return fail(EINVAL, "altname \"{}\" is not valid", name);
+  return dev.ns().registry().add_alt_name(dev, name);
+}
+
+Result<void> Control::del_altname(Device& dev, std::string_view name) {
+  return dev.ns().registry().del_alt_name(dev, name);
+}
+
 Result<void> Control::set_group(Device& dev, std::uint32_t group) {
   if (dev.group() == group) return ok();
   dev.set_group_locked(group);
@@ -297,9 +311,16 @@ Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_
     name = *n;
   }
   IFCORE_TRY(validate_device_name(name));
-  if (dst.name_taken(name))
-    return fail_log_only(EEXIST, "device \"{}\" already exists in namespace \"{}\"", name,
-                         to.name());
+  if (dst.name_taken(name)) {
+    if (!new_name.empty())
+      return fail_log_only(EEXIST, "device \"{}\" already exists in namespace \"{}\"", name,
+                           to.name());
+    return fail(EEXIST, "An interface with the same name exists in the target netns");
+  }
+  // Linux 6.18: __dev_change_net_namespace — none of the altnames may be in use there.
+  for (const std::string& alt : dev.altnames_locked())
+    if (dst.name_taken(alt))
+      return fail(EEXIST, "An interface with the altname {} exists in the target netns", alt);
   int ifindex = dev.ifindex();
   if (dst.index_taken(ifindex)) {
     auto i = dst.alloc_ifindex();

@@ -98,11 +98,10 @@ std::string format_pattern(std::string_view pattern, int n) {
 struct Registry::NameNode {
   cds_lfht_node node;  // first member: the node's address is the struct's
   Device* dev;
-  std::uint8_t len;
-  char name[16];
+  std::string name;  // a device name fits the string's own buffer; an altname may not
   rcu_head rcu;
 
-  std::string_view key() const { return {name, len}; }
+  std::string_view key() const { return name; }
   static void free_rcu(rcu_head* h) {
     auto* n = reinterpret_cast<NameNode*>(reinterpret_cast<char*>(h) - offsetof(NameNode, rcu));
     delete n;
@@ -230,11 +229,10 @@ bool Registry::index_taken(int ifindex) const {
   return find_index_rcu(ifindex) != nullptr;
 }
 
-Result<void> Registry::add_name(Device& dev, std::string_view name) {
+Result<void> Registry::add_name(Device& dev, std::string_view name, bool alt) {
   auto* n = new NameNode{};
   n->dev = &dev;
-  n->len = static_cast<std::uint8_t>(name.size());
-  std::memcpy(n->name, name.data(), name.size());
+  n->name.assign(name);
   cds_lfht_node_init(&n->node);
   rcu::ReadGuard g;
   std::string_view key = n->key();
@@ -243,7 +241,36 @@ Result<void> Registry::add_name(Device& dev, std::string_view name) {
     delete n;
     return fail_log_only(EEXIST, "device \"{}\" already exists", name);
   }
-  DeviceAccess::name_node(dev) = n;
+  if (!alt) DeviceAccess::name_node(dev) = n;
+  return ok();
+}
+
+Result<void> Registry::add_alt_name(Device& dev, std::string_view name) {
+  // Linux: netdev_name_node_alt_create — any name or altname of the namespace is taken.
+  if (name_taken(name)) return fail_log_only(EEXIST, "name \"{}\" is in use", name);
+  IFCORE_TRY(add_name(dev, name, true));
+  DeviceAccess::altnames(dev).emplace_back(name);
+  ++alt_count_;
+  return ok();
+}
+
+Result<void> Registry::del_alt_name(Device& dev, std::string_view name) {
+  // Linux: netdev_name_node_alt_destroy — ENOENT for a name nobody has; EINVAL for the
+  // device's own name and another device's names (no extack in either case).
+  Device* owner = nullptr;
+  {
+    rcu::ReadGuard g;
+    owner = find_name_rcu(name);
+  }
+  if (!owner) return fail_log_only(ENOENT, "no device has the name \"{}\"", name);
+  auto& alts = DeviceAccess::altnames(dev);
+  auto it = std::find(alts.begin(), alts.end(), name);
+  if (owner != &dev || it == alts.end())
+    return fail_log_only(EINVAL, "\"{}\" is not an altname of this device", name);
+  del_name(dev, name);
+  alts.erase(it);
+  --alt_count_;
+  name_freed(name);
   return ok();
 }
 
@@ -289,6 +316,18 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
     return fail(EBUSY, "ifindex {} is in use", ifindex);
   }
   IFCORE_TRY(add_name(dev, name));
+  // A device that moves between namespaces brings its altnames (checked free by the caller).
+  for (const std::string& alt : DeviceAccess::altnames(dev)) {
+    if (auto a = add_name(dev, alt, true); !a) {
+      for (const std::string& added : DeviceAccess::altnames(dev)) {
+        if (added == alt) break;
+        del_name(dev, added);
+      }
+      del_name(dev, name);
+      return a;
+    }
+  }
+  alt_count_ += DeviceAccess::altnames(dev).size();
   Page* page = page_for(ifindex, true);
   page->slot[ifindex % Page::kSlots].store(&dev, std::memory_order_release);
   ++page->used;
@@ -297,6 +336,12 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
 }
 
 void Registry::erase(Device& dev, std::string_view name, int ifindex, RetiredNames* later) {
+  // Linux: unlist_netdevice takes the altnames out of the name hash with the name.
+  for (const std::string& alt : DeviceAccess::altnames(dev)) {
+    del_name(dev, alt, later);
+    name_freed(alt);
+  }
+  alt_count_ -= DeviceAccess::altnames(dev).size();
   del_name(dev, name, later);
   Page* page = page_for(ifindex, false);
   if (page && page->slot[ifindex % Page::kSlots].load() == &dev) {
@@ -361,10 +406,11 @@ void Registry::maybe_resize() {
   // the batch that emptied a table of 10 000 names should not pay to save 100 KiB (Linux
   // never shrinks its name hash).
   constexpr std::size_t kShrinkAbove = std::size_t{1} << 16;
+  std::size_t entries = count_ + alt_count_;
   std::size_t want = table_size_;
-  while (count_ > want * 2 && want < (1ul << 22)) want *= 2;
-  if (want > kShrinkAbove && count_ * 16 < want)
-    while (count_ * 4 < want && want > 1024) want /= 2;
+  while (entries > want * 2 && want < (1ul << 22)) want *= 2;
+  if (want > kShrinkAbove && entries * 16 < want)
+    while (entries * 4 < want && want > 1024) want /= 2;
   if (want != table_size_) {
     table_size_ = want;
     cds_lfht_resize(names_, want);

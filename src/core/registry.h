@@ -62,14 +62,22 @@ class Registry {
   void collect_rcu(std::vector<Device*>& out) const;
 
   // Context: control lock for everything below.
-  // Lists `dev` under `name` and `ifindex`. Errors: EEXIST (name; before EBUSY when both
-  // are in use), EBUSY (ifindex).
+  // Lists `dev` under `name`, its altnames and `ifindex`. Errors: EEXIST (name; before EBUSY when
+  // both are in use), EBUSY (ifindex).
   Result<void> insert(Device& dev, std::string_view name, int ifindex);
-  // Unlists a device (name and index are free at once). Its name entry is freed after a
+  // Unlists a device (name, altnames and index are free at once). Its name entry is freed after a
   // grace period, or with `later` if given.
   void erase(Device& dev, std::string_view name, int ifindex, RetiredNames* later = nullptr);
   // Replaces one name with another for `dev`. Errors: EEXIST.
   Result<void> rename(Device& dev, std::string_view old_name, std::string_view new_name);
+  // Alternative names (Linux: netdev_name_node_alt_create / _destroy): listed in the same
+  // table as the names, so that a name and an altname are unique together.
+  // add_alt_name: Errors: EEXIST (any device's name or altname). Appends to the device's
+  // list. del_alt_name: Errors: ENOENT (no device has the name), EINVAL (the device's own
+  // name, or another device's name or altname).
+  Result<void> add_alt_name(Device& dev, std::string_view name);
+  Result<void> del_alt_name(Device& dev, std::string_view name);
+  // True if a device has `name` as its name or one of its altnames.
   bool name_taken(std::string_view name) const;
   bool index_taken(int ifindex) const;
 
@@ -92,13 +100,14 @@ class Registry {
   struct Top;
   Page* page_for(int ifindex, bool create);
   // The name table alone. add_name: EEXIST if taken; del_name: only `dev`'s entry.
-  Result<void> add_name(Device& dev, std::string_view name);
+  Result<void> add_name(Device& dev, std::string_view name, bool alt = false);
   void del_name(Device& dev, std::string_view name, RetiredNames* later = nullptr);
   void name_freed(std::string_view name);
 
   cds_lfht* names_ = nullptr;
   std::atomic<Top*> top_{nullptr};
   std::size_t count_ = 0;
+  std::size_t alt_count_ = 0;  // altnames listed (table entries beyond one per device)
   std::size_t table_size_ = 0;
   int next_ifindex_ = 1;
   // "%d" patterns seen, with the lowest number that may be free.

@@ -245,7 +245,8 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   // queues' qdiscs).
   m.qdisc = s.activated ? "noqueue" : "noop";
   fill_af_spec(dev, s.mtu, m);
-  m.ifmap = rtnl_link_ifmap{};  // Linux: rtnl_fill_link_ifmap, all zero for virtual devices
+  m.ifmap = rtnl_link_ifmap{};          // Linux: rtnl_fill_link_ifmap, all zero for virtual devices
+  m.alt_names = dev.altnames_locked();  // Linux: rtnl_fill_prop_list
   return m;
 }
 

@@ -112,8 +112,10 @@ Result<void> handle_getlink(Request& r) {
   if (g.ifindex > 0) {
     dev = ctl.find(**ns, g.ifindex);
   } else if (g.name) {
-    dev = ctl.find(**ns, *g.name);
-  } else if (!g.alt_name) {
+    dev = ctl.find(**ns, *g.name);  // any of a device's names (Linux: rtnl_dev_get)
+  } else if (g.alt_name) {
+    dev = ctl.find(**ns, *g.alt_name);
+  } else {
     return fail(EINVAL);
   }
   if (!dev) return fail(ENODEV);

@@ -50,7 +50,9 @@ Result<Namespace*> session_ns(Control& ctl, const SessionImpl& s);
 
 // Kind policies for the wire decoders, looked up under the control lock.
 wire::DecodeContext decode_context(Control& ctl);
-// The device a link request names: by ifindex (> 0), else by IFLA_IFNAME. Context: control lock.
+// The device a link request names: by ifindex (> 0), else by IFLA_IFNAME, else by
+// IFLA_ALT_IFNAME; a name finds a device by its name or any of its altnames (Linux:
+// rtnl_dev_get -> __dev_get_by_name). Context: control lock.
 Device* find_device(Control& ctl, Namespace& ns, const LinkRequest& req);
 
 // Appends an encoded message to the reply: `encode(builder)` writes exactly one message.
@@ -72,6 +74,8 @@ Result<void> handle_newlink(Request& r);
 Result<void> handle_setlink(Request& r);
 Result<void> handle_dellink(Request& r);
 Result<void> handle_getlink(Request& r);
+Result<void> handle_newlinkprop(Request& r);
+Result<void> handle_dellinkprop(Request& r);
 Result<void> handle_getnsid(Request& r);
 Result<void> handle_newaddr(Request& r);
 Result<void> handle_deladdr(Request& r);

@@ -33,7 +33,8 @@ wire::DecodeContext decode_context(Control& ctl) {
 Device* find_device(Control& ctl, Namespace& ns, const LinkRequest& req) {
   if (req.ifindex > 0) return ctl.find(ns, req.ifindex);
   if (req.name) return ctl.find(ns, *req.name);
-  return nullptr;  // ifcore has no alternative names: IFLA_ALT_IFNAME finds nothing
+  if (req.alt_name) return ctl.find(ns, *req.alt_name);
+  return nullptr;
 }
 
 namespace {

@@ -235,6 +235,10 @@ Handler find_handler(std::uint16_t type) {
       return handle_dellink;
     case RTM_GETLINK:
       return handle_getlink;
+    case RTM_NEWLINKPROP:
+      return handle_newlinkprop;
+    case RTM_DELLINKPROP:
+      return handle_dellinkprop;
     case RTM_NEWNSID:
       return handle_newnsid;
     case RTM_DELNSID:

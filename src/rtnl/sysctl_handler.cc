@@ -112,7 +112,10 @@ const Key* find_key(const SysctlName& n) {
 Result<int> scope_of(Control& ctl, Namespace& ns, const SysctlName& n, const std::string& full) {
   if (n.scope == "all") return inet::kConfAll;
   if (n.scope == "default") return inet::kConfDefault;
+  // The directories are named after devices' names only: an altname names none (Linux:
+  // devinet_sysctl_register and addrconf_sysctl_register use dev->name).
   Device* d = ctl.find(ns, n.scope);
+  if (d && d->name() != n.scope) d = nullptr;
   if (!d) return fail(ENOENT, "unknown setting \"{}\": no device \"{}\"", full, n.scope);
   return d->ifindex();
 }

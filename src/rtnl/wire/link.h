@@ -21,6 +21,7 @@
 #include "ifcore/result.h"
 #include "rtnl/wire/attrs.h"
 #include "rtnl/wire/netlink.h"
+#include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::wire {
 
@@ -108,6 +109,36 @@ Result<GetLinkRequest> decode_getlink(const Message& m);
 // Errors: EMSGSIZE from the builder.
 Result<void> encode_getlink(MessageBuilder& b, const Header& h, const GetLinkRequest& req);
 
+// RTM_NEWLINKPROP / RTM_DELLINKPROP (Linux: rtnl_linkprop): the device by ifi_index, else
+// IFLA_IFNAME, else IFLA_ALT_IFNAME, and IFLA_PROP_LIST's entries in their order. Entries
+// are views into the request (valid while its bytes are): Linux checks each IFLA_ALT_IFNAME
+// against its policy only when it comes to it, after applying the ones before.
+struct LinkPropRequest {
+  int ifindex = 0;
+  std::optional<std::string> name;      // IFLA_IFNAME
+  std::optional<std::string> alt_name;  // IFLA_ALT_IFNAME (outside the list: a lookup)
+  bool has_prop_list = false;           // IFLA_PROP_LIST present
+  std::vector<RawAttr> props;           // its entries, unchecked
+};
+
+// Decodes RTM_NEWLINKPROP / RTM_DELLINKPROP. Attributes other than those above are ignored.
+// Errors: EINVAL "ifinfomsg payload too short ...", ERANGE "Attribute failed policy
+// validation" (IFLA_IFNAME over 15 bytes, IFLA_ALT_IFNAME over 127, IFLA_PROP_LIST shorter
+// than an attribute header), EOPNOTSUPP "specified netns attribute not supported"
+// (IFLA_NET_NS_PID / IFLA_NET_NS_FD: Linux's rtnl_ensure_unique_netns), framing errors.
+Result<LinkPropRequest> decode_linkprop(const Message& m);
+
+// Checks one entry of IFLA_PROP_LIST as Linux's rtnl_alt_ifname does (ifla_policy's
+// IFLA_ALT_IFNAME: 1..127 bytes before an optional NUL) and returns the name.
+// Errors: ERANGE "Attribute failed policy validation", pointing at the entry.
+Result<std::string> linkprop_alt_name(const RawAttr& entry);
+
+// Writes RTM_NEWLINKPROP / RTM_DELLINKPROP (per h.type) naming the device by `ifindex`,
+// with one IFLA_ALT_IFNAME per name in IFLA_PROP_LIST (NLA_F_NESTED, as ip sends it).
+// Errors: EMSGSIZE from the builder.
+Result<void> encode_linkprop(MessageBuilder& b, const Header& h, int ifindex,
+                             const std::vector<std::string>& alt_names);
+
 // RTM_NEWLINK / RTM_DELLINK as Linux sends them in dumps and notifications.
 struct LinkMessage {
   // ifinfomsg
@@ -159,6 +190,8 @@ struct LinkMessage {
   std::optional<std::vector<std::uint64_t>> inet6_icmp6stats;  // IFLA_INET6_ICMP6STATS
   std::optional<std::array<std::uint8_t, 16>> inet6_token;     // IFLA_INET6_TOKEN
   std::optional<std::uint8_t> inet6_addr_gen_mode;  // AF_INET6 / IFLA_INET6_ADDR_GEN_MODE
+  // IFLA_PROP_LIST { IFLA_ALT_IFNAME... } (after IFLA_MAP; absent when empty)
+  std::vector<std::string> alt_names;
 };
 
 // Writes `msg` as one message (h.type is RTM_NEWLINK or RTM_DELLINK), attributes in the

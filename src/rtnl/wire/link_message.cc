@@ -138,6 +138,13 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
     b.end_nest(af);
   }
   if (m.ifmap) b.put_attr(IFLA_MAP, &*m.ifmap, sizeof(rtnl_link_ifmap));
+  if (!m.alt_names.empty()) {
+    // Linux: rtnl_fill_prop_list opens the nest with nla_nest_start (NLA_F_NESTED) and
+    // cancels it when the device has no altname.
+    std::size_t props = b.begin_nest(NLA_F_NESTED | IFLA_PROP_LIST);
+    for (const std::string& n : m.alt_names) b.put_string(IFLA_ALT_IFNAME, n);
+    b.end_nest(props);
+  }
   auto e = b.end();
   if (!e) return fail(e.error());
   return ok();
@@ -327,6 +334,13 @@ Result<void> decode_attr(const RawAttr& a, LinkMessage& m, const DecodeContext& 
       return ok();
     case IFLA_AF_SPEC:
       return decode_af_spec(a, m);
+    case IFLA_PROP_LIST: {
+      auto props = parse_nested(a);
+      if (!props) return fail(props.error());
+      for (const RawAttr& p : *props)
+        if (p.type == IFLA_ALT_IFNAME) m.alt_names.push_back(p.as_string());
+      return ok();
+    }
     default:
       return ok();  // a newer kernel's attribute: skipped
   }

@@ -48,6 +48,7 @@ bool ignored_on_input(std::uint16_t t) {
     case IFLA_XDP:
     case IFLA_PARENT_DEV_NAME:
     case IFLA_PARENT_DEV_BUS_NAME:
+    case IFLA_PROP_LIST:  // Linux: only rtnl_linkprop reads it; NEWLINK/SETLINK ignore it
     case IFCORE_IFLA_BULK:
       return true;
     default:
