@@ -392,6 +392,11 @@ Result<void> handle_getroute(Request& r) {
     // Linux: inet6_rtm_getroute reports the flow's source, :: when none was asked (`from ::`).
     out.src = m->src ? *m->src : IpAddr::v6(std::array<std::uint8_t, 16>{});
     out.src_len = 128;
+    if (m->iif) {
+      // rt6_fill_node for an input lookup: the input device, and no preferred source.
+      out.iif = *m->iif;
+      out.prefsrc.reset();
+    }
   }
   if (out.family == AF_INET) {
     // Linux: rt_fill_info — no metric, the uid the lookup was for (ifcore's clients are
