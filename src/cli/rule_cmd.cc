@@ -293,6 +293,79 @@ void print_rule(Ctx& c, const wire::RuleMessage& r, bool deleted) {
   o.end_record();
 }
 
+// The value words `ip rule add|del` and `ip rule show|flush` share, each read after its
+// keyword with iproute2's error for a bad one.
+Result<std::uint32_t> u32_value(Args& a, const char* what) {
+  auto v = a.value();
+  if (!v) return fail(v.error());
+  return parse_u32(*v, what);
+}
+Result<std::uint8_t> tos_value(Args& a) {
+  auto v = a.value();
+  if (!v) return fail(v.error());
+  auto t = ds_number(*v);
+  if (!t) return invarg("TOS value is invalid\n", *v);
+  return *t;
+}
+// `fwmark MARK[/MASK]`.
+Result<std::pair<std::uint32_t, std::optional<std::uint32_t>>> fwmark_value(Args& a) {
+  auto v = a.value();
+  if (!v) return fail(v.error());
+  std::string mark = *v;
+  std::optional<std::string> mask;
+  if (auto s = mark.find('/'); s != std::string::npos) {
+    mask = mark.substr(s + 1);
+    mark.resize(s);
+  }
+  auto n = parse_u32(mark, "fwmark value is invalid\n");
+  if (!n) return fail(n.error());
+  std::optional<std::uint32_t> k;
+  if (mask) {
+    auto got = parse_u32(*mask, "fwmask value is invalid\n");
+    if (!got) return fail(got.error());
+    k = *got;
+  }
+  return std::pair{*n, k};
+}
+Result<std::string> ifname_value(Args& a, const std::string& keyword) {
+  auto v = a.value();
+  if (!v) return fail(v.error());
+  if (v->empty() || v->size() >= IFNAMSIZ || v->find_first_of("/ \t\n:") != std::string::npos)
+    return invarg(
+        keyword == "oif" ? "\"oif\" not a valid ifname" : "\"iif\"/\"dev\" not a valid ifname", *v);
+  return *v;
+}
+Result<fib_rule_uid_range> uid_value(Args& a) {
+  auto v = a.value();
+  if (!v) return fail(v.error());
+  unsigned s = 0, e = 0;
+  if (std::sscanf(v->c_str(), "%u-%u", &s, &e) != 2) return invarg("invalid UID range\n", *v);
+  return fib_rule_uid_range{s, e};
+}
+Result<std::uint64_t> tun_id_value(Args& a) {
+  auto v = a.value();
+  if (!v) return fail(v.error());
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long id = std::strtoull(v->c_str(), &end, 0);
+  if (v->empty() || *end || errno) return invarg("\"tun_id\" value is invalid\n", *v);
+  return id;
+}
+Result<std::uint8_t> ipproto_value(Args& a) {
+  auto v = a.value();
+  if (!v) return fail(v.error());
+  auto p = ipproto_number(*v);
+  if (!p) return invarg("Invalid \"ipproto\" value\n", *v);
+  return *p;
+}
+Result<fib_rule_port_range> ports_value(Args& a, const std::string& keyword) {
+  auto v = a.value();
+  if (!v) return fail(v.error());
+  auto r = port_range(*v);
+  if (!r) return invarg(keyword == "sport" ? "invalid port range\n" : "invalid dport range\n", *v);
+  return *r;
+}
+
 Result<void> rule_modify(Ctx& c, Args& a, std::uint16_t type) {
   const bool add = type == RTM_NEWRULE;
   if (a.done()) return die(1, "\"ip rule {}\" requires arguments.", add ? "add" : "del");
@@ -321,33 +394,18 @@ Result<void> rule_modify(Ctx& c, Args& a, std::uint16_t type) {
         if (!p->any) m.dst = p->addr;
       }
     } else if (matches(w, "preference") || matches(w, "order") || matches(w, "priority")) {
-      auto v = val();
-      if (!v) return fail(v.error());
-      auto n = parse_u32(*v, "preference value is invalid\n");
+      auto n = u32_value(a, "preference value is invalid\n");
       if (!n) return fail(n.error());
       m.priority = *n;
     } else if (w == "tos" || matches(w, "dsfield")) {
-      auto v = val();
-      if (!v) return fail(v.error());
-      auto t = ds_number(*v);
-      if (!t) return invarg("TOS value is invalid\n", *v);
+      auto t = tos_value(a);
+      if (!t) return fail(t.error());
       m.tos = *t;
     } else if (w == "fwmark") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      std::string mark = *v, mask;
-      if (auto s = mark.find('/'); s != std::string::npos) {
-        mask = mark.substr(s + 1);
-        mark.resize(s);
-      }
-      auto n = parse_u32(mark, "fwmark value is invalid\n");
-      if (!n) return fail(n.error());
-      m.fwmark = *n;
-      if (v->find('/') != std::string::npos) {
-        auto k = parse_u32(mask, "fwmask value is invalid\n");
-        if (!k) return fail(k.error());
-        m.fwmask = *k;
-      }
+      auto f = fwmark_value(a);
+      if (!f) return fail(f.error());
+      m.fwmark = f->first;
+      if (f->second) m.fwmask = *f->second;
     } else if (matches(w, "realms")) {
       auto v = val();
       if (!v) return fail(v.error());
@@ -361,13 +419,9 @@ Result<void> rule_modify(Ctx& c, Args& a, std::uint16_t type) {
       if (!p) return invarg("\"protocol\" value is invalid\n", *v);
       m.protocol = *p;
     } else if (matches(w, "tun_id")) {
-      auto v = val();
-      if (!v) return fail(v.error());
-      char* end = nullptr;
-      errno = 0;
-      unsigned long long id = std::strtoull(v->c_str(), &end, 0);
-      if (v->empty() || *end || errno) return invarg("\"tun_id\" value is invalid\n", *v);
-      m.tun_id = id;
+      auto id = tun_id_value(a);
+      if (!id) return fail(id.error());
+      m.tun_id = *id;
     } else if (matches(w, "table") || w == "lookup") {
       auto v = val();
       if (!v) return fail(v.error());
@@ -398,33 +452,24 @@ Result<void> rule_modify(Ctx& c, Args& a, std::uint16_t type) {
       }
       m.suppress_ifgroup = g;
     } else if (w == "dev" || w == "iif" || w == "oif") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      if (v->empty() || v->size() >= IFNAMSIZ || v->find_first_of("/ \t\n:") != std::string::npos)
-        return invarg(
-            w == "oif" ? "\"oif\" not a valid ifname" : "\"iif\"/\"dev\" not a valid ifname", *v);
-      (w == "oif" ? m.oifname : m.iifname) = *v;
+      auto n = ifname_value(a, w);
+      if (!n) return fail(n.error());
+      (w == "oif" ? m.oifname : m.iifname) = *n;
     } else if (w == "l3mdev") {
       m.l3mdev = 1;
       table_given = true;
       l3mdev = true;
     } else if (w == "uidrange") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      unsigned s = 0, e = 0;
-      if (std::sscanf(v->c_str(), "%u-%u", &s, &e) != 2) return invarg("invalid UID range\n", *v);
-      m.uid_range = fib_rule_uid_range{s, e};
+      auto u = uid_value(a);
+      if (!u) return fail(u.error());
+      m.uid_range = *u;
     } else if (w == "ipproto") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      auto p = ipproto_number(*v);
-      if (!p) return invarg("Invalid \"ipproto\" value\n", *v);
+      auto p = ipproto_value(a);
+      if (!p) return fail(p.error());
       m.ip_proto = *p;
     } else if (w == "sport" || w == "dport") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      auto r = port_range(*v);
-      if (!r) return invarg(w == "sport" ? "invalid port range\n" : "invalid dport range\n", *v);
+      auto r = ports_value(a, w);
+      if (!r) return fail(r.error());
       (w == "sport" ? m.sport : m.dport) = *r;
     } else {
       if (w == "type") {
@@ -467,57 +512,34 @@ Result<void> rule_show_or_flush(Ctx& c, Args& a, bool flush) {
     std::string w = a.take();
     auto val = [&]() { return a.value(); };
     if (matches(w, "preference") || matches(w, "order") || matches(w, "priority")) {
-      auto v = val();
-      if (!v) return fail(v.error());
-      auto n = parse_u32(*v, "preference value is invalid\n");
+      auto n = u32_value(a, "preference value is invalid\n");
       if (!n) return fail(n.error());
       f.pref = *n;
     } else if (w == "not") {
       f.invert = true;
     } else if (w == "tos" || w == "dsfield") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      auto t = ds_number(*v);
-      if (!t) return invarg("TOS value is invalid\n", *v);
+      auto t = tos_value(a);
+      if (!t) return fail(t.error());
       f.tos = *t;
     } else if (w == "fwmark") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      std::string mark = *v, mask;
-      if (auto s = mark.find('/'); s != std::string::npos) {
-        mask = mark.substr(s + 1);
-        mark.resize(s);
-      }
-      auto n = parse_u32(mark, "fwmark value is invalid\n");
-      if (!n) return fail(n.error());
-      f.fwmark = *n;
-      if (v->find('/') != std::string::npos) {
-        auto k = parse_u32(mask, "fwmask value is invalid\n");
-        if (!k) return fail(k.error());
-        f.fwmask = *k;
-      }
+      auto m = fwmark_value(a);
+      if (!m) return fail(m.error());
+      f.fwmark = m->first;
+      f.fwmask = m->second.value_or(0);
     } else if (w == "dev" || w == "iif" || w == "oif") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      if (v->empty() || v->size() >= IFNAMSIZ)
-        return invarg(
-            w == "oif" ? "\"oif\" not a valid ifname" : "\"iif\"/\"dev\" not a valid ifname", *v);
-      (w == "oif" ? f.oif : f.iif) = *v;
+      auto n = ifname_value(a, w);
+      if (!n) return fail(n.error());
+      (w == "oif" ? f.oif : f.iif) = *n;
     } else if (w == "l3mdev") {
       f.l3mdev = true;
     } else if (w == "uidrange") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      unsigned s = 0, e = 0;
-      if (std::sscanf(v->c_str(), "%u-%u", &s, &e) != 2) return invarg("invalid UID range\n", *v);
-      f.uid = fib_rule_uid_range{s, e};
+      auto u = uid_value(a);
+      if (!u) return fail(u.error());
+      f.uid = *u;
     } else if (matches(w, "tun_id")) {
-      auto v = val();
-      if (!v) return fail(v.error());
-      char* end = nullptr;
-      unsigned long long id = std::strtoull(v->c_str(), &end, 0);
-      if (v->empty() || *end) return invarg("\"tun_id\" value is invalid\n", *v);
-      f.tun_id = id;
+      auto id = tun_id_value(a);
+      if (!id) return fail(id.error());
+      f.tun_id = *id;
     } else if (matches(w, "lookup") || matches(w, "table")) {
       auto v = val();
       if (!v) return fail(v.error());
@@ -541,16 +563,12 @@ Result<void> rule_show_or_flush(Ctx& c, Args& a, bool flush) {
         return invarg("invalid \"protocol\"\n", *v);
       }
     } else if (w == "ipproto") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      auto p = ipproto_number(*v);
-      if (!p) return invarg("Invalid \"ipproto\" value\n", *v);
+      auto p = ipproto_value(a);
+      if (!p) return fail(p.error());
       f.ipproto = *p;
     } else if (w == "sport" || w == "dport") {
-      auto v = val();
-      if (!v) return fail(v.error());
-      auto r = port_range(*v);
-      if (!r) return invarg(w == "sport" ? "invalid port range\n" : "invalid dport range\n", *v);
+      auto r = ports_value(a, w);
+      if (!r) return fail(r.error());
       (w == "sport" ? f.sport : f.dport) = *r;
     } else {
       if (matches(w, "dst") || matches(w, "to")) {
