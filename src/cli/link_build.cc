@@ -308,10 +308,7 @@ Result<IpAddr> ip_value(Args& a, const char* what) {
   return *ip;
 }
 
-// iproute2's vxlan options (iplink_vxlan.c's parser): every word checked for a second use,
-// the addresses kept to the end so that group/remote/local agree on a family, the VNI,
-// learning and the destination port added last; `set_op` (a change, no NLM_F_CREATE) sends
-// only what was given. The kernel's semantics are vxlan_nl2conf's (drivers/net/vxlan).
+// ip 6.1's vxlan usage, printed after an unknown word and for `help`.
 constexpr const char* kVxlanUsage =
     "Usage: ... vxlan id VNI\n"
     "\t\t[ { group | remote } IP_ADDRESS ]\n"
@@ -344,13 +341,12 @@ constexpr const char* kVxlanUsage =
     "\tDF\t:= { unset | set | inherit }\n"
     "\tLABEL := 0-1048575";
 
-// An address word as ip reads it for vxlan: "any"/"default"/"all" and the zero address are
-// "unspecified", a family already chosen by the other address must be kept.
+// An address word as ip reads it for vxlan: "any"/"default"/"all" are "unspecified" (the
+// zero address is not), a family already chosen by the other address must be kept.
 struct VxAddr {
   std::optional<IpAddr> ip;
   bool unspec = false;
   bool multi = false;
-  bool set() const { return ip.has_value() || unspec; }
   bool inet_not_multi() const { return ip && !unspec && !multi; }
   bool inet_multi() const { return ip && !unspec && multi; }
 };
@@ -370,11 +366,14 @@ Result<VxAddr> vx_addr(const std::string& s, int family) {
                s);
   r.ip = *ip;
   auto b = ip->bytes();
-  r.unspec = std::all_of(b.begin(), b.end(), [](std::uint8_t x) { return x == 0; });
   r.multi = ip->is_v4() ? (b[0] & 0xf0) == 0xe0 : b[0] == 0xff;
   return r;
 }
 
+// iproute2's vxlan options (iplink_vxlan.c's parser): every word checked for a second use,
+// the addresses kept to the end so that group/remote/local agree on a family, the VNI,
+// learning and the destination port added last; `set_op` (a change, no NLM_F_CREATE) sends
+// only what was given. The kernel's semantics are vxlan_nl2conf's (drivers/net/vxlan).
 Result<void> parse_vxlan(Ctx& c, wire::MessageBuilder& b, Args& a, bool set_op) {
   auto data = b.begin_nest(IFLA_INFO_DATA);
   std::uint64_t seen = 0;
