@@ -32,7 +32,9 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
 
 // Appends `type KIND [options]` for link add (link_build.cc): IFLA_LINKINFO with the
 // kind's IFLA_INFO_DATA. Consumes the rest of the words.
-Result<void> put_linkinfo(Ctx& c, wire::MessageBuilder& b, const std::string& kind, Args& a);
+// `set_op`: a change of an existing device (ip link set/change, no NLM_F_CREATE).
+Result<void> put_linkinfo(Ctx& c, wire::MessageBuilder& b, const std::string& kind, Args& a,
+                          bool set_op = false);
 // Parses the common link words of `link add` / `link set` / veth's `peer` that carry an
 // attribute (mtu, address, broadcast, txqueuelen, name, group, master, nomaster, netns,
 // alias, up, down, ...). Returns false when `word` is not one of them.

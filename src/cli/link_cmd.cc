@@ -145,7 +145,7 @@ Result<void> link_set(Ctx& c, Args& a) {
     if (w == "type") {
       auto v = a.value();
       if (!v) return fail(v.error());
-      IFCORE_TRY(put_linkinfo(c, b, *v, a));
+      IFCORE_TRY(put_linkinfo(c, b, *v, a, true));
       continue;
     }
     if (w == "group" && name.empty()) {  // `link set group N up`: every device of a group

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "cli/link_print.h"
@@ -292,18 +293,40 @@ void print_bridge_port(Ctx& c, const Attrs& a) {
   print_fields(c, a, kBridgePortTail);
 }
 
+// As iproute2 6.1's vxlan printer: zero addresses and links left out, learning in JSON only
+// (text says "nolearning"), the flags only when on, tos 1 as "inherit", ttl 0 as "auto".
 void print_vxlan(Ctx& c, const Attrs& a) {
   Out& o = *c.out;
-  if (auto id = num(a, IFLA_VXLAN_ID)) o.kv("id", *id, fmt::format("id {} ", *id));
-  if (const auto* g = find(a, IFLA_VXLAN_GROUP)) {
-    bool mc = g->data.size() == 4 && (g->data[0] & 0xf0) == 0xe0;
-    o.kv(mc ? "group" : "remote", ip_text(*g),
-         fmt::format("{} {} ", mc ? "group" : "remote", ip_text(*g)));
-  } else if (const auto* g6 = find(a, IFLA_VXLAN_GROUP6)) {
-    o.kv("remote", ip_text(*g6), fmt::format("remote {} ", ip_text(*g6)));
+  auto on = [&](std::uint16_t t) { return num(a, t).value_or(0) != 0; };
+  auto zero = [](const wire::RawAttr& r) {
+    return std::all_of(r.data.begin(), r.data.end(), [](std::uint8_t x) { return x == 0; });
+  };
+  if (on(IFLA_VXLAN_COLLECT_METADATA)) o.kv("external", true, "external ");
+  if (on(IFLA_VXLAN_VNIFILTER)) o.kv("vnifilter", true, "vnifilter");
+  if (const auto* id = find(a, IFLA_VXLAN_ID); id && id->data.size() >= 4) {
+    auto v = num(a, IFLA_VXLAN_ID).value_or(0);
+    o.kv("id", v, fmt::format("id {} ", v));
   }
-  if (const auto* l = find(a, IFLA_VXLAN_LOCAL))
-    o.kv("local", ip_text(*l), fmt::format("local {} ", ip_text(*l)));
+  if (const auto* g = find(a, IFLA_VXLAN_GROUP)) {
+    if (g->data.size() == 4 && !zero(*g)) {
+      bool mc = (g->data[0] & 0xf0) == 0xe0;
+      const char* w = mc ? "group" : "remote";
+      o.kv(w, ip_text(*g), fmt::format("{} {} ", w, ip_text(*g)));
+    }
+  } else if (const auto* g6 = find(a, IFLA_VXLAN_GROUP6)) {
+    if (g6->data.size() == 16 && !zero(*g6)) {
+      bool mc = g6->data[0] == 0xff;
+      o.kv(mc ? "group6" : "remote6", ip_text(*g6),
+           fmt::format("{} {} ", mc ? "group" : "remote", ip_text(*g6)));
+    }
+  }
+  if (const auto* l = find(a, IFLA_VXLAN_LOCAL)) {
+    if (l->data.size() == 4 && !zero(*l))
+      o.kv("local", ip_text(*l), fmt::format("local {} ", ip_text(*l)));
+  } else if (const auto* l6 = find(a, IFLA_VXLAN_LOCAL6)) {
+    if (l6->data.size() == 16 && !zero(*l6))
+      o.kv("local6", ip_text(*l6), fmt::format("local {} ", ip_text(*l6)));
+  }
   if (auto dev = num(a, IFLA_VXLAN_LINK); dev && *dev) {
     std::string n = c.client->ifname(int(*dev));
     o.kv("link", n, fmt::format("dev {} ", n));
@@ -319,19 +342,46 @@ void print_vxlan(Ctx& c, const Attrs& a) {
     unsigned port = ntohs(std::uint16_t(*p));
     o.kv("port", port, fmt::format("dstport {} ", port));
   }
-  if (auto ttl = num(a, IFLA_VXLAN_TTL)) {
-    if (*ttl)
-      o.kv("ttl", *ttl, fmt::format("ttl {} ", *ttl));
-    else
-      o.kv("ttl", "auto", "ttl auto ");
+  if (auto l = num(a, IFLA_VXLAN_LEARNING)) o.kv("learning", *l != 0, *l ? "" : "nolearning ");
+  if (on(IFLA_VXLAN_PROXY)) o.kv("proxy", true, "proxy ");
+  if (on(IFLA_VXLAN_RSC)) o.kv("rsc", true, "rsc ");
+  if (on(IFLA_VXLAN_L2MISS)) o.kv("l2miss", true, "l2miss ");
+  if (on(IFLA_VXLAN_L3MISS)) o.kv("l3miss", true, "l3miss ");
+  if (auto tos = num(a, IFLA_VXLAN_TOS).value_or(0)) {
+    std::string h = fmt::format("{:#x}", tos);
+    o.kv("tos", h, tos == 1 ? "tos inherit " : fmt::format("tos {} ", h));
   }
-  if (auto ag = num(a, IFLA_VXLAN_AGEING)) o.kv("ageing", *ag, fmt::format("ageing {} ", *ag));
+  if (on(IFLA_VXLAN_TTL_INHERIT)) {
+    o.text("ttl inherit ");
+  } else if (auto ttl = num(a, IFLA_VXLAN_TTL)) {
+    o.kv("ttl", *ttl, *ttl ? fmt::format("ttl {} ", *ttl) : std::string("ttl auto "));
+  }
+  if (auto df = num(a, IFLA_VXLAN_DF)) {
+    if (*df == VXLAN_DF_UNSET)
+      o.kv("df", "unset", "");
+    else if (*df == VXLAN_DF_SET)
+      o.kv("df", "set", "df set ");
+    else if (*df == VXLAN_DF_INHERIT)
+      o.kv("df", "inherit", "df inherit ");
+  }
+  if (auto l = num(a, IFLA_VXLAN_LABEL); l && *l) {
+    std::string h = fmt::format("{:#x}", ntohl(std::uint32_t(*l)));
+    o.kv("label", h, fmt::format("flowlabel {} ", h));
+  }
+  if (auto ag = num(a, IFLA_VXLAN_AGEING))
+    o.kv("ageing", *ag, *ag ? fmt::format("ageing {} ", *ag) : std::string("ageing none "));
+  if (auto lim = num(a, IFLA_VXLAN_LIMIT); lim && *lim)
+    o.kv("limit", *lim, fmt::format("maxaddr {} ", *lim));
   if (auto cs = num(a, IFLA_VXLAN_UDP_CSUM))
     o.kv("udp_csum", *cs != 0, *cs ? "udpcsum " : "noudpcsum ");
   if (auto cs = num(a, IFLA_VXLAN_UDP_ZERO_CSUM6_TX))
     o.kv("udp_zero_csum6_tx", *cs != 0, *cs ? "udp6zerocsumtx " : "noudp6zerocsumtx ");
   if (auto cs = num(a, IFLA_VXLAN_UDP_ZERO_CSUM6_RX))
     o.kv("udp_zero_csum6_rx", *cs != 0, *cs ? "udp6zerocsumrx " : "noudp6zerocsumrx ");
+  if (on(IFLA_VXLAN_REMCSUM_TX)) o.kv("remcsum_tx", true, "remcsumtx ");
+  if (on(IFLA_VXLAN_REMCSUM_RX)) o.kv("remcsum_rx", true, "remcsumrx ");
+  if (find(a, IFLA_VXLAN_GBP)) o.kv("gbp", true, "gbp ");
+  if (find(a, IFLA_VXLAN_GPE)) o.kv("gpe", true, "gpe ");
 }
 
 // ipip, gre: remote, local, dev, ttl, key.

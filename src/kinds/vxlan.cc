@@ -155,7 +155,9 @@ Result<void> nl2conf(Conf& c, const AttrList& d, bool changelink) {
                   "vxlan: cannot change TTL_INHERIT flag"));
   if (auto v = attr_num(d, IFLA_VXLAN_LABEL)) c.label = static_cast<std::uint32_t>(*v) & 0xFFFFF;
   IFCORE_TRY(flag(c, d, IFLA_VXLAN_LEARNING, kLearn, changelink, nullptr));
-  if (auto v = attr_num(d, IFLA_VXLAN_AGEING)) c.ageing = static_cast<std::uint32_t>(*v);
+  // vxlan_config_validate: an ageing time of 0 means the default one.
+  if (auto v = attr_num(d, IFLA_VXLAN_AGEING))
+    c.ageing = *v ? static_cast<std::uint32_t>(*v) : kDefaultAgeing;
   IFCORE_TRY(flag(c, d, IFLA_VXLAN_PROXY, kProxy, changelink, "vxlan: cannot change PROXY flag"));
   IFCORE_TRY(flag(c, d, IFLA_VXLAN_RSC, kRsc, changelink, "vxlan: cannot change RSC flag"));
   IFCORE_TRY(

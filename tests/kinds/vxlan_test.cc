@@ -40,6 +40,9 @@ TEST_F(VxlanTest, CreateShowsWhatLinuxReports) {
   Device* w = must(ctl.create_link(def(ctl), vxlan("vx1", {Attr::u32(IFLA_VXLAN_ID, 7)})));
   EXPECT_EQ(num(w->kind().fill_info(*w), IFLA_VXLAN_PORT), 8472u);
   EXPECT_EQ(w->mtu(), 1500u);
+  Device* z = must(ctl.create_link(
+      def(ctl), vxlan("vx2", {Attr::u32(IFLA_VXLAN_ID, 8), Attr::u32(IFLA_VXLAN_AGEING, 0)})));
+  EXPECT_EQ(num(z->kind().fill_info(*z), IFLA_VXLAN_AGEING), 300u) << "0 means the default";
 }
 
 TEST_F(VxlanTest, InvalidRequestsChangeNothing) {
@@ -79,6 +82,8 @@ TEST_F(VxlanTest, ChangesTakeWhatLinuxLetsChange) {
   EXPECT_EQ(num(info, IFLA_VXLAN_TTL), 64u);
   EXPECT_EQ(num(info, IFLA_VXLAN_LEARNING), 0u);
   EXPECT_EQ(num(info, IFLA_VXLAN_AGEING), 30u);
+  ASSERT_TRUE(change({Attr::u32(IFLA_VXLAN_AGEING, 0)}));
+  EXPECT_EQ(num(v->kind().fill_info(*v), IFLA_VXLAN_AGEING), 300u) << "0 means the default";
   struct Case {
     Attr attr;
     const char* message;
