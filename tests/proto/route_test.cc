@@ -378,7 +378,9 @@ class MultipathTest : public EngineTest {
   Device* up(Control& ctl, const std::string& name, std::string_view addr, int plen) {
     Device* d = dummy(ctl, name);
     EXPECT_TRUE(ctl.open(*d));
-    if (!addr.empty()) EXPECT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, addr, plen)));
+    if (!addr.empty()) {
+      EXPECT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, addr, plen)));
+    }
     return d;
   }
   std::optional<inet::RouteInfo> find(Control& ctl, std::string_view dst, int len) {
