@@ -725,6 +725,25 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
   return out;
 }
 
+namespace {
+
+// An IPv4 lookup's answer made without a table entry (Linux: a route-cache entry of
+// ip_route_output_key_hash_rcu's own): a host route in main, universe scope.
+RouteInfo cached_route4(const IpAddr& dst, std::uint8_t type, int oif, std::uint32_t flags) {
+  RouteInfo out;
+  out.family = AF_INET;
+  out.table = RT_TABLE_MAIN;
+  out.dst = dst;
+  out.dst_len = 32;
+  out.type = type;
+  out.scope = RT_SCOPE_UNIVERSE;
+  out.oif = oif;
+  out.flags = flags;
+  return out;
+}
+
+}  // namespace
+
 Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
   const IpAddr& dst = flow.dst;
   const int oif = flow.oif;
@@ -737,15 +756,8 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
   // src 127.0.0.1 … cache <local>`), whether lo is up or not.
   if (f == AF_INET && dst.v4_host() == 0 && !oif && ns.loopback()) {
     if (flow.fib_match) return fail(EHOSTUNREACH);
-    RouteInfo out;
-    out.family = AF_INET;
-    out.table = RT_TABLE_MAIN;
-    out.dst = dst;
-    out.dst_len = 32;
-    out.type = RTN_LOCAL;
-    out.scope = RT_SCOPE_UNIVERSE;
-    out.flags = RTM_F_CLONED | RTCF_LOCAL;
-    out.oif = ns.loopback()->ifindex();
+    RouteInfo out =
+        cached_route4(dst, RTN_LOCAL, ns.loopback()->ifindex(), RTM_F_CLONED | RTCF_LOCAL);
     out.prefsrc = IpAddr::v4(0x7f000001);
     return out;
   }
@@ -810,15 +822,9 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
     Device* out_dev = f == AF_INET && oif && !flow.iif ? ctl.find(ns, oif) : nullptr;
     if (!out_dev || !out_dev->is_up()) return fail(looked.error());
     if (flow.fib_match) return fail(EHOSTUNREACH);  // Linux: no fib_info to show
-    RouteInfo out;
-    out.family = AF_INET;
-    out.table = RT_TABLE_MAIN;
-    out.dst = dst;
-    out.dst_len = 32;
-    out.type = RTN_UNICAST;
-    out.scope = RT_SCOPE_UNIVERSE;
-    out.oif = oif;
-    out.flags = RTM_F_CLONED | ((out_dev->flags() & IFF_LOOPBACK) ? RTCF_LOCAL : 0u);
+    RouteInfo out =
+        cached_route4(dst, RTN_UNICAST, oif,
+                      RTM_F_CLONED | ((out_dev->flags() & IFF_LOOPBACK) ? RTCF_LOCAL : 0u));
     // Linux: inet_select_addr(dev, 0, RT_SCOPE_LINK) — the device's first primary address
     // of link scope or wider, else the first such address of any device of the namespace.
     auto select = [&](const Device& d) -> IpAddr {

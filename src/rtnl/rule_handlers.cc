@@ -116,7 +116,12 @@ void ProtoPublisher::on_rule(Namespace& ns, inet::ProtoEvent ev, const inet::Rul
   if (wire::encode_rule(b, h, rule_message(r))) hub_.publish(ns.id(), group, b.bytes());
 }
 
-Result<void> handle_newrule(Request& r) {
+namespace {
+
+// RTM_NEWRULE and RTM_DELRULE: the request decoded and checked as Linux's fib_nl2rule
+// does before either, then `op` under the control lock in the session's namespace.
+template <class Op>
+Result<void> modify_rule(Request& r, Op op) {
   auto m = wire::decode_rule(r.m);
   if (!m) return fail(m.error());
   if (m->family != AF_INET && m->family != AF_INET6)
@@ -126,22 +131,22 @@ Result<void> handle_newrule(Request& r) {
   auto ns = session_ns(ctl, r.s);
   if (!ns) return fail(ns.error());
   ScopeGuard guard(r, ctl, (*ns)->id());
-  auto made = inet::add_rule(ctl, **ns, rule_request(*m, r.flags()));
-  if (!made) return fail(made.error());
-  return ok();
+  return op(ctl, **ns, rule_request(*m, r.flags()));
+}
+
+}  // namespace
+
+Result<void> handle_newrule(Request& r) {
+  return modify_rule(r, [](Control& ctl, Namespace& ns, const inet::RuleRequest& q) {
+    auto made = inet::add_rule(ctl, ns, q);
+    return made ? ok() : Result<void>(fail(made.error()));
+  });
 }
 
 Result<void> handle_delrule(Request& r) {
-  auto m = wire::decode_rule(r.m);
-  if (!m) return fail(m.error());
-  if (m->family != AF_INET && m->family != AF_INET6)
-    return fail(EAFNOSUPPORT, "Rule family not supported");
-  IFCORE_TRY(check_addresses(*m));
-  Control ctl = r.s.hub().engine().control();
-  auto ns = session_ns(ctl, r.s);
-  if (!ns) return fail(ns.error());
-  ScopeGuard guard(r, ctl, (*ns)->id());
-  return inet::delete_rule(ctl, **ns, rule_request(*m, r.flags()));
+  return modify_rule(r, [](Control& ctl, Namespace& ns, const inet::RuleRequest& q) {
+    return inet::delete_rule(ctl, ns, q);
+  });
 }
 
 Result<void> handle_getrule(Request& r) {
