@@ -20,6 +20,7 @@
 #include "ifcore/addr.h"
 #include "ifcore/clock.h"
 #include "ifcore/engine.h"
+#include "ifcore/nexthop.h"
 #include "ifcore/result.h"
 
 namespace ifcore::inet {
@@ -136,6 +137,9 @@ struct RouteInfo {
   // A multipath route's next hops (RTA_MULTIPATH; two or more); `gateway` and `oif` are
   // then the first hop's, kept for lookups, and not reported on their own.
   std::vector<NextHop> nexthops;
+  // RTA_NH_ID: the nexthop object the route names (0: none); gateway, oif and nexthops
+  // are then that object's, as Linux reports them.
+  std::uint32_t nhid = 0;
 };
 
 // What RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE ask for.
@@ -157,6 +161,9 @@ struct RouteRequest {
   // RTA_MULTIPATH: each hop is resolved as a route's gateway and device would be; one hop
   // makes an ordinary route, as in Linux.
   std::vector<NextHop> nexthops;
+  // RTA_NH_ID: a nexthop object instead of gateway, oif and nexthops (add); delete: match.
+  std::uint32_t nhid = 0;
+  std::uint8_t src_len = 0;  // rtm_src_len (IPv6 source routing: only refused with nhid)
   // Netlink flags of RTM_NEWROUTE. `ip route add` = create+excl, `replace` = create+replace,
   // `append` = create+append, `change` = replace.
   bool create = true, excl = true, replace = false, append = false;
@@ -462,6 +469,7 @@ class ProtoListener {
   virtual void on_route(Namespace& ns, ProtoEvent ev, const RouteInfo& r) {}
   virtual void on_neigh(Namespace& ns, ProtoEvent ev, const NeighInfo& n) {}
   virtual void on_rule(Namespace& ns, ProtoEvent ev, const RuleInfo& r) {}
+  virtual void on_nexthop(Namespace& ns, ProtoEvent ev, const NexthopInfo& n) {}
   // RTM_NEWNETCONF / RTM_DELNETCONF: a device's protocol state made (full report, before
   // its RTM_NEWLINK) or gone (Del, before its RTM_DELLINK), a setting changed.
   virtual void on_netconf(Namespace& ns, ProtoEvent ev, const NetconfInfo& n) {}

@@ -40,6 +40,9 @@ RouteKey key_of(const RouteInfo& r) {
 // does (fib6_nh_init and fib6_ifdown pass RTF_LOCAL and RTF_ANYCAST over).
 RouteInfo report(const Route& r) {
   RouteInfo i = r.info;
+  // A nexthop object's hops carry no link state: a nexthop goes with its device's down
+  // or carrier loss (Linux: rt6_sync_down_dev and fib_sync_down_dev pass them over).
+  if (r.nh) return i;
   if (!i.nexthops.empty()) {
     // Linux: each hop of a multipath route carries its own state: `dead linkdown` when its
     // device is down, `linkdown` when it has no carrier; the route itself carries none.
@@ -86,6 +89,7 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   RouteList& v = *r->list;
   std::optional<RouteInfo> gone;
   if (notify && route_news_wanted(ep, ns, r->info.family)) gone = report(*r);
+  if (r->nh) std::erase(r->nh->routes, r);
   if (r->dev)
     if (DevState* ds = find_dev(ep, *r->dev)) ds->routes.erase(r);
   for (Route::Hop& h : r->extra) {
@@ -451,7 +455,8 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
   if (!ds->extra_routes.empty()) {
     std::vector<Route*> extra = ds->extra_routes;
     for (Route* r : extra) {
-      if (r->info.family != family) continue;
+      // A route naming a nexthop object goes with the object (nexthop.cc), not here.
+      if (r->info.family != family || r->nh) continue;
       if (which == Which::All && family == AF_INET6)
         drop_hop(r);
       else if (which == Which::All || (which == Which::User && !hops_up(*r)))
@@ -462,6 +467,7 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
   Borrowed<Route*> routes(ep.route_scratch);
   sorted_routes(*ds, family, *routes);
   for (Route* r : *routes) {
+    if (r->nh) continue;
     bool user = r->origin == Origin::User;
     if (which == Which::User && user && !r->extra.empty() && hops_up(*r)) continue;
     if (which == Which::All && family == AF_INET6 && !r->extra.empty()) {
@@ -514,11 +520,80 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
 
 // ---------------------------------------------------------------- public API
 
+namespace {
+
+// The first hop's gateway and device, and two hops or more as the multipath (Linux
+// reports a group of one as a plain next hop).
+void set_route_hops(RouteInfo& i, const std::vector<inet::NextHop>& hops, bool blackhole,
+                    bool group) {
+  i.nexthops.clear();
+  i.gateway = hops.empty() ? IpAddr{} : hops.front().gateway;
+  i.oif = hops.empty() ? 0 : hops.front().oif;
+  i.flags = hops.empty() ? 0 : hops.front().flags & RTNH_F_ONLINK;
+  // Linux: fib_dump_info lists the hops when there are two or more (nexthop_num_path);
+  // rt6_fill_node whenever the nexthop is a group (nexthop_is_multipath), even of one.
+  if (hops.size() > 1 || (group && i.family == AF_INET6)) i.nexthops = hops;
+  // Linux: fib_dump_info / rt6_fill_node report a route through a blackhole nexthop as a
+  // blackhole route.
+  if (blackhole) i.type = RTN_BLACKHOLE;
+}
+
+}  // namespace
+
+Result<Device*> fib_resolve_hop(Control& ctl, Namespace& ns, int family, const IpAddr& gw, int oif,
+                                std::uint32_t flags) {
+  RouteRequest req;
+  req.family = family;
+  if (!gw.empty()) req.gateway = gw;
+  req.oif = oif;
+  req.flags = flags & RTNH_F_ONLINK;
+  return resolve_nexthop(ctl, ns, req, RT_TABLE_MAIN, RTN_UNICAST);
+}
+
+void fib_bind_hops(EngineProto& ep, Route* r, const std::vector<inet::NextHop>& hops,
+                   const std::vector<Device*>& devs, bool blackhole, bool group) {
+  if (r->dev)
+    if (DevState* ds = find_dev(ep, *r->dev)) ds->routes.erase(r);
+  for (Route::Hop& h : r->extra) {
+    if (DevState* ds = find_dev(ep, *h.dev)) std::erase(ds->extra_routes, r);
+    dst_free_hop(ep, h.dev, std::move(h.dst));
+  }
+  r->extra.clear();
+  dst_free(ep, *r, std::move(r->dst));
+  if (!blackhole && r->info.type == RTN_BLACKHOLE) r->info.type = RTN_UNICAST;
+  set_route_hops(r->info, hops, blackhole, group);
+  r->dev = devs.empty() ? nullptr : devs.front();
+  if (r->dev) {
+    r->dst = dst_alloc(ep, *r->dev);
+    dev_state(ep, *r->dev).routes.push(r);
+  }
+  for (std::size_t h = 1; hops.size() > 1 && h < devs.size(); ++h) {
+    if (!devs[h]) continue;
+    r->extra.push_back(Route::Hop{devs[h], dst_alloc(ep, *devs[h])});
+    dev_state(ep, *devs[h]).extra_routes.push_back(r);
+  }
+}
+
+void fib_erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
+  erase(ep, ns, r, notify);
+}
+
+RouteInfo fib_report(const Route& r) {
+  return report(r);
+}
+
 }  // namespace ifcore::proto
 
 namespace ifcore::inet {
 
 using namespace ifcore::proto;
+
+namespace {
+Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequest& req, Route&& r,
+                                    const std::vector<Device*>& extra_devs);
+Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& req,
+                               const IpAddr& dst, std::uint32_t table, std::uint8_t type);
+}  // namespace
 
 Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
   RetireScope scope(engine_proto(ctl.engine()));
@@ -547,6 +622,13 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
   std::uint8_t type = req.type.value_or(RTN_UNICAST);
   bool has_gw = req.gateway && !req.gateway->empty();
+  // Linux: rtm_to_fib_config / rtm_to_fib6_config, then fib_create_info /
+  // ip6_route_info_create — a route names a nexthop object or has hops of its own.
+  if (req.nhid) {
+    if (req.oif || has_gw || !req.nexthops.empty())
+      return fail(EINVAL, "Nexthop specification and nexthop id are mutually exclusive");
+    return add_route_nh(ctl, ns, req, dst, table, type);
+  }
   if (req.family == AF_INET) {
     // Linux: fib_create_info, before the next hop is looked at: a type whose scope
     // (fib_props) is wider than the route's is "Invalid scope" (nat and xresolve always
@@ -628,6 +710,20 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.metrics = req.metrics;
   r.dev = *dev;
 
+  return insert_user_route(ctl, ns, req, std::move(r),
+                           multipath ? hop_devs : std::vector<Device*>{});
+}
+
+namespace {
+
+// Adds the route `r` that `req` made (its info set, `r.dev` its first hop's device) to
+// its table, as the request's flags say; `extra_devs` are a multipath route's hops'
+// devices (the first one's included). Linux: fib_table_insert, fib6_add_rt2node.
+Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequest& req, Route&& r,
+                                    const std::vector<Device*>& extra_devs) {
+  RouteInfo& i = r.info;
+  const IpAddr& dst = i.dst;
+  const std::uint32_t table = i.table;
   // Existing routes with the same key (Linux: fib_table_insert, fib6_add_rt2node).
   EngineProto& ep = engine_proto(ctl.engine());
   NetState& st = net_state(ns);
@@ -664,14 +760,56 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     if (!req.create && req.family == AF_INET) return fail(ENOENT);
   }
   if (r.dev) r.dst = dst_alloc(ep, *r.dev);
-  for (std::size_t h = 1; multipath && h < hop_devs.size(); ++h)
-    if (hop_devs[h]) r.extra.push_back(Route::Hop{hop_devs[h], dst_alloc(ep, *hop_devs[h])});
+  for (std::size_t h = 1; h < extra_devs.size(); ++h)
+    if (extra_devs[h]) r.extra.push_back(Route::Hop{extra_devs[h], dst_alloc(ep, *extra_devs[h])});
   Route* p = insert(ep, ns, std::move(r));
   for (Route::Hop& h : p->extra) dev_state(ep, *h.dev).extra_routes.push_back(p);
+  if (p->nh) p->nh->routes.push_back(p);
   RouteInfo out = report(*p);
   notify_route(ep, ns, ProtoEvent::New, out);
   return out;
 }
+
+// A route that names a nexthop object (Linux: fib_create_info with fc_nh_id, then
+// fib_check_nexthop; ip6_route_info_create, fib6_check_nexthop).
+Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& req,
+                               const IpAddr& dst, std::uint32_t table, std::uint8_t type) {
+  NetState& st = net_state(ns);
+  if (req.family == AF_INET6 && req.src_len)
+    return fail(EINVAL, "Nexthops can not be used with source routing");
+  Nexthop* nh = nexthop_find(st, req.nhid);
+  if (!nh) return fail(EINVAL, "Nexthop id does not exist");
+  std::uint8_t scope = req.scope.value_or(RT_SCOPE_UNIVERSE);
+  IFCORE_TRY(nexthop_check_route(st, *nh, req.family, scope, false));
+  if (req.prefsrc && !has_local_address(ctl, ns, *req.prefsrc))
+    return fail(EINVAL,
+                req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
+  std::vector<NextHop> hops;
+  std::vector<Device*> devs;
+  nexthop_hops(st, *nh, hops, devs);
+  Route r;
+  RouteInfo& i = r.info;
+  i.family = req.family;
+  i.table = table;
+  i.dst = dst;
+  i.dst_len = req.dst_len;
+  i.tos = req.tos;
+  i.type = type;
+  set_route_hops(i, hops, nh->info.blackhole, nh->info.is_group());
+  i.nhid = nh->info.id;
+  i.priority = req.priority.value_or(0);
+  if (req.family == AF_INET6 && i.priority == 0) i.priority = kPrioUser6;
+  i.protocol = req.protocol.value_or(RTPROT_BOOT);
+  i.scope = scope;
+  if (req.prefsrc) i.prefsrc = *req.prefsrc;
+  i.metrics = req.metrics;
+  r.dev = devs.empty() ? nullptr : devs.front();
+  r.nh = nh;
+  return insert_user_route(ctl, ns, req, std::move(r),
+                           hops.size() > 1 ? devs : std::vector<Device*>{});
+}
+
+}  // namespace
 
 Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
   EngineProto& ep = engine_proto(ctl.engine());
@@ -704,6 +842,7 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
     if (req.oif && i.oif != req.oif) continue;
     if (req.gateway && !req.gateway->empty() && i.gateway != *req.gateway) continue;
     if (req.prefsrc && i.prefsrc != *req.prefsrc) continue;
+    if (req.nhid && i.nhid != req.nhid) continue;  // Linux: fib_nh_match, ip6_route_del
     erase(ep, ns, &x, true);
     return ok();
   }

@@ -53,6 +53,7 @@ class Hooks final : public PernetHooks {
     st->tables4.clear();
     st->tables6.clear();
     neigh_exit(ep_, *st);
+    nexthop_exit(*st);
   }
 
  private:
@@ -171,6 +172,7 @@ void install_all(Engine& engine) {
   dst_subscribe(ctl, ref);
   lifetime_init(ctl, ref);
   inet_subscribe(ctl);
+  nexthop_subscribe(ctl);  // before fib and inet6: routes that name a nexthop go with it
   fib_subscribe(ctl);
   rules_subscribe(ctl);
   neigh_subscribe(ctl);  // before inet6, which drops the device's state at Unregister

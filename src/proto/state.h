@@ -85,6 +85,9 @@ struct Route {
     std::unique_ptr<DstEntry> dst;
   };
   std::vector<Hop> extra;
+  // The nexthop object the route names (info.nhid), whose `routes` list it is on; its hops
+  // are that object's (nexthop.cc binds them). Null for a route with its own next hop.
+  struct Nexthop* nh = nullptr;
 };
 
 // The routes through one device, in no order: a list through Route::dev_prev/dev_next, so
@@ -160,6 +163,16 @@ struct Rule {
   int iifindex = 0, oifindex = 0;
 };
 
+// A nexthop object (Linux: struct nexthop with its nh_info or nh_group): what it reports,
+// the device it holds (none for a group or an fdb nexthop), the groups it is a member of
+// (oldest first) and the routes that name it.
+struct Nexthop {
+  inet::NexthopInfo info;
+  Ref ref;
+  std::vector<std::uint32_t> parents;
+  std::vector<Route*> routes;
+};
+
 // Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
 struct NetState {
   NeighTable neigh4, neigh6;
@@ -168,6 +181,8 @@ struct NetState {
   // the local table from main: lookups report the table they found the route in).
   bool custom_rules4 = false;
   std::map<std::uint32_t, Table> tables4, tables6;
+  std::map<std::uint32_t, Nexthop> nexthops;  // by id (nodes do not move)
+  std::uint32_t nh_last_id = 0;               // the last id given out (Linux: last_id_allocated)
   std::uint64_t route_seq = 0;  // Route::seq of the next route
   Inet4Conf all4, default4;
   Inet6Conf all6, default6;
@@ -212,6 +227,7 @@ struct DevState {
   Ref neigh_ref;
   DevRoutes routes;                  // routes through the device (owned by the tables)
   std::vector<Route*> extra_routes;  // multipath routes with a later hop through it
+  std::vector<std::uint32_t> nexthops;  // ids of the nexthop objects on it (its namespace's)
   DevState* prev = nullptr;          // EngineProto::dev_states
   DevState* next = nullptr;
 };
@@ -376,6 +392,35 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
 // A route of `ns` expires at `at`: the garbage collection runs then. Context: control lock.
 void watch_route_expiry(Control& ctl, Namespace& ns, TimePoint at);
 void fib_subscribe(Control& ctl);
+// The device a next hop of `family` with gateway `gw` (empty: none) on `oif` (0: any)
+// goes through, checked as a route's next hop in table main (Linux: fib_check_nh,
+// fib6_nh_init). Errors: the route's (ENETUNREACH "Nexthop has invalid gateway",
+// ENETDOWN "Device for nexthop is not up", EHOSTUNREACH...).
+Result<Device*> fib_resolve_hop(Control& ctl, Namespace& ns, int family, const IpAddr& gw,
+                                int oif, std::uint32_t flags);
+// Gives `r` the hops `hops` through `devs` (one each; nullptr: none): its dst entries and
+// device lists follow, its gateway and oif are the first hop's, and two hops or more are
+// its multipath (an IPv6 route's even of one, from a `group`). `blackhole`: it answers as
+// a blackhole route. Context: control lock.
+void fib_bind_hops(EngineProto& ep, Route* r, const std::vector<inet::NextHop>& hops,
+                   const std::vector<Device*>& devs, bool blackhole, bool group);
+// Removes `r` from its table (RTM_DELROUTE if `notify`); `r` is freed.
+void fib_erase(EngineProto& ep, Namespace& ns, Route* r, bool notify);
+// `r` as it is reported (its hops' link state added).
+RouteInfo fib_report(const Route& r);
+
+// ---- nexthop objects (nexthop.cc)
+Nexthop* nexthop_find(NetState& st, std::uint32_t id);
+// The hops a route naming `nh` takes and their devices (a group: its members').
+void nexthop_hops(NetState& st, const Nexthop& nh, std::vector<inet::NextHop>& hops,
+                  std::vector<Device*>& devs);
+// Linux: fib_check_nexthop / fib6_check_nexthop — whether a route of `family` and `scope`
+// may name `nh`. Errors: EINVAL with the kernel's messages.
+Result<void> nexthop_check_route(NetState& st, const Nexthop& nh, int family, std::uint8_t scope,
+                                 bool has_src);
+void nexthop_subscribe(Control& ctl);
+// The namespace's nexthops at its exit (every device is gone by then).
+void nexthop_exit(NetState& st);
 
 // ---- policy rules (rules.cc)
 // The default rules of a new namespace (IPv4: 0 local, 32766 main, 32767 default; IPv6:

@@ -89,6 +89,9 @@ Result<void> handle_getneigh(Request& r);
 Result<void> handle_newrule(Request& r);
 Result<void> handle_delrule(Request& r);
 Result<void> handle_getrule(Request& r);
+Result<void> handle_newnexthop(Request& r);
+Result<void> handle_delnexthop(Request& r);
+Result<void> handle_getnexthop(Request& r);
 Result<void> handle_getnetconf(Request& r);  // netconf_handlers.cc
 Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);

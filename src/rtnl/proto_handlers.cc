@@ -85,13 +85,15 @@ wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now) {
       hop.flags = static_cast<std::uint8_t>(nh.flags);
       hop.hops = static_cast<std::uint8_t>(nh.weight - 1);
       hop.ifindex = nh.oif;
-      if (!nh.gateway.empty()) hop.gateway = nh.gateway;
+      // A gateway of the other family (an IPv4 route through an IPv6 nexthop) is RTA_VIA.
+      if (!nh.gateway.empty()) (nh.gateway.family() == r.family ? hop.gateway : hop.via) = nh.gateway;
       m.multipath.push_back(hop);
     }
   } else {
-    if (!r.gateway.empty()) m.gateway = r.gateway;
+    if (!r.gateway.empty()) (r.gateway.family() == r.family ? m.gateway : m.via) = r.gateway;
     if (r.oif) m.oif = static_cast<std::uint32_t>(r.oif);
   }
+  if (r.nhid) m.nh_id = r.nhid;
   if (!r.prefsrc.empty()) m.prefsrc = r.prefsrc;
   // Linux: fib_dump_info puts RTA_PRIORITY when set; rt6_fill_node always, with RTA_PREF.
   if (r.priority || r.family == AF_INET6) m.priority = r.priority;
@@ -190,6 +192,8 @@ Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint1
   q.priority = m.priority;
   q.prefsrc = m.prefsrc;
   q.flags = m.flags & RTNH_F_ONLINK;
+  q.nhid = m.nh_id.value_or(0);
+  q.src_len = m.src_len;
   for (const wire::RouteNexthop& hop : m.multipath) {
     inet::NextHop nh;
     if (hop.gateway) nh.gateway = *hop.gateway;

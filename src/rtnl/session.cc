@@ -269,6 +269,12 @@ Handler find_handler(std::uint16_t type) {
       return handle_delrule;
     case RTM_GETRULE:
       return handle_getrule;
+    case RTM_NEWNEXTHOP:
+      return handle_newnexthop;
+    case RTM_DELNEXTHOP:
+      return handle_delnexthop;
+    case RTM_GETNEXTHOP:
+      return handle_getnexthop;
     case RTM_GETNETCONF:
       return handle_getnetconf;
     default:

@@ -160,6 +160,9 @@ Result<RouteMessage> decode_route(const Message& m) {
       case RTA_MULTIPATH:
         IFCORE_TRY(decode_multipath(x, r));
         break;
+      case RTA_NH_ID:
+        IFCORE_TRY(set(r.nh_id, x.u32()));
+        break;
       case RTA_UID:
         IFCORE_TRY(set(r.uid, x.u32()));
         break;
@@ -290,6 +293,7 @@ Result<void> encode_route(MessageBuilder& b, const Header& h, const RouteMessage
     metrics();
     put_ip(b, RTA_PREFSRC, r.prefsrc);
   }
+  if (r.nh_id) b.put_u32(RTA_NH_ID, *r.nh_id);
   put_nexthops(b, r);
   if (r.expires) {
     if (*r.expires <= UINT32_MAX)

@@ -57,6 +57,7 @@ struct RouteMessage {
   std::optional<IpAddr> prefsrc;           // RTA_PREFSRC
   std::vector<RouteMetric> metrics;        // RTA_METRICS (empty: absent)
   std::vector<RouteNexthop> multipath;     // RTA_MULTIPATH (empty: absent)
+  std::optional<std::uint32_t> nh_id;      // RTA_NH_ID (a nexthop object; before the hops)
   std::optional<std::uint8_t> pref;        // RTA_PREF (IPv6 router preference)
   std::optional<std::uint64_t> expires;    // RTA_EXPIRES (u32 in IPv6 requests, u64 from ipmr)
   std::optional<rta_cacheinfo> cacheinfo;  // RTA_CACHEINFO

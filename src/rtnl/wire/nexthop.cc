@@ -1,0 +1,173 @@
+// rtnl/wire/nexthop.cc — nexthop messages (see nexthop.h).
+#include "rtnl/wire/nexthop.h"
+
+#include <sys/socket.h>
+
+#include <cstring>
+
+#include "rtnl/wire/raw_attrs.h"
+
+namespace ifcore::wire {
+
+namespace {
+
+template <class T, class V>
+Result<void> set(std::optional<T>& field, Result<V> v) {
+  if (!v) return fail(v.error());
+  field = static_cast<T>(*v);
+  return ok();
+}
+
+Result<void> flag(bool& field, const RawAttr& x) {
+  if (!x.data.empty()) return fail_policy(x.offset, {});
+  field = true;
+  return ok();
+}
+
+Result<NexthopResGroup> decode_res_group(const RawAttr& nest) {
+  NexthopResGroup g;
+  auto attrs = parse_raw_attrs(nest.data, nest.offset + NLA_HDRLEN);
+  if (!attrs) return fail(attrs.error());
+  for (const RawAttr& x : *attrs) {
+    switch (x.type) {
+      case NHA_RES_GROUP_BUCKETS:
+        IFCORE_TRY(set(g.buckets, x.u16()));
+        break;
+      case NHA_RES_GROUP_IDLE_TIMER:
+        IFCORE_TRY(set(g.idle_timer, x.u32()));
+        break;
+      case NHA_RES_GROUP_UNBALANCED_TIMER:
+        IFCORE_TRY(set(g.unbalanced_timer, x.u32()));
+        break;
+      case NHA_RES_GROUP_UNBALANCED_TIME:
+        IFCORE_TRY(set(g.unbalanced_time, x.u64()));
+        break;
+      default:
+        break;
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+Result<NexthopMessage> decode_nexthop(const Message& m) {
+  NexthopMessage n;
+  auto payload = m.payload();
+  if (payload.size() < sizeof(nhmsg)) return fail(EINVAL, "nexthop message too short");
+  nhmsg h;
+  std::memcpy(&h, payload.data(), sizeof(h));
+  n.family = h.nh_family;
+  n.scope = h.nh_scope;
+  n.protocol = h.nh_protocol;
+  n.resvd = h.resvd;
+  n.flags = h.nh_flags;
+  constexpr std::size_t start = NLMSG_ALIGN(sizeof(nhmsg));
+  if (payload.size() <= start) return n;
+  auto attrs = parse_raw_attrs(payload.subspan(start), static_cast<int>(NLMSG_HDRLEN + start));
+  if (!attrs) return fail(attrs.error());
+  for (const RawAttr& x : *attrs) {
+    if (x.type > NHA_GROUP_TYPE && x.type != NHA_FDB && x.type != NHA_RES_GROUP)
+      n.other_attrs = true;
+    switch (x.type) {
+      case NHA_ID:
+        IFCORE_TRY(set(n.id, x.u32()));
+        break;
+      case NHA_GROUP: {
+        if (x.data.empty() || x.data.size() % sizeof(nexthop_grp)) {
+          n.group_bad_length = true;
+          n.group.emplace();
+          break;
+        }
+        std::vector<nexthop_grp> g(x.data.size() / sizeof(nexthop_grp));
+        std::memcpy(g.data(), x.data.data(), x.data.size());
+        n.group = std::move(g);
+        break;
+      }
+      case NHA_GROUP_TYPE:
+        IFCORE_TRY(set(n.group_type, x.u16()));
+        break;
+      case NHA_BLACKHOLE:
+        IFCORE_TRY(flag(n.blackhole, x));
+        break;
+      case NHA_OIF:
+        IFCORE_TRY(set(n.oif, x.u32()));
+        break;
+      case NHA_GATEWAY:
+        n.gateway_len = x.data.size();
+        if (x.data.size() == 4 || x.data.size() == 16)
+          if (auto a = IpAddr::from_bytes(x.data.size() == 4 ? AF_INET : AF_INET6, x.data))
+            n.gateway = *a;
+        break;
+      case NHA_ENCAP:
+        n.encap = true;
+        break;
+      case NHA_ENCAP_TYPE:
+        n.encap_type = true;
+        break;
+      case NHA_GROUPS:
+        IFCORE_TRY(flag(n.groups, x));
+        break;
+      case NHA_MASTER:
+        IFCORE_TRY(set(n.master, x.u32()));
+        break;
+      case NHA_FDB:
+        IFCORE_TRY(flag(n.fdb, x));
+        break;
+      case NHA_RES_GROUP: {
+        auto g = decode_res_group(x);
+        if (!g) return fail(g.error());
+        n.res_group = *g;
+        break;
+      }
+      case kNhaOpFlags:
+        IFCORE_TRY(set(n.op_flags, x.u32()));
+        break;
+      default:
+        break;
+    }
+  }
+  return n;
+}
+
+Result<void> encode_nexthop(MessageBuilder& b, const Header& h, const NexthopMessage& n) {
+  b.begin(h);
+  nhmsg hdr{};
+  hdr.nh_family = n.family;
+  hdr.nh_scope = n.scope;
+  hdr.nh_protocol = n.protocol;
+  hdr.resvd = n.resvd;
+  hdr.nh_flags = n.flags;
+  b.put_struct(hdr);
+  if (n.id) b.put_u32(NHA_ID, *n.id);
+  if (n.fdb) b.put_flag(NHA_FDB);
+  if (n.group) {
+    b.put_u16(NHA_GROUP_TYPE, n.group_type.value_or(NEXTHOP_GRP_TYPE_MPATH));
+    b.put_attr(NHA_GROUP, n.group->data(), n.group->size() * sizeof(nexthop_grp));
+    if (n.res_group) {
+      std::size_t nest = b.begin_nest(NLA_F_NESTED | NHA_RES_GROUP);
+      const NexthopResGroup& g = *n.res_group;
+      if (g.buckets) b.put_u16(NHA_RES_GROUP_BUCKETS, *g.buckets);
+      if (g.idle_timer) b.put_u32(NHA_RES_GROUP_IDLE_TIMER, *g.idle_timer);
+      if (g.unbalanced_timer) b.put_u32(NHA_RES_GROUP_UNBALANCED_TIMER, *g.unbalanced_timer);
+      if (g.unbalanced_time) b.put_u64(NHA_RES_GROUP_UNBALANCED_TIME, *g.unbalanced_time);
+      b.end_nest(nest);
+    }
+    if (n.op_flags) b.put_u32(kNhaOpFlags, *n.op_flags);
+  } else if (n.blackhole) {
+    b.put_flag(NHA_BLACKHOLE);
+  } else {
+    if (n.oif) b.put_u32(NHA_OIF, *n.oif);
+    if (n.gateway) {
+      auto bytes = n.gateway->bytes();
+      b.put_attr(NHA_GATEWAY, bytes.data(), bytes.size());
+    }
+  }
+  if (n.groups) b.put_flag(NHA_GROUPS);
+  if (n.master) b.put_u32(NHA_MASTER, *n.master);
+  auto e = b.end();
+  if (!e) return fail(e.error());
+  return ok();
+}
+
+}  // namespace ifcore::wire
