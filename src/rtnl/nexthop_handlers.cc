@@ -94,7 +94,7 @@ Result<inet::NexthopRequest> nexthop_request(const wire::NexthopMessage& m, std:
     if (q.group_type > NEXTHOP_GRP_TYPE_MAX) return fail(EINVAL, "Invalid group type");
     if (m.group_bad_length) return fail(EINVAL, "Invalid length for nexthop group attribute");
     for (const nexthop_grp& e : *m.group) {
-      if (e.resvd2) return fail(EINVAL, "Reserved fields in nexthop_grp must be 0");
+      if (e.resvd2) return fail(EINVAL, "Reserved field in nexthop_grp must be 0");
       q.group.push_back({e.id, static_cast<std::uint16_t>((e.resvd1 << 8 | e.weight) + 1)});
     }
     if (m.other_attrs) return fail(EINVAL, "No other attributes can be set in nexthop groups");
@@ -141,8 +141,6 @@ Result<std::uint32_t> get_del_id(const wire::NexthopMessage& m) {
 }
 
 Result<wire::NexthopMessage> decode(Request& r) {
-  if (r.m.payload().size() < sizeof(nhmsg))
-    return fail(EINVAL, "Invalid header for nexthop message");
   return wire::decode_nexthop(r.m);
 }
 
@@ -185,34 +183,45 @@ Result<void> handle_delnexthop(Request& r) {
 
 Result<void> handle_getnexthop(Request& r) {
   auto m = decode(r);
-  if (!m) return fail(m.error());
   Control ctl = r.s.hub().engine().control();
-  auto ns = session_ns(ctl, r.s);
-  if (!ns) return fail(ns.error());
   if (!r.dump()) {
+    if (!m) return fail(m.error());
     auto id = get_del_id(*m);
     if (!id) return fail(id.error());
+    auto ns = session_ns(ctl, r.s);
+    if (!ns) return fail(ns.error());
     auto got = inet::get_nexthop(ctl, **ns, *id);
     if (!got) return fail(got.error());
     return emit(r.out, [&](wire::MessageBuilder& b) {
       return wire::encode_nexthop(b, {RTM_NEWNEXTHOP, 0, r.seq(), r.port()}, nexthop_message(*got));
     });
   }
-  // Linux: __nh_valid_dump_req, then nh_dump_filtered for each.
-  inet::NexthopFilter f;
-  if (m->oif) {
-    if (*m->oif > INT_MAX) return fail(EINVAL, "Invalid device index");
-    f.oif = static_cast<int>(*m->oif);
+  // Linux: rtm_dump_nexthop checks the request (__nh_valid_dump_req) in the dump itself: a
+  // refusal ends it with NLMSG_DONE carrying the error.
+  auto filter = [&]() -> Result<inet::NexthopFilter> {
+    if (!m) return fail(m.error());
+    inet::NexthopFilter f;
+    if (m->oif) {
+      if (*m->oif > INT_MAX) return fail(EINVAL, "Invalid device index");
+      f.oif = static_cast<int>(*m->oif);
+    }
+    if (m->master) {
+      if (*m->master > INT_MAX) return fail(EINVAL, "Invalid master device index");
+      f.master = static_cast<int>(*m->master);
+    }
+    f.groups = m->groups;
+    if (m->protocol || m->resvd || m->scope || m->flags)
+      return fail(EINVAL, "Invalid values in header for nexthop dump request");
+    f.family = m->family;
+    return f;
+  }();
+  if (!filter) {
+    end_dump_error(r, filter.error());
+    return ok();
   }
-  if (m->master) {
-    if (*m->master > INT_MAX) return fail(EINVAL, "Invalid master device index");
-    f.master = static_cast<int>(*m->master);
-  }
-  f.groups = m->groups;
-  if (m->protocol || m->resvd || m->scope || m->flags)
-    return fail(EINVAL, "Invalid values in header for nexthop dump request");
-  f.family = m->family;
-  for (const auto& n : inet::list_nexthops(ctl, **ns, f)) {
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  for (const auto& n : inet::list_nexthops(ctl, **ns, *filter)) {
     auto e = emit(r.out, [&](wire::MessageBuilder& b) {
       return wire::encode_nexthop(b, {RTM_NEWNEXTHOP, NLM_F_MULTI, r.seq(), r.port()},
                                   nexthop_message(n));

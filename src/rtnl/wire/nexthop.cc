@@ -11,15 +11,19 @@ namespace ifcore::wire {
 
 namespace {
 
-template <class T, class V>
-Result<void> set(std::optional<T>& field, Result<V> v) {
-  if (!v) return fail(v.error());
-  field = static_cast<T>(*v);
+// Linux: rtm_nh_policy_* are parsed strictly (nlmsg_parse): a fixed-size attribute of any
+// other size is EINVAL "invalid attribute length" (validate_nla, NL_VALIDATE_STRICT_ATTRS).
+template <class T>
+Result<void> set(std::optional<T>& field, const RawAttr& x) {
+  if (x.data.size() != sizeof(T)) return fail_at(x.offset, EINVAL, "invalid attribute length");
+  T v;
+  std::memcpy(&v, x.data.data(), sizeof(T));
+  field = v;
   return ok();
 }
 
 Result<void> flag(bool& field, const RawAttr& x) {
-  if (!x.data.empty()) return fail_policy(x.offset, {});
+  if (!x.data.empty()) return fail_at(x.offset, EINVAL, "invalid attribute length");
   field = true;
   return ok();
 }
@@ -31,16 +35,16 @@ Result<NexthopResGroup> decode_res_group(const RawAttr& nest) {
   for (const RawAttr& x : *attrs) {
     switch (x.type) {
       case NHA_RES_GROUP_BUCKETS:
-        IFCORE_TRY(set(g.buckets, x.u16()));
+        IFCORE_TRY(set(g.buckets, x));
         break;
       case NHA_RES_GROUP_IDLE_TIMER:
-        IFCORE_TRY(set(g.idle_timer, x.u32()));
+        IFCORE_TRY(set(g.idle_timer, x));
         break;
       case NHA_RES_GROUP_UNBALANCED_TIMER:
-        IFCORE_TRY(set(g.unbalanced_timer, x.u32()));
+        IFCORE_TRY(set(g.unbalanced_timer, x));
         break;
       case NHA_RES_GROUP_UNBALANCED_TIME:
-        IFCORE_TRY(set(g.unbalanced_time, x.u64()));
+        IFCORE_TRY(set(g.unbalanced_time, x));
         break;
       default:
         break;
@@ -54,7 +58,7 @@ Result<NexthopResGroup> decode_res_group(const RawAttr& nest) {
 Result<NexthopMessage> decode_nexthop(const Message& m) {
   NexthopMessage n;
   auto payload = m.payload();
-  if (payload.size() < sizeof(nhmsg)) return fail(EINVAL, "nexthop message too short");
+  if (payload.size() < sizeof(nhmsg)) return fail(EINVAL, "Invalid header length");
   nhmsg h;
   std::memcpy(&h, payload.data(), sizeof(h));
   n.family = h.nh_family;
@@ -71,7 +75,7 @@ Result<NexthopMessage> decode_nexthop(const Message& m) {
       n.other_attrs = true;
     switch (x.type) {
       case NHA_ID:
-        IFCORE_TRY(set(n.id, x.u32()));
+        IFCORE_TRY(set(n.id, x));
         break;
       case NHA_GROUP: {
         if (x.data.empty() || x.data.size() % sizeof(nexthop_grp)) {
@@ -85,13 +89,13 @@ Result<NexthopMessage> decode_nexthop(const Message& m) {
         break;
       }
       case NHA_GROUP_TYPE:
-        IFCORE_TRY(set(n.group_type, x.u16()));
+        IFCORE_TRY(set(n.group_type, x));
         break;
       case NHA_BLACKHOLE:
         IFCORE_TRY(flag(n.blackhole, x));
         break;
       case NHA_OIF:
-        IFCORE_TRY(set(n.oif, x.u32()));
+        IFCORE_TRY(set(n.oif, x));
         break;
       case NHA_GATEWAY:
         n.gateway_len = x.data.size();
@@ -100,6 +104,8 @@ Result<NexthopMessage> decode_nexthop(const Message& m) {
             n.gateway = *a;
         break;
       case NHA_ENCAP:
+        // Linux: NLA_NESTED, strictly: the flag must be set.
+        if (!x.nested_flag) return fail_at(x.offset, EINVAL, "NLA_F_NESTED is missing");
         n.encap = true;
         break;
       case NHA_ENCAP_TYPE:
@@ -109,7 +115,7 @@ Result<NexthopMessage> decode_nexthop(const Message& m) {
         IFCORE_TRY(flag(n.groups, x));
         break;
       case NHA_MASTER:
-        IFCORE_TRY(set(n.master, x.u32()));
+        IFCORE_TRY(set(n.master, x));
         break;
       case NHA_FDB:
         IFCORE_TRY(flag(n.fdb, x));
@@ -121,7 +127,7 @@ Result<NexthopMessage> decode_nexthop(const Message& m) {
         break;
       }
       case kNhaOpFlags:
-        IFCORE_TRY(set(n.op_flags, x.u32()));
+        IFCORE_TRY(set(n.op_flags, x));
         break;
       default:
         break;
