@@ -3,7 +3,10 @@
 
 #include <fmt/core.h>
 
+#include <net/if.h>  // before any <linux/if*.h>
+
 #include <linux/neighbour.h>
+#include <linux/netconf.h>
 
 #include <vector>
 
@@ -16,8 +19,9 @@ namespace ifcore::bench {
 
 namespace {
 
-// One repetition: N dummies (with `per_device` neighbours each), the batch delete timed.
-Result<double> one_run(int devices, int per_device, std::size_t& left) {
+// One repetition: N dummies (with `per_device` neighbours each; with `nexthop`, up, and
+// with a nexthop object each unless `per_device` is 0), the batch delete timed.
+Result<double> one_run(int devices, int per_device, bool nexthop, NeighBatchFigures& f) {
   EngineConfig cfg;
   cfg.log = [](LogLevel level, std::string_view text) {
     if (level >= LogLevel::Error) fmt::print(stderr, "ifcore: {}\n", text);
@@ -28,10 +32,19 @@ Result<double> one_run(int devices, int per_device, std::size_t& left) {
   {
     auto ctl = eng->control();
     Namespace& ns = *ctl.find_namespace("default");
+    if (nexthop) {
+      // Up devices without IPv6: a nexthop needs its device up, and nothing else should
+      // come with that (no link-local address, no routes).
+      inet::Inet6Conf off;
+      off.disable_ipv6 = true;
+      auto c = inet::set_inet6_conf(ctl, ns, NETCONFA_IFINDEX_DEFAULT, off);
+      if (!c) return fail(c.error().code, "disable_ipv6: {}", c.error().message);
+    }
     for (int i = 0; i < devices; ++i) {
       LinkRequest r;
       r.name = "dummy" + std::to_string(i);
       r.kind = "dummy";
+      if (nexthop) r.flags = r.change = IFF_UP;
       auto d = ctl.create_link(ns, r);
       if (!d) return fail(d.error().code, "create dummy{}: {}", i, d.error().message);
       devs.push_back(*d);
@@ -45,6 +58,14 @@ Result<double> one_run(int devices, int per_device, std::size_t& left) {
         auto n = inet::add_neigh(ctl, ns, q);
         if (!n) return fail(n.error().code, "neighbour on dummy{}: {}", i, n.error().message);
       }
+      if (nexthop && per_device) {
+        inet::NexthopRequest q;
+        q.id = static_cast<std::uint32_t>(i + 1);
+        q.family = AF_INET;
+        q.oif = (*d)->ifindex();
+        auto n = inet::add_nexthop(ctl, ns, q);
+        if (!n) return fail(n.error().code, "nexthop on dummy{}: {}", i, n.error().message);
+      }
     }
   }
   auto t0 = BenchClock::now();
@@ -56,7 +77,8 @@ Result<double> one_run(int devices, int per_device, std::size_t& left) {
   auto t1 = BenchClock::now();
   {
     auto ctl = eng->control();
-    left += inet::neigh_count(ctl);
+    f.left += inet::neigh_count(ctl);
+    f.nexthops_left += inet::list_nexthops(ctl, *ctl.find_namespace("default")).size();
   }
   eng->drain();
   return seconds_between(t0, t1);
@@ -69,17 +91,25 @@ Result<NeighBatchFigures> measure_neigh_batch(int devices, int per_device, int r
   f.devices = devices;
   f.per_device = per_device;
   f.repeat = repeat;
-  std::vector<double> plain, with;
+  std::vector<double> plain, with, up, with_nh;
   for (int i = 0; i < repeat; ++i) {
-    auto a = one_run(devices, 0, f.left);
+    auto a = one_run(devices, 0, false, f);
     if (!a) return fail(a.error());
     plain.push_back(*a);
-    auto b = one_run(devices, per_device, f.left);
+    auto b = one_run(devices, per_device, false, f);
     if (!b) return fail(b.error());
     with.push_back(*b);
+    auto c = one_run(devices, 0, true, f);
+    if (!c) return fail(c.error());
+    up.push_back(*c);
+    auto e = one_run(devices, per_device, true, f);
+    if (!e) return fail(e.error());
+    with_nh.push_back(*e);
   }
   f.plain = median_of(plain);
   f.with_neighbours = median_of(with);
+  f.up = median_of(up);
+  f.with_nexthops = median_of(with_nh);
   return f;
 }
 
@@ -92,12 +122,22 @@ void print_neigh_batch(const NeighBatchFigures& f, std::FILE* out) {
   };
   row("without neighbours", f.plain);
   row(fmt::format("with {} permanent neighbours each", f.per_device), f.with_neighbours);
+  row("up, nothing else", f.up);
+  row(fmt::format("up, {} neighbours and a nexthop each", f.per_device), f.with_nexthops);
   if (f.plain > 0) {
     double ratio = f.with_neighbours / f.plain;
     fmt::print(out, "  neighbours cost {:.2f}× the plain delete (target ≤ {:.1f}×): {}\n", ratio,
                kNeighTarget, ratio <= kNeighTarget ? "MET" : "MISSED");
+    double nh = f.with_nexthops / f.plain;
+    fmt::print(out,
+               "  neighbours and a nexthop cost {:.2f}× the plain delete (target ≤ {:.1f}×): {}\n",
+               nh, kNeighTarget, nh <= kNeighTarget ? "MET" : "MISSED");
+    if (f.up > 0)
+      fmt::print(out, "  ... and {:.2f}× the delete of the same devices up without them\n",
+                 f.with_nexthops / f.up);
   }
   if (f.left) fmt::print(out, "  {} neighbour entries were left behind\n", f.left);
+  if (f.nexthops_left) fmt::print(out, "  {} nexthops were left behind\n", f.nexthops_left);
 }
 
 }  // namespace ifcore::bench

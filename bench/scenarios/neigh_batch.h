@@ -1,8 +1,10 @@
-// bench/scenarios/neigh_batch.h — what neighbour entries add to a batched unregister:
-// N dummies, each with K permanent neighbours (every entry holds its device), removed in
-// one batch, beside the same N dummies without neighbours, both in the embedded engine and
-// in the same run. The entries must let go of their devices within the batch's one pass:
-// the time per device should stay within 2× of the plain delete.
+// bench/scenarios/neigh_batch.h — what neighbour entries and nexthop objects add to a
+// batched unregister: N dummies, each with K permanent neighbours (every entry holds its
+// device), removed in one batch; then N up dummies with K neighbours and a nexthop object
+// each (IPv6 off, so that the up devices carry nothing else); beside the same N dummies
+// with nothing, all in the embedded engine and in the same run. The holders must let go of
+// their devices within the batch's one pass: the time per device should stay within 2× of
+// the plain delete.
 #pragma once
 
 #include <cstdio>
@@ -16,7 +18,10 @@ struct NeighBatchFigures {
   int per_device = 0;  // neighbours per device
   int repeat = 0;
   double plain = 0, with_neighbours = 0;  // medians of the batch delete, seconds
+  double up = 0;                          // up dummies (IPv6 off) with nothing
+  double with_nexthops = 0;               // ... with neighbours and a nexthop each
   std::size_t left = 0;                   // entries left after the deletes (must be 0)
+  std::size_t nexthops_left = 0;          // nexthops left after the deletes (must be 0)
 };
 
 // Runs both `repeat` times. Errors: an engine call that fails.

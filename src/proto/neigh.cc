@@ -137,6 +137,11 @@ Neigh* find_entry(DevState* ds, int family, const IpAddr& key) {
   return nullptr;
 }
 
+// A device's entry buffer on its way to RCU (flush_dev).
+struct RetiredNeighs : RcuHook {
+  std::vector<Neigh> v;
+};
+
 // Removes one entry; the device's last takes its reference with it.
 void erase_entry(DevState& ds, const Neigh* n) {
   auto& v = ds.neighs;
@@ -161,12 +166,14 @@ void flush_dev(Control& ctl, Namespace& ns, Device& dev, bool skip_perm, bool pr
       for (const Neigh& n : v)
         if (goes(n)) notify_neigh(ep, ns, ProtoEvent::Del, report(n, now));
     }
-    if (skip_perm)
-      std::erase_if(v, goes);
-    else
-      v.clear();  // trivially destructible entries: the buffer goes whole
-    if (v.empty()) {
-      std::vector<Neigh>().swap(v);
+    if (skip_perm) std::erase_if(v, goes);
+    if (!skip_perm || v.empty()) {
+      // Every entry goes: the buffer is freed whole, after a grace period, on the RCU
+      // thread (Linux frees its entries with call_rcu too), so that an unregister batch
+      // frees no buffer per device in its pass.
+      auto* gone = new RetiredNeighs;
+      gone->v.swap(v);
+      retire_hooked(ep, gone);
       ds->neigh_ref.reset();
     }
   }

@@ -150,6 +150,11 @@ void link_device(EngineProto& ep, Nexthop& nh) {
 
 void remove_nexthop(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t id, bool announce);
 
+// A removed nexthop on its way to RCU.
+struct RetiredNexthop : RcuHook {
+  std::map<std::uint32_t, Nexthop>::node_type node;
+};
+
 // Linux: remove_nh_grp_entry — `member` leaves the group `gid`; the last member takes the
 // group with it.
 void leave_group(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t gid,
@@ -183,7 +188,11 @@ void remove_nexthop(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t 
   std::vector<std::uint32_t> parents = nh.parents;
   unlink_device(ep, nh);
   nh.ref.reset();
-  st.nexthops.erase(it);
+  // The object is freed after a grace period on the RCU thread (Linux: nexthop_put's
+  // call_rcu), not in an unregister batch's pass.
+  auto* gone = new RetiredNexthop;
+  gone->node = st.nexthops.extract(it);
+  retire_hooked(ep, gone);
   for (auto p = parents.rbegin(); p != parents.rend(); ++p)
     leave_group(ep, ns, st, *p, id, announce);
 }
@@ -445,11 +454,17 @@ class NexthopSubscriber final : public Subscriber {
     RetireScope scope(ep, ev.batched);
     Namespace& ns = ev.dev.ns();
     NetState& st = net_state(ns);
-    std::vector<std::uint32_t> ids = ds->nexthops;
+    // The device's list is taken whole (no copy): what stays (a blackhole on a down
+    // loopback) goes back on it.
+    std::vector<std::uint32_t> ids;
+    ids.swap(ds->nexthops);
     for (std::uint32_t id : ids) {
       Nexthop* nh = nexthop_find(st, id);
-      if (!nh || (keep_blackhole && nh->info.blackhole)) continue;
-      remove_nexthop(ep, ns, st, id, false);
+      if (!nh) continue;
+      if (keep_blackhole && nh->info.blackhole)
+        ds->nexthops.push_back(id);
+      else
+        remove_nexthop(ep, ns, st, id, false);
     }
     return ok();
   }
