@@ -173,6 +173,7 @@ void install_all(Engine& engine) {
   inet_subscribe(ctl);
   fib_subscribe(ctl);
   rules_subscribe(ctl);
+  l3mdev_subscribe(ctl);
   neigh_subscribe(ctl);  // before inet6, which drops the device's state at Unregister
   inet6_subscribe(ctl);
 }
