@@ -892,8 +892,20 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
   out.dst = dst;
   out.dst_len = static_cast<std::uint8_t>(max_len(f));
   bool local = out.type == RTN_LOCAL;
-  // Linux: a local destination is delivered through the loopback device (`dev lo`).
-  if (local && ns.loopback()) out.oif = ns.loopback()->ifindex();
+  // Linux: a local destination is delivered through the loopback device (`dev lo`), or
+  // through the L3 master of the route's device, the loopback of its domain
+  // (ip_route_output_key_hash_rcu; IPv6: ip6_rt_get_dev_rcu, where a link-local or
+  // multicast destination on an enslaved device stays on lo).
+  if (local) {
+    Device* master = nullptr;
+    if (hop_dev && (f == AF_INET || is_l3mdev_master(*hop_dev) ||
+                    !(dst.is_v6_link_local() || dst.is_multicast())))
+      if (int m = l3mdev_master_ifindex(*hop_dev)) master = ctl.find(ns, m);
+    if (master)
+      out.oif = master->ifindex();
+    else if (ns.loopback())
+      out.oif = ns.loopback()->ifindex();
+  }
   if (f == AF_INET) {
     // Linux: rt_fill_info for the cached route: the main table (local and main are one
     // table while no rule was ever added; after, the table the rules found it in),

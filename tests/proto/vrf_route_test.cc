@@ -160,6 +160,7 @@ TEST_F(VrfRouteTest, LookupsThroughTheL3mdevRule) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->type, RTN_LOCAL);
   EXPECT_EQ(r->table, 10u);
+  EXPECT_EQ(r->oif, v->ifindex());  // Linux: the L3 master is its domain's loopback
   // Coming in through a port: the vrf's table too.
   f.oif = 0;
   f.iif = d->ifindex();
