@@ -88,7 +88,7 @@ TEST_F(VrfTest, TableIsRequiredNotZeroAndFixed) {
   // Linux: NETIF_F_NETNS_LOCAL — a vrf stays in its namespace.
   auto other = ctl.create_namespace("other");
   ASSERT_TRUE(other);
-  EXPECT_FALSE(ctl.move_to_namespace(*v, **other));
+  EXPECT_FAILS(ctl.move_to_namespace(*v, **other), EINVAL, "The interface netns is immutable");
 }
 
 TEST_F(VrfTest, PortsJoinAndLeaveCycledWhenUp) {
