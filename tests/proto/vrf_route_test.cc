@@ -218,5 +218,27 @@ TEST_F(VrfRouteTest, UnregisterLeavesTheTableAndReleasesPorts) {
   EXPECT_TRUE(w->lowers_locked().empty());
 }
 
+TEST_F(VrfRouteTest, VrfAndPortInOneBatchEitherOrder) {
+  for (bool port_first : {true, false}) {
+    auto ctl = engine->control();
+    Namespace& n = ns(ctl);
+    Device* v = vrf(ctl, "vrf0", 10);
+    Device* d = dummy(ctl, "d0");
+    ASSERT_TRUE(v && d);
+    ASSERT_TRUE(ctl.open(*v));
+    ASSERT_TRUE(ctl.open(*d));
+    ASSERT_TRUE(ctl.set_master(*d, v));
+    ASSERT_TRUE(inet::add_address(ctl, n, addr_req(*d, "10.1.0.1", 24)));
+    ASSERT_TRUE(inet::add_address(ctl, n, addr_req(*d, "2001:db8::1", 64, IFA_F_NODAD)));
+    std::vector<Device*> both =
+        port_first ? std::vector<Device*>{d, v} : std::vector<Device*>{v, d};
+    ASSERT_TRUE(ctl.delete_links(both));
+    EXPECT_TRUE(inet::list_routes(ctl, n, AF_INET, 10).empty());
+    EXPECT_TRUE(inet::list_routes(ctl, n, AF_INET6, 10).empty());
+    EXPECT_FALSE(ctl.find(n, "d0"));
+    EXPECT_FALSE(ctl.find(n, "vrf0"));
+  }
+}
+
 }  // namespace
 }  // namespace ifcore::test
