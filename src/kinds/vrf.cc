@@ -2,7 +2,7 @@
 // vrf_newlink, vrf_dellink, vrf_add_slave / vrf_del_slave with cycle_netdev,
 // vrf_fillinfo, vrf_fill_slave_info, vrf_device_event), written for ifcore. ifcore sends
 // no packets through a vrf: frames sent on it leave it. Its table's l3mdev rule is the
-// protocols' part (proto/rules.cc).
+// protocols' part (proto/l3mdev.cc).
 #include "kinds/vrf.h"
 
 #include <net/if.h>  // before any <linux/if*.h>
@@ -11,7 +11,6 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <optional>
 #include <vector>

@@ -1,7 +1,7 @@
 // The vrf kind: an L3 master device (Linux's VRF) bound to one FIB table. Devices enslaved
 // to it route in that table: the protocols ask `Kind::l3mdev_table` of a device or of its
 // master and put the routes its addresses make there; lookups reach the table through the
-// namespace's l3mdev rule (proto/rules.cc adds it with the first vrf). A port is cycled
+// namespace's l3mdev rule (proto/l3mdev.cc adds it with the first vrf). A port is cycled
 // down and up when it joins or leaves, so that its routes move between the tables.
 #pragma once
 
