@@ -83,6 +83,10 @@ class Kind {
   // lock, not inside an rcu::ReadGuard; `f` holds a Ref on `dev`.
   virtual bool xmit(Device& dev, Frame&& f) const;
 
+  // L3 master kinds (Linux: dev->l3mdev_ops->l3mdev_fib_table, IFF_L3MDEV_MASTER): the FIB
+  // table the device and its ports route in; 0 for every other kind. Context: control lock.
+  virtual std::uint32_t l3mdev_table(const Device& dev) const { return 0; }
+
   // Virtual devices' link changes are urgent for the link watch's adaptive policy.
   virtual bool is_virtual() const { return true; }
   // The ifindex IFLA_LINK reports (0 = none); default: dev.link().

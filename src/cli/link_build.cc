@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "cli/commands.h"
+#include "cli/vrf.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/nsid.h"
 
@@ -120,6 +121,17 @@ Result<bool> put_link_word(Ctx& c, wire::MessageBuilder& b, const std::string& w
     auto idx = c.client->ifindex(*v);
     if (!idx) return fail(idx.error());
     if (!*idx) return invarg("Device does not exist\n", *v);
+    b.put_u32(IFLA_MASTER, std::uint32_t(*idx));
+  } else if (w == "vrf") {
+    // iproute2: `vrf NAME` is `master NAME` for a device that is a vrf.
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    auto idx = c.client->ifindex(*v);
+    if (!idx) return fail(idx.error());
+    if (!*idx) return invarg("Not a valid VRF name\n", *v);
+    auto is = name_is_vrf(c, *v);
+    if (!is) return fail(is.error());
+    if (!*is) return invarg("Not a valid VRF name\n", *v);
     b.put_u32(IFLA_MASTER, std::uint32_t(*idx));
   } else if (w == "nomaster") {
     b.put_u32(IFLA_MASTER, 0);
@@ -749,6 +761,8 @@ Result<void> put_linkinfo(Ctx& c, wire::MessageBuilder& b, const std::string& ki
     IFCORE_TRY(parse_bridge(c, b, a));
   else if (kind == "vxlan")
     IFCORE_TRY(parse_vxlan(c, b, a, set_op));
+  else if (kind == "vrf" && !a.done())
+    IFCORE_TRY(parse_vrf(b, a));
   else if (kind == "ipip" || kind == "gre" || kind == "gretap" || kind == "sit")
     IFCORE_TRY(parse_tunnel(c, b, kind, a));
   else if (!a.done())

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/link_print.h"
+#include "cli/vrf.h"
 #include "rtnl/wire/link.h"
 
 namespace ifcore::cli {
@@ -359,8 +360,13 @@ Result<void> parse_show_filter(Ctx& c, Args& a, LinkFilter& f, AddrFilter& af) {
       if (!v) return fail(v.error());
       auto idx = c.client->ifindex(*v);
       if (!idx) return fail(idx.error());
-      // ifcore has no vrf kind: no device is a VRF.
-      if (w == "vrf") return invarg("Not a valid VRF name\n", *v);
+      if (w == "vrf") {
+        // iproute2: the device must exist and be a vrf.
+        if (!*idx) return invarg("Not a valid VRF name\n", *v);
+        auto is = name_is_vrf(c, *v);
+        if (!is) return fail(is.error());
+        if (!*is) return invarg("Not a valid VRF name\n", *v);
+      }
       if (!*idx) return invarg("Device does not exist\n", *v);
       f.master = *v;
     } else if (w == "nomaster") {

@@ -1,5 +1,6 @@
 // cli/link_kinds.cc — `-d` kind data: what `ip -d link show` prints after the kind's name
-// for vlan, macvlan, bridge (and bridge ports), vxlan, ipip and gre. Veth has no data.
+// for vlan, macvlan, bridge (and bridge ports), vxlan, ipip, gre and vrf (and vrf ports).
+// Veth has no data.
 #include <arpa/inet.h>
 #include <net/if.h>
 
@@ -417,6 +418,11 @@ void print_tunnel(Ctx& c, const std::string& kind, const Attrs& a) {
   }
 }
 
+// As iproute2 6.1's vrf printers (iplink_vrf.c): the table, of the vrf or of a port's vrf.
+void print_vrf(Ctx& c, const Attrs& a, std::uint16_t type) {
+  if (auto t = num(a, type)) c.out->kv("table", *t, fmt::format("table {} ", *t));
+}
+
 }  // namespace
 
 void print_kind_data(Ctx& c, const std::string& kind, const std::vector<wire::RawAttr>& a) {
@@ -430,10 +436,15 @@ void print_kind_data(Ctx& c, const std::string& kind, const std::vector<wire::Ra
     print_vxlan(c, a);
   else if (kind == "ipip" || kind == "gre" || kind == "gretap" || kind == "sit")
     print_tunnel(c, kind, a);
+  else if (kind == "vrf")
+    print_vrf(c, a, IFLA_VRF_TABLE);
 }
 
 void print_slave_data(Ctx& c, const std::string& kind, const std::vector<wire::RawAttr>& a) {
-  if (kind == "bridge") print_bridge_port(c, a);
+  if (kind == "bridge")
+    print_bridge_port(c, a);
+  else if (kind == "vrf")
+    print_vrf(c, a, IFLA_VRF_PORT_TABLE);
 }
 
 }  // namespace ifcore::cli

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/vrf.h"
 
 namespace ifcore::cli {
 namespace {
@@ -57,7 +58,7 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
       {"token", nullptr},      {"tcpmetrics", nullptr}, {"tcp_metrics", nullptr},
       {"monitor", do_monitor}, {"xfrm", nullptr},       {"mroute", nullptr},
       {"mrule", nullptr},      {"netns", do_netns},     {"netconf", do_netconf},
-      {"vrf", nullptr},        {"sr", nullptr},         {"nexthop", nullptr},
+      {"vrf", do_vrf},         {"sr", nullptr},         {"nexthop", nullptr},
       {"mptcp", nullptr},      {"ioam", nullptr},       {"help", nullptr}};
   for (auto [name, handler] : kObjects) {
     if (!matches(obj, name)) continue;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "cli/vrf.h"
 #include "rtnl/wire/neigh.h"
 
 namespace ifcore::cli {
@@ -302,7 +303,13 @@ Result<void> neigh_show_or_flush(Ctx& c, Args& a, bool flush) {
       if (!v) return fail(v.error());
       auto idx = c.client->ifindex(*v);
       if (!idx) return fail(idx.error());
-      if (w == "vrf") return invarg("Not a valid VRF name\n", *v);  // ifcore has no vrf kind
+      if (w == "vrf") {
+        // iproute2: the device must exist and be a vrf.
+        if (!*idx) return invarg("Not a valid VRF name\n", *v);
+        auto is = name_is_vrf(c, *v);
+        if (!is) return fail(is.error());
+        if (!*is) return invarg("Not a valid VRF name\n", *v);
+      }
       if (!*idx) return invarg("Device does not exist\n", *v);
       f.master = *idx;
     } else if (w == "nomaster") {

@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "cli/commands.h"
+#include "cli/vrf.h"
 #include "rtnl/wire/raw_attrs.h"
 #include "rtnl/wire/route.h"
 
@@ -380,6 +381,18 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
         r.table = std::uint8_t(t);
       else
         r.table = RT_TABLE_UNSPEC, r.table_id = t;
+    } else if (matches(w, "vrf")) {
+      // iproute2: the vrf's table, as `table` would name it.
+      table_given = true;
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto t = vrf_table(c, *v);
+      if (!t) return fail(t.error());
+      if (!*t) return invarg("Invalid VRF\n", *v);
+      if (*t < 256)
+        r.table = std::uint8_t(*t);
+      else
+        r.table = RT_TABLE_UNSPEC, r.table_id = *t;
     } else if (w == "proto" || w == "protocol") {
       auto v = val();
       if (!v) return fail(v.error());
@@ -619,6 +632,15 @@ Result<RouteFilter> parse_route_filter(Ctx& c, Args& a, bool flush) {
         if (!n) return invarg("table id value is invalid\n", *v);
         f.table = *n;
       }
+    } else if (matches(w, "vrf")) {
+      // iproute2: the vrf's table, without its local and broadcast routes.
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto t = vrf_table(c, *v);
+      if (!t) return fail(t.error());
+      if (!*t) return invarg("Invalid VRF\n", *v);
+      f.table = *t;
+      f.typemask = ~(1u << RTN_LOCAL | 1u << RTN_BROADCAST);
     } else if (matches(w, "cached") || matches(w, "cloned")) {
       f.cloned = true;
     } else if (w == "tos" || matches(w, "dsfield")) {
@@ -820,6 +842,14 @@ Result<void> route_get(Ctx& c, Args& a) {
     } else if (matches(w, "oif") || w == "dev") {
       auto v = val();
       if (!v) return fail(v.error());
+      odev = *v;
+    } else if (matches(w, "vrf")) {
+      // iproute2: the vrf is the output device.
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto is = name_is_vrf(c, *v);
+      if (!is) return fail(is.error());
+      if (!*is) return invarg("Invalid VRF\n", *v);
       odev = *v;
     } else if (matches(w, "notify")) {
       r.flags |= RTM_F_NOTIFY;

@@ -299,8 +299,8 @@ void Control::set_operstate(Device& dev, std::uint8_t operstate) {
 Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_view new_name) {
   // Linux: __dev_change_net_namespace.
   if (&dev.ns() == &to) return ok();
-  if (!dev.kind().can_move_namespace())
-    return fail(EINVAL, "device \"{}\" cannot change namespace", dev.name());
+  // Linux 6.18's extack for a netns_immutable device (lo, a vrf).
+  if (!dev.kind().can_move_namespace()) return fail(EINVAL, "The interface netns is immutable");
   if (dev.state() != RegState::Registered)
     return fail(EINVAL, "device \"{}\" is not registered", dev.name());
   Registry& dst = to.registry();

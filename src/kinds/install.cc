@@ -8,6 +8,7 @@
 #include "kinds/tunnel.h"
 #include "kinds/veth.h"
 #include "kinds/vlan.h"
+#include "kinds/vrf.h"
 #include "kinds/vxlan.h"
 
 namespace ifcore::kinds {
@@ -21,6 +22,7 @@ void install_all(Engine& engine) {
   Bridge::install(engine);
   Tunnel::install(engine);
   Vxlan::install(engine);
+  Vrf::install(engine);
 }
 
 }  // namespace ifcore::kinds

@@ -147,11 +147,14 @@ RouteInfo kernel_route(int family, std::uint32_t table, std::uint8_t type, const
   return r;
 }
 
-// Linux: fib_add_ifaddr, for every address of the device.
+// Linux: fib_add_ifaddr, for every address of the device. fib_magic puts them in the
+// table of the device's L3 master (a vrf's), if it has one, instead of local and main.
 void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, Origin>>& out) {
   bool up = dev.is_up();
   bool lo = dev.flags() & IFF_LOOPBACK;
   int oif = dev.ifindex();
+  const std::uint32_t l3 = l3mdev_fib_table(dev);
+  const std::uint32_t local_tb = l3 ? l3 : RT_TABLE_LOCAL, main_tb = l3 ? l3 : RT_TABLE_MAIN;
   for (auto& ifa : in.addrs) {
     const AddrInfo& a = ifa->info;
     const AddrInfo* prim = &a;
@@ -167,12 +170,12 @@ void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, O
     }
     const IpAddr& src = prim->local;
     out.push_back(
-        {kernel_route(AF_INET, RT_TABLE_LOCAL, RTN_LOCAL, a.local, 32, RT_SCOPE_HOST, src, 0, oif),
+        {kernel_route(AF_INET, local_tb, RTN_LOCAL, a.local, 32, RT_SCOPE_HOST, src, 0, oif),
          Origin::Addr});
     if (!up) continue;
     if (!a.broadcast.empty() && a.broadcast.v4_host() != 0xFFFFFFFFu)
-      out.push_back({kernel_route(AF_INET, RT_TABLE_LOCAL, RTN_BROADCAST, a.broadcast, 32,
-                                  RT_SCOPE_LINK, src, 0, oif),
+      out.push_back({kernel_route(AF_INET, local_tb, RTN_BROADCAST, a.broadcast, 32, RT_SCOPE_LINK,
+                                  src, 0, oif),
                      Origin::Addr});
     IpAddr prefix = prefix_of(a.address, a.prefixlen);
     if (addr_is_zero(prefix) || (a.flags & IFA_F_SECONDARY) ||
@@ -180,16 +183,15 @@ void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, O
       continue;
     if (!(a.flags & IFA_F_NOPREFIXROUTE)) {
       std::uint8_t type = lo ? RTN_LOCAL : RTN_UNICAST;
-      out.push_back(
-          {kernel_route(AF_INET, type == RTN_UNICAST ? RT_TABLE_MAIN : RT_TABLE_LOCAL, type, prefix,
-                        a.prefixlen, type == RTN_LOCAL ? RT_SCOPE_HOST : RT_SCOPE_LINK, src,
-                        a.rt_priority, oif),
-           Origin::Addr});
+      out.push_back({kernel_route(AF_INET, type == RTN_UNICAST ? main_tb : local_tb, type, prefix,
+                                  a.prefixlen, type == RTN_LOCAL ? RT_SCOPE_HOST : RT_SCOPE_LINK,
+                                  src, a.rt_priority, oif),
+                     Origin::Addr});
     }
     if (a.prefixlen < 31)
       out.push_back(
-          {kernel_route(AF_INET, RT_TABLE_LOCAL, RTN_BROADCAST,
-                        v4_or(prefix, ~v4_mask(a.prefixlen)), 32, RT_SCOPE_LINK, src, 0, oif),
+          {kernel_route(AF_INET, local_tb, RTN_BROADCAST, v4_or(prefix, ~v4_mask(a.prefixlen)), 32,
+                        RT_SCOPE_LINK, src, 0, oif),
            Origin::Addr});
   }
 }
@@ -197,11 +199,14 @@ void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, O
 constexpr std::array<std::uint8_t, 16> kLoopback6 = {0, 0, 0, 0, 0, 0, 0, 0,
                                                      0, 0, 0, 0, 0, 0, 0, 1};
 
-// Linux: addrconf's host route (ifp->rt), prefix route and addrconf_add_mroute.
+// Linux: addrconf's host route (ifp->rt), prefix route and addrconf_add_mroute, each in
+// the table of the device's L3 master if it has one (l3mdev_fib_table), else local / main.
 void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInfo, Origin>>& out) {
   if (in6.conf.disable_ipv6) return;
   const bool up = dev.is_up();
   int oif = dev.ifindex();
+  const std::uint32_t l3 = l3mdev_fib_table(dev);
+  const std::uint32_t local_tb = l3 ? l3 : RT_TABLE_LOCAL, main_tb = l3 ? l3 : RT_TABLE_MAIN;
   for (auto& ifa : in6.addrs) {
     const AddrInfo& a = ifa->info;
     // Linux: the prefix route comes with the address on an up device, tentative or not
@@ -213,8 +218,8 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
         (dev.flags() & IFF_LOOPBACK) && a.prefixlen == 128 && a.local == IpAddr::v6(kLoopback6);
     if (up && !(a.flags & IFA_F_NOPREFIXROUTE) && !loopback_own) {
       out.push_back(
-          {kernel_route(AF_INET6, RT_TABLE_MAIN, RTN_UNICAST, a.local, a.prefixlen,
-                        RT_SCOPE_UNIVERSE, {}, a.rt_priority ? a.rt_priority : kPrioAddrconf, oif),
+          {kernel_route(AF_INET6, main_tb, RTN_UNICAST, a.local, a.prefixlen, RT_SCOPE_UNIVERSE, {},
+                        a.rt_priority ? a.rt_priority : kPrioAddrconf, oif),
            Origin::Addr});
       // Linux: addrconf_prefix_route with RTF_EXPIRES for a finite valid lifetime (the
       // newest address of the prefix, first in the list, sets it).
@@ -222,16 +227,16 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
         out.back().first.expires = a.tstamp + std::chrono::seconds(a.valid_lft);
     }
     if (!(a.flags & IFA_F_TENTATIVE))
-      out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_LOCAL, a.local, 128,
-                                  RT_SCOPE_UNIVERSE, {}, 0, oif),
-                     Origin::Addr});
+      out.push_back(
+          {kernel_route(AF_INET6, local_tb, RTN_LOCAL, a.local, 128, RT_SCOPE_UNIVERSE, {}, 0, oif),
+           Origin::Addr});
   }
   // Linux: addrconf_add_mroute, from addrconf_dev_config once the link is ready or from
   // addrconf_add_dev when an address is added to an up device.
   if (up && in6.mroute && !(dev.flags() & IFF_LOOPBACK)) {
     static const IpAddr kFf00 = *IpAddr::parse("ff00::");
-    out.push_back({kernel_route(AF_INET6, RT_TABLE_LOCAL, RTN_MULTICAST, kFf00, 8,
-                                RT_SCOPE_UNIVERSE, {}, kPrioAddrconf, oif),
+    out.push_back({kernel_route(AF_INET6, local_tb, RTN_MULTICAST, kFf00, 8, RT_SCOPE_UNIVERSE, {},
+                                kPrioAddrconf, oif),
                    Origin::Mcast});
   }
 }
@@ -883,9 +888,9 @@ RouteInfo cached_route4(const IpAddr& dst, std::uint8_t type, int oif, std::uint
 
 }  // namespace
 
-Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
-  const IpAddr& dst = flow.dst;
-  const int oif = flow.oif;
+Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
+  const IpAddr& dst = given.dst;
+  int oif = given.oif;
   if (dst.empty()) return fail(EINVAL, "missing destination address");
   EngineProto& ep = engine_proto(ctl.engine());
   NetState& st = net_state(ns);
@@ -894,12 +899,25 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
   // the flow goes to 127.0.0.1 through the loopback device, local (`local 0.0.0.0 dev lo
   // src 127.0.0.1 … cache <local>`), whether lo is up or not.
   if (f == AF_INET && dst.v4_host() == 0 && !oif && ns.loopback()) {
-    if (flow.fib_match) return fail(EHOSTUNREACH);
+    if (given.fib_match) return fail(EHOSTUNREACH);
     RouteInfo out =
         cached_route4(dst, RTN_LOCAL, ns.loopback()->ifindex(), RTM_F_CLONED | RTCF_LOCAL);
     out.prefsrc = IpAddr::v4(0x7f000001);
     return out;
   }
+  // Linux: l3mdev_update_flow — the flow's L3 master comes from its output device (an L3
+  // master given as the output device sends the lookup to its table, through any of the
+  // table's devices), else from its input device; l3mdev rules look up that master's table.
+  Flow flow = given;
+  int l3_master = 0;
+  if (Device* od = oif ? ctl.find(ns, oif) : nullptr) {
+    l3_master = l3mdev_master_ifindex(*od);
+    if (is_l3mdev_master(*od)) flow.oif = oif = 0;
+  } else if (flow.iif > 1) {  // LOOPBACK_IFINDEX
+    if (Device* id = ctl.find(ns, flow.iif)) l3_master = l3mdev_master_ifindex(*id);
+  }
+  Device* l3_dev = l3_master ? ctl.find(ns, l3_master) : nullptr;
+  const std::uint32_t l3_table = l3_dev ? l3_dev->kind().l3mdev_table(*l3_dev) : 0;
   auto usable = [&](const Route& r) {
     if (r.info.type == RTN_BROADCAST || r.info.type == RTN_MULTICAST) return false;
     if (!r.dev) return !oif;
@@ -915,7 +933,7 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
   auto looked = [&]() -> Result<Route*> {
     for (std::size_t i = 0; i < rules.size(); ++i) {
       const Rule& rule = rules[i];
-      if (!rule_matches(rule, flow)) continue;
+      if (!rule_matches(rule, flow, l3_table)) continue;
       switch (rule.info.action) {
         case FR_ACT_GOTO: {
           const Rule* target = goto_target(rules, rule);
@@ -935,7 +953,7 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
         default:
           return fail(EINVAL);
       }
-      Route* got = rule.info.l3mdev ? nullptr : lookup(st, f, rule.info.table, dst, usable);
+      Route* got = lookup(st, f, rule.info.l3mdev ? l3_table : rule.info.table, dst, usable);
       if (!got || got->info.type == RTN_THROW) continue;
       // Linux: fib4_rule_suppress / fib6_rule_suppress.
       if (static_cast<int>(got->info.dst_len) <= rule.info.suppress_prefixlen) continue;
@@ -957,8 +975,9 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
   }();
   if (!looked) {
     // Linux: ip_route_output_key_hash_rcu — with an output device given, a failed lookup
-    // means the destination is on that device's link (`8.8.8.8 dev v0 src ...`).
-    Device* out_dev = f == AF_INET && oif && !flow.iif ? ctl.find(ns, oif) : nullptr;
+    // means the destination is on that device's link (`8.8.8.8 dev v0 src ...`), unless
+    // the flow has an L3 master (`!fl4->flowi4_l3mdev`).
+    Device* out_dev = f == AF_INET && oif && !flow.iif && !l3_master ? ctl.find(ns, oif) : nullptr;
     if (!out_dev || !out_dev->is_up()) return fail(looked.error());
     if (flow.fib_match) return fail(EHOSTUNREACH);  // Linux: no fib_info to show
     RouteInfo out =
@@ -1012,8 +1031,20 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& flow) {
   out.dst = dst;
   out.dst_len = static_cast<std::uint8_t>(max_len(f));
   bool local = out.type == RTN_LOCAL;
-  // Linux: a local destination is delivered through the loopback device (`dev lo`).
-  if (local && ns.loopback()) out.oif = ns.loopback()->ifindex();
+  // Linux: a local destination is delivered through the loopback device (`dev lo`), or
+  // through the L3 master of the route's device, the loopback of its domain
+  // (ip_route_output_key_hash_rcu; IPv6: ip6_rt_get_dev_rcu, where a link-local or
+  // multicast destination on an enslaved device stays on lo).
+  if (local) {
+    Device* master = nullptr;
+    if (hop_dev && (f == AF_INET || is_l3mdev_master(*hop_dev) ||
+                    !(dst.is_v6_link_local() || dst.is_multicast())))
+      if (int m = l3mdev_master_ifindex(*hop_dev)) master = ctl.find(ns, m);
+    if (master)
+      out.oif = master->ifindex();
+    else if (ns.loopback())
+      out.oif = ns.loopback()->ifindex();
+  }
   if (f == AF_INET) {
     // Linux: rt_fill_info for the cached route: the main table (local and main are one
     // table while no rule was ever added; after, the table the rules found it in),
@@ -1064,6 +1095,13 @@ class FibSubscriber final : public Subscriber {
       case NetdevEvent::Unregister:
         fib_flush_dev(ctl, ns, ev.dev, AF_INET, Which::All, false);
         break;
+      case NetdevEvent::ChangeUpper:
+        // Linux: fib_netdev_event(NETDEV_CHANGEUPPER) — a device linked to or unlinked
+        // from an L3 master loses every IPv4 route through it (fib_disable_ip with force:
+        // the local ones too); they come back in the new table when it comes up.
+        if (ev.upper && is_l3mdev_master(*ev.upper))
+          fib_flush_dev(ctl, ns, ev.dev, AF_INET, Which::All, false);
+        break;
       default:
         break;
     }
@@ -1076,9 +1114,10 @@ class FibSubscriber final : public Subscriber {
 void fib_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<FibSubscriber>();
-  ctl.subscribe(*sub, SubscribeOptions{
-                          "fib", 0, true,
-                          events_of(NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Unregister)});
+  ctl.subscribe(
+      *sub, SubscribeOptions{"fib", 0, true,
+                             events_of(NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Unregister,
+                                       NetdevEvent::ChangeUpper)});
   ep.subscribers.push_back(std::move(sub));
 }
 

@@ -202,7 +202,8 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
     AddrInfo lo = make6(dev, v6_from(one), 128, IFA_F_PERMANENT);
     lo.proto = IFAPROT_KERNEL_LO;
     (void)insert6(ctl, ns, dev, in6, lo, false, false);
-  } else if (in6.conf.addr_gen_mode != kGenNone) {
+  } else if (in6.conf.addr_gen_mode != kGenNone && !is_l3mdev_master(dev)) {
+    // (Linux: addrconf_addr_gen — no link-local address on an L3 master device.)
     HwAddr hw = dev.address();
     std::array<std::uint8_t, 16> ll{0xfe, 0x80};
     if (in6.conf.addr_gen_mode == kGenEui64 && hw.size() == 6 && !hw.is_zero()) {
@@ -261,6 +262,7 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
     steps.push_back({nullptr, std::move(ifa)});
   }
   in6.addrs.resize(stay);
+  in6.mroute = false;  // before the sync: an up device linked to an L3 master loses it too
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   if (unregister) fib_flush_dev(ctl, ns, dev, AF_INET6, Which::All, true);
   for (Step& st : steps) {
@@ -273,7 +275,6 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
     retire_hooked(ep, st.gone.release());
   }
   refresh_groups(in6, false, false);
-  in6.mroute = false;
 }
 
 Result<std::pair<Device*, Inet6Dev*>> find_in6_dev(Control& ctl, Namespace& ns, int ifindex) {
@@ -328,6 +329,14 @@ class Inet6Subscriber final : public Subscriber {
         break;
       case NetdevEvent::Down:
         if (ds->in6) addrconf_ifdown(ctl, ns, dev, *ds->in6, false);
+        break;
+      case NetdevEvent::ChangeUpper:
+        // Linux: addrconf_notify(NETDEV_CHANGEUPPER) — linked to or unlinked from an L3
+        // master, the device is taken down as at NETDEV_DOWN (its routes and, unless
+        // keep_addr_on_down keeps them, its addresses); an up device is cycled by its
+        // master and configured again in the new table.
+        if (ds->in6 && ev.upper && is_l3mdev_master(*ev.upper))
+          addrconf_ifdown(ctl, ns, dev, *ds->in6, false);
         break;
       case NetdevEvent::Unregister:
         if (ds->in6) {
@@ -436,10 +445,11 @@ bool inet6_enabled(EngineProto& ep, const Device& dev) {
 void inet6_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<Inet6Subscriber>();
-  ctl.subscribe(*sub, SubscribeOptions{"inet6", 0, true,
-                                       events_of(NetdevEvent::Register, NetdevEvent::Up,
-                                                 NetdevEvent::Change, NetdevEvent::ChangeMtu,
-                                                 NetdevEvent::Down, NetdevEvent::Unregister)});
+  ctl.subscribe(
+      *sub, SubscribeOptions{"inet6", 0, true,
+                             events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Change,
+                                       NetdevEvent::ChangeMtu, NetdevEvent::Down,
+                                       NetdevEvent::Unregister, NetdevEvent::ChangeUpper)});
   ep.subscribers.push_back(std::move(sub));
 }
 

@@ -175,6 +175,7 @@ void install_all(Engine& engine) {
   nexthop_subscribe(ctl);  // before fib and inet6: routes that name a nexthop go with it
   fib_subscribe(ctl);
   rules_subscribe(ctl);
+  l3mdev_subscribe(ctl);
   neigh_subscribe(ctl);  // before inet6, which drops the device's state at Unregister
   inet6_subscribe(ctl);
 }

@@ -171,7 +171,7 @@ const Rule* goto_target(const std::vector<Rule>& list, const Rule& r) {
   return nullptr;
 }
 
-bool rule_matches(const Rule& r, const inet::Flow& fl) {
+bool rule_matches(const Rule& r, const inet::Flow& fl, std::uint32_t l3mdev_table) {
   const RuleInfo& i = r.info;
   auto match = [&] {
     // Linux: fib_rule_match — a locally made packet comes in through the loopback device.
@@ -179,8 +179,8 @@ bool rule_matches(const Rule& r, const inet::Flow& fl) {
     if (r.iifindex && r.iifindex != iif) return false;
     if (r.oifindex && r.oifindex != fl.oif) return false;
     if ((i.fwmark ^ fl.mark) & i.fwmask) return false;
-    if (i.tun_id) return false;  // ifcore's lookups carry no tunnel key
-    if (i.l3mdev) return false;  // nor an l3mdev
+    if (i.tun_id) return false;                   // ifcore's lookups carry no tunnel key
+    if (i.l3mdev && !l3mdev_table) return false;  // Linux: l3mdev_fib_rule_match
     if (i.uid && (fl.uid < i.uid->start || fl.uid > i.uid->end)) return false;
     // The family's match (fib4_rule_match / fib6_rule_match).
     if (!prefix_match(i.src, i.src_len, fl.src)) return false;

@@ -183,6 +183,9 @@ struct NetState {
   std::map<std::uint32_t, Table> tables4, tables6;
   std::map<std::uint32_t, Nexthop> nexthops;  // by id (nodes do not move)
   std::uint32_t nh_last_id = 0;               // the last id given out (Linux: last_id_allocated)
+  // The l3mdev rules were added, with the namespace's first L3 master (Linux: vrf.c's
+  // netns_vrf.add_fib_rules, cleared once): they are not added again.
+  bool l3mdev_rules_added = false;
   std::uint64_t route_seq = 0;  // Route::seq of the next route
   Inet4Conf all4, default4;
   Inet6Conf all6, default6;
@@ -430,9 +433,20 @@ void rules_init(NetState& st);
 inet::RuleInfo rule_report(const Rule& r, const std::vector<Rule>& list);
 // The rule a goto jumps to: the first with the target priority (nullptr: unresolved).
 const Rule* goto_target(const std::vector<Rule>& list, const Rule& r);
-// Linux: fib_rule_match with the family's match.
-bool rule_matches(const Rule& r, const inet::Flow& fl);
+// Linux: fib_rule_match with the family's match. `l3mdev_table`: the table of the flow's L3
+// master (0: none), which an l3mdev rule needs to match (l3mdev_fib_rule_match).
+bool rule_matches(const Rule& r, const inet::Flow& fl, std::uint32_t l3mdev_table = 0);
 void rules_subscribe(Control& ctl);
+
+// ---- L3 master devices (l3mdev.cc; Linux: net/l3mdev/l3mdev.c)
+// Linux: l3mdev_fib_table — the table of `dev`'s L3 master (its own if it is one), 0 if it
+// has none: the table its addresses' routes go in instead of local and main.
+std::uint32_t l3mdev_fib_table(const Device& dev);
+// Linux: l3mdev_master_ifindex — the L3 master's ifindex (its own for a master), or 0.
+int l3mdev_master_ifindex(const Device& dev);
+// Linux: netif_is_l3_master.
+bool is_l3mdev_master(const Device& dev);
+void l3mdev_subscribe(Control& ctl);
 
 // ---- address lifetimes (lifetime.cc)
 // Linux: rtm_to_ifaddr / inet6_rtm_newaddr — a zero valid lifetime, or a preferred one

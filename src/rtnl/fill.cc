@@ -159,9 +159,9 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.txqlen = s.txqlen;  // always: some clients need it
   m.operstate = dev.reported_operstate();
   m.link_mode = s.link_mode;
-  // Linux 6.18: IFLA_NETNS_IMMUTABLE — lo and bridges are netns_immutable.
+  // Linux 6.18: IFLA_NETNS_IMMUTABLE — lo, bridges and vrfs are netns_immutable.
   std::string_view kn = dev.kind().name();
-  m.netns_immutable = (kn == "loopback" || kn == "bridge") ? 1 : 0;
+  m.netns_immutable = (kn == "loopback" || kn == "bridge" || kn == "vrf") ? 1 : 0;
   m.mtu = s.mtu;
   m.min_mtu = s.min_mtu;
   m.max_mtu = s.max_mtu;
