@@ -283,6 +283,13 @@ Result<void> addr_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flag
       auto x = v();
       if (!x) return fail(x.error());
       m.label = *x;
+    } else if (w == "proto") {
+      // From iproute2 6.4 on (Debian 12's ip 6.1 has no such word): IFA_PROTO.
+      auto x = v();
+      if (!x) return fail(x.error());
+      auto n = addr_proto_number(*x);
+      if (!n) return invarg("\"proto\" value is invalid\n", *x);
+      m.proto = *n;
     } else if (w == "scope") {
       auto x = v();
       if (!x) return fail(x.error());

@@ -30,6 +30,10 @@ struct RouteShown {
 void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
                  const RouteShown& shown);
 
+// An address protocol (IFAPROT_*) by iproute2's rt_addrprotos names, or a number 0..255
+// (link_cmd.cc).
+std::optional<std::uint8_t> addr_proto_number(const std::string& s);
+
 // Appends `type KIND [options]` for link add (link_build.cc): IFLA_LINKINFO with the
 // kind's IFLA_INFO_DATA. Consumes the rest of the words.
 // `set_op`: a change of an existing device (ip link set/change, no NLM_F_CREATE).

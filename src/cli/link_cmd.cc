@@ -290,6 +290,8 @@ std::optional<std::uint8_t> scope_number(const std::string& s) {
   return std::uint8_t(*n);
 }
 
+}  // namespace
+
 // An address protocol (IFAPROT_*) by iproute2's rt_addrprotos names, or a number.
 std::optional<std::uint8_t> addr_proto_number(const std::string& s) {
   static const std::pair<const char*, std::uint8_t> kProtos[] = {{"unspec", IFAPROT_UNSPEC},
@@ -302,8 +304,6 @@ std::optional<std::uint8_t> addr_proto_number(const std::string& s) {
   if (!n || *n > 255) return std::nullopt;
   return std::uint8_t(*n);
 }
-
-}  // namespace
 
 bool AddrFilter::selects(const wire::AddrMessage& a, const std::string& dev) const {
   if ((scope ^ a.scope) & scope_mask) return false;
