@@ -163,7 +163,7 @@ struct RouteRequest {
   std::vector<NextHop> nexthops;
   // RTA_NH_ID: a nexthop object instead of gateway, oif and nexthops (add); delete: match.
   std::uint32_t nhid = 0;
-  std::uint8_t src_len = 0;  // rtm_src_len (IPv6 source routing: only refused with nhid)
+  std::uint8_t src_len = 0;  // rtm_src_len (IPv6 source routing: refused; IPv4 ignores it)
   // Netlink flags of RTM_NEWROUTE. `ip route add` = create+excl, `replace` = create+replace,
   // `append` = create+append, `change` = replace.
   bool create = true, excl = true, replace = false, append = false;

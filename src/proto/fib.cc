@@ -634,6 +634,10 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
       return fail(EINVAL, "Nexthop specification and nexthop id are mutually exclusive");
     return add_route_nh(ctl, ns, req, dst, table, type);
   }
+  // Linux (CONFIG_IPV6_SUBTREES) keeps an IPv6 route's source prefix and looks routes up
+  // by it too; ifcore has no source subtrees and refuses rather than drop the prefix.
+  if (req.family == AF_INET6 && req.src_len)
+    return fail(EOPNOTSUPP, "IPv6 source routing (from PREFIX) is not supported");
   if (req.family == AF_INET) {
     // Linux: fib_create_info, before the next hop is looked at: a type whose scope
     // (fib_props) is wider than the route's is "Invalid scope" (nat and xresolve always
