@@ -199,6 +199,18 @@ TEST_F(NexthopTest, RoutesNameNexthopsAndFollowThem) {
   auto v6 = inet::add_route(ctl, ns(ctl), nh_route("2001:db8:5::", 64, 1));
   ASSERT_FALSE(v6);
   EXPECT_EQ(v6.error().message, "IPv6 routes can not use an IPv4 nexthop");
+  // An IPv6 source prefix: refused with a nexthop as Linux does, and without one (ifcore
+  // keeps no source subtrees).
+  auto src = nh_route("2001:db8:5::", 64, 3);
+  src.src_len = 64;
+  auto with_src = inet::add_route(ctl, ns(ctl), src);
+  ASSERT_FALSE(with_src);
+  EXPECT_EQ(with_src.error().message, "Nexthops can not be used with source routing");
+  src.nhid = 0;
+  src.oif = d0->ifindex();
+  auto plain_src = inet::add_route(ctl, ns(ctl), src);
+  ASSERT_FALSE(plain_src);
+  EXPECT_EQ(plain_src.error().code, EOPNOTSUPP);
   ASSERT_TRUE(inet::add_route(ctl, ns(ctl), nh_route("2001:db8:5::", 64, 3)));
   // A lookup goes through the nexthop.
   auto got = inet::get_route(ctl, ns(ctl), ip("192.0.2.7"));
