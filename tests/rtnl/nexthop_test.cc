@@ -20,7 +20,8 @@ Bytes nhmsg_bytes(std::uint8_t family, std::uint8_t scope = 0, std::uint8_t prot
 Bytes grp(std::uint32_t id, std::uint8_t weight = 0, std::uint8_t resvd1 = 0,
           std::uint16_t resvd2 = 0) {
   Bytes b = le32(id);
-  add(b, {weight, resvd1});
+  b.push_back(weight);
+  b.push_back(resvd1);
   add(b, le16(resvd2));
   return b;
 }

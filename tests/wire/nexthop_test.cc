@@ -22,8 +22,9 @@ Bytes nhmsg_bytes(std::uint8_t family, std::uint8_t scope, std::uint8_t proto,
 }
 
 Bytes grp(std::uint32_t id, std::uint8_t weight) {
+  // (pushed byte by byte: g++ 12 warns, wrongly, of an initializer_list inserted here)
   Bytes b = le32(id);
-  add(b, {weight, 0, 0, 0});
+  for (std::uint8_t x : {weight, std::uint8_t(0), std::uint8_t(0), std::uint8_t(0)}) b.push_back(x);
   return b;
 }
 
