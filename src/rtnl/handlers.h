@@ -66,6 +66,23 @@ Result<void> emit(Reply& out, F&& encode) {
 }
 // Ends a dump: NLMSG_DONE with `error` (0, or the negative errno that stopped it).
 void end_dump(Request& r, int error = 0);
+// The messages of a dump: `encode(builder, header, item)` writes one for each of `items`
+// (the header is the dump's, NLM_F_MULTI, of type `type`); an encoding that fails ends
+// the dump with its error. Does not end the dump (a dump of several lists calls it for
+// each, then end_dump). Errors: the encoding's.
+template <class Items, class F>
+Result<void> dump_items(Request& r, std::uint16_t type, const Items& items, F&& encode) {
+  for (const auto& x : items) {
+    auto e = emit(r.out, [&](wire::MessageBuilder& b) {
+      return encode(b, wire::Header{type, NLM_F_MULTI, r.seq(), r.port()}, x);
+    });
+    if (!e) {
+      end_dump(r, -e.error().code);
+      return e;
+    }
+  }
+  return ok();
+}
 // Ends a dump that failed: NLMSG_DONE with the error and, for a client that asked for
 // extended acks, its message (Linux: netlink_dump_done).
 void end_dump_error(Request& r, const Error& e);

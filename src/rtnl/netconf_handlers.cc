@@ -80,16 +80,11 @@ Result<void> handle_getnetconf(Request& r) {
   if (!ns) return fail(ns.error());
   for (int f : {AF_INET, AF_INET6}) {
     if (known && f != family) continue;
-    for (const inet::NetconfInfo& n : inet::list_netconf(ctl, **ns, f)) {
-      auto e = emit(r.out, [&](wire::MessageBuilder& b) {
-        return wire::encode_netconf(b, {RTM_NEWNETCONF, NLM_F_MULTI, r.seq(), r.port()},
-                                    netconf_message(n));
-      });
-      if (!e) {
-        end_dump(r, -e.error().code);
-        return e;
-      }
-    }
+    IFCORE_TRY(
+        dump_items(r, RTM_NEWNETCONF, inet::list_netconf(ctl, **ns, f),
+                   [](wire::MessageBuilder& b, const wire::Header& h, const inet::NetconfInfo& n) {
+                     return wire::encode_netconf(b, h, netconf_message(n));
+                   }));
   }
   end_dump(r);
   return ok();

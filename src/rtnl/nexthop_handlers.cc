@@ -221,16 +221,11 @@ Result<void> handle_getnexthop(Request& r) {
   }
   auto ns = session_ns(ctl, r.s);
   if (!ns) return fail(ns.error());
-  for (const auto& n : inet::list_nexthops(ctl, **ns, *filter)) {
-    auto e = emit(r.out, [&](wire::MessageBuilder& b) {
-      return wire::encode_nexthop(b, {RTM_NEWNEXTHOP, NLM_F_MULTI, r.seq(), r.port()},
-                                  nexthop_message(n));
-    });
-    if (!e) {
-      end_dump(r, -e.error().code);
-      return e;
-    }
-  }
+  IFCORE_TRY(
+      dump_items(r, RTM_NEWNEXTHOP, inet::list_nexthops(ctl, **ns, *filter),
+                 [](wire::MessageBuilder& b, const wire::Header& h, const inet::NexthopInfo& n) {
+                   return wire::encode_nexthop(b, h, nexthop_message(n));
+                 }));
   end_dump(r);
   return ok();
 }

@@ -167,16 +167,11 @@ Result<void> handle_getrule(Request& r) {
   Control ctl = r.s.hub().engine().control();
   auto ns = session_ns(ctl, r.s);
   if (!ns) return fail(ns.error());
-  for (const auto& rule : inet::list_rules(ctl, **ns, m->family)) {
-    auto e = emit(r.out, [&](wire::MessageBuilder& b) {
-      return wire::encode_rule(b, {RTM_NEWRULE, NLM_F_MULTI, r.seq(), r.port()},
-                               rule_message(rule));
-    });
-    if (!e) {
-      end_dump(r, -e.error().code);
-      return e;
-    }
-  }
+  IFCORE_TRY(
+      dump_items(r, RTM_NEWRULE, inet::list_rules(ctl, **ns, m->family),
+                 [](wire::MessageBuilder& b, const wire::Header& h, const inet::RuleInfo& rule) {
+                   return wire::encode_rule(b, h, rule_message(rule));
+                 }));
   end_dump(r);
   return ok();
 }
