@@ -83,13 +83,8 @@ Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
   return p;
 }
 
-// Unlinks `r` from its table and device, frees its dst entry and then the route.
-void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
-  if (!r->list) return;
-  RouteList& v = *r->list;
-  std::optional<RouteInfo> gone;
-  if (notify && route_news_wanted(ep, ns, r->info.family)) gone = report(*r);
-  if (r->nh) std::erase(r->nh->routes, r);
+// Takes `r` off its hops' devices and releases its dst entries (it then has no hops).
+void release_hops(EngineProto& ep, Route* r) {
   if (r->dev)
     if (DevState* ds = find_dev(ep, *r->dev)) ds->routes.erase(r);
   for (Route::Hop& h : r->extra) {
@@ -98,6 +93,16 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   }
   r->extra.clear();
   dst_free(ep, *r, std::move(r->dst));
+}
+
+// Unlinks `r` from its table and device, frees its dst entry and then the route.
+void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
+  if (!r->list) return;
+  RouteList& v = *r->list;
+  std::optional<RouteInfo> gone;
+  if (notify && route_news_wanted(ep, ns, r->info.family)) gone = report(*r);
+  if (r->nh) std::erase(r->nh->routes, r);
+  release_hops(ep, r);
   Table& t = *r->table;
   RouteKey key = key_of(r->info);
   v.erase(r->self);
@@ -557,14 +562,7 @@ Result<Device*> fib_resolve_hop(Control& ctl, Namespace& ns, int family, const I
 
 void fib_bind_hops(EngineProto& ep, Route* r, const std::vector<inet::NextHop>& hops,
                    const std::vector<Device*>& devs, bool blackhole, bool group) {
-  if (r->dev)
-    if (DevState* ds = find_dev(ep, *r->dev)) ds->routes.erase(r);
-  for (Route::Hop& h : r->extra) {
-    if (DevState* ds = find_dev(ep, *h.dev)) std::erase(ds->extra_routes, r);
-    dst_free_hop(ep, h.dev, std::move(h.dst));
-  }
-  r->extra.clear();
-  dst_free(ep, *r, std::move(r->dst));
+  release_hops(ep, r);
   if (!blackhole && r->info.type == RTN_BLACKHOLE) r->info.type = RTN_UNICAST;
   set_route_hops(r->info, hops, blackhole, group);
   r->dev = devs.empty() ? nullptr : devs.front();
