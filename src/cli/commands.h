@@ -12,6 +12,7 @@ Result<void> do_link(Ctx& c, Args& a);
 Result<void> do_addr(Ctx& c, Args& a);
 Result<void> do_route(Ctx& c, Args& a);
 Result<void> do_neigh(Ctx& c, Args& a);    // neigh_cmd.cc
+Result<void> do_fdb(Ctx& c, Args& a);      // fdb_cmd.cc: bridge(8)'s `bridge fdb`
 Result<void> do_netconf(Ctx& c, Args& a);  // netconf_cmd.cc
 Result<void> do_rule(Ctx& c, Args& a);     // rule_cmd.cc
 Result<void> do_netns(Ctx& c, Args& a);

@@ -32,7 +32,7 @@ void usage() {
                "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
                "       ifc sysctl [ -n ] { KEY... | -w KEY=VALUE... }\n"
                "where  OBJECT := { link | address | route | rule | neighbour | netconf | netns |\n"
-               "                   monitor | stats }\n"
+               "                   monitor | stats | fdb }\n"
                "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
                "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
                "                    --embedded | --kernel | --socket PATH }\n");
@@ -45,6 +45,7 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
   if (obj == "stats") return do_stats(c, a);
   if (obj == "probe") return do_probe(c, a);
   if (obj == "sysctl") return do_sysctl(c, a);
+  if (obj == "fdb") return do_fdb(c, a);  // bridge(8)'s object, in its syntax
   // iproute2's objects in its order, so that an abbreviation means what it means to ip
   // (`ip n` is neighbor, `ip m` maddress, `ip mo` monitor); those ifc lacks say so.
   using Handler = Result<void> (*)(Ctx&, Args&);

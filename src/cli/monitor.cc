@@ -1,6 +1,6 @@
-// cli/monitor.cc — `ifc monitor [link|address|route|neigh|netconf]`: join the rtnetlink groups and
-// print each notification as `ip monitor` does ("Deleted " before removals); and `ifc stats`, the
-// engine's per-phase statistics (ifcore's own message; not a kernel feature).
+// cli/monitor.cc — `ifc monitor [link|address|route|neigh|netconf|rule|fdb]`: join the rtnetlink
+// groups and print each notification as `ip monitor` does ("Deleted " before removals); and `ifc
+// stats`, the engine's per-phase statistics (ifcore's own message; not a kernel feature).
 #include <linux/rtnetlink.h>
 
 #include "cli/commands.h"
@@ -18,9 +18,11 @@ void print_addr_event(Ctx& c, const wire::Message& m);
 void print_neigh_event(Ctx& c, const wire::Message& m);    // neigh_cmd.cc
 void print_netconf_event(Ctx& c, const wire::Message& m);  // netconf_cmd.cc
 void print_rule_event(Ctx& c, const wire::Message& m);     // rule_cmd.cc
+void print_fdb_event(Ctx& c, const wire::Message& m);      // fdb_cmd.cc
 
 Result<void> do_monitor(Ctx& c, Args& a) {
   bool link = false, addr = false, route = false, neigh = false, netconf = false, rule = false;
+  bool fdb = false;  // `bridge monitor fdb`: forwarding entries only, as bridge(8) prints them
   while (!a.done()) {
     std::string w = a.take();
     if (matches(w, "link"))
@@ -35,12 +37,14 @@ Result<void> do_monitor(Ctx& c, Args& a) {
       netconf = true;
     else if (matches(w, "rule"))
       rule = true;
+    else if (w == "fdb")
+      fdb = true;
     else if (w == "all")
       link = addr = route = neigh = netconf = rule = true;
     else
       return die(255, "Argument \"{}\" is unknown, try \"ip monitor help\".", w);
   }
-  if (!link && !addr && !route && !neigh && !netconf && !rule)
+  if (!link && !addr && !route && !neigh && !netconf && !rule && !fdb)
     link = addr = route = neigh = netconf = rule = true;
   Transport& t = c.client->transport();
   (void)c.client->ifname(0);  // learn the names before the first notification
@@ -57,7 +61,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
     IFCORE_TRY(join(RTNLGRP_IPV4_ROUTE));
     IFCORE_TRY(join(RTNLGRP_IPV6_ROUTE));
   }
-  if (neigh) IFCORE_TRY(join(RTNLGRP_NEIGH));
+  if (neigh || fdb) IFCORE_TRY(join(RTNLGRP_NEIGH));
   // iproute2: the netconf and rule groups of the family asked for (-4, -6), both by default.
   if (netconf && c.family != AF_INET6) IFCORE_TRY(join(RTNLGRP_IPV4_NETCONF));
   if (netconf && c.family != AF_INET) IFCORE_TRY(join(RTNLGRP_IPV6_NETCONF));
@@ -95,6 +99,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
         case RTM_NEWNEIGH:
         case RTM_DELNEIGH:
           if (neigh) print_neigh_event(c, m);
+          if (fdb && !neigh) print_fdb_event(c, m);
           break;
         case RTM_NEWRULE:
         case RTM_DELRULE:

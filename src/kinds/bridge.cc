@@ -96,7 +96,7 @@ void remove_port(Control& ctl, Device& br, Device& port) {
   std::unique_ptr<Port> gone = std::move(*it);
   p->ports.erase(it);
   bridge::detach_port(ctl, port);
-  p->fdb.flush(&port);  // Linux: br_fdb_delete_by_port when a port leaves
+  bridge::fdb_delete_by_port(ctl, br, *p, &port);  // Linux: del_nbp
   ctl.unlink_upper(port, br);
   gone.reset();  // drops the reference on the port
   adjust_mtu(ctl, br);
@@ -119,6 +119,7 @@ class Watch final : public Subscriber {
       if (!self) return ok();
       if (!self->adjusting && ev.event == NetdevEvent::ChangeMtu) self->mtu_set_by_user = true;
       if (!self->adjusting && ev.event == NetdevEvent::ChangeAddr) self->addr_set_by_user = true;
+      if (ev.event == NetdevEvent::ChangeAddr) bridge::fdb_bridge_changed_addr(ctl, dev, *self);
       return ok();
     }
     Device* br = dev.master();
@@ -133,6 +134,7 @@ class Watch final : public Subscriber {
         adjust_mtu(ctl, *br);
         break;
       case NetdevEvent::ChangeAddr:
+        bridge::fdb_port_changed_addr(ctl, *br, *port_of, dev);
         adjust_address(ctl, *br);
         break;
       case NetdevEvent::Up:
@@ -176,7 +178,13 @@ Result<Device*> Bridge::new_link(Control& ctl, Namespace& ns, const LinkRequest&
   auto dev = ctl.alloc_device(*this, ns);
   dev->set_priv(std::move(priv));
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
-  return ctl.register_device(std::move(dev), req.name.value_or("bridge%d"), req.ifindex);
+  auto made = ctl.register_device(std::move(dev), req.name.value_or("bridge%d"), req.ifindex);
+  if (made) {  // Linux: the bridge's own address has a local entry
+    Priv& p = *bridge::priv(**made);
+    bridge::fdb_add_local(ctl, **made, p, nullptr, (*made)->address());
+    p.own_addr = (*made)->address();
+  }
+  return made;
 }
 
 Result<void> Bridge::change_link(Control& ctl, Device& dev, const LinkRequest& req) const {
@@ -239,6 +247,7 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
   p.ports.push_back(std::move(e));
   p.had_port = true;
   bridge::attach_port(ctl, master, port);
+  bridge::fdb_add_local(ctl, master, p, &port, port.address());  // Linux: br_add_if
   adjust_mtu(ctl, master);
   adjust_address(ctl, master);
   update_states(ctl, master);
@@ -271,10 +280,11 @@ void Bridge::uninit(Control& ctl, Device& dev) const {
   // Linux: br_dev_delete releases every port; the ports stay.
   Priv* p = bridge::priv(dev);
   if (!p) return;
+  for (auto& port : p->ports) bridge::fdb_delete_by_port(ctl, dev, *p, port->dev.get());
   auto ports = std::move(p->ports);
   p->ports.clear();
   bridge::publish_ports(dev, *p);
-  p->fdb.flush(nullptr);
+  bridge::fdb_delete_by_port(ctl, dev, *p, nullptr);
   for (auto& port : ports) {
     bridge::detach_port(ctl, *port->dev);
     ctl.unlink_upper(*port->dev, dev);

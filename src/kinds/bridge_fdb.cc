@@ -14,18 +14,16 @@ namespace ifcore::kinds::bridge {
 
 namespace {
 
-std::uint64_t key(const HwAddr& mac) {
-  std::uint64_t k = 0;
-  auto b = mac.bytes();
-  std::memcpy(&k, b.data(), std::min<std::size_t>(b.size(), 8));
-  return k;
-}
-
 // Sends `f` out of every forwarding port but `ingress`, or only to `only` if it is known.
 void forward(Device& br, Priv& p, Device* ingress, Frame&& f) {
   TimePoint now = br.engine().time().now();
   HwAddr dst = frame_dst(f);
-  Device* known = is_group_address(dst) ? nullptr : p.fdb.lookup(dst, now);
+  bool local = false;
+  Device* known = is_group_address(dst) ? nullptr : p.fdb.lookup(dst, now, &local);
+  if (local) {  // Linux: br_handle_frame_finish delivers a local destination up
+    receive(br, std::move(f));
+    return;
+  }
   std::vector<Ref> out;
   {
     rcu::ReadGuard g;
@@ -77,31 +75,64 @@ const BridgeRx kRx;
 
 }  // namespace
 
-void Fdb::learn(const HwAddr& mac, Device* port, TimePoint now) {
-  std::lock_guard lk(mu_);
-  map_[key(mac)] = Entry{port, now};
+Fdb::Key Fdb::key(const HwAddr& mac, std::uint16_t vid) {
+  std::uint64_t k = 0;
+  auto b = mac.bytes();
+  std::memcpy(&k, b.data(), std::min<std::size_t>(b.size(), 8));
+  return {k, vid};
 }
 
-Device* Fdb::lookup(const HwAddr& mac, TimePoint now) {
+// Linux: br_fdb_update — a new source makes a dynamic entry; a known one moves to the port
+// it was seen on unless it is local or sticky (static entries move as on Linux).
+void Fdb::learn(const HwAddr& mac, Device* port, TimePoint now) {
+  std::lock_guard lk(mu_);
+  auto [it, made] = map_.try_emplace(key(mac, 0));
+  FdbEntry& e = it->second;
+  if (made) {
+    e.mac = mac;
+    e.dst = port;
+    e.updated = e.used = now;
+    e.seq = ++seq_;
+    return;
+  }
+  if (e.local) return;
+  e.updated = now;
+  if (e.dst != port && !e.sticky) {
+    e.dst = port;
+    e.ext_learn = false;
+  }
+}
+
+Device* Fdb::lookup(const HwAddr& mac, TimePoint now, bool* local) {
   Duration ageing(ageing_ns_.load(std::memory_order_relaxed));
   std::lock_guard lk(mu_);
-  auto it = map_.find(key(mac));
+  auto it = map_.find(key(mac, 0));
   if (it == map_.end()) return nullptr;
-  if (now - it->second.seen >= ageing) {  // Linux: has_expired
+  FdbEntry& e = it->second;
+  if (!e.is_static && !e.ext_learn && now - e.updated >= ageing) {  // Linux: has_expired
     map_.erase(it);
     return nullptr;
   }
-  return it->second.port;
+  e.used = now;
+  if (e.local || !e.dst) {
+    *local = true;
+    return nullptr;
+  }
+  return e.dst;
 }
 
 void Fdb::flush(const Device* port) {
   std::lock_guard lk(mu_);
-  std::erase_if(map_, [&](const auto& e) { return !port || e.second.port == port; });
+  std::erase_if(map_, [&](const auto& kv) {
+    const FdbEntry& e = kv.second;
+    return (!port || e.dst == port) && !e.is_static && !e.ext_learn;
+  });
 }
 
 std::size_t Fdb::size() {
   std::lock_guard lk(mu_);
-  return map_.size();
+  return static_cast<std::size_t>(
+      std::count_if(map_.begin(), map_.end(), [](const auto& kv) { return !kv.second.is_static; }));
 }
 
 void publish_ports(Device& br, Priv& p) {

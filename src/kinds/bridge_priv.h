@@ -9,10 +9,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ifcore/engine.h"
+#include "ifcore/fdb.h"
 #include "ifcore/frame.h"
 
 namespace ifcore::kinds::bridge {
@@ -56,25 +57,45 @@ struct DataPlane {
   std::vector<PortView> ports;
 };
 
+// One forwarding entry (Linux: struct net_bridge_fdb_entry and its BR_FDB_* bits).
+struct FdbEntry {
+  HwAddr mac;
+  std::uint16_t vid = 0;
+  Device* dst = nullptr;  // the port; nullptr: the bridge itself
+  bool local = false, is_static = false, sticky = false, added_by_user = false, ext_learn = false;
+  TimePoint updated{}, used{};
+  std::uint64_t seq = 0;  // dumps list the newest first (Linux: hlist_add_head)
+};
+
 // Linux: the forwarding database (br_fdb.c): learned source addresses -> port, aged out
-// after `ageing` (IFLA_BR_AGEING_TIME). Context: any thread (its own leaf mutex).
+// after `ageing` (IFLA_BR_AGEING_TIME), and the entries the user and the bridge itself
+// add (local addresses of the bridge and its ports, static entries).
+// Context: the frame path from any thread (learn, lookup); the rest under the control lock
+// too. Its own leaf mutex guards the table.
 class Fdb {
  public:
+  using Key = std::pair<std::uint64_t, std::uint16_t>;  // address, vlan
+  static Key key(const HwAddr& mac, std::uint16_t vid);
+
   void learn(const HwAddr& mac, Device* port, TimePoint now);
-  // The port `mac` was last seen on, unless aged out. The pointer is only compared (it
-  // may name a port that has just left).
-  Device* lookup(const HwAddr& mac, TimePoint now);
-  void flush(const Device* port);  // every entry of `port` (nullptr: all)
+  // The port `mac` was last seen on, unless aged out; nullptr and *local for a local
+  // entry. The pointer is only compared (it may name a port that has just left).
+  Device* lookup(const HwAddr& mac, TimePoint now, bool* local);
+  // Dynamic entries of `port` (nullptr: all) (Linux: br_fdb_delete_by_port without do_all).
+  void flush(const Device* port);
   void set_ageing(Duration d) { ageing_ns_.store(d.count(), std::memory_order_relaxed); }
+  Duration ageing() const { return Duration(ageing_ns_.load(std::memory_order_relaxed)); }
   std::size_t size();
 
+  // For the control lock's holder: the table under its mutex.
+  std::unique_lock<std::mutex> lock() { return std::unique_lock(mu_); }
+  std::map<Key, FdbEntry>& table_locked() { return map_; }
+  std::uint64_t next_seq_locked() { return ++seq_; }
+
  private:
-  struct Entry {
-    Device* port;
-    TimePoint seen;
-  };
   std::mutex mu_;  // leaf
-  std::unordered_map<std::uint64_t, Entry> map_;
+  std::map<Key, FdbEntry> map_;
+  std::uint64_t seq_ = 0;
   std::atomic<Duration::rep> ageing_ns_{Duration(std::chrono::seconds(300)).count()};
 };
 
@@ -89,6 +110,7 @@ struct Priv final : DevicePriv {
   // forwards, also after the last one left); before, the bridge keeps the carrier it was
   // made with (on), as Linux 6.18 shows (`state UNKNOWN`, `LOWER_UP`).
   bool had_port = false;
+  HwAddr own_addr;  // the address the bridge's own local entry was made for
   std::vector<std::unique_ptr<Port>> ports;
 
   Port* find(const Device& d) const {
@@ -123,6 +145,24 @@ void detach_port(Control& ctl, Device& port);
 // Linux: br_dev_xmit: a frame sent on the bridge device goes out by the table.
 // Context: any thread.
 void xmit(Device& br, Priv& p, Frame&& f);
+
+// The forwarding database's control side (bridge_fdb_ops.cc). Context: control lock.
+// Linux: fdb_add_local — a local entry for the address of `port` (nullptr: the bridge).
+void fdb_add_local(Control& ctl, Device& br, Priv& p, Device* port, const HwAddr& addr);
+// Linux: br_fdb_delete_by_port(do_all) as a port leaves (nullptr: every entry, the bridge goes).
+void fdb_delete_by_port(Control& ctl, Device& br, Priv& p, Device* port);
+// Linux: br_fdb_changeaddr — `port` has a new address.
+void fdb_port_changed_addr(Control& ctl, Device& br, Priv& p, Device& port);
+// Linux: br_fdb_change_mac_address — the bridge has a new address.
+void fdb_bridge_changed_addr(Control& ctl, Device& br, Priv& p);
+// Linux: br_fdb_add / br_fdb_delete for `port` (nullptr: the bridge itself), br_fdb_get and
+// br_fdb_dump (`filter`: a port's entries; nullptr: the bridge's own).
+Result<void> fdb_add(Control& ctl, Device& br, Priv& p, Device* port, const HwAddr& addr,
+                     const fdb::Request& q);
+Result<void> fdb_del(Control& ctl, Device& br, Priv& p, Device* port, const HwAddr& addr,
+                     const fdb::Request& q);
+Result<fdb::Entry> fdb_get(Device& br, Priv& p, const HwAddr& addr, std::uint16_t vid);
+void fdb_dump(Device& br, Priv& p, const Device* filter, std::vector<fdb::Entry>& out);
 
 // struct ifla_bridge_id of a bridge: priority (big endian) and address.
 std::vector<std::uint8_t> bridge_id(const Device& br, std::uint16_t priority);

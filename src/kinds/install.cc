@@ -3,6 +3,7 @@
 
 #include "kinds/bridge.h"
 #include "kinds/dummy.h"
+#include "kinds/fdb_install.h"
 #include "kinds/loopback.h"
 #include "kinds/macvlan.h"
 #include "kinds/tunnel.h"
@@ -14,6 +15,7 @@
 namespace ifcore::kinds {
 
 void install_all(Engine& engine) {
+  fdb_install(engine);
   Loopback::install(engine);
   Dummy::install(engine);
   Veth::install(engine);

@@ -12,66 +12,17 @@
 #include <cerrno>
 
 #include "kinds/common.h"
+#include "kinds/vxlan_priv.h"
 
 namespace ifcore::kinds {
 
 namespace {
 
+using namespace vx;
+
 // Attributes newer than this system's uapi headers (Linux 6.3+).
 constexpr std::uint16_t kVxlanLocalBypass = 31;  // IFLA_VXLAN_LOCALBYPASS
 constexpr std::uint16_t kVxlanLabelPolicy = 32;  // IFLA_VXLAN_LABEL_POLICY
-
-constexpr std::uint16_t kDefaultPort = 8472;   // Linux: IANA_VXLAN_UDP_PORT is 4789; the
-                                               // kernel's default is the old 8472
-constexpr std::uint32_t kDefaultAgeing = 300;  // Linux: FDB_AGE_DEFAULT
-constexpr std::uint32_t kHeadroom4 = 50, kHeadroom6 = 70;  // VXLAN_HEADROOM / VXLAN6_HEADROOM
-
-// Linux's VXLAN_F_* bits, as ifcore keeps them.
-enum Flag : std::uint32_t {
-  kLearn = 1u << 0,
-  kProxy = 1u << 1,
-  kRsc = 1u << 2,
-  kL2miss = 1u << 3,
-  kL3miss = 1u << 4,
-  kMetadata = 1u << 5,
-  kZeroCsumTx = 1u << 6,  // udpcsum off
-  kZeroCsum6Tx = 1u << 7,
-  kZeroCsum6Rx = 1u << 8,
-  kRemcsumTx = 1u << 9,
-  kRemcsumRx = 1u << 10,
-  kGbp = 1u << 11,
-  kGpe = 1u << 12,
-  kRemcsumNoPartial = 1u << 13,
-  kTtlInherit = 1u << 14,
-  kLocalBypass = 1u << 15,
-  kVniFilter = 1u << 16,
-};
-// Linux: VXLAN_F_RCV_FLAGS — what two devices on one port must agree on to share it.
-constexpr std::uint32_t kRcvFlags =
-    kGbp | kGpe | kZeroCsum6Rx | kRemcsumRx | kRemcsumNoPartial | kMetadata | kVniFilter;
-
-struct Conf {
-  std::uint32_t vni = 0;
-  IpAddr remote, local;  // empty: none
-  int lower = 0;         // IFLA_VXLAN_LINK
-  std::uint8_t ttl = 0, tos = 0, df = 0;
-  std::uint32_t label = 0;  // host order
-  std::uint32_t flags = kLearn | kLocalBypass;
-  std::uint32_t ageing = kDefaultAgeing, limit = 0;
-  std::uint16_t port = kDefaultPort, port_low = 0, port_high = 0;
-  bool ipv6() const {
-    return (!remote.empty() && remote.is_v6()) || (!local.empty() && local.is_v6());
-  }
-};
-
-struct VxlanPriv final : DevicePriv {
-  Conf conf;
-  Ref lower;
-};
-
-VxlanPriv* vxlan_of(const Device& dev) {
-  return priv_of<VxlanPriv>(dev);
-}
 
 constexpr AttrPolicyEntry kPolicy[] = {
     {IFLA_VXLAN_ID, AttrShape::U32},
@@ -285,6 +236,7 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
       return fail(l.error());
     }
   }
+  vx::fdb_add_default(ctl, **r, *vxlan_of(**r));  // Linux: __vxlan_dev_create
   return r;
 }
 
@@ -348,8 +300,15 @@ AttrList Vxlan::fill_info(const Device& dev) const {
   return out;
 }
 
+void Vxlan::stop(Control& ctl, Device& dev) const {
+  if (auto* v = vxlan_of(dev)) vx::fdb_flush(ctl, dev, *v, false);  // Linux: vxlan_stop
+}
+
 void Vxlan::uninit(Control& ctl, Device& dev) const {
-  if (auto* v = vxlan_of(dev)) v->lower.reset();
+  if (auto* v = vxlan_of(dev)) {
+    vx::fdb_flush(ctl, dev, *v, true);  // Linux: vxlan_uninit
+    v->lower.reset();
+  }
 }
 
 void Vxlan::install(Engine& engine) {

@@ -58,6 +58,7 @@ void Hub::attach() {
                        NetdevEvent::ChangeUpper, NetdevEvent::ChangeInfoData);
   early_sub_ = ctl.subscribe(early_, e);
   inet::add_listener(ctl, proto_);
+  fdb::add_listener(ctl, fdb_);
   attached_ = true;
 }
 
@@ -65,6 +66,7 @@ void Hub::detach() {
   if (!attached_) return;
   Control ctl = engine_->control();
   inet::remove_listener(ctl, proto_);
+  fdb::remove_listener(ctl, fdb_);
   ctl.unsubscribe(early_sub_, false);
   ctl.unsubscribe(sub_, false);
   attached_ = false;

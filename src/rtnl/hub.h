@@ -18,6 +18,7 @@
 
 #include "ifcore/engine.h"
 #include "ifcore/rtnl.h"
+#include "rtnl/fdb.h"
 #include "rtnl/proto.h"
 #include "rtnl/wire/netlink.h"
 
@@ -111,6 +112,7 @@ class Hub final : public Subscriber {
   SubscriptionId early_sub_ = 0;
   bool attached_ = false;
   ProtoPublisher proto_{*this};
+  FdbPublisher fdb_{*this};
 };
 
 class SessionImpl final : public Session {

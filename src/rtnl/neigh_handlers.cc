@@ -11,6 +11,7 @@
 #include <cerrno>
 
 #include "ifcore/namespace.h"
+#include "rtnl/fdb.h"
 #include "rtnl/handlers.h"
 #include "rtnl/proto.h"
 
@@ -79,6 +80,7 @@ Result<wire::NeighMessage> decode(const Request& r) {
 }  // namespace
 
 Result<void> handle_newneigh(Request& r) {
+  if (is_fdb_request(r)) return handle_fdb_add(r);
   auto m = decode(r);
   if (!m) return fail(m.error());
   if (m->flags_ext && (*m->flags_ext & ~std::uint32_t{NTF_EXT_MANAGED}))
@@ -93,6 +95,7 @@ Result<void> handle_newneigh(Request& r) {
 }
 
 Result<void> handle_delneigh(Request& r) {
+  if (is_fdb_request(r)) return handle_fdb_del(r);
   auto m = decode(r);
   if (!m) return fail(m.error());
   Control ctl = r.s.hub().engine().control();
@@ -103,6 +106,7 @@ Result<void> handle_delneigh(Request& r) {
 }
 
 Result<void> handle_getneigh(Request& r) {
+  if (is_fdb_request(r)) return handle_fdb_get(r);
   const bool strict = r.s.strict_check();
   auto m = decode(r);
   if (!m) return fail(m.error());

@@ -6,9 +6,14 @@ Each steps file (steps/*.ip) is a scenario: one `ip` command line per line (the 
   - kernel: `ip -n NS WORDS` in a fresh network namespace (IPv6 duplicate address detection
     off, so that addresses are not "tentative" for a random while: ifcore does no DAD);
   - ifcore: `ifcore-run --socket SOCK -- ip WORDS` against a fresh ifcored.
+A line starting with `bridge ` runs iproute2's `bridge` tool instead (`--bridge`, default
+`bridge`): `bridge -n NS WORDS` on the kernel and `ifcore-run --socket SOCK -- bridge WORDS`
+through the shim (WORDS: the rest of the line, e.g. `bridge fdb show br br0`).
 Standard output, standard error and the exit status of every step are compared after this
 normalisation, which both sides get:
-  - MAC addresses (random) become MAC, except the all-zero, broadcast and bridge group ones;
+  - MAC addresses (random) become MAC, except the all-zero, broadcast and bridge group ones,
+    the fixed multicast groups 33:33:00:00:00:XX and 01:00:5e:00:00:XX, and the
+    02:00:00:00:00:XX addresses steps write themselves;
     bridge ids (PRIO.MAC, printed without zero padding) become PRIO.MAC;
   - EUI-64 link-local addresses (made from the random MACs) become fe80::EUI;
   - counters of real traffic (`-s`: the kernel's IPv6 sends router and neighbour
@@ -24,7 +29,8 @@ A step that differs fails the run unless `known.txt` lists it ("FILE:LINE reason
 step that no longer differs fails it too, so the list stays true. The closing line is
 "N passed, M failed" (known differences count as passed and are reported).
 
-  run_diff.py --ifcored BIN --ifcore-run BIN [--ip ip] [--only FILE[:LINE]] [--verbose] STEPS...
+  run_diff.py --ifcored BIN --ifcore-run BIN [--ip ip] [--bridge bridge] [--only FILE[:LINE]]
+              [--verbose] STEPS...
 
 Exit 77 (ctest's skip) where network namespaces cannot be made.
 """
@@ -43,6 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 MAC = re.compile(r'\b(?:[0-9a-f]{1,2}:){5}[0-9a-f]{1,2}\b')
 KEEP_MACS = {'00:00:00:00:00:00', 'ff:ff:ff:ff:ff:ff', '01:80:c2:00:00:00'}
+KEEP_MAC = re.compile(r'^(33:33:00:00:00|01:00:5e:00:00|02:00:00:00:00):[0-9a-f]{2}$')
 EUI64 = re.compile(r'fe80::[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}')
 COUNTER_ROW = re.compile(r'^(\s+)([0-9 ]+[0-9])\s*$')
 GC_TIMER = re.compile(r'gc_timer +[0-9]+\.[0-9]+|"gc_timer":[0-9.]+')
@@ -50,7 +57,7 @@ GC_TIMER = re.compile(r'gc_timer +[0-9]+\.[0-9]+|"gc_timer":[0-9.]+')
 
 def normalise(text):
     def mac(m):
-        return m.group(0) if m.group(0) in KEEP_MACS else 'MAC'
+        return m.group(0) if m.group(0) in KEEP_MACS or KEEP_MAC.match(m.group(0)) else 'MAC'
     out = []
     after_counter_header = False
     for line in text.splitlines():
@@ -64,6 +71,14 @@ def normalise(text):
         after_counter_header = bool(re.match(r'^\s+(RX|TX):', line))
         out.append(line)
     return '\n'.join(out)
+
+
+def shown(line):
+    """A step as a command line: `ip WORDS`, or the `bridge WORDS` it is."""
+    words = line.split()
+    if words and words[0] == 'sorted:':
+        words = words[1:]
+    return line if words and words[0] == 'bridge' else 'ip ' + line
 
 
 def steps_of(path):
@@ -130,6 +145,7 @@ def main():
     ap.add_argument('--ifcored', required=True)
     ap.add_argument('--ifcore-run', required=True)
     ap.add_argument('--ip', default='ip')
+    ap.add_argument('--bridge', default='bridge')
     ap.add_argument('--known', default=os.path.join(HERE, 'known.txt'))
     ap.add_argument('--only')
     ap.add_argument('--verbose', action='store_true')
@@ -172,9 +188,13 @@ def main():
                 if words and words[0] == 'sorted:':
                     ordered = False
                     words = words[1:]
-                k = run([a.ip, '-n', ns] + words)
+                tool = a.ip
+                if words and words[0] == 'bridge':
+                    tool = a.bridge
+                    words = words[1:]
+                k = run([tool, '-n', ns] + words)
                 errors += k[2] != 0
-                f = run([a.ifcore_run, '--socket', daemon.sock, '--', a.ip] + words, env)
+                f = run([a.ifcore_run, '--socket', daemon.sock, '--', tool] + words, env)
 
                 def text(r):
                     out = r[0] if ordered else ''.join(sorted(r[0].splitlines(True)))
@@ -184,20 +204,20 @@ def main():
                 if key in known:
                     if same:
                         failed += 1
-                        print('STALE %s: listed in known.txt but no longer differs: ip %s' % (key, line))
+                        print('STALE %s: listed in known.txt but no longer differs: %s' % (key, shown(line)))
                     else:
                         passed += 1
                         known_seen.append(key)
                         if a.verbose:
-                            print('KNOWN %s: ip %s (%s)' % (key, line, known[key]))
+                            print('KNOWN %s: %s (%s)' % (key, shown(line), known[key]))
                     continue
                 if same:
                     passed += 1
                     if a.verbose:
-                        print('PASS  %s: ip %s' % (key, line))
+                        print('PASS  %s: %s' % (key, shown(line)))
                     continue
                 failed += 1
-                print('DIFF  %s: ip %s' % (key, line))
+                print('DIFF  %s: %s' % (key, shown(line)))
                 import difflib
                 for d in difflib.unified_diff(kt.splitlines(), ft.splitlines(), 'kernel', 'ifcore',
                                               lineterm='', n=1):

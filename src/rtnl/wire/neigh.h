@@ -36,6 +36,13 @@ struct NeighMessage {
   std::optional<std::uint32_t> master;        // NDA_MASTER (a dump's master filter)
   std::optional<std::uint16_t> vlan;          // NDA_VLAN (bridge fdb)
   bool has_unknown = false;                   // an attribute Linux's nda_policy refuses
+  // Forwarding entries (family AF_BRIDGE): NDA_IFINDEX is dump_ifindex above.
+  std::optional<std::uint16_t> port;     // NDA_PORT, host order
+  std::optional<std::uint32_t> vni;      // NDA_VNI
+  std::optional<std::uint32_t> src_vni;  // NDA_SRC_VNI
+  std::optional<std::uint32_t> nh_id;    // NDA_NH_ID
+  bool dst_bad = false;                  // AF_BRIDGE: NDA_DST neither 4 nor 16 bytes long
+  std::uint64_t present = 0;             // bit N: attribute type N was in the message (N < 64)
 };
 
 // Decodes a neighbour message. A dump may carry only a struct rtgenmsg (old clients).
@@ -46,5 +53,11 @@ Result<NeighMessage> decode_neigh(const Message& m);
 // Writes `n` as one message of type h.type, in Linux's attribute order.
 // Errors: EMSGSIZE from the builder.
 Result<void> encode_neigh(MessageBuilder& b, const Header& h, const NeighMessage& n);
+
+// Writes a forwarding entry (family AF_BRIDGE) in the order Linux's fillers share
+// (fdb_fill_info, vxlan_fdb_info, nlmsg_populate_fdb_fill): NDA_LLADDR, NDA_DST,
+// NDA_MASTER, NDA_FLAGS_EXT, NDA_PORT, NDA_VNI, NDA_IFINDEX, NDA_SRC_VNI, NDA_CACHEINFO,
+// NDA_VLAN. Errors: EMSGSIZE from the builder.
+Result<void> encode_fdb(MessageBuilder& b, const Header& h, const NeighMessage& n);
 
 }  // namespace ifcore::wire

@@ -1,0 +1,11 @@
+// Installs the forwarding databases' shared state (listeners, address lists) in an engine.
+#pragma once
+
+#include "ifcore/engine.h"
+
+namespace ifcore::kinds {
+
+// Context: at engine start, before any request; takes the control lock.
+void fdb_install(Engine& engine);
+
+}  // namespace ifcore::kinds

@@ -1,0 +1,101 @@
+// The vxlan kind's private state, shared by vxlan.cc (configuration) and vxlan_fdb.cc
+// (its forwarding database).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ifcore/engine.h"
+#include "ifcore/fdb.h"
+#include "kinds/common.h"
+
+namespace ifcore::kinds::vx {
+
+constexpr std::uint16_t kDefaultPort = 8472;   // Linux: IANA_VXLAN_UDP_PORT is 4789; the
+                                               // kernel's default is the old 8472
+constexpr std::uint32_t kDefaultAgeing = 300;  // Linux: FDB_AGE_DEFAULT
+constexpr std::uint32_t kHeadroom4 = 50, kHeadroom6 = 70;  // VXLAN_HEADROOM / VXLAN6_HEADROOM
+
+// Linux's VXLAN_F_* bits, as ifcore keeps them.
+enum Flag : std::uint32_t {
+  kLearn = 1u << 0,
+  kProxy = 1u << 1,
+  kRsc = 1u << 2,
+  kL2miss = 1u << 3,
+  kL3miss = 1u << 4,
+  kMetadata = 1u << 5,
+  kZeroCsumTx = 1u << 6,  // udpcsum off
+  kZeroCsum6Tx = 1u << 7,
+  kZeroCsum6Rx = 1u << 8,
+  kRemcsumTx = 1u << 9,
+  kRemcsumRx = 1u << 10,
+  kGbp = 1u << 11,
+  kGpe = 1u << 12,
+  kRemcsumNoPartial = 1u << 13,
+  kTtlInherit = 1u << 14,
+  kLocalBypass = 1u << 15,
+  kVniFilter = 1u << 16,
+};
+// Linux: VXLAN_F_RCV_FLAGS — what two devices on one port must agree on to share it.
+constexpr std::uint32_t kRcvFlags =
+    kGbp | kGpe | kZeroCsum6Rx | kRemcsumRx | kRemcsumNoPartial | kMetadata | kVniFilter;
+
+struct Conf {
+  std::uint32_t vni = 0;
+  IpAddr remote, local;  // empty: none
+  int lower = 0;         // IFLA_VXLAN_LINK
+  std::uint8_t ttl = 0, tos = 0, df = 0;
+  std::uint32_t label = 0;  // host order
+  std::uint32_t flags = kLearn | kLocalBypass;
+  std::uint32_t ageing = kDefaultAgeing, limit = 0;
+  std::uint16_t port = kDefaultPort, port_low = 0, port_high = 0;
+  bool ipv6() const {
+    return (!remote.empty() && remote.is_v6()) || (!local.empty() && local.is_v6());
+  }
+};
+
+// One remote of a forwarding entry (Linux: struct vxlan_rdst).
+struct Remote {
+  IpAddr ip;
+  std::uint16_t port = 0;  // host order
+  std::uint32_t vni = 0;
+  std::uint32_t ifindex = 0;
+  bool operator==(const Remote&) const = default;
+};
+
+// A forwarding entry (Linux: struct vxlan_fdb), keyed by address and source VNI.
+struct FdbEntry {
+  HwAddr mac;
+  std::uint32_t src_vni = 0;
+  std::uint16_t state = 0;
+  std::uint16_t flags = 0;  // NTF_* and NTF_VXLAN_ADDED_BY_USER
+  std::vector<Remote> remotes;
+  TimePoint updated{}, used{};
+  std::uint64_t seq = 0;  // dumps list the newest first
+};
+
+struct VxlanPriv final : DevicePriv {
+  Conf conf;
+  Ref lower;
+  std::vector<FdbEntry> fdb;  // control lock
+  std::uint64_t fdb_seq = 0;
+};
+
+inline VxlanPriv* vxlan_of(const Device& dev) {
+  return priv_of<VxlanPriv>(dev);
+}
+
+// The forwarding database (vxlan_fdb.cc). Context: control lock.
+// Linux: the default entry (all-zero address) a configured remote makes
+// (vxlan_dev_configure), and vxlan_flush as the device stops (all: as it goes).
+void fdb_add_default(Control& ctl, Device& dev, VxlanPriv& v);
+void fdb_flush(Control& ctl, Device& dev, VxlanPriv& v, bool all);
+// Linux: vxlan_fdb_add, vxlan_fdb_delete, vxlan_fdb_get, vxlan_fdb_dump.
+Result<void> fdb_add(Control& ctl, Device& dev, VxlanPriv& v, const HwAddr& addr,
+                     const fdb::Request& q);
+Result<void> fdb_del(Control& ctl, Device& dev, VxlanPriv& v, const HwAddr& addr,
+                     const fdb::Request& q);
+Result<fdb::Entry> fdb_get(Device& dev, VxlanPriv& v, const HwAddr& addr, const fdb::Request& q);
+void fdb_dump(Device& dev, VxlanPriv& v, std::vector<fdb::Entry>& out);
+
+}  // namespace ifcore::kinds::vx

@@ -1,0 +1,79 @@
+// Entries the bridge learns from frames show in fdb::dump as dynamic (reachable) entries of
+// their port, turn stale once aged, and never replace a local or a sticky entry.
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+
+#include <chrono>
+
+#include "ifcore/fdb.h"
+#include "kinds/bridge.h"
+#include "linkstate_fixture.h"
+
+namespace ifcore::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class FdbLearnTest : public LinkStateTest {
+ protected:
+  void configure(EngineConfig& cfg) override { cfg.time = clock; }
+  std::pair<Device*, Device*> pair(Control& ctl, std::string a, std::string b) {
+    Device* x = must(ctl.create_link(def(ctl), veth(a, b)));
+    Device* y = ctl.find(def(ctl), b);
+    EXPECT_TRUE(ctl.open(*x));
+    EXPECT_TRUE(ctl.open(*y));
+    return {x, y};
+  }
+  const fdb::Entry* find(const std::vector<fdb::Entry>& rows, const HwAddr& a) {
+    for (const auto& e : rows)
+      if (e.lladdr == a && e.master) return &e;
+    return nullptr;
+  }
+  std::shared_ptr<FakeTime> clock = std::make_shared<FakeTime>();
+};
+
+TEST_F(FdbLearnTest, LearnedEntriesAreDumpedAgeAndRespectStickyEntries) {
+  auto ctl = engine->control();
+  Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
+  ASSERT_TRUE(ctl.open(*br));
+  auto [p0, h0] = pair(ctl, "p0", "h0");
+  auto [p1, h1] = pair(ctl, "p1", "h1");
+  ASSERT_TRUE(ctl.set_master(*p0, br));
+  ASSERT_TRUE(ctl.set_master(*p1, br));
+  EXPECT_TRUE(transmit(*h0, frame(h1->address(), h0->address())));
+  auto rows = fdb::dump(ctl, def(ctl), br->ifindex(), 0, {});
+  ASSERT_TRUE(rows);
+  const fdb::Entry* e = find(*rows, h0->address());
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->ifindex, p0->ifindex());
+  EXPECT_EQ(e->state, NUD_REACHABLE);
+  clock->advance(301s);
+  rows = fdb::dump(ctl, def(ctl), br->ifindex(), 0, {});
+  e = find(*rows, h0->address());
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->state, NUD_STALE);
+  // A sticky entry stays on its port whatever the frames say.
+  fdb::Request q;
+  q.ifindex = p1->ifindex();
+  q.lladdr = h0->address();
+  q.flags = NTF_MASTER | NTF_STICKY;
+  q.state = NUD_NOARP | NUD_REACHABLE;
+  q.nlflags = NLM_F_CREATE | NLM_F_REPLACE;
+  ASSERT_TRUE(fdb::add(ctl, def(ctl), q));
+  EXPECT_TRUE(transmit(*h0, frame(h1->address(), h0->address())));
+  rows = fdb::dump(ctl, def(ctl), br->ifindex(), 0, {});
+  e = find(*rows, h0->address());
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->ifindex, p1->ifindex());
+  EXPECT_EQ(e->flags, NTF_STICKY);
+  // A frame from the port's own address does not move its local entry.
+  EXPECT_TRUE(transmit(*h1, frame(h0->address(), p0->address())));
+  rows = fdb::dump(ctl, def(ctl), br->ifindex(), 0, {});
+  e = find(*rows, p0->address());
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->ifindex, p0->ifindex());
+  EXPECT_EQ(e->state, NUD_PERMANENT);
+}
+
+}  // namespace
+}  // namespace ifcore::test
