@@ -1,6 +1,6 @@
-// cli/monitor.cc — `ifc monitor [link|address|route|neigh|netconf]`: join the rtnetlink groups and
-// print each notification as `ip monitor` does ("Deleted " before removals); and `ifc stats`, the
-// engine's per-phase statistics (ifcore's own message; not a kernel feature).
+// cli/monitor.cc — `ifc monitor [link|address|route|neigh|netconf|rule|nexthop]`: join the
+// rtnetlink groups and print each notification as `ip monitor` does ("Deleted " before removals);
+// and `ifc stats`, the engine's per-phase statistics (ifcore's own message; not a kernel feature).
 #include <linux/rtnetlink.h>
 
 #include "cli/commands.h"
@@ -18,9 +18,11 @@ void print_addr_event(Ctx& c, const wire::Message& m);
 void print_neigh_event(Ctx& c, const wire::Message& m);    // neigh_cmd.cc
 void print_netconf_event(Ctx& c, const wire::Message& m);  // netconf_cmd.cc
 void print_rule_event(Ctx& c, const wire::Message& m);     // rule_cmd.cc
+void print_nexthop_event(Ctx& c, const wire::Message& m);  // nexthop_print.cc
 
 Result<void> do_monitor(Ctx& c, Args& a) {
-  bool link = false, addr = false, route = false, neigh = false, netconf = false, rule = false;
+  bool link = false, addr = false, route = false, neigh = false, netconf = false, rule = false,
+       nexthop = false;
   while (!a.done()) {
     std::string w = a.take();
     if (matches(w, "link"))
@@ -35,13 +37,15 @@ Result<void> do_monitor(Ctx& c, Args& a) {
       netconf = true;
     else if (matches(w, "rule"))
       rule = true;
+    else if (matches(w, "nexthop"))
+      nexthop = true;
     else if (w == "all")
-      link = addr = route = neigh = netconf = rule = true;
+      link = addr = route = neigh = netconf = rule = nexthop = true;
     else
       return die(255, "Argument \"{}\" is unknown, try \"ip monitor help\".", w);
   }
-  if (!link && !addr && !route && !neigh && !netconf && !rule)
-    link = addr = route = neigh = netconf = rule = true;
+  if (!link && !addr && !route && !neigh && !netconf && !rule && !nexthop)
+    link = addr = route = neigh = netconf = rule = nexthop = true;
   Transport& t = c.client->transport();
   (void)c.client->ifname(0);  // learn the names before the first notification
   auto join = [&](unsigned g) -> Result<void> {
@@ -63,6 +67,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
   if (netconf && c.family != AF_INET) IFCORE_TRY(join(RTNLGRP_IPV6_NETCONF));
   if (rule && c.family != AF_INET6) IFCORE_TRY(join(RTNLGRP_IPV4_RULE));
   if (rule && c.family != AF_INET) IFCORE_TRY(join(RTNLGRP_IPV6_RULE));
+  if (nexthop) IFCORE_TRY(join(RTNLGRP_NEXTHOP));
   for (;;) {
     auto d = c.client->next_event(-1);
     if (!d) {
@@ -99,6 +104,10 @@ Result<void> do_monitor(Ctx& c, Args& a) {
         case RTM_NEWRULE:
         case RTM_DELRULE:
           if (rule) print_rule_event(c, m);
+          break;
+        case RTM_NEWNEXTHOP:
+        case RTM_DELNEXTHOP:
+          if (nexthop) print_nexthop_event(c, m);
           break;
         case RTM_NEWNETCONF:
         case RTM_DELNETCONF:
