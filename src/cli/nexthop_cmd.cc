@@ -510,10 +510,13 @@ Result<void> nexthop_bucket(Ctx& c, Args& a) {
     b.put_u16(NHA_RES_BUCKET_INDEX, *index);
     b.end_nest(nest);
     IFCORE_TRY(finish(b));
-    c.out->open_array();
+    std::vector<std::uint8_t> answer;
     IFCORE_TRY(c.client->talk(b, [&](const wire::Message& m) {
-      if (m.hdr.nlmsg_type == RTM_NEWNEXTHOPBUCKET) print_nexthop_bucket(c, m);
+      if (m.hdr.nlmsg_type == RTM_NEWNEXTHOPBUCKET) answer.assign(m.bytes.begin(), m.bytes.end());
     }));
+    // ip opens its JSON array once the answer is in.
+    c.out->open_array();
+    if (auto m = wire::only_message(answer)) print_nexthop_bucket(c, *m);
     c.out->close();
     return ok();
   }
