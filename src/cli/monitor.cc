@@ -3,6 +3,8 @@
 // and `ifc stats`, the engine's per-phase statistics (ifcore's own message; not a kernel feature).
 #include <linux/rtnetlink.h>
 
+#include <utility>
+
 #include "cli/commands.h"
 #include "cli/link_print.h"
 #include "rtnl/wire/route.h"
@@ -23,9 +25,12 @@ void print_nexthop_event(Ctx& c, const wire::Message& m);  // nexthop_print.cc
 Result<void> do_monitor(Ctx& c, Args& a) {
   bool link = false, addr = false, route = false, neigh = false, netconf = false, rule = false,
        nexthop = false;
+  bool banner = false;  // iproute2's prefix_banner: "[LINK]" before each notification
   while (!a.done()) {
     std::string w = a.take();
-    if (matches(w, "link"))
+    if (matches(w, "label"))
+      banner = true;
+    else if (matches(w, "link"))
       link = true;
     else if (matches(w, "address"))
       addr = true;
@@ -40,12 +45,19 @@ Result<void> do_monitor(Ctx& c, Args& a) {
     else if (matches(w, "nexthop"))
       nexthop = true;
     else if (w == "all")
-      link = addr = route = neigh = netconf = rule = nexthop = true;
+      banner = true;  // iproute2: every group unless others are named, each labelled
     else
       return die(255, "Argument \"{}\" is unknown, try \"ip monitor help\".", w);
   }
   if (!link && !addr && !route && !neigh && !netconf && !rule && !nexthop)
     link = addr = route = neigh = netconf = rule = nexthop = true;
+  // iproute2's monitor opens no JSON document: under -j it prints text all the same.
+  Out text(false, false, c.oneline);
+  struct Restore {
+    Ctx& c;
+    Out* saved;
+    ~Restore() { c.out = saved; }
+  } restore{c, std::exchange(c.out, &text)};
   Transport& t = c.client->transport();
   (void)c.client->ifname(0);  // learn the names before the first notification
   auto join = [&](unsigned g) -> Result<void> {
@@ -78,40 +90,63 @@ Result<void> do_monitor(Ctx& c, Args& a) {
     auto msgs = wire::split_messages(**d);
     if (!msgs) continue;
     for (const auto& m : *msgs) {
+      auto label = [&](const char* what) {
+        if (banner) c.out->text(what);
+      };
       switch (m.hdr.nlmsg_type) {
         case RTM_NEWLINK:
         case RTM_DELLINK:
           if (link) {
             if (auto l = read_link(m)) {
               c.client->note_link(l->m.ifindex, l->m.name, l->m.flags);
+              label("[LINK]");
               print_link(c, *l, false, true);
             }
           }
           break;
         case RTM_NEWADDR:
         case RTM_DELADDR:
-          if (addr) print_addr_event(c, m);
+          if (addr) {
+            label("[ADDR]");
+            print_addr_event(c, m);
+          }
           break;
         case RTM_NEWROUTE:
         case RTM_DELROUTE:
+          // iproute2: a cached route (RTM_F_CLONED) is not shown.
           if (route)
-            if (auto r = wire::decode_route(m)) print_route(c, m, *r, RouteShown{});
+            if (auto r = wire::decode_route(m); r && !(r->flags & RTM_F_CLONED)) {
+              label("[ROUTE]");
+              print_route(c, m, *r, RouteShown{});
+            }
           break;
         case RTM_NEWNEIGH:
         case RTM_DELNEIGH:
-          if (neigh) print_neigh_event(c, m);
+          if (neigh) {
+            label("[NEIGH]");
+            print_neigh_event(c, m);
+          }
           break;
         case RTM_NEWRULE:
         case RTM_DELRULE:
-          if (rule) print_rule_event(c, m);
+          if (rule) {
+            label("[RULE]");
+            print_rule_event(c, m);
+          }
           break;
         case RTM_NEWNEXTHOP:
         case RTM_DELNEXTHOP:
-          if (nexthop) print_nexthop_event(c, m);
+          if (nexthop) {
+            label("[NEXTHOP]");
+            print_nexthop_event(c, m);
+          }
           break;
         case RTM_NEWNETCONF:
         case RTM_DELNETCONF:
-          if (netconf) print_netconf_event(c, m);
+          if (netconf) {
+            label("[NETCONF]");
+            print_netconf_event(c, m);
+          }
           break;
         default:
           break;
