@@ -179,7 +179,7 @@ void print_nh_info(Ctx& c, std::uint32_t id) {
     if (!got || !*got) return;
     it = nh_cache().emplace(id, **got).first;
   }
-  c.out->text("\n\tnh_info ");
+  c.out->text(std::string(1, kHardNewline) + "\tnh_info ");
   print_nexthop_entry(c, it->second, false, "nh_info");
 }
 
