@@ -83,6 +83,42 @@ Result<std::vector<nexthop_grp>> parse_group(const std::string& s) {
   return out;
 }
 
+// The address after `via` in `family` (iproute2's get_addr, which exits on a bad one):
+// its family and bytes. AF_PACKET (`-0`, `via link`): an IPv4 address or a MAC, as
+// ll_addr_a2n reads it.
+Result<std::pair<int, std::vector<std::uint8_t>>> gateway_bytes(const std::string& s, int family) {
+  auto bad = [&]() {
+    return die_now(1, "Error: {} address is expected rather than \"{}\".",
+                   family == AF_INET     ? "inet"
+                   : family == AF_INET6  ? "inet6"
+                   : family == AF_PACKET ? "link"
+                                         : "any valid",
+                   s);
+  };
+  if (family == AF_PACKET) {
+    if (s.find('.') != std::string::npos) {
+      auto ip = IpAddr::parse(s);
+      if (!ip || ip->family() != AF_INET) {
+        std::fprintf(stderr, "\"%s\" is invalid lladdr.\n", s.c_str());
+        return bad();
+      }
+      auto b = ip->bytes();
+      return std::pair{AF_PACKET, std::vector<std::uint8_t>(b.begin(), b.end())};
+    }
+    auto hw = HwAddr::parse(s);
+    if (!hw) {
+      std::fprintf(stderr, "\"%s\" is invalid lladdr.\n", s.c_str());
+      return bad();
+    }
+    auto b = hw->bytes();
+    return std::pair{AF_PACKET, std::vector<std::uint8_t>(b.begin(), b.end())};
+  }
+  auto ip = IpAddr::parse(s);
+  if (!ip || (family && ip->family() != family)) return bad();
+  auto b = ip->bytes();
+  return std::pair{ip->family(), std::vector<std::uint8_t>(b.begin(), b.end())};
+}
+
 // `encap mpls LABEL[/LABEL...] [ttl TTL]` (iproute2's lwt_parse_encap): ip knows more
 // types, and so names them here, but writes only mpls's header from these words.
 Result<void> put_encap(wire::MessageBuilder& b, Args& a) {
@@ -206,24 +242,18 @@ Result<void> nexthop_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t f
       auto v = a.value();
       if (!v) return fail(v.error());
       int family = hdr.nh_family;
-      if (*v == "inet" || *v == "inet6") {
-        family = *v == "inet" ? AF_INET : AF_INET6;
+      if (*v == "inet" || *v == "inet6" || *v == "link") {
+        family = *v == "inet" ? AF_INET : *v == "inet6" ? AF_INET6 : AF_PACKET;
         v = a.value();
         if (!v) return fail(v.error());
       }
-      auto ip = IpAddr::parse(*v);
-      if (!ip || (family && ip->family() != family))
-        return die_now(1, "Error: {} address is expected rather than \"{}\".",
-                       family == AF_INET    ? "inet"
-                       : family == AF_INET6 ? "inet6"
-                                            : "any valid",
-                       *v);
+      auto gw = gateway_bytes(*v, family);
+      if (!gw) return fail(gw.error());
       if (hdr.nh_family == AF_UNSPEC)
-        hdr.nh_family = std::uint8_t(ip->family());
-      else if (hdr.nh_family != ip->family())
+        hdr.nh_family = std::uint8_t(gw->first);
+      else if (hdr.nh_family != gw->first)
         return invarg("address family mismatch\n", *v);
-      auto bytes = ip->bytes();
-      b.put_attr(NHA_GATEWAY, bytes.data(), bytes.size());
+      b.put_attr(NHA_GATEWAY, gw->second.data(), gw->second.size());
     } else if (w == "encap") {
       IFCORE_TRY(put_encap(b, a));
     } else if (w == "blackhole") {
