@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/nexthop_print.h"
+#include "cli/vrf.h"
 
 namespace ifcore::cli {
 namespace {
@@ -411,7 +412,13 @@ Result<std::optional<std::uint32_t>> parse_selector(Ctx& c, Args& a, NexthopFilt
     } else if (matches(w, "vrf")) {
       auto v = a.value();
       if (!v) return fail(v.error());
-      return invarg("Invalid VRF\n", *v);  // ifcore has no vrf kind: no device is a VRF
+      auto is_vrf = name_is_vrf(c, *v);
+      if (!is_vrf) return fail(is_vrf.error());
+      if (!*is_vrf) return invarg("Invalid VRF\n", *v);
+      auto idx = c.client->ifindex(*v);
+      if (!idx) return fail(idx.error());
+      if (!*idx) return invarg("VRF does not exist\n", *v);
+      f.master = *idx;
     } else if (w == "id") {
       auto v = a.value();
       if (!v) return fail(v.error());
