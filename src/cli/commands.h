@@ -15,6 +15,7 @@ Result<void> do_neigh(Ctx& c, Args& a);    // neigh_cmd.cc
 Result<void> do_fdb(Ctx& c, Args& a);      // fdb_cmd.cc: bridge(8)'s `bridge fdb`
 Result<void> do_netconf(Ctx& c, Args& a);  // netconf_cmd.cc
 Result<void> do_rule(Ctx& c, Args& a);     // rule_cmd.cc
+Result<void> do_nexthop(Ctx& c, Args& a);  // nexthop_cmd.cc
 Result<void> do_netns(Ctx& c, Args& a);
 Result<void> do_monitor(Ctx& c, Args& a);
 Result<void> do_stats(Ctx& c, Args& a);
@@ -34,6 +35,14 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
 // An address protocol (IFAPROT_*) by iproute2's rt_addrprotos names, or a number 0..255
 // (link_cmd.cc).
 std::optional<std::uint8_t> addr_proto_number(const std::string& s);
+// `ip -d route`'s line for a route's nexthop object: "\n\tnh_info " and the nexthop as `ip
+// nexthop` prints it, looked up once (nexthop_cmd.cc, as iproute2's print_cache_nexthop_id).
+void print_nh_info(Ctx& c, std::uint32_t id);
+// What route and nexthop listings print alike (route_cmd.cc): a scope's name (iproute2's
+// rtnl_rtscope_n2a) and the RTNH_F_* / RTM_F_* flag words (print_rt_flags; in JSON an
+// array "flags", always there).
+std::string rt_scope_name(std::uint8_t s);
+void print_rt_flags(Out& o, std::uint32_t flags);
 
 // Appends `type KIND [options]` for link add (link_build.cc): IFLA_LINKINFO with the
 // kind's IFLA_INFO_DATA. Consumes the rest of the words.

@@ -26,16 +26,17 @@ struct Options {
 };
 
 void usage() {
-  std::fprintf(stderr,
-               "Usage: ifc [ OPTIONS ] OBJECT { COMMAND | help }\n"
-               "       ifc [ -force ] -batch filename\n"
-               "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
-               "       ifc sysctl [ -n ] { KEY... | -w KEY=VALUE... }\n"
-               "where  OBJECT := { link | address | route | rule | neighbour | netconf | netns |\n"
-               "                   monitor | stats | fdb }\n"
-               "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
-               "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
-               "                    --embedded | --kernel | --socket PATH }\n");
+  std::fprintf(
+      stderr,
+      "Usage: ifc [ OPTIONS ] OBJECT { COMMAND | help }\n"
+      "       ifc [ -force ] -batch filename\n"
+      "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
+      "       ifc sysctl [ -n ] { KEY... | -w KEY=VALUE... }\n"
+      "where  OBJECT := { link | address | route | rule | neighbour | nexthop | netconf |\n"
+      "                   netns | monitor | stats | fdb }\n"
+      "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
+      "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
+      "                    --embedded | --kernel | --socket PATH }\n");
 }
 
 Result<void> run(Ctx& c, std::vector<std::string> words) {
@@ -59,7 +60,7 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
       {"token", nullptr},      {"tcpmetrics", nullptr}, {"tcp_metrics", nullptr},
       {"monitor", do_monitor}, {"xfrm", nullptr},       {"mroute", nullptr},
       {"mrule", nullptr},      {"netns", do_netns},     {"netconf", do_netconf},
-      {"vrf", do_vrf},         {"sr", nullptr},         {"nexthop", nullptr},
+      {"vrf", do_vrf},         {"sr", nullptr},         {"nexthop", do_nexthop},
       {"mptcp", nullptr},      {"ioam", nullptr},       {"help", nullptr}};
   for (auto [name, handler] : kObjects) {
     if (!matches(obj, name)) continue;

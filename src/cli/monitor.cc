@@ -1,7 +1,10 @@
-// cli/monitor.cc — `ifc monitor [link|address|route|neigh|netconf|rule|fdb]`: join the rtnetlink
-// groups and print each notification as `ip monitor` does ("Deleted " before removals); and `ifc
-// stats`, the engine's per-phase statistics (ifcore's own message; not a kernel feature).
+// cli/monitor.cc — `ifc monitor [link|address|route|neigh|netconf|rule|nexthop|fdb]`: join
+// the rtnetlink groups and print each notification as `ip monitor` does ("Deleted " before
+// removals); and `ifc stats`, the engine's per-phase statistics (ifcore's own message; not a
+// kernel feature).
 #include <linux/rtnetlink.h>
+
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/link_print.h"
@@ -19,13 +22,18 @@ void print_neigh_event(Ctx& c, const wire::Message& m);    // neigh_cmd.cc
 void print_netconf_event(Ctx& c, const wire::Message& m);  // netconf_cmd.cc
 void print_rule_event(Ctx& c, const wire::Message& m);     // rule_cmd.cc
 void print_fdb_event(Ctx& c, const wire::Message& m);      // fdb_cmd.cc
+void print_nexthop_event(Ctx& c, const wire::Message& m);  // nexthop_print.cc
 
 Result<void> do_monitor(Ctx& c, Args& a) {
-  bool link = false, addr = false, route = false, neigh = false, netconf = false, rule = false;
-  bool fdb = false;  // `bridge monitor fdb`: forwarding entries only, as bridge(8) prints them
+  bool link = false, addr = false, route = false, neigh = false, netconf = false, rule = false,
+       nexthop = false;
+  bool fdb = false;     // `bridge monitor fdb`: forwarding entries only, as bridge(8) prints them
+  bool banner = false;  // iproute2's prefix_banner: "[LINK]" before each notification
   while (!a.done()) {
     std::string w = a.take();
-    if (matches(w, "link"))
+    if (matches(w, "label"))
+      banner = true;
+    else if (matches(w, "link"))
       link = true;
     else if (matches(w, "address"))
       addr = true;
@@ -39,13 +47,22 @@ Result<void> do_monitor(Ctx& c, Args& a) {
       rule = true;
     else if (w == "fdb")
       fdb = true;
+    else if (matches(w, "nexthop"))
+      nexthop = true;
     else if (w == "all")
-      link = addr = route = neigh = netconf = rule = true;
+      banner = true;  // iproute2: every group unless others are named, each labelled
     else
       return die(255, "Argument \"{}\" is unknown, try \"ip monitor help\".", w);
   }
-  if (!link && !addr && !route && !neigh && !netconf && !rule && !fdb)
-    link = addr = route = neigh = netconf = rule = true;
+  if (!link && !addr && !route && !neigh && !netconf && !rule && !nexthop && !fdb)
+    link = addr = route = neigh = netconf = rule = nexthop = true;
+  // iproute2's monitor opens no JSON document: under -j it prints text all the same.
+  Out text(false, false, c.oneline);
+  struct Restore {
+    Ctx& c;
+    Out* saved;
+    ~Restore() { c.out = saved; }
+  } restore{c, std::exchange(c.out, &text)};
   Transport& t = c.client->transport();
   (void)c.client->ifname(0);  // learn the names before the first notification
   auto join = [&](unsigned g) -> Result<void> {
@@ -67,6 +84,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
   if (netconf && c.family != AF_INET) IFCORE_TRY(join(RTNLGRP_IPV6_NETCONF));
   if (rule && c.family != AF_INET6) IFCORE_TRY(join(RTNLGRP_IPV4_RULE));
   if (rule && c.family != AF_INET) IFCORE_TRY(join(RTNLGRP_IPV6_RULE));
+  if (nexthop) IFCORE_TRY(join(RTNLGRP_NEXTHOP));
   for (;;) {
     auto d = c.client->next_event(-1);
     if (!d) {
@@ -77,37 +95,64 @@ Result<void> do_monitor(Ctx& c, Args& a) {
     auto msgs = wire::split_messages(**d);
     if (!msgs) continue;
     for (const auto& m : *msgs) {
+      auto label = [&](const char* what) {
+        if (banner) c.out->text(what);
+      };
       switch (m.hdr.nlmsg_type) {
         case RTM_NEWLINK:
         case RTM_DELLINK:
           if (link) {
             if (auto l = read_link(m)) {
               c.client->note_link(l->m.ifindex, l->m.name, l->m.flags);
+              label("[LINK]");
               print_link(c, *l, false, true);
             }
           }
           break;
         case RTM_NEWADDR:
         case RTM_DELADDR:
-          if (addr) print_addr_event(c, m);
+          if (addr) {
+            label("[ADDR]");
+            print_addr_event(c, m);
+          }
           break;
         case RTM_NEWROUTE:
         case RTM_DELROUTE:
+          // iproute2: a cached route (RTM_F_CLONED) is not shown.
           if (route)
-            if (auto r = wire::decode_route(m)) print_route(c, m, *r, RouteShown{});
+            if (auto r = wire::decode_route(m); r && !(r->flags & RTM_F_CLONED)) {
+              label("[ROUTE]");
+              print_route(c, m, *r, RouteShown{});
+            }
           break;
         case RTM_NEWNEIGH:
         case RTM_DELNEIGH:
-          if (neigh) print_neigh_event(c, m);
+          if (neigh) {
+            label("[NEIGH]");
+            print_neigh_event(c, m);
+          }
           if (fdb && !neigh) print_fdb_event(c, m);
           break;
         case RTM_NEWRULE:
         case RTM_DELRULE:
-          if (rule) print_rule_event(c, m);
+          if (rule) {
+            label("[RULE]");
+            print_rule_event(c, m);
+          }
+          break;
+        case RTM_NEWNEXTHOP:
+        case RTM_DELNEXTHOP:
+          if (nexthop) {
+            label("[NEXTHOP]");
+            print_nexthop_event(c, m);
+          }
           break;
         case RTM_NEWNETCONF:
         case RTM_DELNETCONF:
-          if (netconf) print_netconf_event(c, m);
+          if (netconf) {
+            label("[NETCONF]");
+            print_netconf_event(c, m);
+          }
           break;
         default:
           break;

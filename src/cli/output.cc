@@ -60,6 +60,8 @@ void Out::end_record() {
   if (oneline_)
     for (std::size_t i = record_start_; i + 1 < buf_.size(); ++i)
       if (buf_[i] == '\n') buf_[i] = '\\';
+  for (std::size_t i = record_start_; i < buf_.size(); ++i)
+    if (buf_[i] == kHardNewline) buf_[i] = '\n';
   record_start_ = buf_.size();
 }
 

@@ -14,6 +14,9 @@ namespace ifcore::cli {
 using Json = nlohmann::ordered_json;
 
 inline constexpr char kRawMark = '\x01';  // Out::raw_number's mark
+// A line break that `-o` keeps: iproute2 writes a few as a plain "\n" rather than its _SL_
+// (print_route's "\n\tnh_info "). Written in text, it becomes '\n' when the record ends.
+inline constexpr char kHardNewline = '\x02';
 
 class Out {
  public:

@@ -137,6 +137,35 @@ std::string proto_name(std::uint8_t p) {
   return rt_proto_name(p);
 }
 
+std::optional<std::uint32_t> raw_u32(const wire::Message& m, std::uint16_t type) {
+  auto p = m.payload();
+  if (p.size() < sizeof(rtmsg)) return std::nullopt;
+  auto attrs = wire::parse_raw_attrs(p.subspan(sizeof(rtmsg)), int(NLMSG_HDRLEN + sizeof(rtmsg)));
+  if (!attrs) return std::nullopt;
+  const auto* a = wire::find_raw(*attrs, type);
+  if (!a) return std::nullopt;
+  auto v = a->u32();
+  return v ? std::optional<std::uint32_t>(*v) : std::nullopt;
+}
+
+Result<void> finish(wire::MessageBuilder& b) {
+  if (auto e = b.end(); !e) return die(2, "{}", e.error().message);
+  return ok();
+}
+
+// iproute2's print_rta_via: a gateway of another family (an IPv4 route through an IPv6
+// nexthop).
+void print_via(Out& o, const IpAddr& via) {
+  const char* family = via.family() == AF_INET6 ? "inet6" : "inet";
+  o.open_object("via");
+  o.jkv("family", family);
+  o.jkv("host", via.to_string());
+  o.close();
+  o.text(fmt::format("via {} {} ", family, via.to_string()));
+}
+
+}  // namespace
+
 std::string rt_scope_name(std::uint8_t s) {
   switch (s) {
     case RT_SCOPE_UNIVERSE:
@@ -154,23 +183,25 @@ std::string rt_scope_name(std::uint8_t s) {
   }
 }
 
-std::optional<std::uint32_t> raw_u32(const wire::Message& m, std::uint16_t type) {
-  auto p = m.payload();
-  if (p.size() < sizeof(rtmsg)) return std::nullopt;
-  auto attrs = wire::parse_raw_attrs(p.subspan(sizeof(rtmsg)), int(NLMSG_HDRLEN + sizeof(rtmsg)));
-  if (!attrs) return std::nullopt;
-  const auto* a = wire::find_raw(*attrs, type);
-  if (!a) return std::nullopt;
-  auto v = a->u32();
-  return v ? std::optional<std::uint32_t>(*v) : std::nullopt;
+void print_rt_flags(Out& o, std::uint32_t flags) {
+  static constexpr std::pair<std::uint32_t, const char*> kFlags[] = {
+      {RTNH_F_DEAD, "dead"},
+      {RTNH_F_ONLINK, "onlink"},
+      {RTNH_F_PERVASIVE, "pervasive"},
+      {RTNH_F_OFFLOAD, "offload"},
+      {RTNH_F_TRAP, "trap"},
+      {RTM_F_NOTIFY, "notify"},
+      {RTNH_F_LINKDOWN, "linkdown"},
+      {RTNH_F_UNRESOLVED, "unresolved"},
+      {RTM_F_OFFLOAD, "rt_offload"},
+      {RTM_F_TRAP, "rt_trap"},
+      {RTM_F_OFFLOAD_FAILED, "rt_offload_failed"}};
+  Json names = Json::array();
+  std::string text;
+  for (auto [bit, name] : kFlags)
+    if (flags & bit) names.push_back(name), text += std::string(name) + " ";
+  o.kv("flags", names, text);
 }
-
-Result<void> finish(wire::MessageBuilder& b) {
-  if (auto e = b.end(); !e) return die(2, "{}", e.error().message);
-  return ok();
-}
-
-}  // namespace
 
 void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
                  const RouteShown& shown) {
@@ -196,12 +227,14 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
     std::string s = r.src->to_string() + (r.src_len != full ? "/" + std::to_string(r.src_len) : "");
     o.kv("src", s, "from " + s + " ");
   }
+  if (r.nh_id) o.kv("nhid", *r.nh_id, fmt::format("nhid {} ", *r.nh_id));
   // iproute2: what the filter names whole is not printed (tos, via, dev, proto, scope,
   // src, metric: filter.*mask == -1 or a full-length prefix).
   if (r.tos && !shown.tos)
     o.kv("tos", fmt::format("{:#x}", r.tos), fmt::format("tos {:#x} ", r.tos));
   if (r.gateway && !shown.gateway)
     o.kv("gateway", r.gateway->to_string(), "via " + r.gateway->to_string() + " ");
+  if (r.via) print_via(o, *r.via);
   // iproute2: a listing of one device does not name it (filter.oifmask).
   if (r.oif && !one_dev) {
     std::string d = c.client->ifname(int(*r.oif));
@@ -222,14 +255,7 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
     o.kv("prefsrc", r.prefsrc->to_string(), "src " + r.prefsrc->to_string() + " ");
   if (r.priority && !shown.metric)
     o.kv("metric", *r.priority, fmt::format("metric {} ", *r.priority));
-  Json flags = Json::array();
-  std::string tf;
-  static constexpr std::pair<std::uint32_t, const char*> kFlags[] = {
-      {RTNH_F_DEAD, "dead"},    {RTNH_F_ONLINK, "onlink"},     {RTNH_F_PERVASIVE, "pervasive"},
-      {RTM_F_NOTIFY, "notify"}, {RTNH_F_LINKDOWN, "linkdown"}, {RTNH_F_UNRESOLVED, "unresolved"}};
-  for (auto [bit, name] : kFlags)
-    if (r.flags & bit) flags.push_back(name), tf += std::string(name) + " ";
-  o.kv("flags", flags, tf);
+  print_rt_flags(o, r.flags);
   if (r.mark && *r.mark) {
     // iproute2: in hex from 16 on.
     o.kv("mark", *r.mark,
@@ -294,6 +320,7 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
                                    : "unknown";
     o.kv("pref", p, std::string("pref ") + p);
   }
+  if (r.nh_id && c.details) print_nh_info(c, *r.nh_id);
   // iproute2's print_rta_multipath: last, one line per hop.
   if (!r.multipath.empty()) {
     o.open_array("nexthops");
@@ -302,14 +329,11 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
       o.text("\n\tnexthop ");
       if (nh.gateway)
         o.kv("gateway", nh.gateway->to_string(), "via " + nh.gateway->to_string() + " ");
+      if (nh.via) print_via(o, *nh.via);
       std::string dev = c.client->ifname(nh.ifindex);
       o.kv("dev", dev, "dev " + dev + " ");
       o.kv("weight", nh.hops + 1, fmt::format("weight {} ", nh.hops + 1));
-      Json hf = Json::array();
-      std::string ht;
-      for (auto [bit, name] : kFlags)
-        if (nh.flags & bit) hf.push_back(name), ht += std::string(name) + " ";
-      o.kv("flags", hf, ht);
+      print_rt_flags(o, nh.flags);
       o.close();
     }
     o.close();
@@ -431,6 +455,21 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
       r.metrics.push_back(*got);
     } else if (w == "onlink") {
       r.flags |= RTNH_F_ONLINK;
+    } else if (w == "nhid") {
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto n = parse_u32(*v, "\"id\" value is invalid\n");
+      if (!n) return fail(n.error());
+      r.nh_id = *n;
+    } else if (w == "from") {
+      // iproute2: a source prefix (RTA_SRC), IPv6 only in the kernel.
+      auto v = val();
+      if (!v) return fail(v.error());
+      auto p = prefix_or_exit(*v, family);
+      if (!p) return fail(p.error());
+      if (!family) family = p->addr.family();
+      r.src_len = std::uint8_t(p->len >= 0 ? p->len : p->any ? 0 : int(p->addr.size() * 8));
+      if (!p->any) r.src = p->addr;
     } else if (w == "nexthop") {
       // iproute2's parse_nexthops: the rest of the line is hops, each after "nexthop".
       nexthops = true;
@@ -512,7 +551,7 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
   if (!del && !have_scope) {
     if (r.type == RTN_LOCAL)
       r.scope = RT_SCOPE_HOST;
-    else if (r.type == RTN_UNICAST && !r.gateway && !nexthops && family == AF_INET &&
+    else if (r.type == RTN_UNICAST && !r.gateway && !nexthops && !r.nh_id && family == AF_INET &&
              !(r.flags & RTNH_F_ONLINK))
       r.scope = RT_SCOPE_LINK;
   }

@@ -126,7 +126,8 @@ Result<inet::NexthopRequest> nexthop_request(const wire::NexthopMessage& m, std:
   }
   if (m.encap) {
     if (!m.encap_type) return fail(EINVAL, "LWT encapsulation type is missing");
-    return fail(EOPNOTSUPP, "LWT encapsulation type not supported");
+    // Linux: lwtunnel_valid_encap_type, in its own lower case.
+    return fail(EOPNOTSUPP, "lwt encapsulation type not supported");
   }
   if (m.encap_type) return fail(EINVAL, "LWT encapsulation attribute is missing");
   return q;

@@ -1,18 +1,19 @@
 #!/bin/bash
-# tests/e2e/run_monitor.sh — `monitor link` as another client sees a scenario: runs the
-# scenario's lines before "#monitor" as a batch, starts `monitor link` in the background,
+# tests/e2e/run_monitor.sh — `monitor OBJECT` as another client sees a scenario: runs the
+# scenario's lines before "#monitor" as a batch, starts `monitor OBJECT` in the background,
 # runs the rest as a second batch from another process, waits for the notifications to
 # settle, stops the monitor and compares the normalised monitor output (then the batches'
 # output and exit statuses) with a golden file.
 #
-#   run_monitor.sh MODE IFC SCENARIO GOLDEN
+#   run_monitor.sh MODE IFC SCENARIO GOLDEN [OBJECT]
 #
+# OBJECT: what to monitor (link when not given).
 # MODE: kernel — `ifc --kernel -n NS` in a fresh namespace; ip — the real `ip -n NS`;
 #       daemon — `ifc --socket $IFCORED_SOCKET` (with_daemon.sh starts one).
 # UPDATE_GOLDEN=1 writes the golden file instead of comparing. Exit 77: cannot run here.
 set -u
 here=$(dirname "$(realpath "$0")")
-mode=$1 ifc=$(realpath "$2") scenario=$(realpath "$3") golden=$(realpath -m "$4")
+mode=$1 ifc=$(realpath "$2") scenario=$(realpath "$3") golden=$(realpath -m "$4") object=${5:-link}
 . "$here/lib.sh"
 
 work=$(mktemp -d)
@@ -35,9 +36,9 @@ cd "$work" || exit 1
 
 (cd "$work" && "${tool[@]}" -force -batch before.ifc) >"$work/batch" 2>&1
 echo "exit $?" >>"$work/batch"
-timeout 10 "${tool[@]}" monitor link >"$work/monitor" 2>&1 &
+timeout 10 "${tool[@]}" monitor "$object" >"$work/monitor" 2>&1 &
 mon=$!
-sleep 0.5  # the monitor has read the device names and joined RTNLGRP_LINK
+sleep 0.5  # the monitor has read the device names and joined its groups
 "${tool[@]}" -force -batch after.ifc >>"$work/batch" 2>&1
 echo "exit $?" >>"$work/batch"
 

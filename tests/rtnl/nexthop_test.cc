@@ -1,6 +1,9 @@
 // tests/rtnl/nexthop_test.cc — nexthop objects through a Session: requests `ip` never sends,
 // refused with Linux 6.18's errno and extack (each checked against it with raw requests),
-// a dump refused in its NLMSG_DONE, a dump and a get, and RTNLGRP_NEXTHOP notifications.
+// a dump refused in its NLMSG_DONE, a dump and a get, RTNLGRP_NEXTHOP notifications, and
+// an encapsulation refused in Linux's words (lwtunnel_valid_encap_type).
+#include <linux/lwtunnel.h>
+#include <linux/mpls_iptunnel.h>
 #include <linux/nexthop.h>
 
 #include "rtnl/fixture.h"
@@ -152,6 +155,25 @@ TEST_F(NexthopRtnlTest, AddDumpGetDeleteAndNotify) {
     if (auto ms = wire::split_messages(dg))
       for (auto& m : *ms) types.push_back(m.hdr.nlmsg_type);
   EXPECT_EQ(types, (std::vector<std::uint16_t>{RTM_NEWNEXTHOP, RTM_DELNEXTHOP}));
+}
+
+// `ip nexthop add id 1 encap mpls 100 dev lo`: ifcore has no lightweight tunnels, and
+// answers as Linux does without the mpls_iptunnel module (in its lower case).
+TEST_F(NexthopRtnlTest, EncapIsRefusedWithLinuxWords) {
+  wire::MessageBuilder b;
+  b.begin({RTM_NEWNEXTHOP, NLM_F_REQUEST | kCreate, 1, 0});
+  nhmsg h{};
+  h.nh_family = AF_INET;
+  b.put_struct(h);
+  b.put_u32(NHA_ID, 1);
+  std::size_t nest = b.begin_nest(NLA_F_NESTED | NHA_ENCAP);
+  const std::uint8_t label[4] = {0x00, 0x06, 0x41, 0x00};  // 100, bottom of stack
+  b.put_attr(MPLS_IPTUNNEL_DST, label, sizeof(label));
+  b.end_nest(nest);
+  b.put_u16(NHA_ENCAP_TYPE, LWTUNNEL_ENCAP_MPLS);
+  b.put_u32(NHA_OIF, 1);
+  ASSERT_TRUE(b.end());
+  expect_refused(b.take(), EOPNOTSUPP, "lwt encapsulation type not supported");
 }
 
 }  // namespace
