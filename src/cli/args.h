@@ -63,6 +63,11 @@ std::optional<std::uint8_t> rt_proto_number(const std::string& s);
 // flush." when the first did, else how many rounds it took.
 void print_flush_done(Ctx& c, int rounds);
 
+// iproute2's names for dsfield values (its rt_dsfield file), else 0xNN; and back (a name
+// or a hex number below 256).
+std::string ds_name(std::uint8_t v);
+std::optional<std::uint8_t> ds_number(const std::string& s);
+
 // `dev NAME` -> ifindex, or `Cannot find device "NAME"` (exit 1).
 Result<int> dev_index(Ctx& c, const std::string& name);
 

@@ -651,8 +651,8 @@ Result<void> parse_tunnel(Ctx& c, wire::MessageBuilder& b, const std::string& ki
       }
       b.put_be32(IFLA_GRE_IKEY, *n);
       b.put_be32(IFLA_GRE_OKEY, *n);
-      b.put_be16(IFLA_GRE_IFLAGS, GRE_KEY);
-      b.put_be16(IFLA_GRE_OFLAGS, GRE_KEY);
+      b.put_be16(IFLA_GRE_IFLAGS, ntohs(GRE_KEY));  // GRE_* are big endian
+      b.put_be16(IFLA_GRE_OFLAGS, ntohs(GRE_KEY));
     } else if (w == "dev") {
       auto v = a.value();
       if (!v) return fail(v.error());

@@ -402,7 +402,10 @@ Result<void> parse_show_filter(Ctx& c, Args& a, LinkFilter& f, AddrFilter& af) {
 
 void print_link_brief_packet(Ctx& c, const LinkView& l) {
   print_link_brief(c, l);
-  if (l.m.address) c.out->kv("address", l.m.address->to_string(), l.m.address->to_string() + " ");
+  if (l.m.address) {
+    std::string a = ll_addr_text(*l.m.address, l.m.hw_type);
+    c.out->kv("address", a, a + " ");
+  }
   Json jf = Json::array();
   std::string tf;
   bool mdown =

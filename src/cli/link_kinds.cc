@@ -408,14 +408,34 @@ void print_tunnel(Ctx& c, const std::string& kind, const Attrs& a) {
     o.kv("ttl", ttl, fmt::format("ttl {} ", ttl));
   else
     o.kv("ttl", 0, "ttl inherit ");
-  if (gre) {
-    auto ik = num(a, IFLA_GRE_IKEY), ok = num(a, IFLA_GRE_OKEY);
-    if (ik && ok && *ik == *ok && *ik) {
-      std::uint32_t k = ntohl(std::uint32_t(*ik));
-      std::string s = fmt::format("{}.{}.{}.{}", k >> 24, (k >> 16) & 255, (k >> 8) & 255, k & 255);
-      o.kv("key", s, fmt::format("key {} ", s));
-    }
-  }
+  if (!gre) return;
+  // iproute2 6.1's gre_print_opt: tos, pmtudisc, ignore-df, then each key and flag as the
+  // flags (big endian, as GRE_* are) say.
+  auto tos = num(a, IFLA_GRE_TOS).value_or(0);
+  if (tos == 1)
+    o.text("tos inherit ");
+  else if (tos)
+    o.kv("tos", fmt::format("{:#x}", tos), fmt::format("tos {:#x} ", tos));
+  if (auto p = num(a, IFLA_GRE_PMTUDISC); p && !*p)
+    o.kv("pmtudisc", false, "nopmtudisc ");
+  else if (p)
+    o.jkv("pmtudisc", true);
+  if (num(a, IFLA_GRE_IGNORE_DF).value_or(0)) o.kv("ignore_df", true, "ignore-df ");
+  auto iflags = num(a, IFLA_GRE_IFLAGS).value_or(0), oflags = num(a, IFLA_GRE_OFLAGS).value_or(0);
+  auto key = [&](std::uint16_t t, const char* name) {
+    const auto* r = find(a, t);
+    if (!r || r->data.size() != 4) return;
+    std::string s = ip_text(*r);
+    o.kv(name, s, fmt::format("{} {} ", name, s));
+  };
+  if (iflags & GRE_KEY) key(IFLA_GRE_IKEY, "ikey");
+  if (oflags & GRE_KEY) key(IFLA_GRE_OKEY, "okey");
+  if (iflags & GRE_SEQ) o.kv("iseq", true, "iseq ");
+  if (oflags & GRE_SEQ) o.kv("oseq", true, "oseq ");
+  if (iflags & GRE_CSUM) o.kv("icsum", true, "icsum ");
+  if (oflags & GRE_CSUM) o.kv("ocsum", true, "ocsum ");
+  if (auto m = num(a, IFLA_GRE_FWMARK); m && *m)
+    o.kv("fwmark", fmt::format("{:#x}", *m), fmt::format("fwmark {:#x} ", *m));
 }
 
 // As iproute2 6.1's vrf printers (iplink_vrf.c): the table, of the vrf or of a port's vrf.

@@ -3,6 +3,7 @@
 // against the kernel on this machine; see tests/golden/).
 #include "cli/link_print.h"
 
+#include <arpa/inet.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 
@@ -368,19 +369,24 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
   const char* lt = link_type_name(m.hw_type);
   std::string lts = lt ? lt : fmt::format("[{}]", m.hw_type);
   o.kv("link_type", lts, fmt::format("link/{} ", lts));
-  if (m.address) o.kv("address", m.address->to_string(), m.address->to_string());
+  if (m.address) {
+    std::string a = ll_addr_text(*m.address, m.hw_type);
+    o.kv("address", a, a);
+  }
   if (m.broadcast) {
+    std::string b = ll_addr_text(*m.broadcast, m.hw_type);
     if (m.flags & IFF_POINTOPOINT) {
       o.jkv("link_pointtopoint", true);
-      o.kv("broadcast", m.broadcast->to_string(), " peer " + m.broadcast->to_string());
+      o.kv("broadcast", b, " peer " + b);
     } else {
-      o.kv("broadcast", m.broadcast->to_string(), " brd " + m.broadcast->to_string());
+      o.kv("broadcast", b, " brd " + b);
     }
   }
   if (m.link_netnsid)
     o.kv("link_netnsid", *m.link_netnsid, fmt::format(" link-netnsid {}", *m.link_netnsid));
   if (m.perm_address && m.address && !(*m.perm_address == *m.address))
-    o.kv("permaddr", m.perm_address->to_string(), " permaddr " + m.perm_address->to_string());
+    o.kv("permaddr", ll_addr_text(*m.perm_address, m.hw_type),
+         " permaddr " + ll_addr_text(*m.perm_address, m.hw_type));
   if (c.details) print_details(c, l, do_link);
   // iproute2: after the details, and only for `ip link` or -d (not `ip addr`, `ip monitor`).
   if (m.ifalias && (do_link || c.details))
@@ -388,6 +394,21 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
   if (c.stats) print_stats(c, l);
   print_altnames(o, m);
   o.text("\n");
+}
+
+// ARPHRD_IP6GRE of <linux/if_arp.h>, which glibc's <net/if_arp.h> lacks (and the two clash).
+constexpr std::uint16_t kArphrdIp6Gre = 823;
+
+std::string ll_addr_text(const HwAddr& a, std::uint16_t hw_type) {
+  // iproute2: ll_addr_n2a — the 4-byte addresses of IPv4 tunnels, the 16-byte ones of IPv6
+  // tunnels, are IP addresses.
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (a.size() == 4 &&
+      (hw_type == ARPHRD_TUNNEL || hw_type == ARPHRD_SIT || hw_type == ARPHRD_IPGRE))
+    return inet_ntop(AF_INET, a.data(), buf, sizeof buf);
+  if (a.size() == 16 && (hw_type == ARPHRD_TUNNEL6 || hw_type == kArphrdIp6Gre))
+    return inet_ntop(AF_INET6, a.data(), buf, sizeof buf);
+  return a.to_string();
 }
 
 void print_link_brief(Ctx& c, const LinkView& l) {

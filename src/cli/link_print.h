@@ -36,6 +36,8 @@ void print_link_brief(Ctx& c, const LinkView& l);
 // `-br` with the link layer (`ip -br link`, `ip -br -0 addr`): name, state, address, flags.
 void print_link_brief_packet(Ctx& c, const LinkView& l);
 
+// A link-layer address as ip prints it: IP addresses for IP tunnels, else aa:bb:...
+std::string ll_addr_text(const HwAddr& a, std::uint16_t hw_type);
 // Flag words, in iproute2's order ("NO-CARRIER" first when up without carrier).
 std::vector<std::string> link_flag_names(std::uint32_t flags, bool mdown);
 const char* operstate_name(std::uint8_t s);

@@ -19,31 +19,6 @@ constexpr const char* kRouteTypes[] = {"none",     "unicast",   "local",     "br
                                        "anycast",  "multicast", "blackhole", "unreachable",
                                        "prohibit", "throw",     "nat",       "xresolve"};
 
-// iproute2's names for dsfield values (its rt_dsfield file), else 0xNN.
-struct DsName {
-  std::uint8_t value;
-  const char* name;
-};
-constexpr DsName kDsNames[] = {{0x00, "default"}, {0x28, "AF11"}, {0x30, "AF12"}, {0x38, "AF13"},
-                               {0x48, "AF21"},    {0x50, "AF22"}, {0x58, "AF23"}, {0x68, "AF31"},
-                               {0x70, "AF32"},    {0x78, "AF33"}, {0x88, "AF41"}, {0x90, "AF42"},
-                               {0x98, "AF43"},    {0x20, "CS1"},  {0x40, "CS2"},  {0x60, "CS3"},
-                               {0x80, "CS4"},     {0xA0, "CS5"},  {0xC0, "CS6"},  {0xE0, "CS7"},
-                               {0xB8, "EF"}};
-
-std::string ds_name(std::uint8_t v) {
-  for (const DsName& d : kDsNames)
-    if (d.value == v) return d.name;
-  return fmt::format("0x{:02x}", v);
-}
-std::optional<std::uint8_t> ds_number(const std::string& s) {
-  for (const DsName& d : kDsNames)
-    if (s == d.name) return d.value;
-  auto n = parse_u32(s, "", 16);
-  if (!n || *n > 255) return std::nullopt;
-  return std::uint8_t(*n);
-}
-
 std::string table_name(std::uint32_t t) {
   switch (t) {
     case RT_TABLE_UNSPEC:

@@ -167,6 +167,13 @@ int tunnel_ioctl(unsigned long req, ifreq& ifr) {
       return 0;
     }
   }
+  if (req == SIOCADDTUNNEL && !base) {
+    // Linux: the ioctl goes to the device named. The base devices of the kinds ifcore
+    // lacks (sit0, ip_vti0, ip6tnl0, ip6gre0) do not exist: ENODEV, not an ipip tunnel
+    // of that name.
+    auto l = rt::link_by_name(dev);
+    if (!l) return fail_errno(l.error().code);
+  }
   if (req == SIOCDELTUNNEL) {
     if (target.empty()) return fail_errno(EPERM);  // Linux: the fallback device stays
     LinkRequest del;
