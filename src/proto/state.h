@@ -228,10 +228,10 @@ struct DevState {
   // one buffer per device, in the state it already touches.
   std::vector<Neigh> neighs;
   Ref neigh_ref;
-  DevRoutes routes;                  // routes through the device (owned by the tables)
-  std::vector<Route*> extra_routes;  // multipath routes with a later hop through it
+  DevRoutes routes;                     // routes through the device (owned by the tables)
+  std::vector<Route*> extra_routes;     // multipath routes with a later hop through it
   std::vector<std::uint32_t> nexthops;  // ids of the nexthop objects on it (its namespace's)
-  DevState* prev = nullptr;          // EngineProto::dev_states
+  DevState* prev = nullptr;             // EngineProto::dev_states
   DevState* next = nullptr;
 };
 
@@ -399,8 +399,8 @@ void fib_subscribe(Control& ctl);
 // goes through, checked as a route's next hop in table main (Linux: fib_check_nh,
 // fib6_nh_init). Errors: the route's (ENETUNREACH "Nexthop has invalid gateway",
 // ENETDOWN "Device for nexthop is not up", EHOSTUNREACH...).
-Result<Device*> fib_resolve_hop(Control& ctl, Namespace& ns, int family, const IpAddr& gw,
-                                int oif, std::uint32_t flags);
+Result<Device*> fib_resolve_hop(Control& ctl, Namespace& ns, int family, const IpAddr& gw, int oif,
+                                std::uint32_t flags);
 // Gives `r` the hops `hops` through `devs` (one each; nullptr: none): its dst entries and
 // device lists follow, its gateway and oif are the first hop's, and two hops or more are
 // its multipath (an IPv6 route's even of one, from a `group`). `blackhole`: it answers as

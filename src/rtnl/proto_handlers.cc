@@ -86,7 +86,8 @@ wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now) {
       hop.hops = static_cast<std::uint8_t>(nh.weight - 1);
       hop.ifindex = nh.oif;
       // A gateway of the other family (an IPv4 route through an IPv6 nexthop) is RTA_VIA.
-      if (!nh.gateway.empty()) (nh.gateway.family() == r.family ? hop.gateway : hop.via) = nh.gateway;
+      if (!nh.gateway.empty())
+        (nh.gateway.family() == r.family ? hop.gateway : hop.via) = nh.gateway;
       m.multipath.push_back(hop);
     }
   } else {
