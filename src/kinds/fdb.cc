@@ -143,58 +143,53 @@ Result<Device*> target(Control& ctl, Namespace& ns, const Request& q, bool addin
 
 }  // namespace
 
-Result<void> add(Control& ctl, Namespace& ns, const Request& q) {
+namespace {
+
+// Linux: rtnl_fdb_add and rtnl_fdb_del dispatch alike — to the master's database first (a
+// bridge port's), then, with NTF_SELF, to the device's own: a bridge's, a vxlan's, or the
+// default handling of an Ethernet device's address lists (announced here).
+template <class BridgeOp, class VxOp, class DfltOp>
+Result<void> dispatch(Control& ctl, Namespace& ns, const Request& q, bool add, BridgeOp bridge_op,
+                      VxOp vx_op, DfltOp dflt_op) {
   std::uint16_t vid = 0;
-  auto dev = target(ctl, ns, q, true, &vid);
+  auto dev = target(ctl, ns, q, add, &vid);
   if (!dev) return fail(dev.error());
   const HwAddr& addr = *q.lladdr;
   std::uint8_t flags = q.flags;
   Result<void> err = fail_log_only(EOPNOTSUPP, "no forwarding database answers");
   if ((!flags || (flags & NTF_MASTER))) {
     if (Device* br = bridge_of_port(**dev)) {
-      err = kinds::bridge::fdb_add(ctl, *br, *bridge_of(*br), *dev, addr, q);
+      err = bridge_op(ctl, *br, *bridge_of(*br), *dev, addr, q);
       if (!err) return err;
       flags &= ~NTF_MASTER;
     }
   }
   if (flags & NTF_SELF) {
     if (auto* bp = bridge_of(**dev)) {
-      err = kinds::bridge::fdb_add(ctl, **dev, *bp, nullptr, addr, q);
+      err = bridge_op(ctl, **dev, *bp, nullptr, addr, q);
     } else if (auto* vp = kinds::vx::vxlan_of(**dev)) {
-      err = kinds::vx::fdb_add(ctl, **dev, *vp, addr, q);
+      err = vx_op(ctl, **dev, *vp, addr, q);
     } else {
-      err = dflt_add(ctl, **dev, addr, q, vid);
-      if (err) notify(ctl, ns, true, self_entry(**dev, addr, q.state, vid));
+      err = dflt_op(**dev, addr, vid);
+      if (err) notify(ctl, ns, add, self_entry(**dev, addr, q.state, vid));
     }
   }
   return err;
 }
 
+}  // namespace
+
+Result<void> add(Control& ctl, Namespace& ns, const Request& q) {
+  return dispatch(ctl, ns, q, true, kinds::bridge::fdb_add, kinds::vx::fdb_add,
+                  [&](Device& dev, const HwAddr& addr, std::uint16_t vid) {
+                    return dflt_add(ctl, dev, addr, q, vid);
+                  });
+}
+
 Result<void> del(Control& ctl, Namespace& ns, const Request& q) {
-  std::uint16_t vid = 0;
-  auto dev = target(ctl, ns, q, false, &vid);
-  if (!dev) return fail(dev.error());
-  const HwAddr& addr = *q.lladdr;
-  std::uint8_t flags = q.flags;
-  Result<void> err = fail_log_only(EOPNOTSUPP, "no forwarding database answers");
-  if ((!flags || (flags & NTF_MASTER))) {
-    if (Device* br = bridge_of_port(**dev)) {
-      err = kinds::bridge::fdb_del(ctl, *br, *bridge_of(*br), *dev, addr, q);
-      if (!err) return err;
-      flags &= ~NTF_MASTER;
-    }
-  }
-  if (flags & NTF_SELF) {
-    if (auto* bp = bridge_of(**dev)) {
-      err = kinds::bridge::fdb_del(ctl, **dev, *bp, nullptr, addr, q);
-    } else if (auto* vp = kinds::vx::vxlan_of(**dev)) {
-      err = kinds::vx::fdb_del(ctl, **dev, *vp, addr, q);
-    } else {
-      err = dflt_del(ctl, **dev, addr, q);
-      if (err) notify(ctl, ns, false, self_entry(**dev, addr, q.state, vid));
-    }
-  }
-  return err;
+  return dispatch(
+      ctl, ns, q, false, kinds::bridge::fdb_del, kinds::vx::fdb_del,
+      [&](Device& dev, const HwAddr& addr, std::uint16_t) { return dflt_del(ctl, dev, addr, q); });
 }
 
 Result<Entry> get(Control& ctl, Namespace& ns, const Request& q) {

@@ -119,7 +119,10 @@ Result<NeighMessage> decode_neigh(const Message& m) {
   return n;
 }
 
-Result<void> encode_neigh(MessageBuilder& b, const Header& h, const NeighMessage& n) {
+namespace {
+
+// The message's start and its struct ndmsg, which neighbours and forwarding entries share.
+void begin_ndmsg(MessageBuilder& b, const Header& h, const NeighMessage& n) {
   b.begin(h);
   ndmsg nd{};
   nd.ndm_family = n.family;
@@ -128,6 +131,12 @@ Result<void> encode_neigh(MessageBuilder& b, const Header& h, const NeighMessage
   nd.ndm_flags = n.flags;
   nd.ndm_type = n.type;
   b.put_struct(nd);
+}
+
+}  // namespace
+
+Result<void> encode_neigh(MessageBuilder& b, const Header& h, const NeighMessage& n) {
+  begin_ndmsg(b, h, n);
   if (n.dst) b.put_bytes(NDA_DST, n.dst->bytes());
   if (n.lladdr) b.put_bytes(NDA_LLADDR, n.lladdr->bytes());
   if (n.probes) b.put_u32(NDA_PROBES, *n.probes);
@@ -140,14 +149,7 @@ Result<void> encode_neigh(MessageBuilder& b, const Header& h, const NeighMessage
 }
 
 Result<void> encode_fdb(MessageBuilder& b, const Header& h, const NeighMessage& n) {
-  b.begin(h);
-  ndmsg nd{};
-  nd.ndm_family = n.family;
-  nd.ndm_ifindex = n.ifindex;
-  nd.ndm_state = n.state;
-  nd.ndm_flags = n.flags;
-  nd.ndm_type = n.type;
-  b.put_struct(nd);
+  begin_ndmsg(b, h, n);
   if (n.lladdr) b.put_bytes(NDA_LLADDR, n.lladdr->bytes());
   if (n.dst) b.put_bytes(NDA_DST, n.dst->bytes());
   if (n.master) b.put_u32(NDA_MASTER, *n.master);
