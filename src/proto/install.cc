@@ -96,6 +96,7 @@ EngineProto::~EngineProto() {
 
 void retire_flush_now(EngineProto& ep) {
   RcuHook* head = std::exchange(ep.retired, nullptr);
+  ep.neigh_retiring = nullptr;  // on its way with the rest
   rcu::call(&head->rcu, [](rcu_head* h) {
     for (auto* p = reinterpret_cast<RcuHook*>(h); p;) {
       RcuHook* next = p->next_retired;

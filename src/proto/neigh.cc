@@ -137,10 +137,23 @@ Neigh* find_entry(DevState* ds, int family, const IpAddr& key) {
   return nullptr;
 }
 
-// A device's entry buffer on its way to RCU (flush_dev).
+}  // namespace
+
+// Devices' entry buffers on their way to RCU (flush_dev), gathered until the next
+// hand-over (EngineProto::neigh_retiring).
 struct RetiredNeighs : RcuHook {
-  std::vector<Neigh> v;
+  std::vector<std::vector<Neigh>> bufs;
 };
+
+namespace {
+
+void retire_buffer(EngineProto& ep, std::vector<Neigh>& v) {
+  if (!ep.neigh_retiring) {
+    ep.neigh_retiring = new RetiredNeighs;
+    retire_hooked(ep, ep.neigh_retiring);
+  }
+  ep.neigh_retiring->bufs.emplace_back().swap(v);
+}
 
 // Removes one entry; the device's last takes its reference with it.
 void erase_entry(DevState& ds, const Neigh* n) {
@@ -171,9 +184,7 @@ void flush_dev(Control& ctl, Namespace& ns, Device& dev, bool skip_perm, bool pr
       // Every entry goes: the buffer is freed whole, after a grace period, on the RCU
       // thread (Linux frees its entries with call_rcu too), so that an unregister batch
       // frees no buffer per device in its pass.
-      auto* gone = new RetiredNeighs;
-      gone->v.swap(v);
-      retire_hooked(ep, gone);
+      retire_buffer(ep, v);
       ds->neigh_ref.reset();
     }
   }

@@ -150,11 +150,6 @@ void link_device(EngineProto& ep, Nexthop& nh) {
 
 void remove_nexthop(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t id, bool announce);
 
-// A removed nexthop on its way to RCU.
-struct RetiredNexthop : RcuHook {
-  std::map<std::uint32_t, Nexthop>::node_type node;
-};
-
 // Linux: remove_nh_grp_entry — `member` leaves the group `gid`; the last member takes the
 // group with it.
 void leave_group(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t gid,
@@ -178,7 +173,7 @@ void leave_group(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t gid
 void remove_nexthop(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t id, bool announce) {
   auto it = st.nexthops.find(id);
   if (it == st.nexthops.end()) return;
-  Nexthop& nh = it->second;
+  Nexthop& nh = *it->second;
   if (announce) notify(ep, ns, ProtoEvent::Del, nh.info);
   std::vector<Route*> routes = nh.routes;
   for (Route* r : routes) fib_erase(ep, ns, r, r->info.family == AF_INET6);
@@ -190,9 +185,8 @@ void remove_nexthop(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t 
   nh.ref.reset();
   // The object is freed after a grace period on the RCU thread (Linux: nexthop_put's
   // call_rcu), not in an unregister batch's pass.
-  auto* gone = new RetiredNexthop;
-  gone->node = st.nexthops.extract(it);
-  retire_hooked(ep, gone);
+  retire_hooked(ep, it->second.release());
+  st.nexthops.erase(it);
   for (auto p = parents.rbegin(); p != parents.rend(); ++p)
     leave_group(ep, ns, st, *p, id, announce);
 }
@@ -265,7 +259,7 @@ Result<void> replace(Control& ctl, Namespace& ns, NetState& st, Nexthop& old,
 
 Nexthop* nexthop_find(NetState& st, std::uint32_t id) {
   auto it = st.nexthops.find(id);
-  return it == st.nexthops.end() ? nullptr : &it->second;
+  return it == st.nexthops.end() ? nullptr : it->second.get();
 }
 
 void nexthop_hops(NetState& st, const Nexthop& nh, std::vector<inet::NextHop>& hops,
@@ -376,8 +370,8 @@ Result<NexthopInfo> add_nexthop(Control& ctl, Namespace& ns, const NexthopReques
     if (!id) return fail(EINVAL, "No unused id");
   }
   nh.info.id = id;
-  auto [it, fresh] = st.nexthops.emplace(id, std::move(nh));
-  Nexthop& n = it->second;
+  auto [it, fresh] = st.nexthops.emplace(id, std::make_unique<Nexthop>(std::move(nh)));
+  Nexthop& n = *it->second;
   link_device(ep, n);
   for (const NexthopMember& m : n.info.group)
     if (Nexthop* x = nexthop_find(st, m.id)) x->parents.push_back(id);
@@ -403,13 +397,13 @@ Result<NexthopInfo> get_nexthop(Control& ctl, Namespace& ns, std::uint32_t id) {
 std::vector<NexthopInfo> list_nexthops(Control& ctl, Namespace& ns, const NexthopFilter& f) {
   std::vector<NexthopInfo> out;
   for (auto& [id, nh] : net_state(ns).nexthops) {
-    const NexthopInfo& i = nh.info;
+    const NexthopInfo& i = nh->info;
     // Linux: nh_dump_filtered.
     if (f.groups && !i.is_group()) continue;
     if (f.oif || f.master || f.family) {
       if (i.is_group()) continue;
       if (f.family && i.family != f.family) continue;
-      Device* dev = nh.ref.get();
+      Device* dev = nh->ref.get();
       if (f.oif && (!dev || dev->ifindex() != f.oif)) continue;
       if (f.master) {
         Device* m = dev ? dev->master() : nullptr;
@@ -418,6 +412,9 @@ std::vector<NexthopInfo> list_nexthops(Control& ctl, Namespace& ns, const Nextho
     }
     out.push_back(i);
   }
+  // Linux dumps its tree in id order.
+  std::sort(out.begin(), out.end(),
+            [](const NexthopInfo& a, const NexthopInfo& b) { return a.id < b.id; });
   return out;
 }
 

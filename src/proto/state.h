@@ -166,7 +166,7 @@ struct Rule {
 // A nexthop object (Linux: struct nexthop with its nh_info or nh_group): what it reports,
 // the device it holds (none for a group or an fdb nexthop), the groups it is a member of
 // (oldest first) and the routes that name it.
-struct Nexthop {
+struct Nexthop : RcuHook {
   inet::NexthopInfo info;
   Ref ref;
   std::vector<std::uint32_t> parents;
@@ -181,8 +181,10 @@ struct NetState {
   // the local table from main: lookups report the table they found the route in).
   bool custom_rules4 = false;
   std::map<std::uint32_t, Table> tables4, tables6;
-  std::map<std::uint32_t, Nexthop> nexthops;  // by id (nodes do not move)
-  std::uint32_t nh_last_id = 0;               // the last id given out (Linux: last_id_allocated)
+  // By id, in no order (dumps sort; a device's unregister finds each of its nexthops at
+  // once). A removed nexthop is retired to RCU itself (routes point at it).
+  std::unordered_map<std::uint32_t, std::unique_ptr<Nexthop>> nexthops;
+  std::uint32_t nh_last_id = 0;  // the last id given out (Linux: last_id_allocated)
   // The l3mdev rules were added, with the namespace's first L3 master (Linux: vrf.c's
   // netns_vrf.add_fib_rules, cleared once): they are not added again.
   bool l3mdev_rules_added = false;
@@ -242,6 +244,8 @@ struct Garbage {
 };
 
 // Per-engine state, kept as the engine's plug-in data (see install.cc).
+struct RetiredNeighs;  // neigh.cc
+
 struct EngineProto {
   EngineProto() = default;
   EngineProto(const EngineProto&) = delete;
@@ -259,6 +263,9 @@ struct EngineProto {
   std::unordered_map<const Device*, DevState*> devs;  // only when dev_slot is -1
   std::vector<Garbage> garbage;
   RcuHook* retired = nullptr;  // see retire_hooked
+  // The neighbour buffers flushed since the last hand-over, behind one hook on `retired`
+  // (neigh.cc: an unregister batch allocates one for all its devices, not one each).
+  RetiredNeighs* neigh_retiring = nullptr;
   // fib_sync_dev's and fib_flush_dev's working vectors, kept for their capacity; a call
   // nested in another (from a listener) finds them taken and uses vectors of its own.
   std::vector<std::pair<RouteInfo, Origin>> want_scratch;
