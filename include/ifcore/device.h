@@ -247,6 +247,7 @@ class Device {
   Engine* const engine_;
   const Kind* const kind_;
   std::atomic<Namespace*> ns_;
+  std::array<void*, kPluginSlots> plugin_slots_{};  // control lock; every protocol's state
   std::atomic<int> ifindex_{0};
   std::uint16_t hw_type_ = 1;  // ARPHRD_ETHER
   std::atomic<const NameBox*> name_{nullptr};
@@ -285,7 +286,6 @@ class Device {
   // Levels are counted up to 11 (link_upper refuses a stack deeper than 8).
   std::uint8_t upper_level_ = 1, lower_level_ = 1;
   std::array<std::uint32_t, 12> upper_levels_{}, lower_levels_{};  // neighbours by level
-  std::array<void*, kPluginSlots> plugin_slots_{};                 // control lock
   std::unique_ptr<DevicePriv> priv_;                               // control lock
   mutable LinkCounters counters_;
   NameBox name0_;                  // see NameBox
