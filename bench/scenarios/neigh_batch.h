@@ -20,8 +20,12 @@ struct NeighBatchFigures {
   double plain = 0, with_neighbours = 0;  // medians of the batch delete, seconds
   double up = 0;                          // up dummies (IPv6 off) with nothing
   double with_nexthops = 0;               // ... with neighbours and a nexthop each
-  std::size_t left = 0;                   // entries left after the deletes (must be 0)
-  std::size_t nexthops_left = 0;          // nexthops left after the deletes (must be 0)
+  // The ratios against the plain delete (and against `up`), each the median of the
+  // repetitions' own ratios: the four deletes of a repetition run back to back, so a
+  // machine that slows down for a while slows both sides of a ratio alike.
+  double ratio_neighbours = 0, ratio_nexthops = 0, ratio_nexthops_up = 0;
+  std::size_t left = 0;           // entries left after the deletes (must be 0)
+  std::size_t nexthops_left = 0;  // nexthops left after the deletes (must be 0)
 };
 
 // Runs both `repeat` times. Errors: an engine call that fails.
