@@ -10,8 +10,11 @@ function(ifcore_add_test)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} ifcore_test_support GTest::gtest GTest::gmock
                         GTest::gtest_main Threads::Threads)
   set_target_properties(${T_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  # Each binary's tests carry its name as a label (make tsan picks binaries by label).
+  # Under TSan a report stops the process (a daemon a test started, too), so it fails.
   gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60
-                       PROPERTIES ENVIRONMENT "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp")
+                       PROPERTIES LABELS "${T_NAME}"
+                       ENVIRONMENT "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1")
 endfunction()
 
 # Links a program with tcmalloc when IFCORE_TCMALLOC found it (see the top CMakeLists.txt).

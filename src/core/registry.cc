@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 
+#include "base/tsan.h"
 #include "core/engine_impl.h"
 #include "ifcore/device.h"
 
@@ -111,6 +112,7 @@ struct Registry::NameNode {
 namespace {
 
 int match_name(cds_lfht_node* node, const void* key) {
+  tsan::acquire(node);  // published by add_name through the (uninstrumented) table
   auto* n = reinterpret_cast<const Registry::NameNode*>(node);
   return n->key() == *static_cast<const std::string_view*>(key);
 }
@@ -236,6 +238,7 @@ Result<void> Registry::add_name(Device& dev, std::string_view name, bool alt) {
   cds_lfht_node_init(&n->node);
   rcu::ReadGuard g;
   std::string_view key = n->key();
+  tsan::release(n);
   cds_lfht_node* got = cds_lfht_add_unique(names_, hash_name(key), match_name, &key, &n->node);
   if (got != &n->node) {
     delete n;
