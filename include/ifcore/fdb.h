@@ -55,14 +55,23 @@ struct Request {
   std::optional<std::uint16_t> port;  // host order
   std::optional<std::uint32_t> vni, src_vni, via, flags_ext, nh_id;
   std::optional<std::uint32_t> master;  // get: NDA_MASTER
+  // A bulk delete's filters: only entries whose state (flags) under the mask equal the
+  // request's ndm_state (ndm_flags) go (NDA_NDM_STATE_MASK, NDA_NDM_FLAGS_MASK).
+  std::optional<std::uint16_t> state_mask;
+  std::optional<std::uint8_t> flags_mask;
 };
 
 // Linux: rtnl_fdb_add: the bridge of a port (NTF_MASTER or no flag), then the device itself
 // (NTF_SELF): the bridge, a vxlan device, or any Ethernet device's address lists.
 // Errors: the kernel's errno and extack for each refusal; nothing changes on error.
 Result<void> add(Control& ctl, Namespace& ns, const Request& req);
-// Linux: rtnl_fdb_del (one entry; no bulk delete).
+// Linux: rtnl_fdb_del (one entry).
 Result<void> del(Control& ctl, Namespace& ns, const Request& req);
+// Linux: rtnl_fdb_del with NLM_F_BULK (`bridge fdb flush`): every entry of a bridge (a
+// port's, with `master` or NDA_IFINDEX; one vlan's with NDA_VLAN) or of a vxlan device
+// whose state and flags match the request under its masks, each announced as it goes.
+// Other devices have no bulk delete (EOPNOTSUPP, as Linux).
+Result<void> flush(Control& ctl, Namespace& ns, const Request& req);
 // Linux: rtnl_fdb_get.
 Result<Entry> get(Control& ctl, Namespace& ns, const Request& req);
 

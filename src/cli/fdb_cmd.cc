@@ -213,6 +213,100 @@ Result<void> fdb_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flags
   return ok();
 }
 
+// bridge(8)'s `fdb flush dev DEV [brport DEV] [vlan VID] [self] [master] [[no]permanent |
+// [no]static | [no]dynamic] [[no]added_by_user] [[no]extern_learn] [[no]sticky]
+// [[no]offloaded]`: one RTM_DELNEIGH with NLM_F_BULK; a word sets (or clears) its bit in
+// ndm_state or ndm_flags and marks it in the matching mask; neither self nor master means
+// self.
+Result<void> fdb_flush(Ctx& c, Args& a) {
+  wire::NeighMessage m;
+  m.family = AF_BRIDGE;
+  std::uint16_t state = 0, state_mask = 0;
+  std::uint8_t flags = 0, flags_mask = 0;
+  std::string dev, port;
+  std::optional<int> vid;
+  // [no]WORD for a flag: its bit in ndm_flags and ndm_flags's mask.
+  const std::pair<const char*, std::uint8_t> kFlags[] = {{"added_by_user", NTF_USE},
+                                                         {"extern_learn", NTF_EXT_LEARNED},
+                                                         {"sticky", NTF_STICKY},
+                                                         {"offloaded", NTF_OFFLOADED}};
+  while (!a.done()) {
+    std::string w = a.take();
+    bool known = true;
+    if (w == "dev") {
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      dev = *v;
+    } else if (w == "master") {
+      flags |= NTF_MASTER;
+    } else if (w == "self") {
+      flags |= NTF_SELF;
+    } else if (w == "permanent" || w == "nopermanent") {
+      state = w == "permanent" ? state | NUD_PERMANENT : state & ~NUD_PERMANENT;
+      state_mask |= NUD_PERMANENT;
+    } else if (w == "static") {
+      state |= NUD_NOARP;
+      state_mask |= NUD_NOARP | NUD_PERMANENT;
+    } else if (w == "nostatic") {
+      state &= ~NUD_NOARP;
+      state_mask |= NUD_NOARP;
+    } else if (w == "dynamic") {
+      state &= ~NUD_NOARP | NUD_PERMANENT;
+      state_mask |= NUD_NOARP | NUD_PERMANENT;
+    } else if (w == "nodynamic") {
+      state |= NUD_NOARP;
+      state_mask |= NUD_NOARP;
+    } else if (w == "brport") {
+      if (!port.empty()) return duparg("brport", w);
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      port = *v;
+    } else if (w == "vlan") {
+      if (vid) return duparg("vlan", w);
+      auto v = a.value();
+      if (!v) return fail(v.error());
+      vid = static_cast<std::int16_t>(std::atoi(v->c_str()));
+    } else {
+      known = false;
+      for (const auto& [name, bit] : kFlags) {
+        const bool no = w.rfind("no", 0) == 0 && w.substr(2) == name;
+        if (w != name && !no) continue;
+        flags = no ? flags & ~bit : flags | bit;
+        flags_mask |= bit;
+        known = true;
+      }
+      if (!known && w == "help" && !a.done()) a.take();  // bridge(8) skips a word after it
+    }
+  }
+  if (dev.empty()) return die(255, "Device is a required argument.");
+  auto idx = c.client->ifindex(dev);
+  if (!idx) return fail(idx.error());
+  if (!*idx) return die(255, "Cannot find bridge device \"{}\"", dev);
+  m.ifindex = *idx;
+  if (!port.empty()) {
+    auto p = c.client->ifindex(port);
+    if (!p) return fail(p.error());
+    if (!*p) return die(255, "Cannot find bridge port device \"{}\"", port);
+    m.dump_ifindex = static_cast<std::uint32_t>(*p);
+  }
+  if (vid && *vid >= 4096) return die(255, "Invalid VLAN ID \"{}\"", *vid);
+  if (!(flags & (NTF_SELF | NTF_MASTER))) flags |= NTF_SELF;
+  m.flags = flags;
+  m.state = state;
+  if (vid && *vid >= 0) m.vlan = static_cast<std::uint16_t>(*vid);
+  if (flags_mask) m.flags_mask = flags_mask;
+  if (state_mask) m.state_mask = state_mask;
+  wire::MessageBuilder b;
+  if (!wire::encode_fdb(
+          b, {RTM_DELNEIGH, std::uint16_t(NLM_F_REQUEST | NLM_F_BULK), c.client->next_seq(), 0}, m))
+    return die(255, "message too long");
+  int err = 0;
+  std::string ext;
+  IFCORE_TRY(c.client->talk_raw(b, {}, err, ext));
+  if (err) return die(255, "{}", rtnl_error_text(err, ext));
+  return ok();
+}
+
 Result<void> fdb_get(Ctx& c, Args& a) {
   wire::NeighMessage m;
   m.family = AF_BRIDGE;
@@ -373,7 +467,7 @@ Result<void> do_fdb(Ctx& c, Args& a) {
   if (matches(cmd, "delete")) return fdb_modify(c, a, RTM_DELNEIGH, 0);
   if (matches(cmd, "get")) return fdb_get(c, a);
   if (matches(cmd, "show") || matches(cmd, "lst") || matches(cmd, "list")) return fdb_show(c, a);
-  if (cmd == "flush") return die(1, "ifc: \"fdb flush\" is not implemented.");
+  if (cmd == "flush") return fdb_flush(c, a);
   return die(255, "Command \"{}\" is unknown, try \"bridge fdb help\".", cmd);
 }
 

@@ -329,6 +329,70 @@ Result<void> fdb_del(Control& ctl, Device& br, Priv& p, Device* port_dev, const 
   return ok();
 }
 
+Result<void> fdb_flush(Control& ctl, Device& br, Priv& p, Device* port, const fdb::Request& q) {
+  // Linux: br_fdb_del_bulk_policy, then br_fdb_delete_bulk's checks in their order.
+  if (q.vlan && (*q.vlan < 1 || *q.vlan > 4094)) return fail(EINVAL, "integer out of range");
+  if (q.via && static_cast<std::int32_t>(*q.via) < 1) return fail(EINVAL, "integer out of range");
+  if (port && !p.find(*port)) return fail(EINVAL, "bridge: Device is not a bridge port");
+  const std::uint8_t ndm_flags = q.flags & ~(NTF_MASTER | NTF_SELF);
+  if (ndm_flags & ~(NTF_USE | NTF_EXT_LEARNED | NTF_STICKY | NTF_OFFLOADED))
+    return fail(EINVAL, "Unsupported fdb flush ndm flag bits set");
+  if (q.state & ~(NUD_PERMANENT | NUD_NOARP))
+    return fail(EINVAL, "Unsupported fdb flush ndm state bits set");
+  // An entry's flags in the message's terms: NUD_PERMANENT local, NUD_NOARP static, NTF_USE
+  // added by the user, NTF_EXT_LEARNED, NTF_STICKY (nothing is offloaded here).
+  auto bits = [](const FdbEntry& f) {
+    return std::uint32_t{(f.local ? NUD_PERMANENT : 0u) | (f.is_static ? NUD_NOARP : 0u)} |
+           std::uint32_t{(f.added_by_user ? NTF_USE : 0u) | (f.ext_learn ? NTF_EXT_LEARNED : 0u) |
+                         (f.sticky ? NTF_STICKY : 0u)}
+               << 16;
+  };
+  const std::uint32_t want = std::uint32_t{q.state} | std::uint32_t{ndm_flags} << 16;
+  // Linux: __fdb_flush_matches compares the masked flags with all of the request's, so a
+  // requested bit outside the mask matches nothing.
+  std::uint32_t mask = 0;
+  if (q.state_mask) mask |= *q.state_mask & (NUD_PERMANENT | NUD_NOARP);
+  if (q.flags_mask)
+    mask |= static_cast<std::uint32_t>(*q.flags_mask &
+                                       (NTF_USE | NTF_EXT_LEARNED | NTF_STICKY | NTF_OFFLOADED))
+            << 16;
+  int port_ifindex = port ? port->ifindex() : 0;
+  if (q.via) {
+    // Linux: __fdb_flush_validate_ifindex.
+    Device* d = ctl.find(br.ns(), static_cast<int>(*q.via));
+    if (!d) return fail(ENODEV, "bridge: Unknown flush device ifindex");
+    Device* m = d->master();
+    const bool is_bridge = priv(*d) != nullptr;
+    const bool is_port = m && priv(*m) && priv(*m)->find(*d);
+    if (!is_bridge && !is_port)
+      return fail(EINVAL, "bridge: Flush device is not a bridge or bridge port");
+    if (is_bridge && d != &br)
+      return fail(EINVAL, "bridge: Flush bridge device does not match target bridge device");
+    if (is_port && m != &br)
+      return fail(EINVAL, "bridge: Port belongs to a different bridge device");
+    port_ifindex = d->ifindex();
+  }
+  // Linux: br_fdb_flush over the list, newest first, each entry deleted and announced.
+  Events ev{br, p, br.engine().time().now(), {}};
+  {
+    auto lk = p.fdb.lock();
+    Table& t = p.fdb.table_locked();
+    std::vector<Table::iterator> gone;
+    for (auto it = t.begin(); it != t.end(); ++it) {
+      const FdbEntry& f = it->second;
+      if (q.vlan && *q.vlan != f.vid) continue;
+      if (port_ifindex && port_ifindex != (f.dst ? f.dst : &br)->ifindex()) continue;
+      if (mask && (bits(f) & mask) != want) continue;
+      gone.push_back(it);
+    }
+    std::sort(gone.begin(), gone.end(),
+              [](auto a, auto b) { return a->second.seq > b->second.seq; });
+    for (auto it : gone) erase(t, it, ev);
+  }
+  ev.announce(ctl);
+  return ok();
+}
+
 Result<fdb::Entry> fdb_get(Device& br, Priv& p, const HwAddr& addr, std::uint16_t vid) {
   TimePoint now = br.engine().time().now();
   auto lk = p.fdb.lock();

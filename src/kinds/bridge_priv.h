@@ -159,6 +159,8 @@ void fdb_bridge_changed_addr(Control& ctl, Device& br, Priv& p);
 // br_fdb_dump (`filter`: a port's entries; nullptr: the bridge's own).
 Result<void> fdb_add(Control& ctl, Device& br, Priv& p, Device* port, const HwAddr& addr,
                      const fdb::Request& q);
+// Linux: br_fdb_delete_bulk for `port` (nullptr: the bridge itself).
+Result<void> fdb_flush(Control& ctl, Device& br, Priv& p, Device* port, const fdb::Request& q);
 Result<void> fdb_del(Control& ctl, Device& br, Priv& p, Device* port, const HwAddr& addr,
                      const fdb::Request& q);
 Result<fdb::Entry> fdb_get(Device& br, Priv& p, const HwAddr& addr, std::uint16_t vid);

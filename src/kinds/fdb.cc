@@ -192,6 +192,33 @@ Result<void> del(Control& ctl, Namespace& ns, const Request& q) {
       [&](Device& dev, const HwAddr& addr, std::uint16_t) { return dflt_del(ctl, dev, addr, q); });
 }
 
+Result<void> flush(Control& ctl, Namespace& ns, const Request& q) {
+  // Linux: rtnl_fdb_del with NLM_F_BULK: the address and vlan are the drivers' to read.
+  if (q.ifindex == 0) return fail(EINVAL, "invalid ifindex");
+  Device* dev = ctl.find(ns, q.ifindex);
+  if (!dev) return fail(ENODEV, "unknown ifindex");
+  if (dev->hw_type() != ARPHRD_ETHER)
+    return fail(EINVAL, "FDB delete only supported for Ethernet devices");
+  std::uint8_t flags = q.flags;
+  Result<void> err = fail_log_only(EOPNOTSUPP, "no bulk delete answers");
+  if (!flags || (flags & NTF_MASTER)) {
+    if (Device* br = bridge_of_port(*dev)) {
+      err = kinds::bridge::fdb_flush(ctl, *br, *bridge_of(*br), dev, q);
+      if (!err) return err;
+      flags &= ~NTF_MASTER;
+    }
+  }
+  if (flags & NTF_SELF) {
+    if (auto* bp = bridge_of(*dev))
+      err = kinds::bridge::fdb_flush(ctl, *dev, *bp, nullptr, q);
+    else if (auto* vp = kinds::vx::vxlan_of(*dev))
+      err = kinds::vx::fdb_flush(ctl, *dev, *vp, q);
+    else
+      err = fail_log_only(EOPNOTSUPP, "device \"{}\" has no bulk delete", dev->name());
+  }
+  return err;
+}
+
 Result<Entry> get(Control& ctl, Namespace& ns, const Request& q) {
   // Linux: rtnl_fdb_get after valid_fdb_get_strict (the rtnetlink face checks the message).
   if (!q.lladdr) return fail(EINVAL, "Missing lookup address for fdb get request");

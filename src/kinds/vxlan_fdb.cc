@@ -216,6 +216,23 @@ Result<void> fdb_del(Control& ctl, Device& dev, VxlanPriv& v, const HwAddr& addr
   return ok();
 }
 
+Result<void> fdb_flush(Control& ctl, Device& dev, VxlanPriv& v, const fdb::Request& q) {
+  if (q.vlan) return fail(EINVAL, "Unsupported attribute");  // not in the bulk policy
+  if (q.vni || q.dst || q.port || q.via || q.nh_id)
+    return fail(EOPNOTSUPP,
+                "ifcore: a vxlan flush by remote (vni, dst, port, via, nhid) is not supported");
+  const std::uint16_t flags = q.flags & ~(NTF_MASTER | NTF_SELF);
+  const std::uint16_t state_mask = q.state_mask.value_or(0), flags_mask = q.flags_mask.value_or(0);
+  for (std::size_t i = v.fdb.size(); i-- > 0;) {
+    const FdbEntry& f = v.fdb[i];
+    if (q.src_vni && f.src_vni != *q.src_vni) continue;
+    if (state_mask && (f.state & state_mask) != q.state) continue;
+    if (flags_mask && (f.flags & flags_mask) != flags) continue;
+    destroy(ctl, dev, v, i);
+  }
+  return ok();
+}
+
 Result<fdb::Entry> fdb_get(Device& dev, VxlanPriv& v, const HwAddr& addr, const fdb::Request& q) {
   FdbEntry* f = find(v, addr, q.vni.value_or(v.conf.vni));
   if (!f) return fail(ENOENT, "Fdb entry not found");

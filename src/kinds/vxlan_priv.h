@@ -95,6 +95,9 @@ Result<void> fdb_add(Control& ctl, Device& dev, VxlanPriv& v, const HwAddr& addr
                      const fdb::Request& q);
 Result<void> fdb_del(Control& ctl, Device& dev, VxlanPriv& v, const HwAddr& addr,
                      const fdb::Request& q);
+// Linux: vxlan_fdb_delete_bulk, by state and flags under their masks (the per-remote
+// filters vni, dst, port and ifindex are refused with EOPNOTSUPP).
+Result<void> fdb_flush(Control& ctl, Device& dev, VxlanPriv& v, const fdb::Request& q);
 Result<fdb::Entry> fdb_get(Device& dev, VxlanPriv& v, const HwAddr& addr, const fdb::Request& q);
 void fdb_dump(Device& dev, VxlanPriv& v, std::vector<fdb::Entry>& out);
 

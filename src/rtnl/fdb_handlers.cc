@@ -87,6 +87,8 @@ fdb::Request fdb_request(const wire::NeighMessage& m, std::uint16_t nlflags) {
   q.flags_ext = m.flags_ext;
   q.nh_id = m.nh_id;
   q.master = m.master;
+  q.state_mask = m.state_mask;
+  q.flags_mask = m.flags_mask;
   return q;
 }
 
@@ -223,12 +225,11 @@ Result<void> handle_fdb_add(Request& r) {
 Result<void> handle_fdb_del(Request& r) {
   auto m = decode(r);
   if (!m) return fail(m.error());
-  if (r.flags() & NLM_F_BULK)
-    return fail(EOPNOTSUPP, "ifcore: bulk delete of forwarding entries is not supported");
   Control ctl = r.s.hub().engine().control();
   auto ns = session_ns(ctl, r.s);
   if (!ns) return fail(ns.error());
   ScopeGuard guard(r, ctl, (*ns)->id());
+  if (r.flags() & NLM_F_BULK) return fdb::flush(ctl, **ns, fdb_request(*m, r.flags()));
   return fdb::del(ctl, **ns, fdb_request(*m, r.flags()));
 }
 

@@ -240,5 +240,60 @@ TEST_F(FdbTest, VxlanDefaultEntryRemotesAndRefusals) {
   EXPECT_EQ(dump(ctl, 0, vx->ifindex()).size(), 2u);
 }
 
+TEST_F(FdbTest, FlushByPortStateAndFlagsAnnouncesEachEntry) {
+  auto ctl = engine->control();
+  Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
+  Device* br1 = must(ctl.create_link(def(ctl), link_req("bridge", "br1")));
+  Device* v0 = veth(ctl, "v0", "v1");
+  Device* v2 = veth(ctl, "v2", "v3");
+  Device* v4 = veth(ctl, "v4", "v5");
+  ASSERT_TRUE(ctl.set_master(*v0, br));
+  ASSERT_TRUE(ctl.set_master(*v2, br));
+  ASSERT_TRUE(ctl.set_master(*v4, br1));
+  ASSERT_TRUE(fdb::add(ctl, def(ctl), req(v0, mac(1), NTF_MASTER, NUD_NOARP)));
+  ASSERT_TRUE(fdb::add(ctl, def(ctl), req(v0, mac(2), NTF_MASTER, NUD_PERMANENT)));
+  ASSERT_TRUE(fdb::add(ctl, def(ctl), req(v2, mac(3), NTF_MASTER, NUD_NOARP)));
+  Recorder rec;
+  fdb::add_listener(ctl, rec);
+  auto flush = [&](Device* dev, std::uint8_t flags, std::uint16_t state = 0,
+                   std::optional<std::uint16_t> state_mask = {}) {
+    fdb::Request q = req(dev, HwAddr{}, flags, state, NLM_F_BULK);
+    q.lladdr.reset();
+    q.state_mask = state_mask;
+    return fdb::flush(ctl, def(ctl), q);
+  };
+  // Refusals change nothing.
+  std::string before = table(ctl);
+  fdb::Request q = req(br, HwAddr{}, NTF_SELF, 0, NLM_F_BULK);
+  q.via = static_cast<std::uint32_t>(v4->ifindex());
+  auto r = fdb::flush(ctl, def(ctl), q);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EINVAL);
+  EXPECT_EQ(r.error().message, "bridge: Port belongs to a different bridge device");
+  q.via = static_cast<std::uint32_t>(br1->ifindex());
+  r = fdb::flush(ctl, def(ctl), q);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "bridge: Flush bridge device does not match target bridge device");
+  r = flush(ctl.find(def(ctl), "v1"), NTF_SELF);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EOPNOTSUPP);
+  EXPECT_EQ(table(ctl), before);
+  EXPECT_TRUE(rec.events.empty());
+  // `static` on the bridge: NUD_NOARP without NUD_PERMANENT, on every port.
+  ASSERT_TRUE(flush(br, NTF_SELF, NUD_NOARP, NUD_NOARP | NUD_PERMANENT));
+  ASSERT_EQ(rec.events.size(), 2u);
+  for (const auto& [added, e] : rec.events) {
+    EXPECT_FALSE(added);
+    EXPECT_EQ(e.state, NUD_NOARP);
+  }
+  // The port itself with `master`: its entries only (its own local entry included).
+  rec.events.clear();
+  ASSERT_TRUE(flush(v0, NTF_MASTER));
+  for (const auto& e : dump(ctl, br->ifindex())) EXPECT_NE(e.ifindex, v0->ifindex());
+  EXPECT_FALSE(rec.events.empty());
+  for (const auto& [added, e] : rec.events) EXPECT_EQ(e.ifindex, v0->ifindex());
+  fdb::remove_listener(ctl, rec);
+}
+
 }  // namespace
 }  // namespace ifcore::test

@@ -111,6 +111,18 @@ Result<NeighMessage> decode_neigh(const Message& m) {
         (x.type == NDA_VNI ? n.vni : x.type == NDA_SRC_VNI ? n.src_vni : n.nh_id) = *v;
         break;
       }
+      case NDA_NDM_STATE_MASK: {
+        auto v = x.u16();
+        if (!v) return fail(v.error());
+        n.state_mask = *v;
+        break;
+      }
+      case NDA_NDM_FLAGS_MASK: {
+        auto v = x.u8();
+        if (!v) return fail(v.error());
+        n.flags_mask = *v;
+        break;
+      }
       default:
         if (x.type > NDA_MAX) n.has_unknown = true;
         break;
@@ -164,6 +176,8 @@ Result<void> encode_fdb(MessageBuilder& b, const Header& h, const NeighMessage& 
   if (n.src_vni) b.put_u32(NDA_SRC_VNI, *n.src_vni);
   if (n.cacheinfo) b.put_attr(NDA_CACHEINFO, &*n.cacheinfo, sizeof(nda_cacheinfo));
   if (n.vlan) b.put_attr(NDA_VLAN, &*n.vlan, sizeof(std::uint16_t));
+  if (n.flags_mask) b.put_u8(NDA_NDM_FLAGS_MASK, *n.flags_mask);
+  if (n.state_mask) b.put_attr(NDA_NDM_STATE_MASK, &*n.state_mask, sizeof(std::uint16_t));
   auto e = b.end();
   if (!e) return fail(e.error());
   return ok();

@@ -37,12 +37,14 @@ struct NeighMessage {
   std::optional<std::uint16_t> vlan;          // NDA_VLAN (bridge fdb)
   bool has_unknown = false;                   // an attribute Linux's nda_policy refuses
   // Forwarding entries (family AF_BRIDGE): NDA_IFINDEX is dump_ifindex above.
-  std::optional<std::uint16_t> port;     // NDA_PORT, host order
-  std::optional<std::uint32_t> vni;      // NDA_VNI
-  std::optional<std::uint32_t> src_vni;  // NDA_SRC_VNI
-  std::optional<std::uint32_t> nh_id;    // NDA_NH_ID
-  bool dst_bad = false;                  // AF_BRIDGE: NDA_DST neither 4 nor 16 bytes long
-  std::uint64_t present = 0;             // bit N: attribute type N was in the message (N < 64)
+  std::optional<std::uint16_t> port;        // NDA_PORT, host order
+  std::optional<std::uint32_t> vni;         // NDA_VNI
+  std::optional<std::uint32_t> src_vni;     // NDA_SRC_VNI
+  std::optional<std::uint32_t> nh_id;       // NDA_NH_ID
+  std::optional<std::uint16_t> state_mask;  // NDA_NDM_STATE_MASK (a bulk delete's filter)
+  std::optional<std::uint8_t> flags_mask;   // NDA_NDM_FLAGS_MASK (a bulk delete's filter)
+  bool dst_bad = false;                     // AF_BRIDGE: NDA_DST neither 4 nor 16 bytes long
+  std::uint64_t present = 0;                // bit N: attribute type N was in the message (N < 64)
 };
 
 // Decodes a neighbour message. A dump may carry only a struct rtgenmsg (old clients).
