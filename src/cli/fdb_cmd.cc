@@ -105,6 +105,29 @@ Result<HwAddr> mac_word(const std::string& s) {
   return HwAddr::ethernet(a);
 }
 
+// The index of the device `name`, or the exit `bridge` takes with "Cannot find WHAT
+// \"NAME\"" (status `status`).
+Result<int> index_of(Ctx& c, const std::string& name, const char* what, int status = 255) {
+  auto idx = c.client->ifindex(name);
+  if (!idx) return fail(idx.error());
+  if (!*idx) return die(status, "Cannot find {} \"{}\"", what, name);
+  return *idx;
+}
+
+// Sends one change (`type` with `flags`) and exits 255 with the kernel's words if refused.
+Result<void> send_change(Ctx& c, std::uint16_t type, std::uint16_t flags,
+                         const wire::NeighMessage& m) {
+  wire::MessageBuilder b;
+  if (!wire::encode_fdb(b, {type, std::uint16_t(NLM_F_REQUEST | flags), c.client->next_seq(), 0},
+                        m))
+    return die(255, "message too long");
+  int err = 0;
+  std::string ext;
+  IFCORE_TRY(c.client->talk_raw(b, {}, err, ext));
+  if (err) return die(255, "{}", rtnl_error_text(err, ext));
+  return ok();
+}
+
 Result<void> fdb_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flags) {
   wire::NeighMessage m;
   m.family = AF_BRIDGE;
@@ -198,19 +221,10 @@ Result<void> fdb_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flags
   if (!mac) return fail(mac.error());
   m.lladdr = *mac;
   if (vid) m.vlan = *vid;
-  auto idx = c.client->ifindex(dev);
+  auto idx = index_of(c, dev, "device");
   if (!idx) return fail(idx.error());
-  if (!*idx) return die(255, "Cannot find device \"{}\"", dev);
   m.ifindex = *idx;
-  wire::MessageBuilder b;
-  if (!wire::encode_fdb(b, {type, std::uint16_t(NLM_F_REQUEST | flags), c.client->next_seq(), 0},
-                        m))
-    return die(255, "message too long");
-  int err = 0;
-  std::string ext;
-  IFCORE_TRY(c.client->talk_raw(b, {}, err, ext));
-  if (err) return die(255, "{}", rtnl_error_text(err, ext));
-  return ok();
+  return send_change(c, type, flags, m);
 }
 
 // bridge(8)'s `fdb flush dev DEV [brport DEV] [vlan VID] [self] [master] [[no]permanent |
@@ -279,14 +293,12 @@ Result<void> fdb_flush(Ctx& c, Args& a) {
     }
   }
   if (dev.empty()) return die(255, "Device is a required argument.");
-  auto idx = c.client->ifindex(dev);
+  auto idx = index_of(c, dev, "bridge device");
   if (!idx) return fail(idx.error());
-  if (!*idx) return die(255, "Cannot find bridge device \"{}\"", dev);
   m.ifindex = *idx;
   if (!port.empty()) {
-    auto p = c.client->ifindex(port);
+    auto p = index_of(c, port, "bridge port device");
     if (!p) return fail(p.error());
-    if (!*p) return die(255, "Cannot find bridge port device \"{}\"", port);
     m.dump_ifindex = static_cast<std::uint32_t>(*p);
   }
   if (vid && *vid >= 4096) return die(255, "Invalid VLAN ID \"{}\"", *vid);
@@ -296,15 +308,7 @@ Result<void> fdb_flush(Ctx& c, Args& a) {
   if (vid && *vid >= 0) m.vlan = static_cast<std::uint16_t>(*vid);
   if (flags_mask) m.flags_mask = flags_mask;
   if (state_mask) m.state_mask = state_mask;
-  wire::MessageBuilder b;
-  if (!wire::encode_fdb(
-          b, {RTM_DELNEIGH, std::uint16_t(NLM_F_REQUEST | NLM_F_BULK), c.client->next_seq(), 0}, m))
-    return die(255, "message too long");
-  int err = 0;
-  std::string ext;
-  IFCORE_TRY(c.client->talk_raw(b, {}, err, ext));
-  if (err) return die(255, "{}", rtnl_error_text(err, ext));
-  return ok();
+  return send_change(c, RTM_DELNEIGH, NLM_F_BULK, m);
 }
 
 Result<void> fdb_get(Ctx& c, Args& a) {
