@@ -33,11 +33,12 @@ RouteKey key_of(const RouteInfo& r) {
 }
 
 // What is reported: the stored info plus the link state of the next hop. Linux: an IPv4
-// host-scope (local) route's next hop has scope RT_SCOPE_NOWHERE, which fib_check_nh and a
-// carrier change's fib_sync_down_dev pass over: it says `linkdown` only once its device
-// has been closed (the forced fib_sync_down_dev of an unregister marks it), never for a
-// device that was never up or lost only its carrier. An IPv6 local or anycast route never
-// does (fib6_nh_init and fib6_ifdown pass RTF_LOCAL and RTF_ANYCAST over).
+// host-scope (local) route's next hop has scope RT_SCOPE_NOWHERE, which fib_check_nh and
+// fib_sync_down_dev (at a close or a carrier change) pass over, so it never says
+// `linkdown` (only the forced pass of an unregister marks it, and the route goes with its
+// address first). An IPv6 local or anycast route never does either (fib6_nh_init and
+// fib6_ifdown pass RTF_LOCAL and RTF_ANYCAST over); the routes IPv6 deletes at a close
+// carry the mark they had (see EngineProto::closing).
 RouteInfo report(const Route& r) {
   RouteInfo i = r.info;
   // A nexthop object's hops carry no link state: a nexthop goes with its device's down
@@ -58,10 +59,9 @@ RouteInfo report(const Route& r) {
   }
   if (!r.dev) return i;
   bool down = !r.dev->is_up();
-  bool linkdown = i.family == AF_INET && i.scope == RT_SCOPE_HOST ? down && r.dev->activated()
-                  : i.family == AF_INET6 && (i.type == RTN_LOCAL || i.type == RTN_ANYCAST)
-                      ? false
-                      : down || !r.dev->carrier();
+  const bool never = (i.family == AF_INET && i.scope == RT_SCOPE_HOST) ||
+                     (i.family == AF_INET6 && (i.type == RTN_LOCAL || i.type == RTN_ANYCAST));
+  const bool linkdown = !never && (down || !r.dev->carrier());
   if (linkdown) i.flags |= RTNH_F_LINKDOWN;
   return i;
 }
@@ -100,7 +100,13 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   if (!r->list) return;
   RouteList& v = *r->list;
   std::optional<RouteInfo> gone;
-  if (notify && route_news_wanted(ep, ns, r->info.family)) gone = report(*r);
+  if (notify && route_news_wanted(ep, ns, r->info.family)) {
+    gone = report(*r);
+    const RouteInfo& i = r->info;
+    if (ep.closing && r->dev == ep.closing && i.family == AF_INET6 && i.nexthops.empty() &&
+        i.type != RTN_LOCAL && i.type != RTN_ANYCAST && !r->nh)
+      gone->flags = (gone->flags & ~RTNH_F_LINKDOWN) | (ep.closing_linkdown ? RTNH_F_LINKDOWN : 0);
+  }
   if (r->nh) std::erase(r->nh->routes, r);
   release_hops(ep, r);
   Table& t = *r->table;
@@ -488,7 +494,8 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
   }
 }
 
-void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del) {
+void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del,
+                  bool down) {
   EngineProto& ep = engine_proto(ctl.engine());
   DevState& ds = dev_state(ep, dev);
   Borrowed<std::pair<RouteInfo, Origin>> borrowed(ep.want_scratch);
@@ -496,6 +503,15 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
   if (family == AF_INET && ds.in) desired_v4(dev, *ds.in, want);
   if (family == AF_INET6 && ds.in6) desired_v6(dev, *ds.in6, want);
   if (want.empty() && ds.routes.empty()) return;  // a down or bare device: nothing to do
+  // Linux: fib6_ifdown at NETDEV_DOWN — a user's route through the device goes in the same
+  // walk as the derived ones (a nexthop object's routes went with the nexthop); a
+  // multipath route only once none of its other hops' devices is up.
+  auto goes_down = [&](const Route& r) {
+    if (!down || r.nh) return false;
+    for (const Route::Hop& h : r.extra)
+      if (h.dev != &dev && h.dev->is_up()) return false;
+    return true;
+  };
   // Duplicates (two addresses with the same local route) collapse into the first.
   std::size_t n = 0;
   for (std::size_t i = 0; i < want.size(); ++i)
@@ -508,7 +524,10 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
   Borrowed<Route*> have(ep.route_scratch);
   sorted_routes(ds, family, *have);
   for (Route* r : *have) {
-    if (r->origin == Origin::User) continue;
+    if (r->origin == Origin::User) {
+      if (goes_down(*r)) erase(ep, ns, r, notify_del);
+      continue;
+    }
     auto it = std::find_if(want.begin(), want.end(),
                            [&](auto& u) { return same_derived(u.first, r->info); });
     if (it == want.end()) {

@@ -263,8 +263,15 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
   }
   in6.addrs.resize(stay);
   in6.mroute = false;  // before the sync: an up device linked to an L3 master loses it too
-  fib_sync_dev(ctl, ns, dev, AF_INET6, true);
-  if (unregister) fib_flush_dev(ctl, ns, dev, AF_INET6, Which::All, true);
+  if (unregister) {
+    fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+    fib_flush_dev(ctl, ns, dev, AF_INET6, Which::All, true);
+  } else {
+    ep.closing = &dev;
+    ep.closing_linkdown = in6.carrier_lost;
+    fib_sync_dev(ctl, ns, dev, AF_INET6, true, true);
+    ep.closing = nullptr;
+  }
   for (Step& st : steps) {
     if (st.kept) {
       notify_addr(ep, ns, ProtoEvent::New, st.kept->info);
@@ -308,7 +315,10 @@ class Inet6Subscriber final : public Subscriber {
     switch (ev.event) {
       case NetdevEvent::Up:
       case NetdevEvent::Change:
-        if (ds->in6) addrconf_up(ctl, ns, dev, *ds->in6);
+        if (ds->in6) {
+          ds->in6->carrier_lost = dev.is_up() && !dev.carrier();
+          addrconf_up(ctl, ns, dev, *ds->in6);
+        }
         break;
       case NetdevEvent::ChangeMtu:
         // Linux: addrconf_notify(NETDEV_CHANGEMTU) — below IPV6_MIN_MTU the device loses

@@ -219,6 +219,10 @@ struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (i
   std::vector<IpAddr> mc_list;  // joined multicast groups (all-nodes ff02::1, ff01::1)
   std::vector<IpAddr> ac_list;  // anycast addresses (subnet-router anycast when forwarding)
   bool mroute = false;          // ff00::/8 is wanted: the device was configured since it came up
+  // The carrier went while the device was up (Linux: rt6_sync_down_dev at NETDEV_CHANGE
+  // marks its routes RTNH_F_LINKDOWN; rt6_sync_up clears the mark): what the routes a
+  // close deletes say in their RTM_DELROUTE.
+  bool carrier_lost = false;
 };
 
 struct DevState {
@@ -263,6 +267,10 @@ struct EngineProto {
   std::unordered_map<const Device*, DevState*> devs;  // only when dev_slot is -1
   std::vector<Garbage> garbage;
   RcuHook* retired = nullptr;  // see retire_hooked
+  // While IPv6 closes `closing` (addrconf_ifdown at a down): the link state its routes'
+  // RTM_DELROUTE carry is the one they were marked with, not the closed device's.
+  const Device* closing = nullptr;
+  bool closing_linkdown = false;
   // The neighbour buffers flushed since the last hand-over, behind one hook on `retired`
   // (neigh.cc: an unregister batch allocates one for all its devices, not one each).
   RetiredNeighs* neigh_retiring = nullptr;
@@ -398,7 +406,10 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
 // Makes the address-derived routes of `dev` match its addresses and state (Linux:
 // fib_add_ifaddr/fib_del_ifaddr, addrconf's prefix and local routes). `notify`: send
 // RTM_DELROUTE for removed ones (added ones always notify).
-void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del);
+// `down`: the device closes (IPv6: Linux's fib6_ifdown at NETDEV_DOWN), and the routes users
+// added through it go too (a multipath one once none of its other hops' devices is up).
+void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del,
+                  bool down = false);
 // A route of `ns` expires at `at`: the garbage collection runs then. Context: control lock.
 void watch_route_expiry(Control& ctl, Namespace& ns, TimePoint at);
 void fib_subscribe(Control& ctl);

@@ -292,23 +292,19 @@ TEST_F(RouteTest, RoutesGoWithTheirDevice) {
   auto v6 = route_req("2001:db9::", 64);
   v6.oif = d->ifindex();
   ASSERT_TRUE(inet::add_route(ctl, ns(ctl), v6));
-  // Down: the IPv4 route goes (Linux: fib_disable_ip), the IPv6 user route stays, link down.
-  ASSERT_TRUE(ctl.close(*d));
-  for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET)) EXPECT_FALSE(r.dst == ip("20.0.0.0"));
-  bool v6_kept = false;
-  for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET6))
-    if (r.dst == ip("2001:db9::")) {
-      v6_kept = true;
-      EXPECT_TRUE(r.flags & RTNH_F_LINKDOWN);
-    }
-  EXPECT_TRUE(v6_kept);
-  // Unregister: everything through the device goes, with RTM_DELROUTE for IPv6.
+  // Down: both go (Linux: fib_disable_ip; fib6_ifdown at NETDEV_DOWN), the IPv6 one with
+  // its RTM_DELROUTE, which carries no linkdown (the device had its carrier until then).
   Recorder rec;
   inet::add_listener(ctl, rec);
-  ASSERT_TRUE(ctl.delete_link(*d));
-  inet::remove_listener(ctl, rec);
+  ASSERT_TRUE(ctl.close(*d));
+  for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET)) EXPECT_FALSE(r.dst == ip("20.0.0.0"));
+  for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET6)) EXPECT_FALSE(r.dst == ip("2001:db9::"));
   EXPECT_NE(std::find(rec.events.begin(), rec.events.end(), "-route 2001:db9::/64 t254"),
             rec.events.end());
+  // Unregister: everything else through the device goes.
+  rec.events.clear();
+  ASSERT_TRUE(ctl.delete_link(*d));
+  inet::remove_listener(ctl, rec);
   EXPECT_NE(std::find(rec.events.begin(), rec.events.end(), "-addr 10.0.0.1/24"), rec.events.end());
   for (auto& r : inet::list_routes(ctl, ns(ctl))) EXPECT_EQ(r.oif, keep->ifindex());
   EXPECT_FALSE(inet::list_routes(ctl, ns(ctl)).empty());
