@@ -7,9 +7,10 @@ CMAKE_FLAGS ?=
 PACKAGES := build-essential cmake pkg-config liburcu-dev libexpected-dev libmnl-dev \
             libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev \
             libbenchmark-dev libgoogle-perftools-dev linux-libc-dev iproute2 \
-            python3-pyroute2 libnl-utils net-tools util-linux
+            python3-pyroute2 libnl-utils net-tools util-linux \
+            clang-14 libclang-rt-14-dev
 
-.PHONY: all deps build test run micro clean format asan
+.PHONY: all deps build test run micro clean format asan fuzz
 
 all: build
 
@@ -49,8 +50,30 @@ asan: deps
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest --output-on-failure -j $(JOBS)
 
+# libFuzzer (tests/fuzz, README "Fuzzing"): clang 14 with libclang-rt-14-dev's runtime, in its
+# own tree. Each target runs FUZZ_SECONDS from the seed corpus (tests/fuzz/corpus/NAME, read
+# only) plus the inputs it found before (FUZZ_BUILD/corpus/NAME); a crash stops the run and
+# leaves its input in FUZZ_BUILD/artifacts/NAME/. FUZZ_TARGETS picks targets.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_TARGETS ?= wire engine ring shim
+FUZZ_FLAGS   ?=
+fuzz: deps
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIFCORE_FUZZ=ON \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target ifcore-fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts/$$t; \
+	  echo "ifcore: fuzzing $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BUILD)/bin/ifcore-fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=25 \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ $(FUZZ_FLAGS) \
+	    $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t \
+	    || { echo "ifcore: $$t failed; its input is in $(FUZZ_BUILD)/artifacts/$$t/" \
+	              "(keep it: README, Fuzzing)" >&2; exit 1; }; \
+	done
+
 format:
 	find include src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan $(FUZZ_BUILD)
