@@ -58,15 +58,20 @@ FUZZ_SECONDS ?= 60
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_TARGETS ?= wire engine ring shim
 FUZZ_FLAGS   ?=
+# The engine frees through call_rcu, after its input has returned: libFuzzer's leak check
+# per input would scan the heap after nearly every one (a tenth of the speed). Leaks are
+# still caught when the engine is torn down at exit.
+FUZZ_FLAGS_engine := -detect_leaks=0
 fuzz: deps
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIFCORE_FUZZ=ON \
 	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target ifcore-fuzz
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts/$$t; \
+	  extra=""; if [ $$t = engine ]; then extra="$(FUZZ_FLAGS_engine)"; fi; \
 	  echo "ifcore: fuzzing $$t for $(FUZZ_SECONDS) s"; \
 	  $(FUZZ_BUILD)/bin/ifcore-fuzz-$$t -max_total_time=$(FUZZ_SECONDS) -timeout=25 \
-	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ $(FUZZ_FLAGS) \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ $$extra $(FUZZ_FLAGS) \
 	    $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t tests/fuzz/regressions/$$t \
 	    || { echo "ifcore: $$t failed; its input is in $(FUZZ_BUILD)/artifacts/$$t/" \
 	              "(keep it: README, Fuzzing)" >&2; exit 1; }; \
