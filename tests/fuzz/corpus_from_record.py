@@ -98,14 +98,17 @@ def main():
             # The shim reads the daemon's side: its first control reply carries the
             # sequence number the shim's first exchange uses.
             shim, patched = b"", False
-            for d in outs[:40]:
+            for d in outs[:24]:
                 if msg_type(d) == CONTROL and not patched and len(d) >= 16:
                     d = d[:8] + struct.pack("<I", SHIM_FIRST_SEQ) + d[12:]
                     patched = True
                 shim += framed16(d)
+            # Mode 1 (a control exchange first); every fifth connection also with peeks
+            # and a 16-byte buffer (mode 6).
             if outs:
                 corpus.add("shim", b"\x01" + shim)
-                corpus.add("shim", b"\x06" + shim)
+                if conn % 5 == 0:
+                    corpus.add("shim", b"\x06" + shim)
         # The whole scenario as sequences: on "default", and with options and groups set;
         # every fourth chunk again in namespace "a" (session 1).
         for i in range(0, len(requests), MAX_RECORDS - 8):
