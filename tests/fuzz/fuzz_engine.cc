@@ -245,7 +245,19 @@ class Run {
     if (!msgs || msgs->size() != 1 || (*msgs)[0].hdr.nlmsg_type != NLMSG_ERROR) return;
     auto e = wire::decode_error((*msgs)[0]);
     if (!e || e->error == 0) return;
-    if (snapshot() != before) violated("a request that failed changed the engine's state", request);
+    Bytes after = snapshot();
+    if (after != before) {
+      std::size_t at = 0;
+      while (at < before.size() && at < after.size() && before[at] == after[at]) ++at;
+      std::fprintf(stderr, "fuzz_engine: the dumps differ from byte %zu of %zu/%zu:\n", at,
+                   before.size(), after.size());
+      for (const Bytes* b : {&before, &after}) {
+        for (std::size_t i = at >= 64 ? at - 64 : 0; i < b->size() && i < at + 64; ++i)
+          std::fprintf(stderr, "%s%02x", i == at ? "|" : " ", (*b)[i]);
+        std::fprintf(stderr, "\n");
+      }
+      violated("a request that failed changed the engine's state", request);
+    }
   }
 
   void drain() {
