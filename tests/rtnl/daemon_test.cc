@@ -154,7 +154,11 @@ TEST_F(DaemonTest, RecordWritesEveryDatagramToItsFolder) {
     Bytes req = link_msg(RTM_NEWLINK, kCreate, 3, named("d0", "dummy"));
     c.send_dg(req);
     EXPECT_EQ(c.until_end().last_error(), 0);
-    kill_daemon();
+    // SIGTERM, not SIGKILL: a reply is recorded right after it is sent, so the client may
+    // read it first; the loop handles the signal only after that.
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
     int in = 0, out = 0;
     bool found = false;
     for (const auto& e : std::filesystem::directory_iterator(rec)) {
