@@ -8,10 +8,12 @@
 #include "daemon/daemon.h"
 
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -26,6 +28,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -64,6 +67,7 @@ constexpr std::size_t kRingOutboxLimit = 16 * kOutboxStop;
 
 struct Client {
   int fd = -1;
+  std::uint64_t serial = 0;  // the connection's number, from 1 (Config::record_dir)
   ucred cred{};
   bool may_write = false;          // everywhere: uid 0 or a member of --group
   bool session_may_write = false;  // in the session's namespace (may_write or its owner)
@@ -79,6 +83,17 @@ struct Client {
   std::optional<rtnl::MappedRings> ring;
   bool socket_full = false;  // a datagram for the socket met EAGAIN: wait for EPOLLOUT
 };
+
+// Whether a read of 0 bytes on a client's socket was its end rather than an empty datagram
+// (SOCK_SEQPACKET reads both as 0 bytes). A peer that closed, or shut its writing side, has
+// shut down our reading side: poll(2) reports POLLRDHUP (POLLHUP once both sides are shut).
+// A datagram it queued before closing is still read first (FIONREAD counts what remains).
+bool peer_closed(int fd) {
+  pollfd p{fd, POLLRDHUP, 0};
+  if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLRDHUP | POLLHUP))) return false;
+  int queued = 0;
+  return ioctl(fd, FIONREAD, &queued) != 0 || queued == 0;
+}
 
 bool in_group(const ucred& c, gid_t group) {
   if (c.gid == group) return true;
@@ -134,6 +149,8 @@ class Loop {
   void drop(int fd);
   // Logs why a client that broke the protocol is closed, and closes it (as drop).
   void close_for(Client& c, std::string_view why);
+  // Writes `d` to Config::record_dir when set (`dir`: "in" or "out").
+  void record(const Client& c, std::span<const std::uint8_t> d, const char* dir);
   std::uint32_t pick_port(pid_t pid);
 
   Engine& engine_;
@@ -166,6 +183,8 @@ class Loop {
   std::array<iovec, kRecvSlots> riov_{};
   std::vector<std::uint8_t> ring_in_;  // a request copied out of a request ring
   std::set<int> ring_fds_;             // the clients on mapped rings
+  std::uint64_t connections_ = 0;      // connections accepted so far
+  std::uint64_t recorded_ = 0;         // datagrams written to Config::record_dir
   // Set by session wakeups (any thread) until the loop pumps: one eventfd write per turn,
   // however many notifications are queued meanwhile.
   std::atomic<bool> wake_pending_{false};
@@ -299,6 +318,7 @@ void Loop::accept_clients() {
     int fd = accept4(lfd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     auto c = std::make_unique<Client>();
+    c->serial = ++connections_;
     c->fd = fd;
     socklen_t len = sizeof(c->cred);
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0) {
@@ -369,6 +389,8 @@ void Loop::flush(Client& c) {
       drop(c.fd);
       return;
     }
+    if (!cfg_.record_dir.empty())
+      for (int i = 0; i < n; ++i) record(c, c.out[static_cast<std::size_t>(i)], "out");
     c.out.erase(c.out.begin(), c.out.begin() + n);
     if (static_cast<unsigned>(n) < k) break;  // the peer's queue is full
   }
@@ -406,6 +428,7 @@ void Loop::flush_ring(Client& c) {
       continue;
     }
     wrote = true;
+    record(c, d, "out");
     c.out.pop_front();
   }
   if (wrote && c.ring->take_peer_asleep()) doorbell(c);
@@ -548,7 +571,18 @@ void Loop::switch_to_rings(Client& c, const wire::Message& req, rtnl::Datagram s
   update_events(c);
 }
 
+void Loop::record(const Client& c, std::span<const std::uint8_t> d, const char* dir) {
+  if (cfg_.record_dir.empty()) return;
+  std::string path =
+      fmt::format("{}/{:08}-c{}-{}.bin", cfg_.record_dir, ++recorded_, c.serial, dir);
+  if (FILE* f = std::fopen(path.c_str(), "wb")) {
+    if (!d.empty()) (void)!std::fwrite(d.data(), 1, d.size(), f);
+    std::fclose(f);
+  }
+}
+
 void Loop::handle_datagram(Client& c, std::span<const std::uint8_t> dg) {
+  record(c, dg, "in");
   collect(c);  // a pending ENOBUFS goes before the replies
   nlmsghdr h{};
   if (dg.size() >= sizeof(h)) std::memcpy(&h, dg.data(), sizeof(h));
@@ -620,9 +654,17 @@ int Loop::read_socket(Client& c) {
     for (int k = 0; k < n; ++k) {
       std::uint8_t* buf = rbuf_ + static_cast<std::size_t>(k) * kRecvBuffer;
       std::size_t len = msgs[k].msg_len;
-      if (len == 0) {  // end of file (SOCK_SEQPACKET has no empty datagrams)
-        eof = true;
-        break;
+      if (len == 0) {
+        // An empty datagram, or the end of the connection: both read as 0 bytes. Linux
+        // ignores an empty netlink datagram (netlink_rcv_skb finds no message in it) and
+        // keeps the socket, so only a peer that is gone ends the connection.
+        bool later_data = false;
+        for (int j = k + 1; j < n; ++j) later_data |= msgs[j].msg_len > 0;
+        if (!later_data && peer_closed(c.fd)) {
+          eof = true;
+          break;
+        }
+        continue;
       }
       if (len > kRecvBuffer || (msgs[k].msg_hdr.msg_flags & MSG_TRUNC)) {
         // Cannot happen on Linux (see kRecvBuffer); answered as Linux answers a message

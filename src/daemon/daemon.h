@@ -27,6 +27,11 @@ struct Config {
   // After serving, the loop keeps looking for work this long before it sleeps (0: never
   // spins). It yields the CPU while it looks, so a busy machine loses nothing.
   std::chrono::microseconds busy_poll{50};
+  // Debugging: every datagram a client sends and is sent is also written to a file of its
+  // own in this folder (empty: none), named SERIAL-cCONN-in.bin or -out.bin (SERIAL counts
+  // every datagram recorded, CONN numbers the connections). tests/fuzz/capture_corpus.sh
+  // makes the fuzzers' seed corpus from what real clients send this way.
+  std::string record_dir;
 };
 
 // Touches `mib` MiB of heap once and hands it back to the allocator, which keeps it for

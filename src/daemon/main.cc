@@ -1,6 +1,6 @@
 // daemon/main.cc — ifcored: the engine served as rtnetlink over a Unix socket.
 //   ifcored [--socket PATH] [--group NAME] [--policy TEXT] [--namespace NAME]...
-//           [--max-queued N] [--busy-poll US] [--reserve MIB]
+//           [--max-queued N] [--busy-poll US] [--reserve MIB] [--record DIR]
 #include <grp.h>
 #include <signal.h>
 
@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
                  "µs the loop keeps polling for the next request before it sleeps (0: never)")
       ->capture_default_str()
       ->check(CLI::Range(0L, 1000000L));
+  app.add_option("--record", cfg.record_dir,
+                 "debugging: write every datagram clients send and are sent to files in this "
+                 "folder (tests/fuzz/capture_corpus.sh)");
   std::size_t reserve_mib = 32;
   app.add_option("--reserve", reserve_mib,
                  "MiB of heap touched at start and kept for devices, so that creating them "

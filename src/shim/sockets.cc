@@ -288,7 +288,11 @@ Result<rtnl::ControlState> control_exchange(int fd, NetlinkSocket& s, rtnl::Cont
     nlmsghdr e = echoed_header(*dg);
     if (h.nlmsg_type == NLMSG_ERROR && e.nlmsg_type == rtnl::IFCORE_NLMSG_CONTROL &&
         h.nlmsg_seq == seq) {
-      auto err = wire::decode_error(*wire::only_message(*dg));
+      // Its header and echo were read from raw bytes: a datagram that is no well-formed
+      // single message is refused, not decoded.
+      auto m = wire::only_message(*dg);
+      if (!m) return fail(EPROTO, "malformed control reply");
+      auto err = wire::decode_error(*m);
       if (err && err->error != 0) return fail(err->error, "{}", err->message);
       continue;  // an ACK
     }

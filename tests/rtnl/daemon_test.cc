@@ -2,7 +2,9 @@
 // replies over SOCK_SEQPACKET, the control message, notifications and ENOBUFS, peers
 // without the right to write, and a clean SIGTERM.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -14,6 +16,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -53,6 +59,122 @@ TEST_F(DaemonTest, CreateGetDumpOverTheSocket) {
   r = c.until_end();
   ASSERT_EQ(r.msgs.size(), 3u);  // lo, d0, DONE
   EXPECT_EQ(r.msgs.back().hdr.nlmsg_type, NLMSG_DONE);
+}
+
+// The facts ifcored relies on to tell an empty datagram from the end of a connection
+// (daemon.cc, peer_closed): on AF_UNIX SOCK_SEQPACKET both read as 0 bytes, but only the
+// end shows POLLRDHUP, and FIONREAD counts what a closed peer left queued.
+TEST(SeqpacketSemantics, EmptyDatagramAndEndOfFileReadAlikeAndPollTellsThemApart) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+  char buf[16];
+  ASSERT_EQ(send(sv[0], buf, 0, 0), 0);
+  EXPECT_EQ(recv(sv[1], buf, sizeof buf, MSG_DONTWAIT), 0);  // the empty datagram
+  pollfd p{sv[1], POLLIN | POLLRDHUP, 0};
+  EXPECT_EQ(poll(&p, 1, 0), 0);  // nothing more, and no hang-up
+  EXPECT_EQ(recv(sv[1], buf, sizeof buf, MSG_DONTWAIT), -1);
+  EXPECT_EQ(errno, EAGAIN);
+
+  ASSERT_EQ(send(sv[0], "abc", 3, 0), 3);
+  ASSERT_EQ(shutdown(sv[0], SHUT_WR), 0);
+  p = {sv[1], POLLIN | POLLRDHUP, 0};
+  ASSERT_EQ(poll(&p, 1, 0), 1);
+  EXPECT_TRUE(p.revents & POLLRDHUP);
+  int queued = 0;
+  ASSERT_EQ(ioctl(sv[1], FIONREAD, &queued), 0);
+  EXPECT_EQ(queued, 3);  // what the peer sent before it shut down is still there
+  EXPECT_EQ(recv(sv[1], buf, sizeof buf, MSG_DONTWAIT), 3);
+  ASSERT_EQ(ioctl(sv[1], FIONREAD, &queued), 0);
+  EXPECT_EQ(queued, 0);
+  EXPECT_EQ(recv(sv[1], buf, sizeof buf, MSG_DONTWAIT), 0);  // end of file, again and again
+  EXPECT_EQ(recv(sv[1], buf, sizeof buf, MSG_DONTWAIT), 0);
+
+  close(sv[0]);
+  p = {sv[1], POLLIN | POLLRDHUP, 0};
+  ASSERT_EQ(poll(&p, 1, 0), 1);
+  EXPECT_TRUE(p.revents & POLLHUP);
+  close(sv[1]);
+}
+
+// Linux ignores an empty netlink datagram and keeps the socket; so does ifcored.
+TEST_F(DaemonTest, EmptyDatagramIsIgnoredAndTheConnectionStays) {
+  start();
+  Conn c(try_connect());
+  c.control({});
+  c.send_dg({});
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 3, named("d0", "dummy")));
+  Replies r = c.until_end();
+  EXPECT_EQ(r.last_error(), 0);
+  EXPECT_EQ(r.msgs.back().hdr.nlmsg_seq, 3u);
+  // A burst: empty datagrams between requests, read in one go.
+  for (std::uint32_t seq = 4; seq < 8; ++seq) {
+    c.send_dg({});
+    c.send_dg(link_msg(RTM_NEWLINK, kCreate, seq, named("e" + std::to_string(seq), "dummy")));
+  }
+  c.send_dg({});
+  for (std::uint32_t seq = 4; seq < 8; ++seq) {
+    r = c.until_end();
+    EXPECT_EQ(r.last_error(), 0);
+    EXPECT_EQ(r.msgs.back().hdr.nlmsg_seq, seq);
+  }
+  wire::GetLinkRequest g;
+  g.name = "e7";
+  c.send_dg(getlink(9, g));
+  EXPECT_EQ(wire::decode_link_message(one(c.recv_dg()))->name, "e7");
+}
+
+// A client that sends its request and shuts its side at once still gets the answer; then
+// the daemon sees the end and closes.
+TEST_F(DaemonTest, RequestsSentBeforeTheEndAreServedAndTheEndCloses) {
+  start();
+  Conn c(try_connect());
+  c.control({});
+  c.send_dg({});
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 3, named("d0", "dummy")));
+  ASSERT_EQ(shutdown(c.fd, SHUT_WR), 0);
+  Replies r = c.until_end();
+  EXPECT_EQ(r.last_error(), 0);
+  EXPECT_TRUE(c.recv_dg().empty());  // end of file: the daemon closed its side
+  Conn other(try_connect());
+  other.control({});
+  wire::GetLinkRequest g;
+  g.name = "d0";
+  other.send_dg(getlink(4, g));
+  EXPECT_EQ(wire::decode_link_message(one(other.recv_dg()))->name, "d0");
+}
+
+// --record writes what a client sends and receives, one file a datagram.
+TEST_F(DaemonTest, RecordWritesEveryDatagramToItsFolder) {
+  std::string rec = dir_ + "/rec";
+  ASSERT_EQ(mkdir(rec.c_str(), 0700), 0);
+  start({"--record", rec});
+  {
+    Conn c(try_connect());
+    c.control({});
+    Bytes req = link_msg(RTM_NEWLINK, kCreate, 3, named("d0", "dummy"));
+    c.send_dg(req);
+    EXPECT_EQ(c.until_end().last_error(), 0);
+    // SIGTERM, not SIGKILL: a reply is recorded right after it is sent, so the client may
+    // read it first; the loop handles the signal only after that.
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+    int in = 0, out = 0;
+    bool found = false;
+    for (const auto& e : std::filesystem::directory_iterator(rec)) {
+      std::string name = e.path().filename();
+      in += name.ends_with("-in.bin");
+      out += name.ends_with("-out.bin");
+      std::ifstream f(e.path(), std::ios::binary);
+      Bytes got((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      found |= got == req && name.ends_with("-in.bin");
+      std::filesystem::remove(e.path());
+    }
+    EXPECT_EQ(in, 2);  // the control request and the create
+    EXPECT_EQ(out, 2);
+    EXPECT_TRUE(found);
+  }
+  rmdir(rec.c_str());
 }
 
 TEST_F(DaemonTest, ControlMessageSelectsNamespaceAndOptions) {

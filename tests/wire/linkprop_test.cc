@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "rtnl/wire/link.h"
 #include "wire/fixture.h"
 
@@ -154,6 +156,40 @@ TEST(LinkMessagePropList, AfterIflaMap) {
   EXPECT_EQ((*attrs)[attrs->size() - 2].type, IFLA_MAP);
   EXPECT_EQ(attrs->back().type, IFLA_PROP_LIST);
   EXPECT_TRUE(attrs->back().nested_flag);
+}
+
+// Found by the engine fuzz target: IFLA_MAP's 4 bytes of tail padding went out as the
+// memory held them (stack and heap addresses in every link dump).
+TEST(LinkMessageIflaMap, PaddingIsZeroWhateverTheValueHeld) {
+  LinkMessage m;
+  m.name = "v0";
+  rtnl_link_ifmap dirty;
+  std::memset(&dirty, 0xa5, sizeof dirty);
+  dirty.mem_start = 1;
+  dirty.mem_end = 2;
+  dirty.base_addr = 3;
+  dirty.irq = 4;
+  dirty.dma = 5;
+  dirty.port = 6;
+  m.ifmap = dirty;
+  MessageBuilder b;
+  ASSERT_TRUE(encode_link_message(b, {RTM_NEWLINK, 0, 1, 0}, m));
+  Bytes d = to_bytes(b.bytes());
+  Message msg = one(d);
+  auto attrs = parse_raw_attrs(msg.payload().subspan(NLMSG_ALIGN(sizeof(ifinfomsg))), 0);
+  ASSERT_TRUE(attrs);
+  const RawAttr* map = find_raw(*attrs, IFLA_MAP);
+  ASSERT_NE(map, nullptr);
+  ASSERT_EQ(map->data.size(), sizeof(rtnl_link_ifmap));
+  rtnl_link_ifmap want;
+  std::memset(&want, 0, sizeof want);
+  want.mem_start = 1;
+  want.mem_end = 2;
+  want.base_addr = 3;
+  want.irq = 4;
+  want.dma = 5;
+  want.port = 6;
+  EXPECT_EQ(std::memcmp(map->data.data(), &want, sizeof want), 0);
 }
 
 }  // namespace

@@ -137,7 +137,20 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
     }
     b.end_nest(af);
   }
-  if (m.ifmap) b.put_attr(IFLA_MAP, &*m.ifmap, sizeof(rtnl_link_ifmap));
+  if (m.ifmap) {
+    // Linux: rtnl_fill_link_ifmap zeroes the struct before it sets the fields. Its last 4
+    // bytes are padding, which neither `rtnl_link_ifmap{}` nor a copy is bound to clear:
+    // sent as they were, they carried whatever the memory held (heap and stack addresses).
+    rtnl_link_ifmap map;
+    std::memset(&map, 0, sizeof map);
+    map.mem_start = m.ifmap->mem_start;
+    map.mem_end = m.ifmap->mem_end;
+    map.base_addr = m.ifmap->base_addr;
+    map.irq = m.ifmap->irq;
+    map.dma = m.ifmap->dma;
+    map.port = m.ifmap->port;
+    b.put_attr(IFLA_MAP, &map, sizeof map);
+  }
   if (!m.alt_names.empty()) {
     // Linux: rtnl_fill_prop_list opens the nest with nla_nest_start (NLA_F_NESTED) and
     // cancels it when the device has no altname.
