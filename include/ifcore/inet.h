@@ -470,6 +470,8 @@ class ProtoListener {
   virtual void on_neigh(Namespace& ns, ProtoEvent ev, const NeighInfo& n) {}
   virtual void on_rule(Namespace& ns, ProtoEvent ev, const RuleInfo& r) {}
   virtual void on_nexthop(Namespace& ns, ProtoEvent ev, const NexthopInfo& n) {}
+  // RTM_NEWNEXTHOPBUCKET: a resilient group's bucket moved by the group's timer.
+  virtual void on_nexthop_bucket(Namespace& ns, const NexthopBucket& b) {}
   // RTM_NEWNETCONF / RTM_DELNETCONF: a device's protocol state made (full report, before
   // its RTM_NEWLINK) or gone (Del, before its RTM_DELLINK), a setting changed.
   virtual void on_netconf(Namespace& ns, ProtoEvent ev, const NetconfInfo& n) {}
