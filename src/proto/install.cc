@@ -173,6 +173,7 @@ void install_all(Engine& engine) {
   dst_subscribe(ctl, ref);
   lifetime_init(ctl, ref);
   res_init(ctl, ref);
+  mp_init(ref);
   inet_subscribe(ctl);
   nexthop_subscribe(ctl);  // before fib and inet6: routes that name a nexthop go with it
   fib_subscribe(ctl);

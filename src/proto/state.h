@@ -207,6 +207,7 @@ struct NetState {
   // netns_vrf.add_fib_rules, cleared once): they are not added again.
   bool l3mdev_rules_added = false;
   std::uint64_t route_seq = 0;      // Route::seq of the next route
+  inet::MultipathHashConf mp_hash;  // the fib_multipath_hash_* sysctls (multipath.cc)
   Inet4Conf all4, default4;
   Inet6Conf all6, default6;
   std::map<std::uint32_t, Table>& tables(int family) {
@@ -309,6 +310,7 @@ struct EngineProto {
   // Resilient groups with bucket moves to come (nexthop_res.cc: Linux's upkeep delayed
   // work), by (namespace id, group id), with when; one timer for all.
   TimerId nh_res_timer = 0;
+  std::uint64_t mp_key = 0;  // the multipath hash's key when no seed is set (random)
   std::map<std::pair<int, std::uint32_t>, TimePoint> nh_res_due;
   std::set<int> expiring_ns;
 };
@@ -470,6 +472,16 @@ void res_arm(Control& ctl);
 void res_init(Control& ctl, EngineProto& ep);
 // The namespace's nexthops at its exit (every device is gone by then).
 void nexthop_exit(NetState& st);
+
+// ---- multipath hop selection (multipath.cc)
+// Draws the engine's random multipath hash key. Context: at install.
+void mp_init(EngineProto& ep);
+// The flow's 31-bit multipath hash under its namespace's settings.
+std::uint32_t mp_hash(EngineProto& ep, NetState& st, const inet::Flow& flow);
+// The hop of `r` (an index into r.info.nexthops; for a group, its members in order) a flow
+// hashed to `hash` takes, or -1 when `r` has one hop or none is live. A resilient group's
+// bucket is marked used at `now`.
+int mp_select(Route& r, std::uint32_t hash, TimePoint now);
 
 // ---- policy rules (rules.cc)
 // The default rules of a new namespace (IPv4: 0 local, 32766 main, 32767 default; IPv6:
