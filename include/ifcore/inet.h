@@ -204,6 +204,47 @@ struct Flow {
   bool fib_match = false;
 };
 
+// ---------------------------------------------------------------- multipath hash
+// How a lookup picks one hop of a multipath route or a nexthop group (Linux:
+// fib_select_multipath, fib6_select_path, nexthop_select_path): a 31-bit hash of the
+// flow's fields, set per namespace by the sysctls net.ipv4.fib_multipath_hash_policy,
+// _fields and _seed and net.ipv6.fib_multipath_hash_policy and _fields, is compared with
+// each live hop's upper bound (its share of 2^31 by the running sum of the live hops'
+// weights; a hop whose device is down has none): the first hop whose bound is not below
+// the hash carries the flow. A resilient group takes the bucket hash % buckets.
+//
+// The hash function is ifcore's own (the kernel's is siphash over its struct flow_keys,
+// keyed at random at each boot unless a seed is set): which hop carries a given flow
+// differs from Linux's choice, but what is hashed, the weights' shares, and that a dead
+// hop is never chosen are the same. With a seed, ifcore's choice is fixed for a flow.
+
+// The fields a custom policy (3) hashes: the values of the fib_multipath_hash_fields
+// sysctl (Linux: FIB_MULTIPATH_HASH_FIELD_*, include/net/ip_fib.h; not in the uapi).
+inline constexpr std::uint32_t kMpHashSrcIp = 1u << 0, kMpHashDstIp = 1u << 1,
+                               kMpHashIpProto = 1u << 2, kMpHashFlowlabel = 1u << 3,
+                               kMpHashSrcPort = 1u << 4, kMpHashDstPort = 1u << 5;
+inline constexpr std::uint32_t kMpHashOuterFields = 0x3f;  // the six above
+inline constexpr std::uint32_t kMpHashAllFields = 0xfff;   // and the inner headers' six
+inline constexpr std::uint32_t kMpHashDefaultFields = kMpHashSrcIp | kMpHashDstIp | kMpHashIpProto;
+
+struct MultipathHashConf {
+  // 0: L3 (addresses; IPv6 adds the flow label and protocol), 1: L4 (addresses, protocol
+  // and ports), 2: L3, or the inner packet's L3 (a lookup has none), 3: `fields`.
+  std::uint8_t policy4 = 0, policy6 = 0;
+  std::uint32_t fields4 = kMpHashDefaultFields, fields6 = kMpHashDefaultFields;
+  std::uint32_t seed = 0;  // net.ipv4.fib_multipath_hash_seed (both families); 0: random
+  friend bool operator==(const MultipathHashConf&, const MultipathHashConf&) = default;
+};
+
+// Context: control lock.
+MultipathHashConf multipath_hash_conf(Control& ctl, Namespace& ns);
+// Context: control lock. Errors (nothing changes): EINVAL for a policy above 3 or fields
+// outside 1..kMpHashAllFields (Linux: proc_fib_multipath_hash_policy / _fields ranges).
+Result<void> set_multipath_hash_conf(Control& ctl, Namespace& ns, const MultipathHashConf& c);
+// The 31-bit hash a lookup of `flow` (its family: flow.dst's) compares with the hops'
+// bounds. Context: control lock.
+std::uint32_t multipath_hash(Control& ctl, Namespace& ns, const Flow& flow);
+
 // `ip route get`: the route a packet of `flow` takes, through the namespace's rules (with
 // only the default ones: table local, then main), as a host route with the source address
 // the device would use. Context: control lock. Errors: ENETUNREACH ("Network is
@@ -470,6 +511,8 @@ class ProtoListener {
   virtual void on_neigh(Namespace& ns, ProtoEvent ev, const NeighInfo& n) {}
   virtual void on_rule(Namespace& ns, ProtoEvent ev, const RuleInfo& r) {}
   virtual void on_nexthop(Namespace& ns, ProtoEvent ev, const NexthopInfo& n) {}
+  // RTM_NEWNEXTHOPBUCKET: a resilient group's bucket moved by the group's timer.
+  virtual void on_nexthop_bucket(Namespace& ns, const NexthopBucket& b) {}
   // RTM_NEWNETCONF / RTM_DELNETCONF: a device's protocol state made (full report, before
   // its RTM_NEWLINK) or gone (Del, before its RTM_DELLINK), a setting changed.
   virtual void on_netconf(Namespace& ns, ProtoEvent ev, const NetconfInfo& n) {}

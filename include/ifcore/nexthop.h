@@ -31,6 +31,9 @@ struct NexthopMember {
 struct NexthopResilient {
   std::uint16_t buckets = 0;
   std::uint32_t idle_timer = 120 * 100, unbalanced_timer = 0;
+  // NHA_RES_GROUP_UNBALANCED_TIME: ticks since the table last became unbalanced (some
+  // member holds fewer buckets than its weight wants), 0 when balanced.
+  std::uint64_t unbalanced_time = 0;
   friend bool operator==(const NexthopResilient&, const NexthopResilient&) = default;
 };
 
@@ -108,5 +111,52 @@ struct NexthopFilter {
 // The nexthops `filter` selects, by id. Context: control lock.
 std::vector<NexthopInfo> list_nexthops(Control& ctl, Namespace& ns,
                                        const NexthopFilter& filter = {});
+
+// ---------------------------------------------------------------- resilient buckets
+// A resilient group keeps a table of `buckets` buckets, each holding one member (Linux:
+// struct nh_res_table). Each member wants buckets in proportion to its weight (rounded at
+// the running sums' boundaries, as nh_res_group_rebalance). Buckets are assigned when the
+// group is made and when its members change (a replace, a member removed): a bucket whose
+// member left moves at once; a bucket of a member holding more than it wants moves only
+// once idle (unused for idle_timer since it was last used; a bucket never used since its
+// last move counts as idle) or once the table has been unbalanced for unbalanced_timer
+// (0: never forced). Moves made later, by the group's timer on the engine's clock, are
+// announced as RTM_NEWNEXTHOPBUCKET; those made during a request are not (Linux:
+// nh_res_table_upkeep with notify_nl only from its delayed work). A route lookup through
+// the group uses a bucket, which restarts its idle time.
+
+// One bucket as RTM_NEWNEXTHOPBUCKET reports it.
+struct NexthopBucket {
+  std::uint32_t group = 0;      // NHA_ID
+  std::uint8_t protocol = 0;    // the group's (nhmsg)
+  std::uint32_t flags = 0;      // RTNH_F_OFFLOAD / RTNH_F_TRAP: never set by ifcore
+  std::uint16_t index = 0;      // NHA_RES_BUCKET_INDEX
+  std::uint32_t nhid = 0;       // NHA_RES_BUCKET_NH_ID
+  std::uint64_t idle_time = 0;  // NHA_RES_BUCKET_IDLE_TIME: ticks since last used or moved
+};
+
+// What a bucket dump selects (Linux: rtm_dump_nexthop_bucket with nh_dump_filtered applied
+// to each bucket's nexthop): one group or all resilient ones; buckets holding `nhid`; the
+// bucket's nexthop of a family, on a device, or on a device with that master.
+struct NexthopBucketFilter {
+  std::uint32_t id = 0, nhid = 0;
+  int family = 0, oif = 0, master = 0;
+  bool groups = false;  // NHA_GROUPS: a bucket's nexthop is never a group, so none
+};
+
+// The buckets `f` selects, by group id then index. Context: control lock. Errors (only
+// with f.id): ENOENT (no such nexthop, no extack), EINVAL ("Not a nexthop group",
+// "Nexthop group not of type resilient").
+Result<std::vector<NexthopBucket>> list_nexthop_buckets(Control& ctl, Namespace& ns,
+                                                        const NexthopBucketFilter& f);
+
+// One bucket (Linux: rtm_get_nexthop_bucket). Context: control lock. Errors: as above,
+// and ENOENT "Bucket index out of bounds".
+Result<NexthopBucket> get_nexthop_bucket(Control& ctl, Namespace& ns, std::uint32_t id,
+                                         std::uint16_t index);
+
+// Runs due bucket moves now (what the engine's timer does when the clock reaches them;
+// tests with a FakeTime call run_timers instead). Context: control lock.
+void nexthop_res_upkeep(Control& ctl);
 
 }  // namespace ifcore::inet

@@ -118,7 +118,8 @@ Result<void> Client::dump(wire::MessageBuilder& b, const MsgFn& cb) {
       if (m.hdr.nlmsg_seq != seq) continue;
       if (m.hdr.nlmsg_type == NLMSG_DONE) {
         auto e = wire::decode_done(m);
-        if (e && *e) return die(2, "RTNETLINK answers: {}", std::strerror(*e));
+        // A refused dump's extack rides in its NLMSG_DONE (ip prints it as "Error: ...").
+        if (e && *e) return die(2, "{}", rtnl_error_text(*e, wire::decode_done_message(m)));
         done = true;
       } else if (m.hdr.nlmsg_type == NLMSG_ERROR) {
         auto e = wire::decode_error(m);

@@ -18,11 +18,12 @@
 namespace ifcore::cli {
 
 void print_addr_event(Ctx& c, const wire::Message& m);
-void print_neigh_event(Ctx& c, const wire::Message& m);    // neigh_cmd.cc
-void print_netconf_event(Ctx& c, const wire::Message& m);  // netconf_cmd.cc
-void print_rule_event(Ctx& c, const wire::Message& m);     // rule_cmd.cc
-void print_fdb_event(Ctx& c, const wire::Message& m);      // fdb_cmd.cc
-void print_nexthop_event(Ctx& c, const wire::Message& m);  // nexthop_print.cc
+void print_neigh_event(Ctx& c, const wire::Message& m);     // neigh_cmd.cc
+void print_netconf_event(Ctx& c, const wire::Message& m);   // netconf_cmd.cc
+void print_rule_event(Ctx& c, const wire::Message& m);      // rule_cmd.cc
+void print_fdb_event(Ctx& c, const wire::Message& m);       // fdb_cmd.cc
+void print_nexthop_event(Ctx& c, const wire::Message& m);   // nexthop_print.cc
+void print_nexthop_bucket(Ctx& c, const wire::Message& m);  // nexthop_print.cc
 
 Result<void> do_monitor(Ctx& c, Args& a) {
   bool link = false, addr = false, route = false, neigh = false, netconf = false, rule = false,
@@ -146,6 +147,13 @@ Result<void> do_monitor(Ctx& c, Args& a) {
             label("[NEXTHOP]");
             print_nexthop_event(c, m);
           }
+          break;
+        // A resilient group's bucket moved by its timer (ip monitor prints it whatever the
+        // object filter; it arrives with RTNLGRP_NEXTHOP).
+        case RTM_NEWNEXTHOPBUCKET:
+        case RTM_DELNEXTHOPBUCKET:
+          label("[NEXTHOPBUCKET]");
+          print_nexthop_bucket(c, m);
           break;
         case RTM_NEWNETCONF:
         case RTM_DELNETCONF:

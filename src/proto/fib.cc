@@ -1034,15 +1034,25 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
   RouteInfo out = r->info;
   Device* hop_dev = r->dev;
   if (!out.nexthops.empty()) {
-    // Linux hashes the flow over the hops' weights (fib_select_multipath, with a seed of
-    // its own); ifcore takes the first hop whose device can carry the flow.
+    // Linux: fib_select_path / fib6_select_path — without an output device, the flow's
+    // hash picks the hop (multipath.cc); with one, or when no hop is live, the first hop
+    // whose device can carry the flow.
     std::size_t pick = 0;
-    for (std::size_t h = 0; h < out.nexthops.size(); ++h) {
-      Device* d = h == 0 ? r->dev : r->extra[h - 1].dev;
-      if (d && d->is_up() && d->carrier() && (!oif || d->ifindex() == oif)) {
-        pick = h;
-        hop_dev = d;
-        break;
+    auto device_of = [&](std::size_t h) -> Device* {
+      return h == 0 ? r->dev : (h - 1 < r->extra.size() ? r->extra[h - 1].dev : nullptr);
+    };
+    int hashed = oif ? -1 : mp_select(*r, mp_hash(ep, st, flow), ctl.engine().time().now());
+    if (hashed >= 0 && static_cast<std::size_t>(hashed) < out.nexthops.size()) {
+      pick = static_cast<std::size_t>(hashed);
+      hop_dev = device_of(pick);
+    } else {
+      for (std::size_t h = 0; h < out.nexthops.size(); ++h) {
+        Device* d = device_of(h);
+        if (d && d->is_up() && d->carrier() && (!oif || d->ifindex() == oif)) {
+          pick = h;
+          hop_dev = d;
+          break;
+        }
       }
     }
     out.gateway = out.nexthops[pick].gateway;

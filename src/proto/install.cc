@@ -172,6 +172,8 @@ void install_all(Engine& engine) {
     engine.log(LogLevel::Error, "protocols: pernet init failed: " + r.error().message);
   dst_subscribe(ctl, ref);
   lifetime_init(ctl, ref);
+  res_init(ctl, ref);
+  mp_init(ref);
   inet_subscribe(ctl);
   nexthop_subscribe(ctl);  // before fib and inet6: routes that name a nexthop go with it
   fib_subscribe(ctl);

@@ -26,8 +26,21 @@ using inet::ProtoEvent;
 
 namespace {
 
-void notify(EngineProto& ep, Namespace& ns, ProtoEvent ev, const NexthopInfo& n) {
-  for (auto* l : ep.listeners) l->on_nexthop(ns, ev, n);
+TimePoint now_of(EngineProto& ep) {
+  return ep.clock ? ep.clock->now() : TimePoint{};
+}
+
+// `nh` as reported: a resilient group's unbalanced time counted at `now`.
+NexthopInfo reported(const Nexthop& nh, TimePoint now) {
+  NexthopInfo i = nh.info;
+  if (nh.res) i.resilient.unbalanced_time = res_unbalanced_ticks(nh, now);
+  return i;
+}
+
+void notify(EngineProto& ep, Namespace& ns, ProtoEvent ev, const Nexthop& nh) {
+  if (ep.listeners.empty()) return;
+  const NexthopInfo i = reported(nh, now_of(ep));
+  for (auto* l : ep.listeners) l->on_nexthop(ns, ev, i);
 }
 
 // Linux: nexthop_num_path.
@@ -161,11 +174,13 @@ void leave_group(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t gid
     return;
   }
   std::erase_if(g->info.group, [&](const NexthopMember& m) { return m.id == member; });
+  // Linux: replace_nexthop_grp_res — the member's buckets go to the others, silently.
+  if (g->res) res_table_regroup(ep, ns, *g, now_of(ep));
   std::vector<inet::NextHop> hops;
   std::vector<Device*> devs;
   nexthop_hops(st, *g, hops, devs);
   for (Route* r : g->routes) fib_bind_hops(ep, r, hops, devs, false, true);
-  if (announce) notify(ep, ns, ProtoEvent::New, g->info);
+  if (announce) notify(ep, ns, ProtoEvent::New, *g);
 }
 
 // Linux: remove_nexthop — RTM_DELNEXTHOP (for a user's delete), the routes that name it
@@ -174,13 +189,14 @@ void remove_nexthop(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t 
   auto it = st.nexthops.find(id);
   if (it == st.nexthops.end()) return;
   Nexthop& nh = *it->second;
-  if (announce) notify(ep, ns, ProtoEvent::Del, nh.info);
+  if (announce) notify(ep, ns, ProtoEvent::Del, nh);
   std::vector<Route*> routes = nh.routes;
   for (Route* r : routes) fib_erase(ep, ns, r, r->info.family == AF_INET6);
   // A group leaves its members' lists.
   for (const NexthopMember& m : nh.info.group)
     if (Nexthop* x = nexthop_find(st, m.id)) std::erase(x->parents, id);
   std::vector<std::uint32_t> parents = nh.parents;
+  if (nh.res) ep.nh_res_due.erase({ns.id(), id});  // Linux: nh_res_table_cancel_upkeep
   unlink_device(ep, nh);
   nh.ref.reset();
   // The object is freed after a grace period on the RCU thread (Linux: nexthop_put's
@@ -241,6 +257,7 @@ Result<void> replace(Control& ctl, Namespace& ns, NetState& st, Nexthop& old,
     if (req.unbalanced_timer) old.info.resilient.unbalanced_timer = *req.unbalanced_timer;
     for (const NexthopMember& m : old.info.group)
       if (Nexthop* x = nexthop_find(st, m.id)) x->parents.push_back(old.info.id);
+    if (old.res) res_table_regroup(ep, ns, old, now_of(ep));
   } else {
     auto made = make_single(ctl, ns, req);
     if (!made) return fail(made.error());
@@ -250,7 +267,7 @@ Result<void> replace(Control& ctl, Namespace& ns, NetState& st, Nexthop& old,
     old.ref = std::move(made->ref);
     link_device(ep, old);
   }
-  notify(ep, ns, ProtoEvent::New, old.info);
+  notify(ep, ns, ProtoEvent::New, old);
   rebind_routes(ep, ns, st, old, true);
   return ok();
 }
@@ -342,7 +359,8 @@ Result<NexthopInfo> add_nexthop(Control& ctl, Namespace& ns, const NexthopReques
     }
     if (!req.replace) return fail(EEXIST);
     IFCORE_TRY(replace(ctl, ns, st, *old, req));
-    return old->info;
+    res_arm(ctl);
+    return reported(*old, now_of(ep));
   }
   if (req.replace && !req.create)
     return fail(ENOENT, "Replace specified without create and no entry exists");
@@ -372,11 +390,13 @@ Result<NexthopInfo> add_nexthop(Control& ctl, Namespace& ns, const NexthopReques
   nh.info.id = id;
   auto [it, fresh] = st.nexthops.emplace(id, std::make_unique<Nexthop>(std::move(nh)));
   Nexthop& n = *it->second;
+  if (n.info.group_type == NEXTHOP_GRP_TYPE_RES && group) res_table_create(ep, ns, n, now_of(ep));
   link_device(ep, n);
   for (const NexthopMember& m : n.info.group)
     if (Nexthop* x = nexthop_find(st, m.id)) x->parents.push_back(id);
-  notify(ep, ns, ProtoEvent::New, n.info);
-  return n.info;
+  notify(ep, ns, ProtoEvent::New, n);
+  res_arm(ctl);
+  return reported(n, now_of(ep));
 }
 
 Result<void> delete_nexthop(Control& ctl, Namespace& ns, std::uint32_t id) {
@@ -385,17 +405,19 @@ Result<void> delete_nexthop(Control& ctl, Namespace& ns, std::uint32_t id) {
   NetState& st = net_state(ns);
   if (!nexthop_find(st, id)) return fail(ENOENT);
   remove_nexthop(ep, ns, st, id, true);
+  res_arm(ctl);
   return ok();
 }
 
 Result<NexthopInfo> get_nexthop(Control& ctl, Namespace& ns, std::uint32_t id) {
   Nexthop* nh = nexthop_find(net_state(ns), id);
   if (!nh) return fail(ENOENT);
-  return nh->info;
+  return reported(*nh, ctl.engine().time().now());
 }
 
 std::vector<NexthopInfo> list_nexthops(Control& ctl, Namespace& ns, const NexthopFilter& f) {
   std::vector<NexthopInfo> out;
+  const TimePoint now = ctl.engine().time().now();
   for (auto& [id, nh] : net_state(ns).nexthops) {
     const NexthopInfo& i = nh->info;
     // Linux: nh_dump_filtered.
@@ -410,7 +432,7 @@ std::vector<NexthopInfo> list_nexthops(Control& ctl, Namespace& ns, const Nextho
         if (!m || m->ifindex() != f.master) continue;
       }
     }
-    out.push_back(i);
+    out.push_back(reported(*nh, now));
   }
   // Linux dumps its tree in id order.
   std::sort(out.begin(), out.end(),
@@ -463,6 +485,7 @@ class NexthopSubscriber final : public Subscriber {
       else
         remove_nexthop(ep, ns, st, id, false);
     }
+    res_arm(ctl);
     return ok();
   }
 };

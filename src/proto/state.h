@@ -171,6 +171,24 @@ struct Nexthop : RcuHook {
   Ref ref;
   std::vector<std::uint32_t> parents;
   std::vector<Route*> routes;
+  std::unique_ptr<struct ResTable> res;  // a resilient group's buckets (nexthop_res.cc)
+};
+
+// One bucket of a resilient group (Linux: struct nh_res_bucket).
+struct ResBucket {
+  std::uint32_t nhid = 0;  // the member it holds, when occupied
+  bool occupied = false;
+  TimePoint used{}, migrated{};  // last use and last move (equal: unused since the move)
+};
+
+// A resilient group's table (Linux: struct nh_res_table): its buckets, what each member
+// (by position in info.group) wants and holds, the members still short of what they want
+// (the first is filled first) and since when the table has been so.
+struct ResTable {
+  std::vector<ResBucket> buckets;
+  std::vector<std::uint32_t> wants, count;
+  std::vector<std::uint32_t> underweight;  // member ids, the one filled next first
+  TimePoint unbalanced_since{};
 };
 
 // Per-namespace state (Linux: net->ipv4, net->ipv6): tables and settings.
@@ -188,7 +206,8 @@ struct NetState {
   // The l3mdev rules were added, with the namespace's first L3 master (Linux: vrf.c's
   // netns_vrf.add_fib_rules, cleared once): they are not added again.
   bool l3mdev_rules_added = false;
-  std::uint64_t route_seq = 0;  // Route::seq of the next route
+  std::uint64_t route_seq = 0;      // Route::seq of the next route
+  inet::MultipathHashConf mp_hash;  // the fib_multipath_hash_* sysctls (multipath.cc)
   Inet4Conf all4, default4;
   Inet6Conf all6, default6;
   std::map<std::uint32_t, Table>& tables(int family) {
@@ -296,6 +315,11 @@ struct EngineProto {
   // Routes that expire (fib.cc: Linux's fib6 garbage collection): the timer, made on first
   // use, and the namespaces that have such routes.
   TimerId route_timer = 0;
+  // Resilient groups with bucket moves to come (nexthop_res.cc: Linux's upkeep delayed
+  // work), by (namespace id, group id), with when; one timer for all.
+  TimerId nh_res_timer = 0;
+  std::uint64_t mp_key = 0;  // the multipath hash's key when no seed is set (random)
+  std::map<std::pair<int, std::uint32_t>, TimePoint> nh_res_due;
   std::set<int> expiring_ns;
 };
 
@@ -440,8 +464,35 @@ void nexthop_hops(NetState& st, const Nexthop& nh, std::vector<inet::NextHop>& h
 Result<void> nexthop_check_route(NetState& st, const Nexthop& nh, int family, std::uint8_t scope,
                                  bool has_src);
 void nexthop_subscribe(Control& ctl);
+// ---- resilient groups' buckets (nexthop_res.cc)
+// Makes the table of a new resilient group `g` and fills it (Linux: nh_res_group_rebalance
+// and a silent nh_res_table_upkeep in insert_nexthop).
+void res_table_create(EngineProto& ep, Namespace& ns, Nexthop& g, TimePoint now);
+// `g`'s members changed (a replace, a member gone): buckets of members that left are
+// freed and refilled, the wants computed again (Linux: replace_nexthop_grp_res).
+void res_table_regroup(EngineProto& ep, Namespace& ns, Nexthop& g, TimePoint now);
+// The member a lookup with `hash` takes, its bucket marked used (Linux:
+// nexthop_select_path_res). `g` must have a table.
+std::uint32_t res_select(Nexthop& g, std::uint32_t hash, TimePoint now);
+// NHA_RES_GROUP_UNBALANCED_TIME of `g` at `now` (0 when balanced or not resilient).
+std::uint64_t res_unbalanced_ticks(const Nexthop& g, TimePoint now);
+// Arms (or cancels) the engine's bucket timer for the earliest due move. Context: control
+// lock; called at the end of each entry that may have changed a table.
+void res_arm(Control& ctl);
+// Registers the bucket timer. Context: control lock, at install.
+void res_init(Control& ctl, EngineProto& ep);
 // The namespace's nexthops at its exit (every device is gone by then).
 void nexthop_exit(NetState& st);
+
+// ---- multipath hop selection (multipath.cc)
+// Draws the engine's random multipath hash key. Context: at install.
+void mp_init(EngineProto& ep);
+// The flow's 31-bit multipath hash under its namespace's settings.
+std::uint32_t mp_hash(EngineProto& ep, NetState& st, const inet::Flow& flow);
+// The hop of `r` (an index into r.info.nexthops; for a group, its members in order) a flow
+// hashed to `hash` takes, or -1 when `r` has one hop or none is live. A resilient group's
+// bucket is marked used at `now`.
+int mp_select(Route& r, std::uint32_t hash, TimePoint now);
 
 // ---- policy rules (rules.cc)
 // The default rules of a new namespace (IPv4: 0 local, 32766 main, 32767 default; IPv6:

@@ -109,6 +109,7 @@ Result<void> handle_getrule(Request& r);
 Result<void> handle_newnexthop(Request& r);
 Result<void> handle_delnexthop(Request& r);
 Result<void> handle_getnexthop(Request& r);
+Result<void> handle_getnexthopbucket(Request& r);
 Result<void> handle_getnetconf(Request& r);  // netconf_handlers.cc
 Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);

@@ -49,7 +49,7 @@ wire::NexthopMessage nexthop_message(const inet::NexthopInfo& n) {
       r.buckets = n.resilient.buckets;
       r.idle_timer = n.resilient.idle_timer;
       r.unbalanced_timer = n.resilient.unbalanced_timer;
-      r.unbalanced_time = 0;  // never unbalanced: ifcore forwards nothing
+      r.unbalanced_time = n.resilient.unbalanced_time;
       m.res_group = r;
     }
     m.op_flags = wire::kNhaOpFlagRespGrpResvd0;
@@ -157,6 +157,27 @@ void ProtoPublisher::on_nexthop(Namespace& ns, inet::ProtoEvent ev, const inet::
     hub_.publish(ns.id(), RTNLGRP_NEXTHOP, b.bytes());
 }
 
+// Linux: nh_fill_res_bucket.
+wire::NexthopBucketMessage bucket_message(const inet::NexthopBucket& b) {
+  wire::NexthopBucketMessage m;
+  m.protocol = b.protocol;
+  m.flags = b.flags;
+  m.id = b.group;
+  m.index = b.index;
+  m.nhid = b.nhid;
+  m.idle_time = b.idle_time;
+  return m;
+}
+
+void ProtoPublisher::on_nexthop_bucket(Namespace& ns, const inet::NexthopBucket& bucket) {
+  if (!hub_.wanted(ns.id(), RTNLGRP_NEXTHOP)) return;
+  // Linux: nexthop_bucket_notify — from the upkeep work, port 0, seq 0, NLM_F_REPLACE.
+  wire::Header h{RTM_NEWNEXTHOPBUCKET, NLM_F_REPLACE, 0, 0};
+  wire::MessageBuilder b;
+  if (wire::encode_nexthop_bucket(b, h, bucket_message(bucket)))
+    hub_.publish(ns.id(), RTNLGRP_NEXTHOP, b.bytes());
+}
+
 Result<void> handle_newnexthop(Request& r) {
   auto m = decode(r);
   if (!m) return fail(m.error());
@@ -226,6 +247,71 @@ Result<void> handle_getnexthop(Request& r) {
       dump_items(r, RTM_NEWNEXTHOP, inet::list_nexthops(ctl, **ns, *filter),
                  [](wire::MessageBuilder& b, const wire::Header& h, const inet::NexthopInfo& n) {
                    return wire::encode_nexthop(b, h, nexthop_message(n));
+                 }));
+  end_dump(r);
+  return ok();
+}
+
+// Linux: rtm_get_nexthop_bucket (nh_valid_get_bucket_req) and rtm_dump_nexthop_bucket
+// (nh_valid_dump_bucket_req, whose refusals end the dump with NLMSG_DONE).
+Result<void> handle_getnexthopbucket(Request& r) {
+  auto m = wire::decode_nexthop_bucket(r.m);
+  Control ctl = r.s.hub().engine().control();
+  if (!r.dump()) {
+    if (!m) return fail(m.error());
+    if (m->protocol || m->resvd || m->scope || m->flags)
+      return fail(EINVAL, "Invalid values in header");
+    if (!m->id) return fail(EINVAL, "Nexthop id is missing");
+    if (!*m->id) return fail(EINVAL, "Invalid nexthop id");
+    if (!m->bucket) return fail(EINVAL, "Bucket information is missing");
+    if (!m->index) return fail(EINVAL, "Bucket index is missing");
+    auto ns = session_ns(ctl, r.s);
+    if (!ns) return fail(ns.error());
+    auto got = inet::get_nexthop_bucket(ctl, **ns, *m->id, *m->index);
+    if (!got) return fail(got.error());
+    return emit(r.out, [&](wire::MessageBuilder& b) {
+      return wire::encode_nexthop_bucket(b, {RTM_NEWNEXTHOPBUCKET, 0, r.seq(), r.port()},
+                                         bucket_message(*got));
+    });
+  }
+  auto filter = [&]() -> Result<inet::NexthopBucketFilter> {
+    if (!m) return fail(m.error());
+    inet::NexthopBucketFilter f;
+    // Linux: nh_valid_dump_nhid, for NHA_ID and NHA_RES_BUCKET_NH_ID.
+    if (m->id && !*m->id) return fail(EINVAL, "Invalid nexthop id");
+    f.id = m->id.value_or(0);
+    if (m->nhid && !*m->nhid) return fail(EINVAL, "Invalid nexthop id");
+    f.nhid = m->nhid.value_or(0);
+    // Linux: __nh_valid_dump_req.
+    if (m->oif) {
+      if (*m->oif > INT_MAX) return fail(EINVAL, "Invalid device index");
+      f.oif = static_cast<int>(*m->oif);
+    }
+    if (m->master) {
+      if (*m->master > INT_MAX) return fail(EINVAL, "Invalid master device index");
+      f.master = static_cast<int>(*m->master);
+    }
+    f.groups = m->groups;
+    if (m->protocol || m->resvd || m->scope || m->flags)
+      return fail(EINVAL, "Invalid values in header for nexthop dump request");
+    f.family = m->family;
+    return f;
+  }();
+  if (!filter) {
+    end_dump_error(r, filter.error());
+    return ok();
+  }
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  auto buckets = inet::list_nexthop_buckets(ctl, **ns, *filter);
+  if (!buckets) {
+    end_dump_error(r, buckets.error());
+    return ok();
+  }
+  IFCORE_TRY(
+      dump_items(r, RTM_NEWNEXTHOPBUCKET, *buckets,
+                 [](wire::MessageBuilder& b, const wire::Header& h, const inet::NexthopBucket& x) {
+                   return wire::encode_nexthop_bucket(b, h, bucket_message(x));
                  }));
   end_dump(r);
   return ok();

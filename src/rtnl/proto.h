@@ -31,6 +31,7 @@ class ProtoPublisher final : public inet::ProtoListener {
   void on_rule(Namespace& ns, inet::ProtoEvent ev, const inet::RuleInfo& r) override;
   void on_netconf(Namespace& ns, inet::ProtoEvent ev, const inet::NetconfInfo& n) override;
   void on_nexthop(Namespace& ns, inet::ProtoEvent ev, const inet::NexthopInfo& n) override;
+  void on_nexthop_bucket(Namespace& ns, const inet::NexthopBucket& b) override;
 
  private:
   Hub& hub_;

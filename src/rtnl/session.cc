@@ -275,6 +275,8 @@ Handler find_handler(std::uint16_t type) {
       return handle_delnexthop;
     case RTM_GETNEXTHOP:
       return handle_getnexthop;
+    case RTM_GETNEXTHOPBUCKET:
+      return handle_getnexthopbucket;
     case RTM_GETNETCONF:
       return handle_getnetconf;
     default:

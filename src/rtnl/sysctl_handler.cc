@@ -148,6 +148,82 @@ Result<int> apply(Control& ctl, Namespace& ns, int scope, const Key& k, std::opt
   return k.get(c4, c6);
 }
 
+// The namespace's own settings (net.ipv4.KEY, net.ipv6.KEY): the multipath hash ones
+// (Linux: ipv4_net_table's fib_multipath_hash_policy 0..3, _fields 1..0xfff
+// (proc_douintvec_minmax), _seed any u32; ipv6_table_template's two).
+struct NetKey {
+  int family;
+  std::string_view name;
+  std::string_view values;
+  std::uint64_t min, max;
+  std::uint32_t (*get)(const inet::MultipathHashConf&);
+  void (*set)(inet::MultipathHashConf&, std::uint32_t);
+};
+
+const NetKey kNetKeys[] = {
+    {AF_INET, "fib_multipath_hash_policy", "0..3", 0, 3,
+     [](const inet::MultipathHashConf& c) -> std::uint32_t { return c.policy4; },
+     [](inet::MultipathHashConf& c, std::uint32_t v) { c.policy4 = std::uint8_t(v); }},
+    {AF_INET, "fib_multipath_hash_fields", "1..4095", 1, inet::kMpHashAllFields,
+     [](const inet::MultipathHashConf& c) { return c.fields4; },
+     [](inet::MultipathHashConf& c, std::uint32_t v) { c.fields4 = v; }},
+    {AF_INET, "fib_multipath_hash_seed", "0..4294967295", 0, 0xffffffffu,
+     [](const inet::MultipathHashConf& c) { return c.seed; },
+     [](inet::MultipathHashConf& c, std::uint32_t v) { c.seed = v; }},
+    {AF_INET6, "fib_multipath_hash_policy", "0..3", 0, 3,
+     [](const inet::MultipathHashConf& c) -> std::uint32_t { return c.policy6; },
+     [](inet::MultipathHashConf& c, std::uint32_t v) { c.policy6 = std::uint8_t(v); }},
+    {AF_INET6, "fib_multipath_hash_fields", "1..4095", 1, inet::kMpHashAllFields,
+     [](const inet::MultipathHashConf& c) { return c.fields6; },
+     [](inet::MultipathHashConf& c, std::uint32_t v) { c.fields6 = v; }},
+};
+
+// An unsigned value as proc_douintvec reads it: blanks around, decimal digits, no sign.
+std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\n'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\n'))
+    text.remove_suffix(1);
+  if (text.empty() || text.size() > 12) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char ch : text) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    v = v * 10 + std::uint64_t(ch - '0');
+  }
+  return v;
+}
+
+Result<void> handle_net_sysctl(Request& r, const SysctlRequest& req, const SysctlName& name) {
+  const std::string full = sysctl_name(name);
+  const NetKey* k = nullptr;
+  for (const NetKey& x : kNetKeys)
+    if (x.family == name.family && x.name == name.key) k = &x;
+  if (!k) return fail(ENOENT, "unknown setting \"{}\"", full);
+  std::optional<std::uint32_t> value;
+  if (req.value) {
+    auto v = parse_unsigned(*req.value);
+    if (!v || *v < k->min || *v > k->max)
+      return fail(EINVAL, "setting \"{}\": value \"{}\" is not {}", full, *req.value, k->values);
+    value = std::uint32_t(*v);
+  }
+  SysctlReply rep;
+  rep.name = full;
+  {
+    Control ctl = r.s.hub().engine().control();
+    auto ns = session_ns(ctl, r.s);
+    if (!ns) return fail(ns.error());
+    inet::MultipathHashConf c = inet::multipath_hash_conf(ctl, **ns);
+    if (value) {
+      k->set(c, *value);
+      IFCORE_TRY(inet::set_multipath_hash_conf(ctl, **ns, c));
+    }
+    rep.value = std::to_string(k->get(c));
+  }
+  return emit(r.out, [&](wire::MessageBuilder& b) {
+    return encode_sysctl_reply(b, r.seq(), r.port(), rep);
+  });
+}
+
 }  // namespace
 
 Result<void> handle_sysctl(Request& r) {
@@ -157,6 +233,7 @@ Result<void> handle_sysctl(Request& r) {
   if (req->value && !r.s.options().may_write) return fail(EPERM);
   auto name = parse_sysctl_name(req->name);
   if (!name) return fail(name.error());
+  if (name->scope.empty()) return handle_net_sysctl(r, *req, *name);
   const std::string full = sysctl_name(*name);
   const Key* k = find_key(*name);
   if (!k) return fail(ENOENT, "unknown setting \"{}\"", full);

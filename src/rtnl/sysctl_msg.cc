@@ -102,6 +102,14 @@ Result<SysctlName> parse_sysctl_name(std::string_view name) {
   std::size_t dot = name.find('.'), slash = name.find('/');
   bool dotted = dot < slash;
   auto parts = split(name, dotted ? '.' : '/');
+  // A namespace's own setting (net.ipv4.fib_multipath_hash_policy): no scope.
+  if (parts.size() == 3 && parts[0] == "net" && (parts[1] == "ipv4" || parts[1] == "ipv6") &&
+      !parts[2].empty()) {
+    SysctlName n;
+    n.family = parts[1] == "ipv4" ? AF_INET : AF_INET6;
+    n.key = std::string(parts[2]);
+    return n;
+  }
   if (parts.size() != 5 || parts[0] != "net" || parts[2] != "conf" || parts[3].empty() ||
       parts[4].empty() || (parts[1] != "ipv4" && parts[1] != "ipv6"))
     return fail(ENOENT, "unknown setting \"{}\"", name);
@@ -114,6 +122,8 @@ Result<SysctlName> parse_sysctl_name(std::string_view name) {
 }
 
 std::string sysctl_name(const SysctlName& n) {
+  if (n.scope.empty())
+    return "net." + std::string(n.family == AF_INET ? "ipv4" : "ipv6") + "." + n.key;
   std::string scope = n.scope;
   std::replace(scope.begin(), scope.end(), '.', '/');
   return "net." + std::string(n.family == AF_INET ? "ipv4" : "ipv6") + ".conf." + scope + "." +
@@ -121,6 +131,8 @@ std::string sysctl_name(const SysctlName& n) {
 }
 
 std::string sysctl_path(const SysctlName& n) {
+  if (n.scope.empty())
+    return "net/" + std::string(n.family == AF_INET ? "ipv4" : "ipv6") + "/" + n.key;
   return "net/" + std::string(n.family == AF_INET ? "ipv4" : "ipv6") + "/conf/" + n.scope + "/" +
          n.key;
 }

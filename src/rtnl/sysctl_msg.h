@@ -59,12 +59,13 @@ Result<SysctlReply> decode_sysctl_reply(const wire::Message& m);
 // A name taken apart: net.<proto>.conf.<scope>.<key>.
 struct SysctlName {
   int family = 0;     // AF_INET ("ipv4") or AF_INET6 ("ipv6")
-  std::string scope;  // "all", "default" or a device name
+  std::string scope;  // "all", "default" or a device name; empty: the namespace's own
   std::string key;    // "forwarding", ...
 };
 
 // Splits a dotted name, or one written with slashes (`net/ipv6/conf/all/forwarding`, as the
-// path under /proc/sys). In the dotted form a device's own dots are written as slashes
+// path under /proc/sys); `net.ipv4.KEY` names a setting of the namespace (empty scope). In the
+// dotted form a device's own dots are written as slashes
 // (`net.ipv4.conf.eth0/100.forwarding`), as sysctl(8) prints them. The key is not checked
 // against the known ones. Errors: ENOENT when the name is not of that shape (no such file).
 Result<SysctlName> parse_sysctl_name(std::string_view name);

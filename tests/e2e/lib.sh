@@ -18,7 +18,8 @@ delete_ns() { [ -n "$ns" ] && ip netns delete "$ns" 2>/dev/null; ns=""; }
 
 # normalise IN OUT: random MACs (not all-zero, not broadcast, not the bridge group address)
 # become xx:xx:xx:xx:xx:xx (bridge ids keep their priority); probe times and the bridge's
-# gc_timer (a countdown that depends on when the line is printed) become N.
+# gc_timer (a countdown that depends on when the line is printed) and a resilient nexthop
+# bucket's idle time (which runs on) become N.
 normalise() {
   sed -E \
     -e 's/00:00:00:00:00:00/@ZERO@/g; s/ff:ff:ff:ff:ff:ff/@BCAST@/g; s/01:80:c2:00:00:00/@GROUP@/g' \
@@ -28,6 +29,7 @@ normalise() {
     -e 's/first arrival after [0-9]+ us/first arrival after N us/g' \
     -e 's/"first_arrival_us":[0-9]+/"first_arrival_us":N/g' \
     -e 's/gc_timer +[0-9]+\.[0-9]+/gc_timer N/g; s/"gc_timer":[0-9]+/"gc_timer":N/g' \
+    -e 's/idle_time [0-9]+(\.[0-9]+)?/idle_time N/g; s/"idle_time":[0-9]+(\.[0-9]+)?/"idle_time":N/g' \
     "$1" >"$2"
 }
 

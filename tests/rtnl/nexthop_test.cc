@@ -157,6 +157,98 @@ TEST_F(NexthopRtnlTest, AddDumpGetDeleteAndNotify) {
   EXPECT_EQ(types, (std::vector<std::uint16_t>{RTM_NEWNEXTHOP, RTM_DELNEXTHOP}));
 }
 
+// RTM_GETNEXTHOPBUCKET: the reply's bytes as Linux 6.18 writes them (read from it with a
+// raw get of bucket 0 of `group 1/2 type resilient buckets 8`, idle time aside), a dump,
+// and the refusals of a get (errno and extack) and of a dump (in its NLMSG_DONE).
+TEST_F(NexthopRtnlTest, BucketsGetDumpAndErrors) {
+  for (const char* name : {"d1", "d2"}) {
+    LinkRequest d = named(name, "dummy");
+    d.flags = d.change = IFF_UP;
+    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, d)).last_error(), 0);
+  }
+  for (std::uint32_t id : {1u, 2u}) {
+    int ifindex = find(id == 1 ? "d1" : "d2")->ifindex();
+    ASSERT_EQ(send(req(RTM_NEWNEXTHOP, kCreate,
+                       cat({nhmsg_bytes(AF_INET), attr(NHA_ID, le32(id)),
+                            attr(NHA_OIF, le32(std::uint32_t(ifindex)))})))
+                  .last_error(),
+              0);
+  }
+  ASSERT_EQ(
+      send(req(RTM_NEWNEXTHOP, kCreate,
+               cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(10)),
+                    attr(NHA_GROUP, cat({grp(1), grp(2)})),
+                    attr(NHA_GROUP_TYPE, le16(NEXTHOP_GRP_TYPE_RES)),
+                    attr(NLA_F_NESTED | NHA_RES_GROUP, attr(NHA_RES_GROUP_BUCKETS, le16(8)))})))
+          .last_error(),
+      0);
+  ASSERT_EQ(send(req(RTM_NEWNEXTHOP, kCreate,
+                     cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(20)),
+                          attr(NHA_GROUP, cat({grp(1), grp(2)}))})))
+                .last_error(),
+            0);
+  auto bucket = [](std::uint16_t index) {
+    return attr(NLA_F_NESTED | NHA_RES_BUCKET, attr(NHA_RES_BUCKET_INDEX, le16(index)));
+  };
+  auto got = send(req(RTM_GETNEXTHOPBUCKET, 0,
+                      cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(10)), bucket(0)})));
+  ASSERT_EQ(got.msgs.size(), 1u);
+  EXPECT_EQ(got.msgs[0].hdr.nlmsg_type, RTM_NEWNEXTHOPBUCKET);
+  EXPECT_EQ(got.msgs[0].hdr.nlmsg_flags, 0);
+  Bytes body(got.msgs[0].bytes.begin() + 16, got.msgs[0].bytes.end());
+  ASSERT_EQ(body.size(), 48u);
+  std::fill(body.begin() + 40, body.end(), 0);  // the idle time runs on
+  EXPECT_EQ(body,
+            cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(10)),
+                 attr(NLA_F_NESTED | NHA_RES_BUCKET,
+                      cat({attr(NHA_RES_BUCKET_INDEX, le16(0)), attr(NHA_RES_BUCKET_NH_ID, le32(2)),
+                           attr(NHA_RES_BUCKET_IDLE_TIME, le64(0))}))}));
+  auto dump = send(req(RTM_GETNEXTHOPBUCKET, NLM_F_DUMP, nhmsg_bytes(AF_UNSPEC)));
+  ASSERT_EQ(dump.msgs.size(), 9u) << "eight buckets and the DONE";
+  std::vector<std::uint32_t> nhids;
+  for (std::size_t i = 0; i + 1 < dump.msgs.size(); ++i) {
+    auto m = wire::decode_nexthop_bucket(dump.msgs[i]);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->index, i);
+    nhids.push_back(m->nhid.value_or(0));
+  }
+  EXPECT_EQ(nhids, (std::vector<std::uint32_t>{2, 2, 2, 2, 1, 1, 1, 1}));
+  // Refused gets, with Linux's errno and extack.
+  expect_refused(req(RTM_GETNEXTHOPBUCKET, 0, cat({nhmsg_bytes(AF_UNSPEC), bucket(0)})), EINVAL,
+                 "Nexthop id is missing");
+  expect_refused(req(RTM_GETNEXTHOPBUCKET, 0,
+                     cat({nhmsg_bytes(AF_UNSPEC, 0, 4), attr(NHA_ID, le32(10)), bucket(0)})),
+                 EINVAL, "Invalid values in header");
+  expect_refused(
+      req(RTM_GETNEXTHOPBUCKET, 0, cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(10))})), EINVAL,
+      "Bucket information is missing");
+  expect_refused(req(RTM_GETNEXTHOPBUCKET, 0,
+                     cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(10)),
+                          attr(NLA_F_NESTED | NHA_RES_BUCKET, {})})),
+                 EINVAL, "Bucket index is missing");
+  expect_refused(req(RTM_GETNEXTHOPBUCKET, 0,
+                     cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(10)), bucket(8)})),
+                 ENOENT, "Bucket index out of bounds");
+  expect_refused(req(RTM_GETNEXTHOPBUCKET, 0,
+                     cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(20)), bucket(0)})),
+                 EINVAL, "Nexthop group not of type resilient");
+  expect_refused(
+      req(RTM_GETNEXTHOPBUCKET, 0, cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(1)), bucket(0)})),
+      EINVAL, "Not a nexthop group");
+  expect_refused(req(RTM_GETNEXTHOPBUCKET, 0,
+                     cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(77)), bucket(0)})),
+                 ENOENT, "");
+  // A refused dump ends in its NLMSG_DONE.
+  for (const Bytes& body : {cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(20))}),
+                            cat({nhmsg_bytes(AF_UNSPEC), attr(NHA_ID, le32(0))}),
+                            cat({nhmsg_bytes(AF_UNSPEC, 0, 1)})}) {
+    auto r = send(req(RTM_GETNEXTHOPBUCKET, NLM_F_DUMP, body));
+    ASSERT_EQ(r.msgs.size(), 1u);
+    EXPECT_EQ(r.msgs[0].hdr.nlmsg_type, NLMSG_DONE);
+    EXPECT_EQ(*wire::decode_done(r.msgs[0]), EINVAL);
+  }
+}
+
 // `ip nexthop add id 1 encap mpls 100 dev lo`: ifcore has no lightweight tunnels, and
 // answers as Linux does without the mpls_iptunnel module (in its lower case).
 TEST_F(NexthopRtnlTest, EncapIsRefusedWithLinuxWords) {

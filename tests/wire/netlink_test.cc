@@ -215,6 +215,20 @@ TEST(Done, DumpInterruptedCarriesNegativeErrno) {
   EXPECT_EQ(*decode_done(one(keep)), EINTR);
 }
 
+// A refused dump's NLMSG_DONE as Linux 6.18 sent it for `ip nexthop bucket show id 20`
+// (a group not resilient): the error, then NLMSGERR_ATTR_MSG, flagged NLM_F_ACK_TLVS.
+TEST(Done, ARefusedDumpCarriesItsExtack) {
+  const std::string text = "Nexthop group not of type resilient";
+  Bytes msg(text.begin(), text.end());
+  msg.push_back(0);
+  Bytes keep = nlmsg(NLMSG_DONE, NLM_F_MULTI | NLM_F_ACK_TLVS, 7, 0,
+                     cat({le32(std::uint32_t(-EINVAL)), attr(NLMSGERR_ATTR_MSG, msg)}));
+  EXPECT_EQ(*decode_done(one(keep)), EINVAL);
+  EXPECT_EQ(decode_done_message(one(keep)), text);
+  Bytes plain = nlmsg(NLMSG_DONE, NLM_F_MULTI, 7, 0, le32(std::uint32_t(-ENOENT)));
+  EXPECT_EQ(decode_done_message(one(plain)), "");
+}
+
 // A request to answer: RTM_NEWLINK with IFLA_MTU at offset 32.
 Bytes sample_request() {
   return nlmsg(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, 5, 99,

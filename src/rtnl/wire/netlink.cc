@@ -377,4 +377,16 @@ Result<int> decode_done(const Message& m) {
   return v == INT32_MIN ? INT32_MAX : (v < 0 ? -v : v);
 }
 
+std::string decode_done_message(const Message& m) {
+  if (m.hdr.nlmsg_type != NLMSG_DONE || !(m.hdr.nlmsg_flags & NLM_F_ACK_TLVS)) return {};
+  auto p = m.payload();
+  if (p.size() <= sizeof(std::int32_t)) return {};
+  auto tlvs = parse_raw_attrs(p.subspan(sizeof(std::int32_t)),
+                              static_cast<int>(NLMSG_HDRLEN + sizeof(std::int32_t)));
+  if (!tlvs) return {};
+  for (const RawAttr& a : *tlvs)
+    if (a.type == NLMSGERR_ATTR_MSG) return a.as_string();
+  return {};
+}
+
 }  // namespace ifcore::wire

@@ -239,5 +239,8 @@ Result<ErrorReply> decode_error(const Message& m);
 // missing payload (old senders) reads as 0.
 // Errors: EINVAL "not an NLMSG_DONE message".
 Result<int> decode_done(const Message& m);
+// The extack message of an NLMSG_DONE that ends a refused dump (NLM_F_ACK_TLVS: the TLVs
+// follow the 4-byte error, nothing echoed); empty if none.
+std::string decode_done_message(const Message& m);
 
 }  // namespace ifcore::wire

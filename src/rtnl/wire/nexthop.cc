@@ -176,4 +176,91 @@ Result<void> encode_nexthop(MessageBuilder& b, const Header& h, const NexthopMes
   return ok();
 }
 
+Result<NexthopBucketMessage> decode_nexthop_bucket(const Message& m) {
+  NexthopBucketMessage n;
+  auto payload = m.payload();
+  if (payload.size() < sizeof(nhmsg)) return fail(EINVAL, "Invalid header length");
+  nhmsg h;
+  std::memcpy(&h, payload.data(), sizeof(h));
+  n.family = h.nh_family;
+  n.scope = h.nh_scope;
+  n.protocol = h.nh_protocol;
+  n.resvd = h.resvd;
+  n.flags = h.nh_flags;
+  constexpr std::size_t start = NLMSG_ALIGN(sizeof(nhmsg));
+  if (payload.size() <= start) return n;
+  auto attrs = parse_raw_attrs(payload.subspan(start), static_cast<int>(NLMSG_HDRLEN + start));
+  if (!attrs) return fail(attrs.error());
+  for (const RawAttr& x : *attrs) {
+    switch (x.type) {
+      case NHA_ID:
+        IFCORE_TRY(set(n.id, x));
+        break;
+      case NHA_OIF:
+        IFCORE_TRY(set(n.oif, x));
+        break;
+      case NHA_MASTER:
+        IFCORE_TRY(set(n.master, x));
+        break;
+      case NHA_GROUPS:
+        IFCORE_TRY(flag(n.groups, x));
+        break;
+      case NHA_FDB:
+        IFCORE_TRY(flag(n.fdb, x));
+        break;
+      case NHA_RES_BUCKET: {
+        n.bucket = true;
+        auto inner = parse_raw_attrs(x.data, x.offset + NLA_HDRLEN);
+        if (!inner) return fail(inner.error());
+        for (const RawAttr& y : *inner) {
+          switch (y.type) {
+            case NHA_RES_BUCKET_INDEX:
+              IFCORE_TRY(set(n.index, y));
+              break;
+            case NHA_RES_BUCKET_NH_ID:
+              IFCORE_TRY(set(n.nhid, y));
+              break;
+            case NHA_RES_BUCKET_IDLE_TIME:
+              IFCORE_TRY(set(n.idle_time, y));
+              break;
+            default:
+              break;
+          }
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return n;
+}
+
+Result<void> encode_nexthop_bucket(MessageBuilder& b, const Header& h,
+                                   const NexthopBucketMessage& n) {
+  b.begin(h);
+  nhmsg hdr{};
+  hdr.nh_family = n.family;
+  hdr.nh_scope = n.scope;
+  hdr.nh_protocol = n.protocol;
+  hdr.resvd = n.resvd;
+  hdr.nh_flags = n.flags;
+  b.put_struct(hdr);
+  if (n.id) b.put_u32(NHA_ID, *n.id);
+  if (n.bucket || n.index || n.nhid || n.idle_time) {
+    std::size_t nest = b.begin_nest(NLA_F_NESTED | NHA_RES_BUCKET);
+    if (n.index) b.put_u16(NHA_RES_BUCKET_INDEX, *n.index);
+    if (n.nhid) b.put_u32(NHA_RES_BUCKET_NH_ID, *n.nhid);
+    if (n.idle_time) b.put_u64(NHA_RES_BUCKET_IDLE_TIME, *n.idle_time);
+    b.end_nest(nest);
+  }
+  if (n.oif) b.put_u32(NHA_OIF, *n.oif);
+  if (n.master) b.put_u32(NHA_MASTER, *n.master);
+  if (n.groups) b.put_flag(NHA_GROUPS);
+  if (n.fdb) b.put_flag(NHA_FDB);
+  auto e = b.end();
+  if (!e) return fail(e.error());
+  return ok();
+}
+
 }  // namespace ifcore::wire

@@ -58,6 +58,30 @@ struct NexthopMessage {
   bool other_attrs = false;
 };
 
+// RTM_NEWNEXTHOPBUCKET / RTM_GETNEXTHOPBUCKET: struct nhmsg, NHA_ID and the nested
+// NHA_RES_BUCKET (Linux: nh_fill_res_bucket writes NHA_RES_BUCKET_INDEX,
+// NHA_RES_BUCKET_NH_ID and NHA_RES_BUCKET_IDLE_TIME, in that order), with a dump's filters.
+struct NexthopBucketMessage {
+  std::uint8_t family = 0, scope = 0, protocol = 0, resvd = 0;
+  std::uint32_t flags = 0;
+  std::optional<std::uint32_t> id;         // NHA_ID: the group
+  std::optional<std::uint32_t> oif;        // NHA_OIF (dump filter)
+  std::optional<std::uint32_t> master;     // NHA_MASTER (dump filter)
+  bool groups = false, fdb = false;        // NHA_GROUPS, NHA_FDB (read by a dump's checks)
+  bool bucket = false;                     // NHA_RES_BUCKET was present
+  std::optional<std::uint16_t> index;      // NHA_RES_BUCKET_INDEX
+  std::optional<std::uint32_t> nhid;       // NHA_RES_BUCKET_NH_ID
+  std::optional<std::uint64_t> idle_time;  // NHA_RES_BUCKET_IDLE_TIME, clock ticks
+};
+
+// Decodes a bucket message. Errors: EINVAL for a short header, malformed TLVs or a
+// fixed-size attribute of the wrong size ("invalid attribute length").
+Result<NexthopBucketMessage> decode_nexthop_bucket(const Message& m);
+
+// Writes `n` as one message of type h.type, in Linux's attribute order.
+Result<void> encode_nexthop_bucket(MessageBuilder& b, const Header& h,
+                                   const NexthopBucketMessage& n);
+
 // Decodes a nexthop message. Errors: EINVAL for a short header or malformed TLVs, ERANGE
 // ("Attribute failed policy validation") for a fixed-size attribute of the wrong size.
 Result<NexthopMessage> decode_nexthop(const Message& m);

@@ -19,3 +19,17 @@ run sysctl -w net.ipv6.conf.v0.addr_gen_mode=2
 run sysctl net.ipv6.conf.all.forwarding net.ipv6.conf.v0.addr_gen_mode
 run sysctl -w net.ipv6.conf.v1.disable_ipv6=1
 run sysctl net.ipv6.conf.v1.disable_ipv6 net.ipv6.conf.v0.disable_ipv6
+run sysctl net.ipv4.fib_multipath_hash_policy net.ipv4.fib_multipath_hash_fields net.ipv4.fib_multipath_hash_seed
+run sysctl net.ipv6.fib_multipath_hash_policy net.ipv6.fib_multipath_hash_fields
+run sysctl -w net.ipv4.fib_multipath_hash_policy=1
+run sysctl -w net.ipv4.fib_multipath_hash_policy=4
+run sysctl -w net.ipv6.fib_multipath_hash_policy=3
+run sysctl -w net.ipv6.fib_multipath_hash_fields=0
+run sysctl -w net.ipv6.fib_multipath_hash_fields=4096
+run sysctl -w net.ipv6.fib_multipath_hash_fields=4095
+run sysctl -w net.ipv4.fib_multipath_hash_fields=55
+run sysctl -w net.ipv4.fib_multipath_hash_seed=4294967295
+run sysctl -w net.ipv4.fib_multipath_hash_seed=-1
+run sysctl -w net.ipv4.fib_multipath_hash_seed=4294967296
+run sysctl net/ipv4/fib_multipath_hash_policy net.ipv4.fib_multipath_hash_seed net.ipv6.fib_multipath_hash_fields
+run sysctl net.ipv6.fib_multipath_hash_seed
