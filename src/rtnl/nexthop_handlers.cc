@@ -203,6 +203,29 @@ Result<void> handle_delnexthop(Request& r) {
   return inet::delete_nexthop(ctl, **ns, *id);
 }
 
+namespace {
+
+// Linux: __nh_valid_dump_req, which the nexthop and bucket dumps share: the device and
+// master filters, NHA_GROUPS, a header of zeros but the family.
+template <class Message, class Filter>
+Result<void> valid_dump_req(const Message& m, Filter& f) {
+  if (m.oif) {
+    if (*m.oif > INT_MAX) return fail(EINVAL, "Invalid device index");
+    f.oif = static_cast<int>(*m.oif);
+  }
+  if (m.master) {
+    if (*m.master > INT_MAX) return fail(EINVAL, "Invalid master device index");
+    f.master = static_cast<int>(*m.master);
+  }
+  f.groups = m.groups;
+  if (m.protocol || m.resvd || m.scope || m.flags)
+    return fail(EINVAL, "Invalid values in header for nexthop dump request");
+  f.family = m.family;
+  return ok();
+}
+
+}  // namespace
+
 Result<void> handle_getnexthop(Request& r) {
   auto m = decode(r);
   Control ctl = r.s.hub().engine().control();
@@ -223,18 +246,7 @@ Result<void> handle_getnexthop(Request& r) {
   auto filter = [&]() -> Result<inet::NexthopFilter> {
     if (!m) return fail(m.error());
     inet::NexthopFilter f;
-    if (m->oif) {
-      if (*m->oif > INT_MAX) return fail(EINVAL, "Invalid device index");
-      f.oif = static_cast<int>(*m->oif);
-    }
-    if (m->master) {
-      if (*m->master > INT_MAX) return fail(EINVAL, "Invalid master device index");
-      f.master = static_cast<int>(*m->master);
-    }
-    f.groups = m->groups;
-    if (m->protocol || m->resvd || m->scope || m->flags)
-      return fail(EINVAL, "Invalid values in header for nexthop dump request");
-    f.family = m->family;
+    IFCORE_TRY(valid_dump_req(*m, f));
     return f;
   }();
   if (!filter) {
@@ -282,19 +294,7 @@ Result<void> handle_getnexthopbucket(Request& r) {
     f.id = m->id.value_or(0);
     if (m->nhid && !*m->nhid) return fail(EINVAL, "Invalid nexthop id");
     f.nhid = m->nhid.value_or(0);
-    // Linux: __nh_valid_dump_req.
-    if (m->oif) {
-      if (*m->oif > INT_MAX) return fail(EINVAL, "Invalid device index");
-      f.oif = static_cast<int>(*m->oif);
-    }
-    if (m->master) {
-      if (*m->master > INT_MAX) return fail(EINVAL, "Invalid master device index");
-      f.master = static_cast<int>(*m->master);
-    }
-    f.groups = m->groups;
-    if (m->protocol || m->resvd || m->scope || m->flags)
-      return fail(EINVAL, "Invalid values in header for nexthop dump request");
-    f.family = m->family;
+    IFCORE_TRY(valid_dump_req(*m, f));
     return f;
   }();
   if (!filter) {

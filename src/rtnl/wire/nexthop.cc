@@ -53,11 +53,9 @@ Result<NexthopResGroup> decode_res_group(const RawAttr& nest) {
   return g;
 }
 
-}  // namespace
-
-Result<NexthopMessage> decode_nexthop(const Message& m) {
-  NexthopMessage n;
-  auto payload = m.payload();
+// The struct nhmsg both requests begin with, into `n`'s header fields.
+template <class M>
+Result<void> read_nhmsg(std::span<const std::uint8_t> payload, M& n) {
   if (payload.size() < sizeof(nhmsg)) return fail(EINVAL, "Invalid header length");
   nhmsg h;
   std::memcpy(&h, payload.data(), sizeof(h));
@@ -66,6 +64,15 @@ Result<NexthopMessage> decode_nexthop(const Message& m) {
   n.protocol = h.nh_protocol;
   n.resvd = h.resvd;
   n.flags = h.nh_flags;
+  return ok();
+}
+
+}  // namespace
+
+Result<NexthopMessage> decode_nexthop(const Message& m) {
+  NexthopMessage n;
+  auto payload = m.payload();
+  IFCORE_TRY(read_nhmsg(payload, n));
   constexpr std::size_t start = NLMSG_ALIGN(sizeof(nhmsg));
   if (payload.size() <= start) return n;
   auto attrs = parse_raw_attrs(payload.subspan(start), static_cast<int>(NLMSG_HDRLEN + start));
@@ -179,14 +186,7 @@ Result<void> encode_nexthop(MessageBuilder& b, const Header& h, const NexthopMes
 Result<NexthopBucketMessage> decode_nexthop_bucket(const Message& m) {
   NexthopBucketMessage n;
   auto payload = m.payload();
-  if (payload.size() < sizeof(nhmsg)) return fail(EINVAL, "Invalid header length");
-  nhmsg h;
-  std::memcpy(&h, payload.data(), sizeof(h));
-  n.family = h.nh_family;
-  n.scope = h.nh_scope;
-  n.protocol = h.nh_protocol;
-  n.resvd = h.resvd;
-  n.flags = h.nh_flags;
+  IFCORE_TRY(read_nhmsg(payload, n));
   constexpr std::size_t start = NLMSG_ALIGN(sizeof(nhmsg));
   if (payload.size() <= start) return n;
   auto attrs = parse_raw_attrs(payload.subspan(start), static_cast<int>(NLMSG_HDRLEN + start));
