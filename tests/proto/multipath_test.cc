@@ -113,9 +113,11 @@ TEST_F(MultipathHashTest, ADeadHopIsNeverChosen) {
   ASSERT_TRUE(ctl.change_flags(*a, a->flags() & ~IFF_UP));
   for (std::uint32_t i = 0; i < 500; ++i) EXPECT_EQ(oif_of(ctl, flow(i)), b->ifindex());
   ASSERT_TRUE(ctl.change_flags(*a, a->flags() | IFF_UP));
-  std::set<int> oifs;
-  for (std::uint32_t i = 0; i < 500; ++i) oifs.insert(oif_of(ctl, flow(i)));
-  EXPECT_EQ(oifs.size(), 2u) << "back in the hash once up";
+  // Back in the hash once up: with 200 of the 201 shares nearly every flow is a0's (the
+  // light b0 may see none of 500 flows, about one seed in twelve, so it is not asked for).
+  int through_a = 0;
+  for (std::uint32_t i = 0; i < 500; ++i) through_a += oif_of(ctl, flow(i)) == a->ifindex();
+  EXPECT_GT(through_a, 450) << "back in the hash once up";
 }
 
 TEST_F(MultipathHashTest, AnOutputDeviceBypassesTheHash) {
