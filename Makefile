@@ -51,15 +51,16 @@ asan: deps
 	cd build-asan && ctest --output-on-failure -j $(JOBS)
 
 # ThreadSanitizer build in its own tree, over the tests that run threads: the engine's
-# concurrency, finalizer and legacy-wait tests (core), the link watch (linkstate), and the
-# daemon with its clients over the socket and the rings (rtnl). TSan's deadlock detector
-# checks the lock order on the way. liburcu is not instrumented: see tests/tsan.supp and
-# src/base/tsan.h.
-TSAN_TESTS := core_tests linkstate_tests rtnl_tests
+# concurrency, finalizer and legacy-wait tests (core), the link watch (linkstate), the
+# daemon with its clients over the socket and the rings (rtnl), and ifcore-stress's short
+# run (stress). TSan's deadlock detector checks the lock order on the way. liburcu is not
+# instrumented: see tests/tsan.supp and src/base/tsan.h.
+TSAN_TESTS  := core_tests linkstate_tests rtnl_tests
+TSAN_LABELS := $(TSAN_TESTS) stress
 tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIFCORE_SANITIZE=thread $(CMAKE_FLAGS)
-	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS) ifcored ifc ifcore-run
-	cd build-tsan && ctest --output-on-failure -j $(JOBS) -L '^($(subst $(eval) ,|,$(TSAN_TESTS)))$$'
+	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS) ifcore-stress ifcored ifc ifcore-run
+	cd build-tsan && ctest --output-on-failure -j $(JOBS) -L '^($(subst $(eval) ,|,$(TSAN_LABELS)))$$'
 
 # libFuzzer (tests/fuzz, README "Fuzzing"): clang 14 with libclang-rt-14-dev's runtime, in its
 # own tree. Each target runs FUZZ_SECONDS from the seed corpus (tests/fuzz/corpus/NAME, read

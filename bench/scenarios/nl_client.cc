@@ -63,7 +63,8 @@ Result<std::unique_ptr<NlClient>> NlClient::open_kernel(std::vector<unsigned> gr
 }
 
 Result<std::unique_ptr<NlClient>> NlClient::open_daemon(const std::string& path,
-                                                        std::vector<unsigned> groups) {
+                                                        std::vector<unsigned> groups,
+                                                        const std::string& ns) {
   sockaddr_un sa{};
   sa.sun_family = AF_UNIX;
   if (path.size() >= sizeof sa.sun_path) return fail(ENAMETOOLONG, "socket path {} too long", path);
@@ -82,6 +83,10 @@ Result<std::unique_ptr<NlClient>> NlClient::open_daemon(const std::string& path,
   rtnl::ControlRequest req;
   req.add_membership.assign(groups.begin(), groups.end());
   req.options = {{NETLINK_CAP_ACK, 1}, {NETLINK_EXT_ACK, 1}};
+  if (!ns.empty()) {
+    req.ns = ns;
+    req.create = true;
+  }
   wire::MessageBuilder b;
   std::uint32_t seq = c->next_seq();
   auto enc = rtnl::encode_control_request(b, seq, req);
@@ -100,7 +105,7 @@ Result<std::unique_ptr<NlClient>> NlClient::open_daemon(const std::string& path,
       if (m.hdr.nlmsg_type == rtnl::IFCORE_NLMSG_CONTROL) return c;
       if (m.hdr.nlmsg_type == NLMSG_ERROR) {
         auto e = wire::decode_error(m);
-        if (e && e->error != 0 && !groups.empty())
+        if (e && e->error != 0 && (!groups.empty() || !ns.empty()))
           return fail(e->error, "ifcored refused the control message: {}", e->message);
         return c;
       }

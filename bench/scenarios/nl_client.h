@@ -38,9 +38,12 @@ class NlClient {
   // Errors: the socket's errno.
   static Result<std::unique_ptr<NlClient>> open_kernel(std::vector<unsigned> groups = {});
   // A connection to ifcored at `path`; the same options and groups travel in ifcored's
-  // control message. Errors: the connect errno; the control exchange's errors.
+  // control message, and `ns` (when not empty) binds the connection to that ifcore
+  // namespace, made for it if it does not exist. Errors: the connect errno; the control
+  // exchange's errors.
   static Result<std::unique_ptr<NlClient>> open_daemon(const std::string& path,
-                                                       std::vector<unsigned> groups = {});
+                                                       std::vector<unsigned> groups = {},
+                                                       const std::string& ns = {});
 
   // Switches a daemon connection to mapped rings of `size` bytes each (0: the daemon's
   // default): from then on datagrams go through shared memory, and the socket only wakes a
