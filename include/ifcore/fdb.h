@@ -85,7 +85,8 @@ Result<std::vector<Entry>> dump(Control& ctl, Namespace& ns, int br, int brport,
                                 const GroupsOf& groups);
 
 // Hears every entry made, changed or removed under the control lock (RTNLGRP_NEIGH).
-// Entries the frame path learns are not announced.
+// Entries the frame path learns (made, or moved to another port) are announced a moment
+// later from the engine's timer thread, as the frame path cannot take the control lock.
 class Listener {
  public:
   virtual ~Listener() = default;

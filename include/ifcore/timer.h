@@ -25,6 +25,11 @@ TimerId add_timer(Control& ctl, std::function<void(Control&)> fn);
 // Arms timer `id` to run once at `at` (now or in the past: at the next run). Context:
 // control lock.
 void arm_timer(Control& ctl, TimerId id, TimePoint at);
+// Arms timer `id` for now from a thread that may not take the control lock (the frame
+// path: it may run under the lock or not): the engine's thread runs it as soon as it gets
+// the lock; with a FakeTime, the next run_timers does. A timer removed in between does not
+// run. Context: any thread; takes only the timers' own leaf lock.
+void post_timer(Engine& engine, TimerId id);
 // Disarms timer `id`. Context: control lock.
 void cancel_timer(Control& ctl, TimerId id);
 // Unregisters timer `id`. Context: control lock.

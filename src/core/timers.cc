@@ -37,8 +37,24 @@ std::optional<TimePoint> Timers::deadline(TimerId id) const {
   return it == timers_.end() ? std::nullopt : it->second.at;
 }
 
+void Timers::post(TimerId id) {
+  std::lock_guard lk(mu_);
+  if (stop_) return;
+  posted_.push_back(id);
+  if (!thread_.joinable()) thread_ = std::thread([this] { worker(); });
+  cv_.notify_all();
+}
+
 void Timers::run_due(Control& ctl) {
   const TimePoint now = engine_.time().now();
+  std::vector<TimerId> posted;
+  {
+    std::lock_guard lk(mu_);
+    posted.swap(posted_);
+  }
+  for (TimerId id : posted)
+    if (auto it = timers_.find(id); it != timers_.end() && (!it->second.at || *it->second.at > now))
+      it->second.at = now;
   std::vector<std::pair<TimePoint, TimerId>> due;  // run in deadline order
   // A callback may arm another timer for now (an address that expires leaves a route to
   // expire at the same moment): those run too, in a few more rounds at most.
@@ -82,12 +98,13 @@ void Timers::stop() {
 void Timers::worker() {
   std::unique_lock lk(mu_);
   while (!stop_) {
-    if (!wake_at_) {
+    const bool posted = !posted_.empty();
+    if (!wake_at_ && !posted) {
       cv_.wait(lk);
       continue;
     }
     TimePoint now = engine_.time().now();
-    if (*wake_at_ > now) {
+    if (!posted && *wake_at_ > now) {
       // Real time stands in for the TimeSource while waiting: with a FakeTime the tests
       // run the timers themselves, and the worker finds nothing due.
       cv_.wait_for(lk, *wake_at_ - now);
@@ -116,6 +133,10 @@ TimerId add_timer(Control& ctl, std::function<void(Control&)> fn) {
 
 void arm_timer(Control& ctl, TimerId id, TimePoint at) {
   ctl.engine().impl().timers.arm(id, at);
+}
+
+void post_timer(Engine& engine, TimerId id) {
+  engine.impl().timers.post(id);
 }
 
 void cancel_timer(Control& ctl, TimerId id) {

@@ -1,8 +1,8 @@
 // The engine's timers (see ifcore/timer.h). Not a public header.
 //
-// Lock order: control lock -> Timers::mu_ (a leaf: guards only the worker's deadline and
-// its stop flag). The timers themselves are guarded by the control lock. The worker
-// thread never holds mu_ while taking the control lock.
+// Lock order: control lock -> Timers::mu_ (a leaf: guards only the worker's deadline, its
+// stop flag and the timers posted from other threads). The timers themselves are guarded by
+// the control lock. The worker thread never holds mu_ while taking the control lock.
 #pragma once
 
 #include <condition_variable>
@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "ifcore/timer.h"
 
@@ -29,6 +30,9 @@ class Timers {
   void remove(TimerId id);
   std::optional<TimePoint> deadline(TimerId id) const;
   void run_due(Control& ctl);
+  // Arms timer `id` for now from any thread (the control lock held or not): the worker
+  // runs it as soon as it gets the control lock. Unknown or removed ids are ignored then.
+  void post(TimerId id);
 
   // Stops the worker and waits for it: no timer runs after. Context: not under the
   // control lock (the worker may be waiting for it).
@@ -52,6 +56,7 @@ class Timers {
   std::thread thread_;
   std::optional<TimePoint> wake_at_;  // mu_
   bool stop_ = false;                 // mu_
+  std::vector<TimerId> posted_;       // mu_
 };
 
 }  // namespace ifcore

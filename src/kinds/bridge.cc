@@ -39,7 +39,7 @@ void update_states(Control& ctl, Device& br) {
     if (!enabled || !was_enabled || p->s.stp_state) port->s.state = next;
     any = any || port->s.state == BR_STATE_FORWARDING;
   }
-  bridge::publish_ports(br, *p);
+  bridge::publish_ports(ctl, br, *p);
   if (p->had_port) ctl.set_carrier(br, any && br.is_up());
 }
 
@@ -183,6 +183,10 @@ Result<Device*> Bridge::new_link(Control& ctl, Namespace& ns, const LinkRequest&
     Priv& p = *bridge::priv(**made);
     bridge::fdb_add_local(ctl, **made, p, nullptr, (*made)->address());
     p.own_addr = (*made)->address();
+    Device* br = *made;
+    p.announce_timer = add_timer(ctl, [br](Control& c) {
+      if (Priv* q = bridge::priv(*br)) bridge::fdb_announce_learned(c, *br, *q);
+    });
   }
   return made;
 }
@@ -193,7 +197,7 @@ Result<void> Bridge::change_link(Control& ctl, Device& dev, const LinkRequest& r
   IFCORE_TRY(bridge::change(next, req.info_data));
   bool stp_changed = next.stp_state != p.s.stp_state;
   p.s = std::move(next);
-  bridge::publish_ports(dev, p);  // the ageing time may have changed
+  bridge::publish_ports(ctl, dev, p);  // the ageing time may have changed
   if (stp_changed) update_states(ctl, dev);
   (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
   return ok();
@@ -272,7 +276,7 @@ void Bridge::stop(Control& ctl, Device& dev) const {
   Priv* p = bridge::priv(dev);
   if (!p) return;
   for (auto& port : p->ports) port->s.state = BR_STATE_DISABLED;
-  bridge::publish_ports(dev, *p);
+  bridge::publish_ports(ctl, dev, *p);
   if (p->had_port) ctl.set_carrier(dev, false);
 }
 
@@ -280,10 +284,11 @@ void Bridge::uninit(Control& ctl, Device& dev) const {
   // Linux: br_dev_delete releases every port; the ports stay.
   Priv* p = bridge::priv(dev);
   if (!p) return;
+  remove_timer(ctl, p->announce_timer);
   for (auto& port : p->ports) bridge::fdb_delete_by_port(ctl, dev, *p, port->dev.get());
   auto ports = std::move(p->ports);
   p->ports.clear();
-  bridge::publish_ports(dev, *p);
+  bridge::publish_ports(ctl, dev, *p);
   bridge::fdb_delete_by_port(ctl, dev, *p, nullptr);
   for (auto& port : ports) {
     bridge::detach_port(ctl, *port->dev);

@@ -57,7 +57,8 @@ class BridgeRx final : public RxHandler {
     if (!is_forwarding(*p, port)) return true;  // a disabled port drops what it receives
     TimePoint now = br.engine().time().now();
     HwAddr src = frame_src(f);
-    if (src.is_valid_ether()) p->fdb.learn(src, &port, now);
+    if (src.is_valid_ether() && p->fdb.learn(src, &port, now))
+      post_timer(br.engine(), p->announce_timer);
     HwAddr dst = frame_dst(f);
     if (is_group_address(dst)) {  // flooded, and the bridge device gets it too
       forward(br, *p, &port, f.copy());
@@ -84,23 +85,25 @@ Fdb::Key Fdb::key(const HwAddr& mac, std::uint16_t vid) {
 
 // Linux: br_fdb_update — a new source makes a dynamic entry; a known one moves to the port
 // it was seen on unless it is local or sticky (static entries move as on Linux).
-void Fdb::learn(const HwAddr& mac, Device* port, TimePoint now) {
+bool Fdb::learn(const HwAddr& mac, Device* port, TimePoint now) {
   std::lock_guard lk(mu_);
-  auto [it, made] = map_.try_emplace(key(mac, 0));
+  const Key k = key(mac, 0);
+  auto [it, made] = map_.try_emplace(k);
   FdbEntry& e = it->second;
   if (made) {
     e.mac = mac;
     e.dst = port;
     e.updated = e.used = now;
     e.seq = ++seq_;
-    return;
-  }
-  if (e.local) return;
-  e.updated = now;
-  if (e.dst != port && !e.sticky) {
+  } else {
+    if (e.local) return false;
+    e.updated = now;
+    if (e.dst == port || e.sticky) return false;
     e.dst = port;
     e.ext_learn = false;
   }
+  learned_.push_back(k);
+  return learned_.size() == 1;
 }
 
 Device* Fdb::lookup(const HwAddr& mac, TimePoint now, bool* local) {
@@ -121,11 +124,13 @@ Device* Fdb::lookup(const HwAddr& mac, TimePoint now, bool* local) {
   return e.dst;
 }
 
-void Fdb::flush(const Device* port) {
+void Fdb::flush(const Device* port, std::vector<FdbEntry>& gone) {
   std::lock_guard lk(mu_);
   std::erase_if(map_, [&](const auto& kv) {
     const FdbEntry& e = kv.second;
-    return (!port || e.dst == port) && !e.is_static && !e.ext_learn;
+    const bool drop = (!port || e.dst == port) && !e.is_static && !e.ext_learn;
+    if (drop) gone.push_back(e);
+    return drop;
   });
 }
 
@@ -135,18 +140,19 @@ std::size_t Fdb::size() {
       std::count_if(map_.begin(), map_.end(), [](const auto& kv) { return !kv.second.is_static; }));
 }
 
-void publish_ports(Device& br, Priv& p) {
+void publish_ports(Control& ctl, Device& br, Priv& p) {
   auto next = std::make_unique<DataPlane>();
+  std::vector<FdbEntry> gone;
   for (auto& port : p.ports) {
     bool fwd = port->s.state == BR_STATE_FORWARDING;
     next->ports.push_back(PortView{port->dev.get(), fwd});
-    if (!fwd) p.fdb.flush(port->dev.get());
+    if (!fwd) p.fdb.flush(port->dev.get(), gone);
   }
+  fdb_announce_removed(ctl, br, p, gone);
   // Linux: ageing_time is in clock_t (1/100 s).
   p.fdb.set_ageing(std::chrono::milliseconds(10) * p.s.ageing_time);
   const DataPlane* old = p.dp.exchange(next.release(), std::memory_order_acq_rel);
   rcu::retire(const_cast<DataPlane*>(old));
-  (void)br;
 }
 
 void attach_port(Control& ctl, Device& br, Device& port) {

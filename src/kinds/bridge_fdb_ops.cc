@@ -55,6 +55,29 @@ fdb::Entry to_entry(const Device& br, const FdbEntry& f, TimePoint now, Duration
   return e;
 }
 
+}  // namespace
+
+void fdb_announce_learned(Control& ctl, Device& br, Priv& p) {
+  const TimePoint now = br.engine().time().now();
+  std::vector<fdb::Entry> out;
+  {
+    auto lk = p.fdb.lock();
+    auto& table = p.fdb.table_locked();
+    for (const Fdb::Key& k : p.fdb.take_learned_locked())
+      if (auto it = table.find(k); it != table.end())
+        out.push_back(to_entry(br, it->second, now, p.fdb.ageing()));
+  }
+  for (const auto& e : out) fdb::notify(ctl, br.ns(), true, e);
+}
+
+void fdb_announce_removed(Control& ctl, Device& br, Priv& p, const std::vector<FdbEntry>& gone) {
+  const TimePoint now = br.engine().time().now();
+  for (const FdbEntry& f : gone)
+    fdb::notify(ctl, br.ns(), false, to_entry(br, f, now, p.fdb.ageing()));
+}
+
+namespace {
+
 // The events of one change, announced once the table's mutex is released.
 struct Events {
   Device& br;

@@ -15,6 +15,7 @@
 #include "ifcore/engine.h"
 #include "ifcore/fdb.h"
 #include "ifcore/frame.h"
+#include "ifcore/timer.h"
 
 namespace ifcore::kinds::bridge {
 
@@ -77,12 +78,17 @@ class Fdb {
   using Key = std::pair<std::uint64_t, std::uint16_t>;  // address, vlan
   static Key key(const HwAddr& mac, std::uint16_t vid);
 
-  void learn(const HwAddr& mac, Device* port, TimePoint now);
+  // Linux: br_fdb_update. An entry made, or moved to another port, is queued to be
+  // announced; true when the queue was empty (the caller then posts the announcing timer).
+  bool learn(const HwAddr& mac, Device* port, TimePoint now);
+  // The keys learn() queued since the last call, oldest first. Context: lock() held.
+  std::vector<Key> take_learned_locked() { return std::exchange(learned_, {}); }
   // The port `mac` was last seen on, unless aged out; nullptr and *local for a local
   // entry. The pointer is only compared (it may name a port that has just left).
   Device* lookup(const HwAddr& mac, TimePoint now, bool* local);
-  // Dynamic entries of `port` (nullptr: all) (Linux: br_fdb_delete_by_port without do_all).
-  void flush(const Device* port);
+  // Dynamic entries of `port` (nullptr: all) (Linux: br_fdb_delete_by_port without do_all),
+  // appended to `gone`.
+  void flush(const Device* port, std::vector<FdbEntry>& gone);
   void set_ageing(Duration d) { ageing_ns_.store(d.count(), std::memory_order_relaxed); }
   Duration ageing() const { return Duration(ageing_ns_.load(std::memory_order_relaxed)); }
   std::size_t size();
@@ -96,6 +102,7 @@ class Fdb {
   std::mutex mu_;  // leaf
   std::map<Key, FdbEntry> map_;
   std::uint64_t seq_ = 0;
+  std::vector<Key> learned_;  // made or moved by learn(), not announced yet
   std::atomic<Duration::rep> ageing_ns_{Duration(std::chrono::seconds(300)).count()};
 };
 
@@ -111,6 +118,9 @@ struct Priv final : DevicePriv {
   // made with (on), as Linux 6.18 shows (`state UNKNOWN`, `LOWER_UP`).
   bool had_port = false;
   HwAddr own_addr;  // the address the bridge's own local entry was made for
+  // Announces what the frame path learned (fdb_announce_learned), posted by it; removed at
+  // uninit, so it never runs for a bridge that is gone.
+  TimerId announce_timer = 0;
   std::vector<std::unique_ptr<Port>> ports;
 
   Port* find(const Device& d) const {
@@ -138,7 +148,7 @@ AttrList fill_port(const Device& br, const Priv& p, const Port& port);
 // The frame path (bridge_fdb.cc). Context of the first three: control lock.
 // Rebuilds the ports' view after a join, leave or state change; flushes the forwarding
 // entries of ports that no longer forward (Linux: br_fdb_delete_by_port).
-void publish_ports(Device& br, Priv& p);
+void publish_ports(Control& ctl, Device& br, Priv& p);
 // Makes the bridge the receive handler of `port`, or stops it being so.
 void attach_port(Control& ctl, Device& br, Device& port);
 void detach_port(Control& ctl, Device& port);
@@ -155,6 +165,13 @@ void fdb_delete_by_port(Control& ctl, Device& br, Priv& p, Device* port);
 void fdb_port_changed_addr(Control& ctl, Device& br, Priv& p, Device& port);
 // Linux: br_fdb_change_mac_address — the bridge has a new address.
 void fdb_bridge_changed_addr(Control& ctl, Device& br, Priv& p);
+// Linux: the fdb_notify(RTM_NEWNEIGH) of br_fdb_update, deferred: announces the entries the
+// frame path made or moved since the last call (it cannot take the control lock). An entry
+// gone since is not announced.
+void fdb_announce_learned(Control& ctl, Device& br, Priv& p);
+// Announces the deletion of `gone`, entries a port that stopped forwarding lost (Linux:
+// fdb_delete's RTM_DELNEIGH in br_fdb_delete_by_port).
+void fdb_announce_removed(Control& ctl, Device& br, Priv& p, const std::vector<FdbEntry>& gone);
 // Linux: br_fdb_add / br_fdb_delete for `port` (nullptr: the bridge itself), br_fdb_get and
 // br_fdb_dump (`filter`: a port's entries; nullptr: the bridge's own).
 Result<void> fdb_add(Control& ctl, Device& br, Priv& p, Device* port, const HwAddr& addr,

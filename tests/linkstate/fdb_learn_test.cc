@@ -1,11 +1,13 @@
 // Entries the bridge learns from frames show in fdb::dump as dynamic (reachable) entries of
-// their port, turn stale once aged, and never replace a local or a sticky entry.
+// their port, turn stale once aged, and never replace a local or a sticky entry; each entry
+// made or moved is announced (RTNLGRP_NEIGH), as Linux's br_fdb_update does.
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
 
 #include <chrono>
 
 #include "ifcore/fdb.h"
+#include "ifcore/timer.h"
 #include "kinds/bridge.h"
 #include "linkstate_fixture.h"
 
@@ -73,6 +75,73 @@ TEST_F(FdbLearnTest, LearnedEntriesAreDumpedAgeAndRespectStickyEntries) {
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->ifindex, p0->ifindex());
   EXPECT_EQ(e->state, NUD_PERMANENT);
+}
+
+struct FdbEvents : fdb::Listener {
+  std::vector<std::pair<bool, fdb::Entry>> seen;
+  void on_fdb(Namespace&, bool added, const fdb::Entry& e) override { seen.emplace_back(added, e); }
+};
+
+TEST_F(FdbLearnTest, WhatIsLearnedOrMovedIsAnnouncedOnceAfterTheFramePath) {
+  auto ctl = engine->control();
+  Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
+  ASSERT_TRUE(ctl.open(*br));
+  auto [p0, h0] = pair(ctl, "p0", "h0");
+  auto [p1, h1] = pair(ctl, "p1", "h1");
+  ASSERT_TRUE(ctl.set_master(*p0, br));
+  ASSERT_TRUE(ctl.set_master(*p1, br));
+  FdbEvents ev;
+  fdb::add_listener(ctl, ev);
+  const HwAddr mac = h0->address();
+  EXPECT_TRUE(transmit(*h0, frame(h1->address(), mac)));
+  EXPECT_TRUE(ev.seen.empty()) << "the frame path announces nothing itself";
+  run_timers(ctl);
+  ASSERT_EQ(ev.seen.size(), 1u);
+  EXPECT_TRUE(ev.seen[0].first);
+  EXPECT_EQ(ev.seen[0].second.lladdr, mac);
+  EXPECT_EQ(ev.seen[0].second.ifindex, p0->ifindex());
+  EXPECT_EQ(ev.seen[0].second.master, static_cast<std::uint32_t>(br->ifindex()));
+  EXPECT_EQ(ev.seen[0].second.state, NUD_REACHABLE);
+  // Seen again on the same port: refreshed, not announced.
+  EXPECT_TRUE(transmit(*h0, frame(h1->address(), mac)));
+  run_timers(ctl);
+  EXPECT_EQ(ev.seen.size(), 1u);
+  // Seen on the other port: moved, and announced with its new port.
+  EXPECT_TRUE(transmit(*h1, frame(h0->address(), mac)));
+  run_timers(ctl);
+  ASSERT_EQ(ev.seen.size(), 2u);
+  EXPECT_EQ(ev.seen[1].second.ifindex, p1->ifindex());
+  // The port it is on stops forwarding: the entry goes, announced (Linux:
+  // br_fdb_delete_by_port from br_stp_disable_port).
+  ASSERT_TRUE(ctl.close(*p1));
+  ASSERT_EQ(ev.seen.size(), 3u);
+  EXPECT_FALSE(ev.seen[2].first);
+  EXPECT_EQ(ev.seen[2].second.lladdr, mac);
+  EXPECT_EQ(ev.seen[2].second.ifindex, p1->ifindex());
+  // Learned, then gone with its port before the announcement: nothing is announced.
+  EXPECT_TRUE(transmit(*h0, frame(h1->address(), HwAddr::ethernet({2, 0, 0, 0, 0, 9}))));
+  ASSERT_TRUE(ctl.set_master(*p0, nullptr));
+  const std::size_t before = ev.seen.size();
+  run_timers(ctl);
+  for (std::size_t i = before; i < ev.seen.size(); ++i)
+    EXPECT_NE(ev.seen[i].second.lladdr, HwAddr::ethernet({2, 0, 0, 0, 0, 9}));
+  fdb::remove_listener(ctl, ev);
+}
+
+TEST_F(FdbLearnTest, ABridgeDeletedWithAnnouncementsPendingAnnouncesNothing) {
+  auto ctl = engine->control();
+  Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
+  ASSERT_TRUE(ctl.open(*br));
+  auto [p0, h0] = pair(ctl, "p0", "h0");
+  ASSERT_TRUE(ctl.set_master(*p0, br));
+  FdbEvents ev;
+  fdb::add_listener(ctl, ev);
+  EXPECT_TRUE(transmit(*h0, frame(HwAddr::ethernet({2, 0, 0, 0, 0, 1}), h0->address())));
+  ASSERT_TRUE(ctl.delete_link(*br));
+  ev.seen.clear();
+  run_timers(ctl);
+  EXPECT_TRUE(ev.seen.empty());
+  fdb::remove_listener(ctl, ev);
 }
 
 }  // namespace
