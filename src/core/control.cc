@@ -290,14 +290,10 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
   DeviceAccess::set_state(*d, RegState::Registered);
   StatsCounters::add_locked(impl.stats.devices_registered, 1);
   // Linux: register_netdevice sends REGISTER; a veto unregisters the device again.
-  std::size_t notified = 0;
   EventInfo ev{NetdevEvent::Register, *d};
-  auto r = impl.call_chain(*this, ev, &notified);
+  EventInfo un{NetdevEvent::Unregister, *d};
+  auto r = impl.call_chain(*this, ev, &un);
   if (!r) {
-    auto list = impl.chain.snapshot();
-    EventInfo un{NetdevEvent::Unregister, *d};
-    for (std::size_t i = 0; i < notified && i < list->size(); ++i)
-      if ((*list)[i].wants(NetdevEvent::Unregister)) (void)(*list)[i].sub->on_event(*this, un);
     reg.erase(*d, final_name, ifindex);
     DeviceAccess::set_state(*d, RegState::Unregistered);
     StatsCounters::add_locked(impl.stats.devices_registered, -1);

@@ -37,7 +37,7 @@ void Engine::Impl::barrier(const Policies& p) {
   StatsCounters::add(stats.barrier_ns, Clock::now() - t0);
 }
 
-Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified) {
+Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, const EventInfo* undo) {
   const std::uint64_t t0 = ticks::now();
   NotifierChain::Call call(chain);
   std::size_t reached = 0, calls = 0;
@@ -61,7 +61,12 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, std::si
   StatsCounters::add_locked(stats.notifier_calls, calls);
   StatsCounters::add_locked(stats.notifier_passes, 1);
   StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
-  if (notified) *notified = reached;
+  if (!result && undo) {
+    const auto& list = call.list();
+    for (std::size_t i = 0; i < reached; ++i)
+      if (list[i].wants(ev.event) && list[i].wants(undo->event) && chain.find(list[i].id))
+        (void)list[i].sub->on_event(ctl, *undo);  // (one that left since hears nothing)
+  }
   return result;
 }
 

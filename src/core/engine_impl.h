@@ -219,9 +219,11 @@ struct Engine::Impl {
   void last_ref_dropped(Device& d) { finalizer.ready(d); }
 
   // Runs the chain for one event on one device (counts calls). Vetoable events stop at
-  // the first error; `notified` receives how far down the chain the event went (the
-  // subscribers before that point whose mask takes the event saw it).
-  Result<void> call_chain(Control& ctl, const EventInfo& ev, std::size_t* notified = nullptr);
+  // the first error; then, given `undo`, the subscribers this call reached before the one
+  // that vetoed (those whose mask took `ev`) hear `undo` if their mask takes it, walked on
+  // the very list of the call: a subscriber that joined the chain during the call heard
+  // nothing, so it is not told to undo anything.
+  Result<void> call_chain(Control& ctl, const EventInfo& ev, const EventInfo* undo = nullptr);
   // One pass of `event` over many devices (counted as one pass): each of `devs` to every
   // subscriber that takes the event. `batched`: an unregister batch's pass, which
   // call_batch(UnregisterBatch) follows (EventInfo::batched).

@@ -245,5 +245,39 @@ TEST_F(Notifier, ChangingTheChainDuringACallChangesOnlyLaterCalls) {
   ctl.unsubscribe(changer_id);  // it lives on this stack, not as long as the engine
 }
 
+// A subscriber that joins the chain during a Register is not part of that call: when a
+// later one vetoes, the Unregister of the rollback goes to exactly those the call reached
+// before the veto, counted on the list the call walked (not on the chain as it is now,
+// where the newcomer sits before them).
+TEST_F(Notifier, AVetoedRegisterRollsBackOverTheListTheCallWalked) {
+  struct Joiner : Subscriber {
+    std::vector<std::string>* journal = nullptr;
+    Subscriber* newcomer = nullptr;
+    SubscriptionId newcomer_id = 0;
+    Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+      journal->push_back(fmt::format("joiner:{}:{}", to_string(ev.event), ev.dev.name()));
+      if (ev.event == NetdevEvent::Register && !newcomer_id)
+        newcomer_id = ctl.subscribe(*newcomer, {"new", 20, false});
+      return ok();
+    }
+  } joiner;
+  Recorder &newcomer = recorder("new"), &vetoer = recorder("vetoer");
+  vetoer.veto = NetdevEvent::Register;
+  joiner.journal = &j;
+  joiner.newcomer = &newcomer;
+  auto ctl = engine->control();
+  SubscriptionId joiner_id = ctl.subscribe(joiner, {"joiner", 10, false});
+  ctl.subscribe(vetoer, {"vetoer", 0, false});
+  auto r = ctl.create_link(ns(ctl), test::link_req("dummy", "n0"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EPERM);
+  std::vector<std::string> want = {"joiner:REGISTER:n0", "vetoer:REGISTER:n0",
+                                   "joiner:UNREGISTER:n0"};
+  EXPECT_EQ(j, want) << "the newcomer heard no Register, so it hears no Unregister";
+  EXPECT_EQ(ctl.find(ns(ctl), "n0"), nullptr);
+  ctl.unsubscribe(joiner.newcomer_id);
+  ctl.unsubscribe(joiner_id);
+}
+
 }  // namespace
 }  // namespace ifcore
