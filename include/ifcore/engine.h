@@ -200,8 +200,11 @@ class Control {
   // Create: kind validate + new_link, then flags and master. Both-or-neither.
   // Errors: EOPNOTSUPP (unknown kind), EEXIST, EINVAL, ENODEV...
   Result<Device*> create_link(Namespace& ns, const LinkRequest& req);
-  // Change an existing device. Validates everything first; if a step is vetoed, the steps
-  // already made are undone. Errors: as the single operations below.
+  // Change an existing device. Validates everything first; if a step fails, the steps
+  // already made are undone, the kind's and a master's port attributes included
+  // (Kind::save_link, Kind::save_slave), so a failed request changes nothing; an undo that
+  // itself fails is logged (LogLevel::Error) beside the request's error. Errors: as the
+  // single operations below.
   Result<void> change_link(Device& dev, const LinkRequest& req);
   // Delete: the kind's del_link (cascade) and one batch.
   Result<void> delete_link(Device& dev);

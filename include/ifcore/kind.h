@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 #include "ifcore/attr.h"
@@ -42,6 +43,16 @@ class Kind {
 
   // Applies IFLA_INFO_DATA to an existing device. Default: EOPNOTSUPP if data is given.
   virtual Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const;
+
+  // Puts back what change_link or change_slave changed, when a later step of the same
+  // request fails (a failed request changes nothing). Called under the control lock; its
+  // error is reported in the engine's log, never dropped.
+  using Undo = std::function<Result<void>(Control&)>;
+  // Captures, before change_link(dev, ...), what it may change. A kind that overrides
+  // change_link overrides this too. Default: nothing to put back (an empty Undo).
+  virtual Undo save_link(const Device& dev) const { return {}; }
+  // The same before change_slave(master, port, ...), for master kinds.
+  virtual Undo save_slave(const Device& master, const Device& port) const { return {}; }
 
   // Adds `dev` and whatever must die with it to `batch` (veth peer, vlans on it...).
   // Errors: EOPNOTSUPP where the kind cannot be deleted (loopback). Context: control lock.

@@ -98,10 +98,15 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
   if (req.proto_down && !dev.kind().can_change_proto_down())
     return fail(EOPNOTSUPP, "Protodown not supported by device");
 
-  // Apply in Linux's order (do_setlink), remembering how to undo each step.
-  std::vector<std::function<void()>> undo;
+  // Apply in Linux's order (do_setlink), remembering how to undo each step. An undo that
+  // fails is reported in the log with the request's error (the state may then differ).
+  std::vector<std::function<Result<void>()>> undo;
   auto rollback = [&](Error e) -> Result<void> {
-    for (auto it = undo.rbegin(); it != undo.rend(); ++it) (*it)();
+    for (auto it = undo.rbegin(); it != undo.rend(); ++it)
+      if (auto u = (*it)(); !u)
+        engine_->log(LogLevel::Error,
+                     fmt::format("device \"{}\": undoing a change after \"{}\" failed: {}",
+                                 dev.name(), e.message, u.error().message));
     return fail(std::move(e));
   };
 #define IFCORE_STEP(expr, revert)                              \
@@ -111,55 +116,61 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
     undo.push_back(revert);                                    \
   } while (0)
 
-  if (req.has_info_data) IFCORE_STEP(dev.kind().change_link(*this, dev, req), [] {});
+  if (req.has_info_data) {
+    Kind::Undo saved = dev.kind().save_link(dev);
+    IFCORE_STEP(dev.kind().change_link(*this, dev, req),
+                ([this, saved] { return saved ? saved(*this) : ok(); }));
+  }
   if (target && target != &dev.ns()) {
     Namespace* from = &dev.ns();
     std::string old = dev.name();
     IFCORE_STEP(move_to_namespace(dev, *target, req.name.value_or("")),
-                ([this, &dev, from, old] { (void)move_to_namespace(dev, *from, old); }));
+                ([this, &dev, from, old] { return move_to_namespace(dev, *from, old); }));
   } else if (req.name) {
     std::string old = dev.name();
-    IFCORE_STEP(rename(dev, *req.name), ([this, &dev, old] { (void)rename(dev, old); }));
+    IFCORE_STEP(rename(dev, *req.name), ([this, &dev, old] { return rename(dev, old); }));
   }
   if (req.address) {
     HwAddr old = dev.address();
     HwAddr next(req.address->bytes().first(dev.address().size()));
-    IFCORE_STEP(set_address(dev, next), ([this, &dev, old] { (void)set_address(dev, old); }));
+    IFCORE_STEP(set_address(dev, next), ([this, &dev, old] { return set_address(dev, old); }));
   }
   if (req.broadcast) {
     HwAddr old = dev.broadcast();
     IFCORE_STEP(set_broadcast(dev, *req.broadcast),
-                ([this, &dev, old] { (void)set_broadcast(dev, old); }));
+                ([this, &dev, old] { return set_broadcast(dev, old); }));
   }
   if (req.mtu) {
     std::uint32_t old = dev.mtu();
-    IFCORE_STEP(set_mtu(dev, *req.mtu), ([this, &dev, old] { (void)set_mtu(dev, old); }));
+    IFCORE_STEP(set_mtu(dev, *req.mtu), ([this, &dev, old] { return set_mtu(dev, old); }));
   }
   if (req.group) {
     std::uint32_t old = dev.group();
-    IFCORE_STEP(set_group(dev, *req.group), ([this, &dev, old] { (void)set_group(dev, old); }));
+    IFCORE_STEP(set_group(dev, *req.group), ([this, &dev, old] { return set_group(dev, old); }));
   }
   if (req.master) {
     Device* old = dev.master();
-    IFCORE_STEP(set_master(dev, master), ([this, &dev, old] { (void)set_master(dev, old); }));
+    IFCORE_STEP(set_master(dev, master), ([this, &dev, old] { return set_master(dev, old); }));
   }
   if (req.has_slave_data) {
     Device* m = dev.master();
     if (!m) return rollback(Error{EINVAL, fmt::format("device \"{}\" has no master", dev.name())});
-    IFCORE_STEP(m->kind().change_slave(*this, *m, dev, req.slave_data), [] {});
+    Kind::Undo saved = m->kind().save_slave(*m, dev);
+    IFCORE_STEP(m->kind().change_slave(*this, *m, dev, req.slave_data),
+                ([this, saved] { return saved ? saved(*this) : ok(); }));
   }
   if (req.flags || req.change) {
     std::uint32_t old = dev.flags();
     IFCORE_STEP(change_flags(dev, combine_flags(dev, req)),
-                ([this, &dev, old] { (void)change_flags(dev, old); }));
+                ([this, &dev, old] { return change_flags(dev, old); }));
   }
   if (req.txqlen) {
     std::uint32_t old = dev.txqlen();
-    IFCORE_STEP(set_txqlen(dev, *req.txqlen), ([this, &dev, old] { (void)set_txqlen(dev, old); }));
+    IFCORE_STEP(set_txqlen(dev, *req.txqlen), ([this, &dev, old] { return set_txqlen(dev, old); }));
   }
   if (req.ifalias) {
     std::string old = dev.alias();
-    IFCORE_STEP(set_alias(dev, *req.ifalias), ([this, &dev, old] { (void)set_alias(dev, old); }));
+    IFCORE_STEP(set_alias(dev, *req.ifalias), ([this, &dev, old] { return set_alias(dev, old); }));
   }
   if (req.link_mode && *req.link_mode != dev.link_mode()) {
     dev.set_link_mode_locked(*req.link_mode);

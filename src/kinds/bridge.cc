@@ -213,6 +213,37 @@ AttrList Bridge::fill_slave_info(const Device& master, const Device& port) const
   return e ? bridge::fill_port(master, *p, *e) : AttrList{};
 }
 
+Kind::Undo Bridge::save_link(const Device& dev) const {
+  const bridge::Settings saved = bridge::priv(dev)->s;
+  Device* br = const_cast<Device*>(&dev);
+  return [br, saved](Control& ctl) -> Result<void> {
+    Priv& p = *bridge::priv(*br);
+    const bool stp_changed = saved.stp_state != p.s.stp_state;
+    p.s = saved;
+    bridge::publish_ports(ctl, *br, p);
+    if (stp_changed) update_states(ctl, *br);
+    (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, *br});
+    return ok();
+  };
+}
+
+Kind::Undo Bridge::save_slave(const Device& master, const Device& port) const {
+  const Priv* p = bridge::priv(master);
+  const Port* e = p ? p->find(port) : nullptr;
+  if (!e) return {};
+  const bridge::PortSettings saved = e->s;
+  Device* br = const_cast<Device*>(&master);
+  const Device* dev = &port;
+  return [br, dev, saved](Control& ctl) -> Result<void> {
+    Priv* q = bridge::priv(*br);
+    Port* pe = q ? q->find(*dev) : nullptr;
+    if (!pe) return fail(ENODEV, "\"{}\" is no longer a port of \"{}\"", dev->name(), br->name());
+    pe->s = saved;
+    update_states(ctl, *br);
+    return ok();
+  };
+}
+
 Result<void> Bridge::change_slave(Control& ctl, Device& master, Device& port,
                                   const AttrList& data) const {
   Priv* p = bridge::priv(master);

@@ -169,8 +169,16 @@ void refresh_rx(Control& ctl, Device& lower) {
 class LowerWatch final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
-    // The subscription's events (install): ChangeMtu, and Up, Down, Change, after which
-    // the macvlans take the lower's state.
+    // PreChangeMtu of a macvlan itself: Linux macvlan_change_mtu refuses more than the
+    // lower's mtu, with the errno alone.
+    if (ev.event == NetdevEvent::PreChangeMtu) {
+      if (auto* m = macvlan_of(ev.dev); m && m->lower && ev.new_mtu > m->lower->mtu())
+        return fail_log_only(EINVAL, "macvlan \"{}\": mtu {} exceeds the mtu {} of \"{}\"",
+                             ev.dev.name(), ev.new_mtu, m->lower->mtu(), m->lower->name());
+      return ok();
+    }
+    // The rest of the subscription's events (install): ChangeMtu, and Up, Down, Change,
+    // after which the macvlans take the lower's state.
     for (Device* m : macvlans_on(ev.dev)) {
       if (ev.event == NetdevEvent::ChangeMtu) {
         if (m->mtu() > ev.dev.mtu()) (void)ctl.set_mtu(*m, ev.dev.mtu());
@@ -261,6 +269,21 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
   return r;
 }
 
+Kind::Undo Macvlan::save_link(const Device& dev) const {
+  const MacvlanPriv& cur = *macvlan_of(dev);
+  Device* d = const_cast<Device*>(&dev);
+  return [d, mode = cur.mode, flags = cur.flags, sources = cur.sources,
+          bc = cur.bc_queue_len](Control& ctl) -> Result<void> {
+    MacvlanPriv& v = *macvlan_of(*d);
+    v.mode = mode;
+    v.flags = flags;
+    v.sources = sources;
+    v.bc_queue_len = bc;
+    (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, *d});
+    return ok();
+  };
+}
+
 Result<void> Macvlan::change_link(Control& ctl, Device& dev, const LinkRequest& req) const {
   // Linux: macvlan_changelink. Checked whole first, then applied to a copy.
   IFCORE_TRY(check_data(req.info_data));
@@ -339,9 +362,10 @@ void Macvlan::install(Engine& engine) {
   static LowerWatch watch;
   engine.register_kind(kind);
   auto ctl = engine.control();
-  (void)ctl.subscribe(watch, SubscribeOptions{"macvlan", 0, false,
-                                              events_of(NetdevEvent::ChangeMtu, NetdevEvent::Up,
-                                                        NetdevEvent::Down, NetdevEvent::Change)});
+  (void)ctl.subscribe(
+      watch, SubscribeOptions{"macvlan", 0, false,
+                              events_of(NetdevEvent::PreChangeMtu, NetdevEvent::ChangeMtu,
+                                        NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change)});
 }
 
 }  // namespace ifcore::kinds

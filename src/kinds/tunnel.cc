@@ -227,6 +227,21 @@ Result<Device*> Tunnel::new_link(Control& ctl, Namespace& ns, const LinkRequest&
                              req.ifindex);
 }
 
+Kind::Undo Tunnel::save_link(const Device& dev) const {
+  Device* d = const_cast<Device*>(&dev);
+  return [d, p = tunnel_of(dev)->p, address = dev.address(), broadcast = dev.broadcast(),
+          mtu = dev.mtu(), p2p = dev.flags() & IFF_POINTOPOINT](Control& ctl) -> Result<void> {
+    TunnelPriv& t = *tunnel_of(*d);
+    t.p = p;
+    d->set_flags_locked((d->flags() & ~IFF_POINTOPOINT) | p2p);
+    if (d->address() != address) IFCORE_TRY(ctl.set_address(*d, address));
+    if (d->broadcast() != broadcast) IFCORE_TRY(ctl.set_broadcast(*d, broadcast));
+    if (d->mtu() != mtu) IFCORE_TRY(ctl.set_mtu(*d, mtu));
+    (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, *d});
+    return ok();
+  };
+}
+
 Result<void> Tunnel::change_link(Control& ctl, Device& dev, const LinkRequest& req) const {
   // Linux: ip_tunnel_changelink: new parameters over the old; EEXIST if another tunnel
   // has them; the addresses follow; a new link rebinds the mtu (unless one is given).

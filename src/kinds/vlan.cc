@@ -226,6 +226,20 @@ Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   return r;
 }
 
+Kind::Undo Vlan::save_link(const Device& dev) const {
+  const VlanPriv& v = *vlan_of(dev);
+  Device* d = const_cast<Device*>(&dev);
+  return
+      [d, flags = v.flags, ingress = v.ingress, egress = v.egress](Control& ctl) -> Result<void> {
+        VlanPriv& w = *vlan_of(*d);
+        w.flags = flags;
+        w.ingress = ingress;
+        w.egress = egress;
+        (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, *d});
+        return ok();
+      };
+}
+
 Result<void> Vlan::change_link(Control& ctl, Device& dev, const LinkRequest& req) const {
   // Linux: vlan_changelink changes flags and qos maps; the id and protocol stay.
   IFCORE_TRY(check_data(req.info_data));

@@ -240,6 +240,25 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
   return r;
 }
 
+Kind::Undo Vxlan::save_link(const Device& dev) const {
+  const VxlanPriv& v = *vxlan_of(dev);
+  Device* d = const_cast<Device*>(&dev);
+  return [d, conf = v.conf, lower = v.lower.get()](Control& ctl) -> Result<void> {
+    VxlanPriv& w = *vxlan_of(*d);
+    if (w.lower.get() != lower) {
+      if (w.lower) ctl.unlink_upper(*w.lower, *d);
+      w.lower.reset();
+      if (lower) {  // the lower it had: still registered, as the request's steps took no device
+        IFCORE_TRY(ctl.link_upper(*lower, *d, /*master=*/false));
+        w.lower = Ref(*lower, "vxlan");
+      }
+    }
+    w.conf = conf;
+    (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, *d});
+    return ok();
+  };
+}
+
 Result<void> Vxlan::change_link(Control& ctl, Device& dev, const LinkRequest& req) const {
   VxlanPriv& v = *vxlan_of(dev);
   Conf c = v.conf;
