@@ -504,7 +504,8 @@ void Loop::flush_ring(Client& c) {
       }
       r = c.ring->push_socket_record();
     }
-    if (!r) return close_for(c, r.error().message);
+    if (!r)
+      return close_for(c, fmt::format("{}: {}", errno_name(r.error().code), r.error().message));
     if (!*r) {
       // Full: the client rings the doorbell once it has read (unless room appeared).
       if (c.ring->prepare_wait_room(big ? 0 : d.size())) break;
@@ -696,7 +697,7 @@ int Loop::read_ring(Client& c) {
     if (p && *p == rtnl::MappedRings::Popped::OnSocket)
       p = fail(EPROTO, "ring: a socket record in the request ring");
     if (!p) {
-      close_for(c, p.error().message);
+      close_for(c, fmt::format("{}: {}", errno_name(p.error().code), p.error().message));
       break;
     }
     if (*p == rtnl::MappedRings::Popped::Empty) break;
