@@ -410,6 +410,7 @@ void Loop::accept_clients() {
     c->may_write = c->cred.uid == 0 || (cfg_.write_group && in_group(c->cred, *cfg_.write_group));
     std::uint32_t port = pick_port(c->cred.pid);
     if (!open_session(*c, "default", port)) {
+      if (conns == 0) per_uid_.erase(c->cred.uid);
       close(fd);
       continue;
     }

@@ -257,7 +257,13 @@ class PermissionTest : public DaemonTest {
         std::fprintf(stderr, "%s: errno %d, not EPERM\n", what, r.last_error());
         return k;
       }
-      // Linux: EPERM comes with no extack message.
+      // Linux: EPERM comes with no extack message (no NLM_F_ACK_TLVS) and, without
+      // NETLINK_CAP_ACK, the whole request echoed.
+      const auto& h = r.msgs.back().hdr;
+      if (h.nlmsg_flags != 0 || h.nlmsg_len != NLMSG_HDRLEN + sizeof(int) + bytes.size()) {
+        std::fprintf(stderr, "%s: flags %#x, length %u\n", what, h.nlmsg_flags, h.nlmsg_len);
+        return k;
+      }
       if (!r.last_error_reply().message.empty()) {
         std::fprintf(stderr, "%s: extack \"%s\"\n", what, r.last_error_reply().message.c_str());
         return k;
