@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include "bench/scenarios/fairness.h"
 #include "bench/scenarios/neigh_batch.h"
 #include "bench/scenarios/runner.h"
 #include "bench/scenarios/shim_batch.h"
@@ -45,11 +46,12 @@ int main(int argc, char** argv) {
     for (const auto& s : scenarios()) fmt::print("{}\n", s.name);
     fmt::print("{}\n", kShimBatchName);
     fmt::print("{}\n", kNeighBatchName);
+    fmt::print("{}\n", kFairnessName);
     return 0;
   }
   // The shim's cost is a section of its own, after the suite's table (shim_batch.h): in the
   // default suite, or when named.
-  bool shim = names.empty(), neigh = names.empty();
+  bool shim = names.empty(), neigh = names.empty(), fairness = names.empty();
   if (auto it = std::find(names.begin(), names.end(), kShimBatchName); it != names.end()) {
     shim = true;
     names.erase(it);
@@ -57,6 +59,11 @@ int main(int argc, char** argv) {
   }
   if (auto it = std::find(names.begin(), names.end(), kNeighBatchName); it != names.end()) {
     neigh = true;
+    names.erase(it);
+    if (names.empty()) names.push_back("");
+  }
+  if (auto it = std::find(names.begin(), names.end(), kFairnessName); it != names.end()) {
+    fairness = true;
     names.erase(it);
     if (names.empty()) names.push_back("");
   }
@@ -73,6 +80,14 @@ int main(int argc, char** argv) {
         print_neigh_batch(*f, stdout);
       else
         fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+    }
+    if (fairness) {
+      for (bool rings : {false, true}) {
+        if (auto f = measure_fairness(5000, rings))
+          print_fairness(*f, stdout);
+        else
+          fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+      }
     }
   };
   auto p = parse_paths(paths);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -50,13 +51,19 @@ struct Policies {
   Duration grace_floor = std::chrono::milliseconds(4);
   // Kernel's legacy waits: the UNREGISTER re-broadcast interval while a caller waits.
   Duration rebroadcast_interval = std::chrono::seconds(1);
+  // Limits (0: none). Devices per namespace, its loopback included, and namespaces per
+  // engine, its first one included. A create that would pass one is refused with ENOSPC
+  // and changes nothing, as Linux refuses a namespace past /proc/sys/user/max_net_namespaces.
+  std::size_t max_devices = 0;
+  std::size_t max_namespaces = 0;
 
   // The kernel of the seeds' time: poll250, single, kernel grace periods and link watch,
   // dst at priority 0.
   static Policies legacy();
   // Parses "default", "legacy", or a comma list of key=value: ref-wait=event|backoff|poll250,
   // unregister=batched|single, grace=urcu|kernel, linkwatch=adaptive|kernel, dst-priority=N,
-  // grace-floor-ms=N. EINVAL with a message naming the bad item.
+  // grace-floor-ms=N, max-devices=N, max-namespaces=N (0: no limit). EINVAL with a message
+  // naming the bad item.
   static Result<Policies> parse(std::string_view text);
   std::string to_string() const;
 };

@@ -156,7 +156,7 @@ class Control {
   Namespace* find_namespace(std::string_view name) const;
   Namespace* find_namespace_by_id(int id) const;
   std::vector<Namespace*> namespaces() const;  // in order of creation
-  // Errors: EEXIST (name taken), EINVAL (bad name).
+  // Errors: EEXIST (name taken), EINVAL (bad name), ENOSPC (Policies::max_namespaces).
   Result<Namespace*> create_namespace(std::string_view name);
   // Unregisters every device of the namespace in ONE batch, then frees the namespace.
   Result<void> destroy_namespace(Namespace& ns);
@@ -189,9 +189,14 @@ class Control {
   std::unique_ptr<Device> alloc_device(const Kind& kind, Namespace& ns);
   // Names, indexes, lists and notifies (Register). `name` may hold one "%d".
   // `ifindex` 0 = allocate. Errors: EINVAL/ENAMETOOLONG (name), EEXIST (name taken),
-  // EBUSY (ifindex taken), ENFILE (no free %d number), a subscriber's veto.
+  // EBUSY (ifindex taken), ENFILE (no free %d number), ENOSPC (Policies::max_devices), a
+  // subscriber's veto.
   Result<Device*> register_device(std::unique_ptr<Device> dev, std::string_view name,
                                   int ifindex = 0);
+  // Whether `count` more devices fit in `ns` under Policies::max_devices. A kind that
+  // registers several devices asks for them all before registering the first, so that a
+  // refusal changes nothing. Errors: ENOSPC, naming the namespace and the limit.
+  Result<void> check_device_room(const Namespace& ns, std::size_t count) const;
   // Applies the generic attributes of a create request (mtu, address, txqlen, group...)
   // to an unregistered device. Errors: EINVAL, ERANGE with a message.
   Result<void> apply_create_attrs(Device& dev, const LinkRequest& req);

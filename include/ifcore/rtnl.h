@@ -22,11 +22,15 @@
 namespace ifcore::rtnl {
 
 struct SessionOptions {
-  std::string ns = "default";        // the namespace the session is bound to
-  bool may_write = true;             // false: changes get EPERM (peer not authorised)
-  std::uint32_t port_id = 0;         // the client's netlink port id (nlmsg_pid in replies)
-  std::size_t max_queued = 4096;     // notification datagrams queued before ENOBUFS
-  std::size_t datagram_size = 4096;  // dump datagrams are kept near this size
+  std::string ns = "default";  // the namespace the session is bound to
+  bool may_write = true;       // false: changes get EPERM (peer not authorised)
+  // false: may_write holds in `ns` only (its owner): making or destroying namespaces, and
+  // naming another one as a target, get EPERM.
+  bool may_write_elsewhere = true;
+  std::uint32_t port_id = 0;      // the client's netlink port id (nlmsg_pid in replies)
+  std::size_t max_queued = 4096;  // notification datagrams queued before ENOBUFS
+  std::size_t max_queued_bytes = std::size_t{8} << 20;  // their bytes, likewise
+  std::size_t datagram_size = 4096;                     // dump datagrams are kept near this size
 };
 
 using Datagram = std::vector<std::uint8_t>;

@@ -91,6 +91,11 @@ Result<Policies> Policies::parse(std::string_view text) {
       if (!n) return fail(n.error());
       if (*n < 0) return fail(EINVAL, "policy \"grace-floor-ms\": {} is negative", *n);
       p.grace_floor = std::chrono::milliseconds(*n);
+    } else if (k == "max-devices" || k == "max-namespaces") {
+      auto n = parse_int(k, v);
+      if (!n) return fail(n.error());
+      if (*n < 0) return fail(EINVAL, "policy \"{}\": {} is negative", k, *n);
+      (k == "max-devices" ? p.max_devices : p.max_namespaces) = static_cast<std::size_t>(*n);
     } else {
       return fail(EINVAL, "unknown policy \"{}\"", k);
     }
@@ -102,12 +107,15 @@ std::string Policies::to_string() const {
   auto rw = ref_wait == RefWaitPolicy::Event     ? "event"
             : ref_wait == RefWaitPolicy::Backoff ? "backoff"
                                                  : "poll250";
+  std::string limits;
+  if (max_devices) limits += fmt::format(",max-devices={}", max_devices);
+  if (max_namespaces) limits += fmt::format(",max-namespaces={}", max_namespaces);
   return fmt::format(
-      "ref-wait={},unregister={},grace={},linkwatch={},dst-priority={},grace-floor-ms={}", rw,
+      "ref-wait={},unregister={},grace={},linkwatch={},dst-priority={},grace-floor-ms={}{}", rw,
       unregister == UnregisterPolicy::Batched ? "batched" : "single",
       grace == GracePolicy::Urcu ? "urcu" : "kernel",
       linkwatch == LinkWatchPolicy::Adaptive ? "adaptive" : "kernel", dst_priority,
-      std::chrono::duration_cast<std::chrono::milliseconds>(grace_floor).count());
+      std::chrono::duration_cast<std::chrono::milliseconds>(grace_floor).count(), limits);
 }
 
 }  // namespace ifcore

@@ -47,6 +47,7 @@ const char* errno_name(int code) {
       {EPROTONOSUPPORT, "EPROTONOSUPPORT"},
       {EAFNOSUPPORT, "EAFNOSUPPORT"},
       {EMSGSIZE, "EMSGSIZE"},
+      {EPROTO, "EPROTO"},
       {ETIMEDOUT, "ETIMEDOUT"},
       {ECONNREFUSED, "ECONNREFUSED"},
       {ENOTCONN, "ENOTCONN"},

@@ -62,6 +62,9 @@ Result<Namespace*> Control::create_namespace(std::string_view name) {
     return fail(EINVAL, "namespace name \"{}\" is not valid", name);
   if (find_namespace(name)) return fail(EEXIST, "namespace \"{}\" already exists", name);
   auto& impl = engine_->impl();
+  // Linux: copy_net_ns refuses a namespace past the user's max_net_namespaces with ENOSPC.
+  if (std::size_t max = impl.policies.max_namespaces; max && impl.namespaces.size() >= max)
+    return fail(ENOSPC, "namespace \"{}\": the limit of {} namespaces is reached", name, max);
   auto* ns = new Namespace(*engine_, std::string(name), impl.next_ns_id++);
   impl.namespaces.emplace_back(ns);
   for (std::size_t i = 0; i < impl.pernet.size(); ++i) {
@@ -249,10 +252,19 @@ Result<void> Control::apply_create_attrs(Device& dev, const LinkRequest& req) {
   return ok();
 }
 
+Result<void> Control::check_device_room(const Namespace& ns, std::size_t count) const {
+  // ifcore: Linux has no such limit; ENOSPC as for its per-user namespace limits.
+  std::size_t max = engine_->impl().policies.max_devices;
+  if (max && ns.device_count() + count > max)
+    return fail(ENOSPC, "namespace \"{}\": the limit of {} devices is reached", ns.name(), max);
+  return ok();
+}
+
 Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::string_view name,
                                          int ifindex) {
   auto& impl = engine_->impl();
   Namespace& ns = dev->ns();
+  IFCORE_TRY(check_device_room(ns, 1));
   Registry& reg = ns.registry();
   std::string final_name(name);
   if (name.find('%') != std::string_view::npos) {

@@ -303,6 +303,7 @@ Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_
   if (!dev.kind().can_move_namespace()) return fail(EINVAL, "The interface netns is immutable");
   if (dev.state() != RegState::Registered)
     return fail(EINVAL, "device \"{}\" is not registered", dev.name());
+  IFCORE_TRY(check_device_room(to, 1));
   Registry& dst = to.registry();
   std::string name = new_name.empty() ? dev.name() : std::string(new_name);
   if (name.find('%') != std::string::npos) {

@@ -42,6 +42,7 @@ Result<Device*> Control::create_link(Namespace& ns, const LinkRequest& req) {
       return fail(EINVAL, "master device {} does not exist", *req.master);
   }
   IFCORE_TRY(kind->validate(*this, req));
+  IFCORE_TRY(check_device_room(ns, 1));
   auto made = kind->new_link(*this, ns, req);
   if (!made) return made;
   Device& dev = **made;

@@ -65,6 +65,35 @@ constexpr unsigned kRecvSlots = 16;
 // its replies is closed when this many wait (its ring's requests simply stop being read).
 constexpr std::size_t kRingOutboxLimit = 16 * kOutboxStop;
 
+// Datagrams waiting to be sent to one client, and their bytes.
+class Outbox {
+ public:
+  using Store = std::deque<rtnl::Datagram>;
+  void push_back(rtnl::Datagram&& d) {
+    bytes_ += d.size();
+    q_.push_back(std::move(d));
+  }
+  void pop_front() {
+    bytes_ -= q_.front().size();
+    q_.pop_front();
+  }
+  void erase_front(std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) bytes_ -= q_[i].size();
+    q_.erase(q_.begin(), q_.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  std::size_t size() const { return q_.size(); }
+  std::size_t bytes() const { return bytes_; }
+  bool empty() const { return q_.empty(); }
+  const rtnl::Datagram& front() const { return q_.front(); }
+  const rtnl::Datagram& operator[](std::size_t i) const { return q_[i]; }
+  Store::iterator begin() { return q_.begin(); }
+  Store::iterator end() { return q_.end(); }
+
+ private:
+  Store q_;
+  std::size_t bytes_ = 0;
+};
+
 struct Client {
   int fd = -1;
   std::uint64_t serial = 0;  // the connection's number, from 1 (Config::record_dir)
@@ -76,7 +105,7 @@ struct Client {
   std::uint64_t groups = 0;  // what the daemon asked the session, to replay it
   std::map<std::uint32_t, std::uint32_t> options;
   std::unique_ptr<rtnl::Session> session;
-  std::deque<rtnl::Datagram> out;
+  Outbox out;
   std::uint32_t events = 0;  // registered with epoll
   // Mapped rings, once the client asked for them: every datagram for it goes out through
   // the reply ring (or, too large for it, through the socket behind a socket record).
@@ -108,6 +137,37 @@ bool in_group(const ucred& c, gid_t group) {
   }
   gids.resize(n);
   return std::find(gids.begin(), gids.end(), group) != gids.end();
+}
+
+// The socket's directory: made 0755 if missing (its parent must exist); refused when
+// another user may replace the socket in it — writable by others without the sticky bit,
+// or owned by neither the daemon's user nor root.
+Result<void> check_socket_dir(const std::string& socket_path) {
+  auto slash = socket_path.rfind('/');
+  std::string dir = slash == std::string::npos ? "."
+                    : slash == 0               ? "/"
+                                               : socket_path.substr(0, slash);
+  if (mkdir(dir.c_str(), 0755) == 0) {
+    if (chmod(dir.c_str(), 0755) < 0)  // whatever the umask
+      return fail(errno, "chmod {}: {}", dir, std::strerror(errno));
+  } else if (errno != EEXIST) {
+    return fail(errno, "socket directory {}: {}", dir, std::strerror(errno));
+  }
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) < 0)
+    return fail(errno, "socket directory {}: {}", dir, std::strerror(errno));
+  if (S_ISLNK(st.st_mode) && stat(dir.c_str(), &st) < 0)
+    return fail(errno, "socket directory {}: {}", dir, std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return fail(ENOTDIR, "socket directory {} is not a directory", dir);
+  if (st.st_uid != geteuid() && st.st_uid != 0)
+    return fail(EPERM, "socket directory {} is owned by uid {}, not by uid {} or root", dir,
+                st.st_uid, geteuid());
+  if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+    return fail(EPERM,
+                "socket directory {} is writable by every user without the sticky bit (mode "
+                "{:04o}): anyone could replace the socket",
+                dir, st.st_mode & 07777);
+  return ok();
 }
 
 class Loop {
@@ -146,6 +206,15 @@ class Loop {
   void pump(Client& c);
   void flush(Client& c);
   void update_events(Client& c);
+  // Backpressure: a client whose replies wait beyond Config::max_outbox_bytes (or
+  // kOutboxStop datagrams) is not read until they leave.
+  bool outbox_full(const Client& c) const {
+    return c.out.size() >= kOutboxStop || c.out.bytes() >= cfg_.max_outbox_bytes;
+  }
+  // A client on rings whose socket requests' replies wait beyond this is closed.
+  bool ring_outbox_over(const Client& c) const {
+    return c.out.size() >= kRingOutboxLimit || c.out.bytes() >= 16 * cfg_.max_outbox_bytes;
+  }
   void drop(int fd);
   // Logs why a client that broke the protocol is closed, and closes it (as drop).
   void close_for(Client& c, std::string_view why);
@@ -181,10 +250,11 @@ class Loop {
   // msg_flags.
   std::array<mmsghdr, kRecvSlots> rmsgs_{};
   std::array<iovec, kRecvSlots> riov_{};
-  std::vector<std::uint8_t> ring_in_;  // a request copied out of a request ring
-  std::set<int> ring_fds_;             // the clients on mapped rings
-  std::uint64_t connections_ = 0;      // connections accepted so far
-  std::uint64_t recorded_ = 0;         // datagrams written to Config::record_dir
+  std::vector<std::uint8_t> ring_in_;     // a request copied out of a request ring
+  std::set<int> ring_fds_;                // the clients on mapped rings
+  std::uint64_t connections_ = 0;         // connections accepted so far
+  std::map<uid_t, std::size_t> per_uid_;  // open connections by peer uid
+  std::uint64_t recorded_ = 0;            // datagrams written to Config::record_dir
   // Set by session wakeups (any thread) until the loop pumps: one eventfd write per turn,
   // however many notifications are queued meanwhile.
   std::atomic<bool> wake_pending_{false};
@@ -208,10 +278,7 @@ Result<void> Loop::bind_socket() {
   if (cfg_.socket_path.empty() || cfg_.socket_path.size() >= sizeof(sa.sun_path))
     return fail(ENAMETOOLONG, "socket path \"{}\" is empty or too long", cfg_.socket_path);
   std::strcpy(sa.sun_path, cfg_.socket_path.c_str());
-  // The parent directory (e.g. /run/ifcore) is made if missing.
-  auto slash = cfg_.socket_path.rfind('/');
-  if (slash != std::string::npos && slash > 0)
-    mkdir(cfg_.socket_path.substr(0, slash).c_str(), 0755);
+  IFCORE_TRY(check_socket_dir(cfg_.socket_path));
   lfd_ = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (lfd_ < 0) return fail(errno, "socket: {}", std::strerror(errno));
   // bind(2) makes the path appear, and a client that sees it and connects before listen(2)
@@ -233,7 +300,10 @@ Result<void> Loop::bind_socket() {
     e = bind_and_listen();
   }
   if (e) return fail(e, "bind {}: {}", cfg_.socket_path, std::strerror(e));
-  chmod(cfg_.socket_path.c_str(), 0666);  // anyone may read; writes are checked per peer
+  // Anyone may connect and read, as anyone may open a NETLINK_ROUTE socket; changes are
+  // authorised per peer (SO_PEERCRED), never by the file's mode.
+  if (chmod(cfg_.socket_path.c_str(), 0666) < 0)
+    return fail(errno, "chmod {}: {}", cfg_.socket_path, std::strerror(errno));
   return ok();
 }
 
@@ -288,8 +358,10 @@ Result<void> Loop::open_session(Client& c, const std::string& ns, std::uint32_t 
     owns = n && n->id() == owner->second.ns_id;
   }
   o.may_write = c.may_write || owns;
+  o.may_write_elsewhere = c.may_write;
   o.port_id = port;
   o.max_queued = cfg_.max_queued;
+  o.max_queued_bytes = cfg_.max_queued_bytes;
   o.datagram_size = cfg_.datagram_size;
   auto s = server_.open_session(o);
   if (!s) return fail(s.error());
@@ -325,13 +397,25 @@ void Loop::accept_clients() {
       close(fd);
       continue;
     }
+    std::size_t& conns = per_uid_[c->cred.uid];
+    if (cfg_.max_connections_per_uid && conns >= cfg_.max_connections_per_uid) {
+      // Closed at once: the peer reads the end of the connection.
+      engine_.log(LogLevel::Warning,
+                  fmt::format("ifcored: uid {} (pid {}) has {} connections, the limit of "
+                              "--max-connections-per-uid; refusing another",
+                              c->cred.uid, c->cred.pid, conns));
+      close(fd);
+      continue;
+    }
     c->may_write = c->cred.uid == 0 || (cfg_.write_group && in_group(c->cred, *cfg_.write_group));
     std::uint32_t port = pick_port(c->cred.pid);
     if (!open_session(*c, "default", port)) {
+      if (conns == 0) per_uid_.erase(c->cred.uid);
       close(fd);
       continue;
     }
     ports_.insert(port);
+    ++conns;
     c->events = EPOLLIN;
     epoll_event ev{};
     ev.events = c->events;
@@ -358,7 +442,7 @@ void Loop::update_events(Client& c) {
     want = EPOLLIN;
     if (c.socket_full) want |= EPOLLOUT;
   } else {
-    if (c.out.size() < kOutboxStop) want |= EPOLLIN;
+    if (!outbox_full(c)) want |= EPOLLIN;
     if (!c.out.empty()) want |= EPOLLOUT;
   }
   if (want == c.events) return;
@@ -391,7 +475,7 @@ void Loop::flush(Client& c) {
     }
     if (!cfg_.record_dir.empty())
       for (int i = 0; i < n; ++i) record(c, c.out[static_cast<std::size_t>(i)], "out");
-    c.out.erase(c.out.begin(), c.out.begin() + n);
+    c.out.erase_front(static_cast<std::size_t>(n));
     if (static_cast<unsigned>(n) < k) break;  // the peer's queue is full
   }
   update_events(c);
@@ -421,7 +505,8 @@ void Loop::flush_ring(Client& c) {
       }
       r = c.ring->push_socket_record();
     }
-    if (!r) return close_for(c, r.error().message);
+    if (!r)
+      return close_for(c, fmt::format("{}: {}", errno_name(r.error().code), r.error().message));
     if (!*r) {
       // Full: the client rings the doorbell once it has read (unless room appeared).
       if (c.ring->prepare_wait_room(big ? 0 : d.size())) break;
@@ -608,12 +693,12 @@ int Loop::read_ring(Client& c) {
   // Requests from the ring, as read_socket reads them from the socket, with no syscall: a
   // lone request's reply is pushed at once, the rest at the end.
   int got = 0;
-  while (got < kReadBudget && c.out.size() < kOutboxStop) {
+  while (got < kReadBudget && !outbox_full(c)) {
     auto p = c.ring->pop(ring_in_);
     if (p && *p == rtnl::MappedRings::Popped::OnSocket)
       p = fail(EPROTO, "ring: a socket record in the request ring");
     if (!p) {
-      close_for(c, p.error().message);
+      close_for(c, fmt::format("{}: {}", errno_name(p.error().code), p.error().message));
       break;
     }
     if (*p == rtnl::MappedRings::Popped::Empty) break;
@@ -640,8 +725,8 @@ int Loop::read_socket(Client& c) {
   int got = 0;   // requests handled
   int seen = 0;  // datagrams read, doorbells too: the budget counts them all
   // A client on rings is always read: its socket brings doorbells (and little else).
-  const std::size_t stop = c.ring ? kRingOutboxLimit : kOutboxStop;
-  while (seen < kReadBudget && c.out.size() < stop) {
+  auto may_read = [&] { return c.ring ? !ring_outbox_over(c) : !outbox_full(c); };
+  while (seen < kReadBudget && may_read()) {
     const unsigned slots = seen == 0 ? 1 : kRecvSlots;
     int n = recvmmsg(c.fd, msgs.data(), slots, MSG_DONTWAIT | MSG_TRUNC, nullptr);
     if (n < 0) {
@@ -694,8 +779,8 @@ int Loop::read_socket(Client& c) {
   }
   flush(c);
   if (got > 0) hot_ = c.fd;
-  if (c.ring && c.out.size() >= kRingOutboxLimit)
-    close_for(c, fmt::format("{} replies unread", c.out.size()));
+  if (c.ring && ring_outbox_over(c))
+    close_for(c, fmt::format("{} replies of {} bytes unread", c.out.size(), c.out.bytes()));
   return got;
 }
 
@@ -736,6 +821,8 @@ void Loop::reap() {
     auto it = clients_.find(fd);
     if (it == clients_.end()) continue;
     ports_.erase(it->second->port_id);
+    if (auto u = per_uid_.find(it->second->cred.uid); u != per_uid_.end() && --u->second == 0)
+      per_uid_.erase(u);
     ring_fds_.erase(fd);
     epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr);
     it->second->session.reset();

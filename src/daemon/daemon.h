@@ -23,6 +23,14 @@ struct Config {
   std::string socket_path;
   std::optional<gid_t> write_group;  // members may change state (besides uid 0)
   std::size_t max_queued = 4096;     // notification datagrams queued per client
+  // Notification bytes queued per client: past either bound the client loses what follows
+  // and reads ENOBUFS (Linux: a netlink socket's receive buffer overrun).
+  std::size_t max_queued_bytes = std::size_t{8} << 20;
+  // Reply bytes waiting to be sent to one client, beyond which the daemon stops reading its
+  // requests until it reads its replies (backpressure; also at 1024 datagrams).
+  std::size_t max_outbox_bytes = std::size_t{4} << 20;
+  // Connections open at once per peer uid (0: no limit); one more is closed at once.
+  std::size_t max_connections_per_uid = 256;
   std::size_t datagram_size = 4096;  // dump datagrams
   // After serving, the loop keeps looking for work this long before it sleeps (0: never
   // spins). It yields the CPU while it looks, so a busy machine loses nothing.
@@ -47,8 +55,12 @@ void reserve_heap(std::size_t mib);
 std::string default_socket_path();
 
 // Serves `engine` until SIGTERM or SIGINT (which the caller must have blocked in every
-// thread before starting any, so that the loop's signalfd receives them).
-// Errors: the socket cannot be made or bound (EADDRINUSE when another daemon answers there).
+// thread before starting any, so that the loop's signalfd receives them). The socket is
+// 0666 (anyone may read; changes are authorised per peer); its directory is made 0755 if
+// missing.
+// Errors: the socket cannot be made or bound (EADDRINUSE when another daemon answers there);
+// EPERM when its directory is writable by others without the sticky bit or owned by
+// another user than the daemon's or root.
 Result<void> serve(Engine& engine, const Config& cfg);
 
 }  // namespace ifcore::daemon

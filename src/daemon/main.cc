@@ -1,6 +1,7 @@
 // daemon/main.cc — ifcored: the engine served as rtnetlink over a Unix socket.
 //   ifcored [--socket PATH] [--group NAME] [--policy TEXT] [--namespace NAME]...
-//           [--max-queued N] [--busy-poll US] [--reserve MIB] [--record DIR]
+//           [--max-queued N] [--max-queued-bytes N] [--max-outbox-bytes N]
+//           [--max-connections-per-uid N] [--busy-poll US] [--reserve MIB] [--record DIR]
 #include <grp.h>
 #include <signal.h>
 
@@ -18,10 +19,26 @@ int main(int argc, char** argv) {
   std::vector<std::string> namespaces;
   app.add_option("--socket", cfg.socket_path, "socket path")->capture_default_str();
   app.add_option("--group", group, "group whose members may change state (besides root)");
-  app.add_option("--policy", policy, "engine policies (default, legacy, or key=value,...)")
+  app.add_option("--policy", policy,
+                 "engine policies (default, legacy, or key=value,...; limits: max-devices=N "
+                 "per namespace, max-namespaces=N, 0 = none, refused with ENOSPC)")
       ->capture_default_str();
   app.add_option("--namespace", namespaces, "extra namespaces to create at start");
-  app.add_option("--max-queued", cfg.max_queued, "notification datagrams queued per client")
+  app.add_option("--max-queued", cfg.max_queued,
+                 "notification datagrams queued per client before it reads ENOBUFS")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-queued-bytes", cfg.max_queued_bytes,
+                 "notification bytes queued per client before it reads ENOBUFS")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-outbox-bytes", cfg.max_outbox_bytes,
+                 "reply bytes waiting for one client before its requests are no longer read "
+                 "(backpressure)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-connections-per-uid", cfg.max_connections_per_uid,
+                 "connections open at once per peer uid; one more is closed at once (0: none)")
       ->capture_default_str();
   long busy_poll_us = cfg.busy_poll.count();
   app.add_option("--busy-poll", busy_poll_us,

@@ -117,6 +117,13 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   if (*pns == &ns && peer_name == dev_name && dev_name.find('%') == std::string::npos)
     return fail_log_only(EEXIST, "device \"{}\" already exists", dev_name);
 
+  // Room for both ends before either is registered.
+  if (*pns == &ns) {
+    IFCORE_TRY(ctl.check_device_room(ns, 2));
+  } else {
+    IFCORE_TRY(ctl.check_device_room(**pns, 1));
+    IFCORE_TRY(ctl.check_device_room(ns, 1));
+  }
   auto peer = alloc_end(ctl, *this, **pns);
   IFCORE_TRY(ctl.apply_create_attrs(*peer, preq));
   auto dev = alloc_end(ctl, *this, ns);

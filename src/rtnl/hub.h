@@ -153,9 +153,10 @@ class SessionImpl final : public Session {
   std::atomic<std::uint64_t> groups_{0};  // bit g-1 for RTNLGRP g (1..64)
 
   mutable std::mutex qmu_;
-  std::deque<Datagram> queue_;  // qmu_
-  bool overflow_ = false;       // qmu_
-  std::function<void()> wake_;  // qmu_
+  std::deque<Datagram> queue_;    // qmu_
+  std::size_t queued_bytes_ = 0;  // qmu_: the bytes of queue_
+  bool overflow_ = false;         // qmu_
+  std::function<void()> wake_;    // qmu_
   // Written under qmu_, read without it: whether queue_ or overflow_ holds anything. The
   // session's thread asks it before every request, and mostly there is nothing.
   std::atomic<bool> queued_{false};

@@ -46,6 +46,23 @@ Result<void> check_netns_refs(const LinkRequest& req) {
   return ok();
 }
 
+// A peer that may write only in its session's namespace (the owner of a namespace it made,
+// SessionOptions::may_write_elsewhere false) may not name another as a target, a peer's or a
+// lower device's. Linux: rtnl_link_get_net_capable, and the checks of the peer's and the
+// link's namespaces in rtnl_newlink, are EPERM without a message when the caller lacks
+// CAP_NET_ADMIN over the namespace named.
+Result<void> check_other_ns(const Request& r, Control& ctl, const Namespace& own,
+                            const LinkRequest& req) {
+  if (r.s.options().may_write_elsewhere) return ok();
+  auto other = [&](const Namespace* n) { return n && n != &own; };
+  if (req.net_ns_name && other(ctl.find_namespace(*req.net_ns_name))) return fail(EPERM);
+  for (auto id : {req.net_ns_id, req.link_netnsid})
+    if (id && other(ctl.find_namespace_by_id(*id))) return fail(EPERM);
+  for (const Attr& a : req.info_data)
+    if (a.shape == AttrShape::LinkMsg && a.link) IFCORE_TRY(check_other_ns(r, ctl, own, *a.link));
+  return ok();
+}
+
 // Kind data of a change: decoded with the device's kind (Linux: rtnl_changelink hands
 // IFLA_INFO_DATA to the device's own ops, and refuses another kind's).
 Result<void> decode_change_data(Control& ctl, Device& dev, wire::DecodedLink& d) {
@@ -144,6 +161,7 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
     if (!a) return fail(a.error());
     req.info_data = std::move(*a);
   }
+  IFCORE_TRY(check_other_ns(r, ctl, ns, req));
   // Linux: rtnl_newlink_create makes the device directly in the target namespace.
   Namespace* target = &ns;
   if (req.net_ns_name) {
@@ -186,11 +204,13 @@ Result<void> handle_newlink(Request& r) {
   if (dev) {
     if (r.flags() & NLM_F_EXCL) return fail(EEXIST);
     if (r.flags() & NLM_F_REPLACE) return fail(EOPNOTSUPP);
+    IFCORE_TRY(check_other_ns(r, ctl, **ns, req));
     return change_existing(r.s.hub(), ctl, *dev, *d);
   }
   if (!(r.flags() & NLM_F_CREATE)) {
     // `ip` probes with an empty RTM_NEWLINK and falls back to ioctls on anything but ENODEV.
     if (link_specified || !req.group) return fail(ENODEV);
+    IFCORE_TRY(check_other_ns(r, ctl, **ns, req));
     return change_group(r.s.hub(), ctl, **ns, *d);
   }
   return create(r, ctl, guard, **ns, *d);
@@ -213,6 +233,7 @@ Result<void> handle_setlink(Request& r) {
   req.has_slave_data = false;
   req.slave_kind.reset();
   IFCORE_TRY(check_netns_refs(req));
+  IFCORE_TRY(check_other_ns(r, ctl, **ns, req));
   return change_link(r.s.hub(), ctl, *dev, req);
 }
 

@@ -157,9 +157,9 @@ bool SessionImpl::member(unsigned group) const {
 
 void SessionImpl::enqueue(std::span<const std::uint8_t> msg) {
   std::lock_guard lk(qmu_);
-  if (queue_.size() >= opts_.max_queued) {
+  if (queue_.size() >= opts_.max_queued || queued_bytes_ + msg.size() > opts_.max_queued_bytes) {
     // Linux: netlink_overrun — the message is lost and the socket gets ENOBUFS, unless
-    // NETLINK_NO_ENOBUFS was set.
+    // NETLINK_NO_ENOBUFS was set (a receive queue bounded in bytes: sk_rcvbuf).
     if (!no_enobufs_) {
       overflow_ = true;
       queued_.store(true, std::memory_order_release);
@@ -167,6 +167,7 @@ void SessionImpl::enqueue(std::span<const std::uint8_t> msg) {
     return;
   }
   queue_.emplace_back(msg.begin(), msg.end());
+  queued_bytes_ += msg.size();
   queued_.store(true, std::memory_order_release);
   if (wake_) wake_();
 }
@@ -184,6 +185,7 @@ bool SessionImpl::pop_notification(Datagram& out) {
   if (queue_.empty()) return false;
   out = std::move(queue_.front());
   queue_.pop_front();
+  queued_bytes_ -= out.size();
   queued_.store(!queue_.empty() || overflow_, std::memory_order_relaxed);
   return true;
 }
@@ -315,6 +317,8 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
       Handler h = find_handler(type);
       if (kind != 2 && !opts_.may_write) {
         res = fail(EPERM);  // Linux: netlink_net_capable(skb, CAP_NET_ADMIN)
+      } else if ((type == RTM_NEWNSID || type == RTM_DELNSID) && !opts_.may_write_elsewhere) {
+        res = fail(EPERM);  // ifcore: they make and destroy namespaces, not only ids
       } else if (!h) {
         res = fail(EOPNOTSUPP);
       } else {

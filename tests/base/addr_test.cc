@@ -122,5 +122,21 @@ TEST(Policies, ParseAndPrint) {
   EXPECT_NE(bad.error().message.find("ref-wait"), std::string::npos);
 }
 
+TEST(Policies, LimitsParseAndPrint) {
+  auto p = Policies::parse("max-devices=8,max-namespaces=3");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->max_devices, 8u);
+  EXPECT_EQ(p->max_namespaces, 3u);
+  auto again = Policies::parse(p->to_string());
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->max_devices, 8u);
+  EXPECT_EQ(again->max_namespaces, 3u);
+  EXPECT_EQ(Policies::parse("default")->max_devices, 0u);  // no limit
+  auto neg = Policies::parse("max-devices=-1");
+  ASSERT_FALSE(neg);
+  EXPECT_EQ(neg.error().code, EINVAL);
+  EXPECT_NE(neg.error().message.find("max-devices"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ifcore

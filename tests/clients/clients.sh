@@ -10,6 +10,7 @@
 #       netns     ip netns add/exec/-n/del, a veth across namespaces, link set netns,
 #                 `unshare -rn` as an unprivileged user (a namespace of its own)
 #       inherit   a netlink socket across fork and exec (inherit_client.py)
+#       unprivileged  every changing ip and bridge command as uid 65534: EPERM, nothing changes
 # Exit 77 (skip) when a client is not installed or the case needs what the machine
 # does not allow (root, namespaces).
 set -u
@@ -109,6 +110,56 @@ case $case_ in
         unshare -rn sh -c 'ip link add x0 type bridge && ip -br link show x0'
       check unshare-default-readonly 2 'Operation not permitted' setpriv --reuid 65534 --regid 65534 \
         --clear-groups ip link add x1 type bridge
+    fi
+    ;;
+  unprivileged)
+    # Every changing command of an unprivileged user is refused as Linux refuses it (checked
+    # in a fresh namespace of Linux 6.18: `RTNETLINK answers: Operation not permitted`, exit
+    # 2, no extack; `bridge` exits 255), reading works, and nothing changes. Not here: `ip
+    # addr flush`, which looks for the error of its batch with a non-blocking peek right
+    # after sending it (Linux has answered by then; through the shim the answer may come
+    # later, and ip retries); ifcored's EPERM to each RTM_DELADDR is checked in
+    # tests/rtnl/daemon_permission_test.cc.
+    if [ "$(id -u)" != 0 ]; then echo "SKIP: needs root to run as another uid"; exit 77; fi
+    command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
+    chmod 755 "$(dirname "$IFCORE_SOCKET")"
+    check setup 0 '^$' sh -c 'ip link set lo up && ip link add k0 type bridge &&
+      ip addr add 10.7.0.1/24 dev k0 &&
+      ip link set k0 up && ip route add 10.6.0.0/16 dev k0 &&
+      ip neigh add 10.7.0.9 lladdr 02:00:00:00:00:09 dev k0 && ip rule add pref 1000 table 100 &&
+      ip nexthop add id 7 blackhole'
+    snapshot() {
+      "$run" -- sh -c 'ip -d link | sed "s/gc_timer *[0-9.]*//"; ip addr; ip route show table all; ip -6 route show table all;
+        ip neigh; ip rule; ip nexthop; bridge fdb show; ip netconf' 2>&1
+    }
+    before=$(snapshot)
+    nobody=(setpriv --reuid 65534 --regid 65534 --clear-groups)
+    eperm='^RTNETLINK answers: Operation not permitted$'
+    check ro-link-add 2 "$eperm" "${nobody[@]}" ip link add x0 type dummy
+    check ro-link-set 2 "$eperm" "${nobody[@]}" ip link set k0 mtu 1400
+    check ro-link-del 2 "$eperm" "${nobody[@]}" ip link del k0
+    check ro-link-group-del 2 "$eperm" "${nobody[@]}" ip link del group 0
+    check ro-altname 2 "$eperm" "${nobody[@]}" ip link property add dev k0 altname kk0
+    check ro-addr-add 2 "$eperm" "${nobody[@]}" ip addr add 10.7.0.3/24 dev k0
+    check ro-addr-del 2 "$eperm" "${nobody[@]}" ip addr del 10.7.0.1/24 dev k0
+    check ro-route-add 2 "$eperm" "${nobody[@]}" ip route add 10.5.0.0/16 dev k0
+    check ro-route-del 2 "$eperm" "${nobody[@]}" ip route del 10.6.0.0/16
+    check ro-neigh-add 2 "$eperm" "${nobody[@]}" ip neigh add 10.7.0.8 lladdr 02:00:00:00:00:08 dev k0
+    check ro-neigh-del 2 "$eperm" "${nobody[@]}" ip neigh del 10.7.0.9 dev k0
+    check ro-fdb-add 255 "$eperm" "${nobody[@]}" bridge fdb add 02:00:00:00:00:07 dev k0 self
+    check ro-fdb-flush 255 "$eperm" "${nobody[@]}" bridge fdb flush dev k0 self
+    check ro-rule-add 2 "$eperm" "${nobody[@]}" ip rule add pref 2000 table 200
+    check ro-rule-del 2 "$eperm" "${nobody[@]}" ip rule del pref 1000
+    check ro-nexthop-add 2 "$eperm" "${nobody[@]}" ip nexthop add id 8 blackhole
+    check ro-nexthop-del 2 "$eperm" "${nobody[@]}" ip nexthop del id 7
+    check ro-read 0 '^k0 +[A-Z]+ ' "${nobody[@]}" ip -br link show k0
+    after=$(snapshot)
+    if [ "$before" = "$after" ]; then
+      echo "ok   unchanged"
+    else
+      echo "FAIL unchanged: the state changed:"
+      diff <(echo "$before") <(echo "$after") | sed 's/^/    /'
+      fails=$((fails + 1))
     fi
     ;;
   inherit)
