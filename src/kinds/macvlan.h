@@ -16,6 +16,7 @@ class Macvlan final : public Kind {
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
   Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const override;
   AttrList fill_info(const Device& dev) const override;
+  Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
   bool xmit(Device& dev, Frame&& f) const override;
   void uninit(Control& ctl, Device& dev) const override;
