@@ -71,6 +71,13 @@ class Kind {
   virtual Result<void> add_port(Control& ctl, Device& master, Device& port) const;
   virtual Result<void> del_port(Control& ctl, Device& master, Device& port) const;
 
+  // Linux: ndo_change_mtu — a kind may refuse an mtu within the device's range (a macvlan
+  // one above its lower device's). Called before the change is announced. Context:
+  // control lock. Errors: the kind's (EINVAL).
+  virtual Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const {
+    return ok();
+  }
+
   // Open/stop (Linux: ndo_open/ndo_stop): called when the device goes up/down, after the
   // flag changes, so the kind can update carrier. Context: control lock.
   virtual Result<void> open(Control& ctl, Device& dev) const { return ok(); }

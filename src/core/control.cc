@@ -282,7 +282,7 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
     return fail(std::move(e));
   };
   if (ifindex < 0)
-    return name_first(Error{EINVAL, fmt::format("ifindex {} is not valid", ifindex)});
+    return name_first(Error{EINVAL, "ifindex can't be negative"});  // Linux: rtnl_newlink
   if (ifindex == 0) {
     auto i = reg.alloc_ifindex();
     if (!i) return name_first(std::move(i).error());

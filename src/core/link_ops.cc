@@ -93,6 +93,7 @@ Result<void> Control::set_mtu(Device& dev, std::uint32_t mtu) {
   IFCORE_TRY(dev.validate_mtu(mtu));
   std::uint32_t old = dev.mtu();
   if (mtu == old) return ok();
+  IFCORE_TRY(dev.kind().change_mtu(*this, dev, mtu));
   auto& impl = engine_->impl();
   EventInfo pre{NetdevEvent::PreChangeMtu, dev};
   pre.old_mtu = old;
@@ -218,8 +219,8 @@ Result<void> Control::link_upper(Device& lower, Device& upper, bool master) {
     if (lower.has_upper_locked(upper))
       return fail(EEXIST, "device \"{}\" is already linked to \"{}\"", lower.name(), upper.name());
     if (loop)
-      return fail(EBUSY, "device \"{}\" is an upper of \"{}\": that would make a loop",
-                  lower.name(), upper.name());
+      return fail_log_only(EBUSY, "device \"{}\" is an upper of \"{}\": that would make a loop",
+                           lower.name(), upper.name());
   }
   if (master && lower.master())
     return fail(EBUSY, "device \"{}\" already has a master", lower.name());

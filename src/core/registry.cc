@@ -54,10 +54,13 @@ Result<void> validate_device_name(std::string_view name) {
   if (name.empty()) return fail(EINVAL, "device name is empty");
   if (name.size() > kNameMax)
     return fail(EINVAL, "device name \"{}\" is longer than {} bytes", name, kNameMax);
-  if (name == "." || name == "..") return fail(EINVAL, "device name \"{}\" is not valid", name);
+  // Linux: dev_valid_name answers EINVAL with no extack.
+  if (name == "." || name == "..")
+    return fail_log_only(EINVAL, "device name \"{}\" is not valid", name);
   for (unsigned char c : name) {
     if (kNameBadByte[c])
-      return fail(EINVAL, "device name \"{}\" contains a character that is not allowed", name);
+      return fail_log_only(EINVAL, "device name \"{}\" contains a character that is not allowed",
+                           name);
   }
   return ok();
 }
@@ -389,7 +392,7 @@ Result<int> Registry::alloc_ifindex() {
 
 Result<std::string> Registry::resolve_pattern(std::string_view pattern) {
   if (!is_name_pattern(pattern))
-    return fail(EINVAL, "device name pattern \"{}\" must hold exactly one %d", pattern);
+    return fail_log_only(EINVAL, "device name pattern \"{}\" must hold exactly one %d", pattern);
   auto it = pattern_low_.find(pattern);
   if (it == pattern_low_.end()) it = pattern_low_.emplace(std::string(pattern), 0).first;
   for (int n = it->second; n < kMaxPatternNumbers; ++n) {

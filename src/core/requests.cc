@@ -39,7 +39,7 @@ Result<Device*> Control::create_link(Namespace& ns, const LinkRequest& req) {
   IFCORE_TRY(validate_generic(req));
   if (req.master) {
     if (*req.master && !find(ns, static_cast<int>(*req.master)))
-      return fail(EINVAL, "master device {} does not exist", *req.master);
+      return fail_log_only(EINVAL, "master device {} does not exist", *req.master);
   }
   IFCORE_TRY(kind->validate(*this, req));
   IFCORE_TRY(check_device_room(ns, 1));
@@ -72,7 +72,7 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
     if (!target) return fail(EINVAL, "namespace \"{}\" does not exist", *req.net_ns_name);
   } else if (req.net_ns_id) {
     target = find_namespace_by_id(*req.net_ns_id);
-    if (!target) return fail(EINVAL, "invalid target namespace id {}", *req.net_ns_id);
+    if (!target) return fail_log_only(EINVAL, "invalid target namespace id {}", *req.net_ns_id);
   }
   // Linux: validate_linkmsg refuses an address or a broadcast address shorter than the
   // device's with EINVAL alone.
@@ -85,7 +85,7 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
   Device* master = nullptr;
   if (req.master && *req.master) {
     master = find(dev.ns(), static_cast<int>(*req.master));
-    if (!master) return fail(EINVAL, "master device {} does not exist", *req.master);
+    if (!master) return fail_log_only(EINVAL, "master device {} does not exist", *req.master);
   }
   // Linux: rtnl_changelink, data for another kind: EOPNOTSUPP alone.
   if (req.kind && *req.kind != dev.kind().name())

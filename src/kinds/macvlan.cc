@@ -192,6 +192,15 @@ class LowerWatch final : public Subscriber {
 
 }  // namespace
 
+// Linux: macvlan_change_mtu — above the lower device's mtu is EINVAL, no extack.
+Result<void> Macvlan::change_mtu(Control&, Device& dev, std::uint32_t mtu) const {
+  const MacvlanPriv* m = macvlan_of(dev);
+  if (m && m->lower && mtu > m->lower->mtu())
+    return fail_log_only(EINVAL, "macvlan mtu {} exceeds the mtu {} of lower device \"{}\"", mtu,
+                         m->lower->mtu(), m->lower->name());
+  return ok();
+}
+
 AttrPolicy Macvlan::policy() const {
   return kPolicy;
 }

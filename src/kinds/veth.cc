@@ -42,7 +42,7 @@ Result<Namespace*> peer_namespace(Control& ctl, Namespace& ns, const LinkRequest
   }
   if (peer.net_ns_id) {
     Namespace* n = ctl.find_namespace_by_id(*peer.net_ns_id);
-    if (!n) return fail(EINVAL, "invalid target namespace id {}", *peer.net_ns_id);
+    if (!n) return fail_log_only(EINVAL, "invalid target namespace id {}", *peer.net_ns_id);
     return n;
   }
   return &ns;
@@ -94,10 +94,22 @@ Device* Veth::peer(const Device& dev) {
   return p ? p->peer : nullptr;
 }
 
+namespace {
+
+// Linux: veth_validate — the address, then the mtu (68..65535); its errors carry no extack.
+Result<void> validate_end(const LinkRequest& req) {
+  if (auto a = check_ether_address(req); !a) return fail_log_only(std::move(a).error());
+  if (req.mtu && (*req.mtu < 68 || *req.mtu > 65535))
+    return fail_log_only(EINVAL, "veth mtu {} is outside 68..65535", *req.mtu);
+  return ok();
+}
+
+}  // namespace
+
 Result<void> Veth::validate(Control&, const LinkRequest& req) const {
-  // Linux: veth_validate checks the address; veth_newlink checks the peer's.
-  IFCORE_TRY(check_ether_address(req));
-  IFCORE_TRY(check_ether_address(peer_request(req)));
+  // Linux: rtnl_newlink runs veth_validate on the device; veth_newlink on the peer.
+  IFCORE_TRY(validate_end(req));
+  IFCORE_TRY(validate_end(peer_request(req)));
   return ok();
 }
 

@@ -314,7 +314,8 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
   Device* dev = nullptr;
   if (req.oif) {
     dev = ctl.find(ns, req.oif);
-    if (!dev) return fail(ENODEV, "Nexthop device not found");
+    // Linux 6.18 answers a missing RTA_OIF with ENODEV and no extack (both families).
+    if (!dev) return fail_log_only(ENODEV, "Nexthop device not found");
   }
   if (!needs_dev(type)) return nullptr;
   NetState& st = net_state(ns);
@@ -626,7 +627,11 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   // answers ESRCH, not "FIB table does not exist").
   if (req.family == AF_INET)
     (void)net_state(ns).tables(AF_INET)[req.table ? req.table : RT_TABLE_MAIN];
-  if (req.dst_len > max_len(req.family)) return fail(EINVAL, "Invalid prefix length");
+  // Linux: rtm_to_fib_config says so; IPv6's rtm_to_fib6_config is EINVAL alone.
+  if (req.dst_len > max_len(req.family)) {
+    if (req.family == AF_INET6) return fail_log_only(EINVAL, "Invalid prefix length");
+    return fail(EINVAL, "Invalid prefix length");
+  }
   // Linux: rtm_to_fib_config / rtm_to_fib6_config on rtm_tos.
   if (req.family == AF_INET && (req.tos & 3))
     return fail(EINVAL, "Invalid dsfield (tos): ECN bits must be 0");

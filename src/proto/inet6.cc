@@ -376,7 +376,7 @@ class Inet6Subscriber final : public Subscriber {
 Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& req) {
   if (req.prefixlen > 128) return fail(EINVAL, "ipv6: Invalid prefix length");
   const std::optional<IpAddr>& pfx = req.local ? req.local : req.address;
-  if (!pfx || !pfx->is_v6()) return fail(EINVAL, "ipv6: missing address");
+  if (!pfx || !pfx->is_v6()) return fail_log_only(EINVAL, "ipv6: missing address");
   // Linux: ipv6_add_addr's texts (NL_SET_ERR_MSG_MOD: "ipv6: "), all EADDRNOTAVAIL; ifcore
   // joins no groups, so a multicast address is refused with IFA_F_MCAUTOJOIN too.
   if (pfx->is_unspecified()) return fail(EADDRNOTAVAIL, "ipv6: Invalid address");
@@ -415,7 +415,7 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
 
 Result<void> delete_address6(Control& ctl, Namespace& ns, const AddrRequest& req) {
   const std::optional<IpAddr>& pfx = req.local ? req.local : req.address;
-  if (!pfx || !pfx->is_v6()) return fail(EINVAL, "ipv6: missing address");
+  if (!pfx || !pfx->is_v6()) return fail_log_only(EINVAL, "ipv6: missing address");
   auto found = find_in6_dev(ctl, ns, req.ifindex);
   if (!found) return fail(std::move(found).error());
   auto [dev, in6] = *found;

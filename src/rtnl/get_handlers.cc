@@ -55,16 +55,20 @@ Result<void> strict_getlink_checks(const wire::Message& m, bool dump) {
 }
 
 Result<Namespace*> target_ns(Control& ctl, const SessionImpl& s,
-                             const std::optional<std::int32_t>& netnsid) {
+                             const std::optional<std::int32_t>& netnsid, bool dump) {
   if (!netnsid) return session_ns(ctl, s);
   Namespace* ns = ctl.find_namespace_by_id(*netnsid);
-  if (!ns) return fail(EINVAL, "Invalid target network namespace id");
+  if (!ns) {
+    // Linux: rtnl_valid_dump_ifinfo_req says so; rtnl_getlink answers EINVAL alone.
+    if (dump) return fail(EINVAL, "Invalid target network namespace id");
+    return fail_log_only(EINVAL, "Invalid target network namespace id");
+  }
   return ns;
 }
 
 Result<void> dump_links(Request& r, const wire::GetLinkRequest& g) {
   Control ctl = r.s.hub().engine().control();
-  auto ns = target_ns(ctl, r.s, g.target_netnsid);
+  auto ns = target_ns(ctl, r.s, g.target_netnsid, true);
   if (!ns) return fail(ns.error());
   // Linux: rtnl_dump_ifinfo — an unknown kind filters nothing; a master of -1 (as u32)
   // keeps the devices without a master; NLM_F_DUMP_FILTERED marks filtered parts.
@@ -105,7 +109,7 @@ Result<void> handle_getlink(Request& r) {
   }
   if (dump) return dump_links(r, g);
   Control ctl = r.s.hub().engine().control();
-  auto ns = target_ns(ctl, r.s, g.target_netnsid);
+  auto ns = target_ns(ctl, r.s, g.target_netnsid, false);
   if (!ns) return fail(ns.error());
   // Linux: rtnl_getlink — by index, else by name, else EINVAL; ENODEV if absent.
   Device* dev = nullptr;
@@ -171,7 +175,7 @@ Result<void> handle_getnsid(Request& r) {
     if (!peer) return fail(ENOENT, "namespace \"{}\" does not exist", *n->name);
   } else if (n->nsid) {
     peer = ctl.find_namespace_by_id(*n->nsid);
-    if (!peer) return fail(ENOENT, "namespace id {} does not exist", *n->nsid);
+    if (!peer) return fail(ENOENT, "Peer netns reference is invalid");  // Linux: rtnl_net_getid
   } else {
     return fail(EINVAL, "Peer netns reference is missing");  // Linux: rtnl_net_getid
   }

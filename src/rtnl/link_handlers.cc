@@ -169,7 +169,8 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
     if (!target) return fail(EINVAL, "namespace \"{}\" does not exist", *req.net_ns_name);
   } else if (req.net_ns_id) {
     target = ctl.find_namespace_by_id(*req.net_ns_id);
-    if (!target) return fail(EINVAL, "Invalid target network namespace id");
+    // Linux: rtnl_newlink answers a missing IFLA_TARGET_NETNSID with EINVAL and no extack.
+    if (!target) return fail_log_only(EINVAL, "Invalid target network namespace id");
   }
   req.net_ns_name.reset();
   req.net_ns_id.reset();
@@ -292,7 +293,9 @@ Result<void> bulk_delete(Request& r, const wire::BulkDelete& bulk) {
 
 // Linux: rtnl_group_dellink — every device of the group in one batch; refused as a whole
 // if one of them cannot be deleted; ENODEV when the group is empty.
+// Group 0 (the default group) is EPERM before any device is looked at.
 Result<void> delete_group(Control& ctl, Namespace& ns, std::uint32_t group) {
+  if (group == 0) return fail(EPERM);
   std::vector<Device*> devs;
   for (Device* dev : ns.devices_locked())
     if (dev->group() == group) devs.push_back(dev);
@@ -311,8 +314,15 @@ Result<void> handle_dellink(Request& r) {
   if (!ns) return fail(ns.error());
   auto d = wire::decode_link_request(r.m, decode_context(ctl));
   if (!d) return fail(d.error());
-  ScopeGuard guard(r, ctl, (*ns)->id());
   const LinkRequest& req = d->req;
+  // Linux: rtnl_dellink looks the device up in the IFLA_TARGET_NETNSID namespace; a
+  // missing one is EINVAL with no extack.
+  if (req.net_ns_id) {
+    Namespace* target = ctl.find_namespace_by_id(*req.net_ns_id);
+    if (!target) return fail_log_only(EINVAL, "Invalid target network namespace id");
+    ns = target;
+  }
+  ScopeGuard guard(r, ctl, (*ns)->id());
   // Linux: rtnl_dellink — by index, by name, else by group, else EINVAL.
   if (req.ifindex > 0 || req.name || req.alt_name) {
     Device* dev = find_device(ctl, **ns, req);

@@ -291,10 +291,14 @@ TEST_F(RtnlTest, DellinkByGroupIsOneBatch) {
   EXPECT_EQ(find("g0"), nullptr);
   EXPECT_EQ(find("g2"), nullptr);
   EXPECT_NE(find("k0"), nullptr);
-  // An empty group: ENODEV. Group 0 holds lo: refused as a whole.
+  // An empty group: ENODEV. Group 0: EPERM before any device is looked at. A group that
+  // holds lo: refused as a whole.
   EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 2, req)).last_error(), ENODEV);
   req.group = 0;
-  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 3, req)).last_error(), EOPNOTSUPP);
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 3, req)).last_error(), EPERM);
+  for (auto n : {"k0", "lo"}) set_group(n, 5);
+  req.group = 5;
+  EXPECT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 4, req)).last_error(), EOPNOTSUPP);
   EXPECT_NE(find("k0"), nullptr);
 }
 

@@ -39,8 +39,7 @@ Result<AddrMessage> decode_addr(const Message& m) {
       a.family = p[0];
       return a;
     }
-    return fail(EINVAL, "ifaddrmsg payload too short ({} bytes, need {})", p.size(),
-                sizeof(ifaddrmsg));
+    return fail(EINVAL, "Invalid header length");  // Linux: __nlmsg_parse
   }
   ifaddrmsg ifa;
   std::memcpy(&ifa, p.data(), sizeof(ifa));

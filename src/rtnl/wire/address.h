@@ -43,7 +43,7 @@ struct AddrMessage {
 // Decodes an address message (a request, a dump reply or a notification). Unknown types
 // are skipped (Linux parses address requests leniently). A GETADDR dump may carry only a
 // struct rtgenmsg (old clients): it reads as an AddrMessage with that family.
-// Errors: EINVAL "ifaddrmsg payload too short ...", EINVAL for malformed TLVs, an address
+// Errors: EINVAL "Invalid header length", EINVAL for malformed TLVs, an address
 // whose size does not match the family, or a fixed-size attribute of the wrong size.
 Result<AddrMessage> decode_addr(const Message& m);
 

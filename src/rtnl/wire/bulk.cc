@@ -19,8 +19,7 @@ constexpr std::size_t kNestBudget = 65000;
 Result<std::optional<BulkDelete>> decode_bulk_delete(const Message& m) {
   auto p = m.payload();
   if (p.size() < sizeof(ifinfomsg))
-    return fail(EINVAL, "ifinfomsg payload too short ({} bytes, need {})", p.size(),
-                sizeof(ifinfomsg));
+    return fail(EINVAL, "Invalid header length");  // Linux: __nlmsg_parse
   auto attrs = parse_raw_attrs(p.subspan(kIfinfoLen), static_cast<int>(NLMSG_HDRLEN + kIfinfoLen));
   if (!attrs) return fail(attrs.error());
   std::optional<BulkDelete> out;

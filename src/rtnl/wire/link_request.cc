@@ -261,6 +261,8 @@ Result<DecodedLink> decode_link_body(std::span<const std::uint8_t> body, int bas
 }
 
 Result<DecodedLink> decode_link_request(const Message& m, const DecodeContext& ctx) {
+  // Linux: __nlmsg_parse refuses a message shorter than its family header in these words.
+  if (m.payload().size() < sizeof(ifinfomsg)) return fail(EINVAL, "Invalid header length");
   return decode_link_body(m.payload(), NLMSG_HDRLEN, ctx);
 }
 

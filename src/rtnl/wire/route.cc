@@ -109,7 +109,9 @@ Result<RouteMessage> decode_route(const Message& m) {
       r.family = p[0];
       return r;
     }
-    return fail(EINVAL, "rtmsg payload too short ({} bytes, need {})", p.size(), sizeof(rtmsg));
+    // Linux: rtm_to_fib_config and rtm_to_fib6_config answer EINVAL alone.
+    return fail_log_only(EINVAL, "rtmsg payload too short ({} bytes, need {})", p.size(),
+                         sizeof(rtmsg));
   }
   rtmsg rtm;
   std::memcpy(&rtm, p.data(), sizeof(rtm));

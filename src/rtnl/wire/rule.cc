@@ -126,8 +126,7 @@ Result<RuleMessage> decode_rule(const Message& m) {
       r.family = p[0];
       return r;
     }
-    return fail(EINVAL, "fib_rule_hdr payload too short ({} bytes, need {})", p.size(),
-                sizeof(fib_rule_hdr));
+    return fail(EINVAL, "Invalid msg length");  // Linux: fib_nl_newrule, fib_nl_delrule
   }
   fib_rule_hdr h;
   std::memcpy(&h, p.data(), sizeof(h));
