@@ -169,16 +169,8 @@ void refresh_rx(Control& ctl, Device& lower) {
 class LowerWatch final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
-    // PreChangeMtu of a macvlan itself: Linux macvlan_change_mtu refuses more than the
-    // lower's mtu, with the errno alone.
-    if (ev.event == NetdevEvent::PreChangeMtu) {
-      if (auto* m = macvlan_of(ev.dev); m && m->lower && ev.new_mtu > m->lower->mtu())
-        return fail_log_only(EINVAL, "macvlan \"{}\": mtu {} exceeds the mtu {} of \"{}\"",
-                             ev.dev.name(), ev.new_mtu, m->lower->mtu(), m->lower->name());
-      return ok();
-    }
-    // The rest of the subscription's events (install): ChangeMtu, and Up, Down, Change,
-    // after which the macvlans take the lower's state.
+    // The subscription's events (install): ChangeMtu, and Up, Down, Change, after which
+    // the macvlans take the lower's state.
     for (Device* m : macvlans_on(ev.dev)) {
       if (ev.event == NetdevEvent::ChangeMtu) {
         if (m->mtu() > ev.dev.mtu()) (void)ctl.set_mtu(*m, ev.dev.mtu());

@@ -4,8 +4,10 @@
 //   ifcore-run [--socket PATH] [--] COMMAND [ARG...]
 //
 // The library is looked for in $IFCORE_PRELOAD, then beside this program
-// (../lib/libifcore-preload.so, as in the build tree and an installed prefix). The
-// socket goes to the command as $IFCORE_SOCKET. Exit status: the command's, 127 when
+// (../lib/libifcore-preload.so, as in the build tree and an installed prefix); when it is
+// not there, ifcore-run refuses to start the command (the dynamic linker would only warn
+// and run it against the kernel, where its changes would be real). The socket goes to the
+// command as $IFCORE_SOCKET. Exit status: the command's, 127 when
 // it cannot be started, 125 for ifcore-run's own errors (as env(1) and chroot(1)).
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,8 +29,11 @@ int usage(FILE* out, int status) {
   return status;
 }
 
+// The preload library's path, or empty when there is none where it is looked for.
 std::string library_path() {
-  if (const char* p = std::getenv("IFCORE_PRELOAD"); p && *p) return p;
+  struct stat st {};
+  if (const char* p = std::getenv("IFCORE_PRELOAD"); p && *p)
+    return stat(p, &st) == 0 ? std::string(p) : std::string();
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0) {
@@ -36,12 +41,11 @@ std::string library_path() {
     std::string dir(exe);
     dir.resize(dir.rfind('/'));
     std::string lib = dir + "/../lib/libifcore-preload.so";
-    struct stat st {};
     if (stat(lib.c_str(), &st) == 0) return lib;
     lib = dir + "/../lib/ifcore/libifcore-preload.so";
     if (stat(lib.c_str(), &st) == 0) return lib;
   }
-  return "libifcore-preload.so";  // the dynamic linker's search path
+  return {};
 }
 
 }  // namespace
@@ -76,6 +80,13 @@ int main(int argc, char** argv) {
   }
   if (i >= argc) return usage(stderr, 125);
   std::string preload = library_path();
+  if (preload.empty()) {
+    std::fprintf(stderr,
+                 "ifcore-run: libifcore-preload.so not found (IFCORE_PRELOAD, or ../lib beside "
+                 "ifcore-run): %s is not started, as it would talk to the kernel\n",
+                 argv[i]);
+    return 125;
+  }
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
   execvp(argv[i], argv + i);
