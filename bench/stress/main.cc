@@ -57,14 +57,8 @@ double mib(std::size_t bytes) {
 }
 
 int run(const Options& o) {
-  // SIGTERM ends the daemon's loop (its signalfd): blocked here, before any thread starts,
-  // so that every thread inherits the mask and only the loop receives it.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  // SIGTERM ends the daemon's loop (its signalfd): blocked before any thread starts.
+  daemon::block_signals();
 
   Shared sh(o);
   // The engine's log goes to standard error; its leak reports are also kept, to tell the

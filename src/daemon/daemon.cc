@@ -931,6 +931,15 @@ std::string default_socket_path() {
   return "/tmp/ifcore-" + std::to_string(geteuid()) + ".sock";
 }
 
+void block_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
 Result<void> serve(Engine& engine, const Config& cfg) {
   Loop loop(engine, cfg);
   IFCORE_TRY(loop.start());

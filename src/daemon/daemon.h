@@ -63,4 +63,9 @@ std::string default_socket_path();
 // another user than the daemon's or root.
 Result<void> serve(Engine& engine, const Config& cfg);
 
+// Blocks SIGTERM and SIGINT in the calling thread (which every thread it starts inherits),
+// so that only serve()'s signalfd receives them, and ignores SIGPIPE (a client that left).
+// Context: at start, before any thread is started (the engine's included).
+void block_signals();
+
 }  // namespace ifcore::daemon

@@ -71,14 +71,8 @@ int main(int argc, char** argv) {
     }
     cfg.write_group = g->gr_gid;
   }
-  // Block the signals before the engine starts its threads, so that only the loop's
-  // signalfd receives them.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  // Before the engine starts its threads, so that only the loop's signalfd hears SIGTERM.
+  ifcore::daemon::block_signals();
 
   ifcore::EngineConfig ecfg;
   ecfg.policies = *pol;

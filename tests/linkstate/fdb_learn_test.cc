@@ -31,17 +31,25 @@ class FdbLearnTest : public LinkStateTest {
       if (e.lladdr == a && e.master) return &e;
     return nullptr;
   }
+  // An up bridge br0 with the up veth ends p0 and p1 as ports; h0 and h1 their peers.
+  struct TwoPorts {
+    Device *br, *p0, *h0, *p1, *h1;
+  };
+  TwoPorts two_ports(Control& ctl) {
+    Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
+    EXPECT_TRUE(ctl.open(*br));
+    auto [p0, h0] = pair(ctl, "p0", "h0");
+    auto [p1, h1] = pair(ctl, "p1", "h1");
+    EXPECT_TRUE(ctl.set_master(*p0, br));
+    EXPECT_TRUE(ctl.set_master(*p1, br));
+    return {br, p0, h0, p1, h1};
+  }
   std::shared_ptr<FakeTime> clock = std::make_shared<FakeTime>();
 };
 
 TEST_F(FdbLearnTest, LearnedEntriesAreDumpedAgeAndRespectStickyEntries) {
   auto ctl = engine->control();
-  Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
-  ASSERT_TRUE(ctl.open(*br));
-  auto [p0, h0] = pair(ctl, "p0", "h0");
-  auto [p1, h1] = pair(ctl, "p1", "h1");
-  ASSERT_TRUE(ctl.set_master(*p0, br));
-  ASSERT_TRUE(ctl.set_master(*p1, br));
+  auto [br, p0, h0, p1, h1] = two_ports(ctl);
   EXPECT_TRUE(transmit(*h0, frame(h1->address(), h0->address())));
   auto rows = fdb::dump(ctl, def(ctl), br->ifindex(), 0, {});
   ASSERT_TRUE(rows);
@@ -84,12 +92,7 @@ struct FdbEvents : fdb::Listener {
 
 TEST_F(FdbLearnTest, WhatIsLearnedOrMovedIsAnnouncedOnceAfterTheFramePath) {
   auto ctl = engine->control();
-  Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
-  ASSERT_TRUE(ctl.open(*br));
-  auto [p0, h0] = pair(ctl, "p0", "h0");
-  auto [p1, h1] = pair(ctl, "p1", "h1");
-  ASSERT_TRUE(ctl.set_master(*p0, br));
-  ASSERT_TRUE(ctl.set_master(*p1, br));
+  auto [br, p0, h0, p1, h1] = two_ports(ctl);
   FdbEvents ev;
   fdb::add_listener(ctl, ev);
   const HwAddr mac = h0->address();
