@@ -177,8 +177,16 @@ Result<void> set(std::optional<T>& field, Result<V> v) {
 template <class T>
 T copy_stats(const RawAttr& a) {
   T s{};
-  std::memcpy(&s, a.data.data(), std::min(sizeof(T), a.data.size()));
+  if (!a.data.empty()) std::memcpy(&s, a.data.data(), std::min(sizeof(T), a.data.size()));
   return s;
+}
+
+// An array of T from a payload, a partial last element dropped; empty for an empty one.
+template <class T>
+std::vector<T> copy_array(const RawAttr& a) {
+  std::vector<T> v(a.data.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), a.data.data(), v.size() * sizeof(T));
+  return v;
 }
 
 void decode_kind_data(const RawAttr& a, const std::optional<std::string>& kind, bool slave,
@@ -219,22 +227,17 @@ Result<void> decode_af_spec(const RawAttr& a, LinkMessage& m) {
     if (!inner) return fail(inner.error());
     for (const RawAttr& x : *inner) {
       if (f.type == AF_INET && x.type == IFLA_INET_CONF) {
-        std::vector<std::uint32_t> conf(x.data.size() / 4);
-        std::memcpy(conf.data(), x.data.data(), conf.size() * 4);
-        m.inet_conf = std::move(conf);
+        m.inet_conf = copy_array<std::uint32_t>(x);
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_FLAGS) {
         IFCORE_TRY(set(m.inet6_flags, x.u32()));
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_CACHEINFO) {
         m.inet6_cacheinfo = copy_stats<ifla_cacheinfo>(x);
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_CONF) {
-        std::vector<std::int32_t> conf(x.data.size() / 4);
-        std::memcpy(conf.data(), x.data.data(), conf.size() * 4);
-        m.inet6_conf = std::move(conf);
+        m.inet6_conf = copy_array<std::int32_t>(x);
       } else if (f.type == AF_INET6 &&
                  (x.type == IFLA_INET6_STATS || x.type == IFLA_INET6_ICMP6STATS)) {
-        std::vector<std::uint64_t> v(x.data.size() / 8);
-        std::memcpy(v.data(), x.data.data(), v.size() * 8);
-        (x.type == IFLA_INET6_STATS ? m.inet6_stats : m.inet6_icmp6stats) = std::move(v);
+        (x.type == IFLA_INET6_STATS ? m.inet6_stats : m.inet6_icmp6stats) =
+            copy_array<std::uint64_t>(x);
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_TOKEN && x.data.size() == 16) {
         std::array<std::uint8_t, 16> t{};
         std::memcpy(t.data(), x.data.data(), 16);
