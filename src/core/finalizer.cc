@@ -110,6 +110,8 @@ void Finalizer::release_locked_out(std::vector<Device*>& devs) {
     DeviceAccess::set_state(*d, RegState::Released);
     d->kind().destruct(*d);
   }
+  // Counted before they stop waiting: whoever drain() wakes sees them released.
+  impl_.stats.devices_released.fetch_add(devs.size(), std::memory_order_relaxed);
   {
     std::lock_guard lk(mu_);
     for (Device* d : devs) {
@@ -126,7 +128,6 @@ void Finalizer::release_locked_out(std::vector<Device*>& devs) {
     }
   };
   rcu::retire(new Released{devs});
-  impl_.stats.devices_released.fetch_add(devs.size(), std::memory_order_relaxed);
   StatsCounters::add(impl_.stats.free_ns, Clock::now() - t0);
   idle_cv_.notify_all();
 }
