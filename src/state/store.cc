@@ -603,6 +603,12 @@ Result<bool> check_db(sqlite3* db, const std::string& path) {
 
 // ---- replay
 
+struct NsRow {
+  std::string name;
+  int id;
+  std::int64_t seq;
+};
+
 struct ObjRow {
   std::string ns, type;
   Bytes key;
@@ -623,6 +629,43 @@ struct LinkInfo {
   std::optional<std::int32_t> link_netnsid;
   bool done = false;
 };
+
+// Reads the kept rows: namespaces in the order they were made, objects in the order they
+// changed. Errors: the file cannot be read; what was read before stays in the vectors.
+Result<void> load_rows(sqlite3* db, std::vector<NsRow>& nss, std::vector<ObjRow>& rows) {
+  sqlite3_stmt* s = nullptr;
+  int rc =
+      sqlite3_prepare_v2(db, "SELECT name, id, seq FROM namespaces ORDER BY seq", -1, &s, nullptr);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    nss.push_back({column_text(s, 0), sqlite3_column_int(s, 1), sqlite3_column_int64(s, 2)});
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return fail(sql_error(db, "state file: read"));
+  rc = sqlite3_prepare_v2(db,
+                          "SELECT ns, type, key, dev, seq, valid_until, preferred_until, summary, "
+                          "msg FROM objects ORDER BY seq",
+                          -1, &s, nullptr);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    rc = SQLITE_OK;
+    ObjRow r;
+    r.ns = column_text(s, 0);
+    r.type = column_text(s, 1);
+    View k = column_blob(s, 2);
+    r.key.assign(k.begin(), k.end());
+    r.dev = sqlite3_column_int(s, 3);
+    r.seq = sqlite3_column_int64(s, 4);
+    if (sqlite3_column_type(s, 5) != SQLITE_NULL) r.valid_until = sqlite3_column_int64(s, 5);
+    if (sqlite3_column_type(s, 6) != SQLITE_NULL) r.preferred_until = sqlite3_column_int64(s, 6);
+    r.summary = column_text(s, 7);
+    View m = column_blob(s, 8);
+    r.msg.assign(m.begin(), m.end());
+    rows.push_back(std::move(r));
+  }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return fail(sql_error(db, "state file: read"));
+  return ok();
+}
 
 // One request's answer: ok, or the error it got (with the extended ack's message).
 Result<void> answer_of(const std::vector<rtnl::Datagram>& replies) {
@@ -730,6 +773,11 @@ void identity(Bytes& b, const LinkInfo& l) {
 
 }  // namespace
 
+struct Store::Salvage {
+  std::vector<NsRow> nss;
+  std::vector<ObjRow> rows;
+};
+
 Result<Sync> parse_sync(std::string_view s) {
   if (s == "full") return Sync::Full;
   if (s == "batch") return Sync::Batch;
@@ -742,9 +790,35 @@ Result<std::unique_ptr<Store>> Store::open(const Options& opts) {
   auto db = open_db(opts.path, false);
   if (!db) return fail(db.error());
   st->db_ = *db;
-  // WAL first: the integrity check then reads the log too.
-  IFCORE_TRY(st->exec("PRAGMA journal_mode=WAL"));
+  // (A file in WAL mode stays in it: its log is read by the check too.)
   auto existing = check_db(st->db_, opts.path);
+  if (existing)
+    if (auto w = st->exec("PRAGMA journal_mode=WAL"); !w) existing = fail(w.error());
+  if (!existing && opts.recover) {
+    // --state-recover: what can still be read is kept for the restore; the damaged file
+    // is set aside (FILE.corrupt) and a new one takes its place.
+    auto salvage = std::make_unique<Salvage>();
+    auto read = load_rows(st->db_, salvage->nss, salvage->rows);
+    std::fprintf(stderr,
+                 "ifcored: %s\nifcored: --state-recover: %zu namespaces and %zu records read "
+                 "from it%s%s; the file is kept as %s.corrupt\n",
+                 existing.error().message.c_str(), salvage->nss.size(), salvage->rows.size(),
+                 read ? "" : ", then: ", read ? "" : read.error().message.c_str(),
+                 opts.path.c_str());
+    sqlite3_close(st->db_);
+    st->db_ = nullptr;
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      std::string from = opts.path + suffix, to = opts.path + ".corrupt" + suffix;
+      if (std::rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT)
+        return fail(errno, "cannot set {} aside: {}", from, std::strerror(errno));
+    }
+    auto fresh = open_db(opts.path, false);
+    if (!fresh) return fail(fresh.error());
+    st->db_ = *fresh;
+    IFCORE_TRY(st->exec("PRAGMA journal_mode=WAL"));
+    existing = check_db(st->db_, opts.path);
+    st->salvaged_ = std::move(salvage);
+  }
   if (!existing) return fail(existing.error());
   const char* sync = opts.sync == Sync::Full    ? "PRAGMA synchronous=FULL"
                      : opts.sync == Sync::Batch ? "PRAGMA synchronous=NORMAL"
@@ -776,6 +850,8 @@ Result<std::unique_ptr<Store>> Store::open(const Options& opts) {
   if (opts.sync == Sync::Batch) st->syncer_ = std::thread([p = st.get()] { p->syncer(); });
   return st;
 }
+
+Store::Store(Options opts) : opts_(std::move(opts)) {}
 
 Store::~Store() {
   if (syncer_.joinable()) {
@@ -1008,45 +1084,14 @@ Result<void> Store::stop() {
 
 Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   // Everything is read first: the replay's own announcements rewrite the rows.
-  struct NsRow {
-    std::string name;
-    int id;
-    std::int64_t seq;
-  };
   std::vector<NsRow> nss;
   std::vector<ObjRow> rows;
-  {
-    sqlite3_stmt* s = nullptr;
-    sqlite3_prepare_v2(db_, "SELECT name, id, seq FROM namespaces ORDER BY seq", -1, &s, nullptr);
-    while (s && sqlite3_step(s) == SQLITE_ROW)
-      nss.push_back({column_text(s, 0), sqlite3_column_int(s, 1), sqlite3_column_int64(s, 2)});
-    sqlite3_finalize(s);
-    sqlite3_prepare_v2(db_,
-                       "SELECT ns, type, key, dev, seq, valid_until, preferred_until, summary, msg "
-                       "FROM objects ORDER BY seq",
-                       -1, &s, nullptr);
-    while (s && sqlite3_step(s) == SQLITE_ROW) {
-      ObjRow r;
-      r.ns = column_text(s, 0);
-      r.type = column_text(s, 1);
-      View k = column_blob(s, 2);
-      r.key.assign(k.begin(), k.end());
-      r.dev = sqlite3_column_int(s, 3);
-      r.seq = sqlite3_column_int64(s, 4);
-      if (sqlite3_column_type(s, 5) != SQLITE_NULL) r.valid_until = sqlite3_column_int64(s, 5);
-      if (sqlite3_column_type(s, 6) != SQLITE_NULL) r.preferred_until = sqlite3_column_int64(s, 6);
-      r.summary = column_text(s, 7);
-      View m = column_blob(s, 8);
-      r.msg.assign(m.begin(), m.end());
-      rows.push_back(std::move(r));
-    }
-    if (s && sqlite3_errcode(db_) != SQLITE_DONE && sqlite3_errcode(db_) != SQLITE_OK &&
-        sqlite3_errcode(db_) != SQLITE_ROW) {
-      Error e = sql_error(db_, "state file: read");
-      sqlite3_finalize(s);
-      return fail(e);
-    }
-    sqlite3_finalize(s);
+  if (salvaged_) {
+    nss = std::move(salvaged_->nss);
+    rows = std::move(salvaged_->rows);
+    salvaged_.reset();
+  } else {
+    IFCORE_TRY(load_rows(db_, nss, rows));
   }
   if (nss.empty() && rows.empty()) return ok();
 

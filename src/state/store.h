@@ -71,7 +71,7 @@ class Store final : public daemon::StateHook, public PernetHooks {
   std::uint64_t commits() const { return commits_; }
 
  private:
-  explicit Store(Options opts) : opts_(std::move(opts)) {}
+  explicit Store(Options opts);
   Result<void> exec(const char* sql);
   Result<void> prepare();
   Result<void> replay(Engine& engine, rtnl::Server& server);
@@ -87,6 +87,8 @@ class Store final : public daemon::StateHook, public PernetHooks {
     std::vector<std::uint8_t> msg;
   };
 
+  struct Salvage;  // rows read from a damaged file (--state-recover)
+  std::unique_ptr<Salvage> salvaged_;
   Options opts_;
   sqlite3* db_ = nullptr;
   sqlite3_stmt* upsert_ = nullptr;
