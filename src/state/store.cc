@@ -1176,7 +1176,7 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   // there when the lower device comes up comes up with it).
   auto settle_new = [&](const std::pair<std::string, int>& k, const LinkInfo& l) -> Result<void> {
     std::uint32_t change = kUserFlags & ~static_cast<std::uint32_t>(IFF_PROMISC);
-    if (is_master(k)) change &= ~static_cast<std::uint32_t>(IFF_UP);
+    if (is_master(k) || (l.master && *l.master)) change &= ~static_cast<std::uint32_t>(IFF_UP);
     Bytes b = ifinfo(l.ifi.ifi_index, l.ifi.ifi_flags & change, change);
     copy_attr(b, l.as, IFLA_IFALIAS);
     return rp.send(k.first, RTM_NEWLINK, 0, b);
@@ -1246,6 +1246,10 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
           if (std::any_of(policy.begin(), policy.end(), [&](const AttrPolicyEntry& e) {
                 return e.type == a.type && e.shape != AttrShape::Flag;
               })) {
+            // Reported, in the policy, and refused as read-only.
+            if (l.kind == "macvlan" &&
+                (a.type == IFLA_MACVLAN_MACADDR_COUNT || a.type == IFLA_MACVLAN_BC_QUEUE_LEN_USED))
+              continue;
             if (l.kind == "bridge" && a.type == IFLA_BR_MULTI_BOOLOPT &&
                 a.data.size() >= sizeof(br_boolopt_multi)) {
               // The bridge reports every option it has (Linux 6.18's mask) and takes those
@@ -1303,7 +1307,9 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
       progress = true;
       // A port's promiscuity comes from its master: not asked again.
       std::uint32_t change = kUserFlags;
-      if (l.master) change &= ~static_cast<std::uint32_t>(IFF_PROMISC);
+      // A port joins its master down, and comes up after it (as `ip link set P master M;
+      // ip link set M up; ip link set P up` does): see the last pass below.
+      if (l.master) change &= ~static_cast<std::uint32_t>(IFF_PROMISC | IFF_UP);
       Bytes b = ifinfo(l.ifi.ifi_index, l.ifi.ifi_flags & change, change);
       if (!created.count(k)) identity(b, l);
       if (l.master) put_u32(b, IFLA_MASTER, *l.master);
@@ -1318,6 +1324,13 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
       }
       if (!r) IFCORE_TRY(rp.failed(*l.row, r.error()));
     }
+  }
+
+  for (auto& [k, l] : links) {
+    if (!l.master || !*l.master || !(l.ifi.ifi_flags & IFF_UP) || !exists(k.first, k.second))
+      continue;
+    Bytes b = ifinfo(l.ifi.ifi_index, IFF_UP, IFF_UP);
+    if (auto r = rp.send(k.first, RTM_NEWLINK, 0, b); !r) IFCORE_TRY(rp.failed(*l.row, r.error()));
   }
 
   // 4. The rest, each after what it needs: addresses, nexthops (groups after their
