@@ -25,6 +25,7 @@ struct SuiteOptions {
   bool ablation = true;    // run the ablation (embedded path, legacy sizes)
   bool progress = false;   // a progress line on standard error
   bool pin = true;         // the daemon path pins client and server to two CPUs
+  std::string daemon_state;  // ifcored --state with this --sync mode (empty: none)
   // Runs a path; tests replace it (empty: the real paths).
   std::function<Result<RunOutput>(Path, const ScenarioSpec&, const RunParams&)> runner;
   // Measures the socket's floor after a scenario's daemon runs (socket_floor.h); tests
