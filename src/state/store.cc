@@ -1164,12 +1164,16 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   }
   constexpr std::uint32_t kUserFlags =
       IFF_UP | IFF_DEBUG | IFF_NOARP | IFF_PROMISC | IFF_ALLMULTI | IFF_MULTICAST;
-  auto is_master = [&](const std::pair<std::string, int>& k) {
-    return std::any_of(links.begin(), links.end(), [&](const auto& o) {
-      return o.first.first == k.first && o.second.master &&
-             static_cast<int>(*o.second.master) == k.second;
-    });
-  };
+  // Indexes, so that the order costs O(N log N) for N devices: the ports each master has,
+  // and which veth names which as its peer.
+  std::map<std::pair<std::string, int>, int> ports_of;
+  std::map<std::pair<std::string, int>, std::pair<std::string, int>> veth_named_by;
+  for (const auto& [k, l] : links) {
+    if (l.master && *l.master) ++ports_of[{k.first, static_cast<int>(*l.master)}];
+    if (l.kind == "veth" && l.link && *l.link)
+      veth_named_by[{lower_ns(l), static_cast<int>(*l.link)}] = k;
+  }
+  auto is_master = [&](const std::pair<std::string, int>& k) { return ports_of.count(k) > 0; };
   // Right after its create, a device is set as it was (up included, but for a master,
   // which comes up after its ports join it): a device made later on top of it then finds
   // it as it did (Linux: a vlan made on a lower device that is up stays down; one that is
@@ -1214,11 +1218,8 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
         auto p = links.end();
         if (l.link && *l.link)
           p = links.find({lower_ns(l), static_cast<int>(*l.link)});
-        else
-          p = std::find_if(links.begin(), links.end(), [&](const auto& o) {
-            return o.second.kind == "veth" && o.second.link &&
-                   static_cast<int>(*o.second.link) == k.second && lower_ns(o.second) == k.first;
-          });
+        else if (auto n = veth_named_by.find(k); n != veth_named_by.end())
+          p = links.find(n->second);
         if (p == links.end() || p->second.kind != "veth" || p->second.done) {
           IFCORE_TRY(rp.failed(*l.row, Error{ENOENT, "the veth's peer is not kept"}));
           continue;
@@ -1288,22 +1289,24 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
 
   // 3. Device settings: ports before their master; flags (up) and master together.
   std::set<std::pair<std::string, int>> set_done;
+  auto mark_done = [&](const std::pair<std::string, int>& k, const LinkInfo& l) {
+    set_done.insert(k);
+    if (l.master && *l.master)
+      if (auto m = ports_of.find({k.first, static_cast<int>(*l.master)}); m != ports_of.end())
+        --m->second;
+  };
   for (bool progress = true; progress;) {
     progress = false;
     for (auto& [k, l] : links) {
       if (set_done.count(k)) continue;
       if (!exists(k.first, k.second)) {
-        set_done.insert(k);
+        mark_done(k, l);
         continue;
       }
       // A master waits for its ports, so that it comes up with them (its carrier, and
       // what follows from it, as when it was configured).
-      const bool waits = std::any_of(links.begin(), links.end(), [&](const auto& o) {
-        return o.first.first == k.first && o.second.master &&
-               static_cast<int>(*o.second.master) == k.second && !set_done.count(o.first);
-      });
-      if (waits) continue;
-      set_done.insert(k);
+      if (auto w = ports_of.find(k); w != ports_of.end() && w->second > 0) continue;
+      mark_done(k, l);
       progress = true;
       // A port's promiscuity comes from its master: not asked again.
       std::uint32_t change = kUserFlags;
