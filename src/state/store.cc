@@ -34,6 +34,7 @@
 #include <fmt/format.h>
 
 #include "ifcore/namespace.h"
+#include "rtnl/sysctl_msg.h"
 
 namespace ifcore::state {
 
@@ -455,8 +456,36 @@ Row nexthop_row(const nlmsghdr& h, View body) {
   return r;
 }
 
+// A sysctl written (rtnl's sysctl handler shows the tap the write that would make it again,
+// the device's ifindex as nlmsg_pid). A device's setting is known by the device's ifindex,
+// not its name, so that it follows a rename and goes with the device.
+Row sysctl_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "sysctl";
+  auto as = attrs_of(body.subspan(std::min<std::size_t>(body.size(), 4)));
+  std::string name = str_of(as, rtnl::IFCORE_SYSCTL_NAME);
+  std::string value = str_of(as, rtnl::IFCORE_SYSCTL_VALUE);
+  if (name.empty()) return r;
+  r.dev = static_cast<int>(h.nlmsg_pid);
+  std::string k = name;
+  if (r.dev) {
+    // net.ipvN.conf.DEVICE.KEY -> IFINDEX|net.ipvN.conf.*.KEY
+    auto conf = name.find(".conf.");
+    auto last = name.rfind('.');
+    if (conf == std::string::npos || last <= conf + 5) return r;
+    k = fmt::format("{}|{}*{}", r.dev, name.substr(0, conf + 6), name.substr(last));
+  }
+  r.key.assign(k.begin(), k.end());
+  r.what = Kind::Upsert;
+  r.body.assign(body.begin(), body.end());
+  r.summary = fmt::format("{} = {}", name, value);
+  return r;
+}
+
 Row row_of(const nlmsghdr& h, View body) {
   switch (h.nlmsg_type) {
+    case rtnl::IFCORE_NLMSG_SYSCTL:
+      return sysctl_row(h, body);
     case RTM_NEWLINK:
     case RTM_DELLINK:
       if (body.size() < sizeof(ifinfomsg)) return {};
@@ -500,6 +529,7 @@ bool kept_type(std::uint16_t t) {
     case RTM_DELNEIGH:
     case RTM_NEWNEXTHOP:
     case RTM_DELNEXTHOP:
+    case rtnl::IFCORE_NLMSG_SYSCTL:
       return true;
     default:
       return false;
@@ -1120,6 +1150,46 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
     return rp.failed(r, Error{ENOENT, fmt::format("namespace {} is not kept", r.ns)});
   };
 
+  // Sysctls in the order they were written: `default` ones before the devices (a device
+  // made after such a write took its values from it), the others after them. A device's
+  // setting is written under the device's name now (its ifindex is what is kept).
+  auto replay_sysctls = [&](bool defaults) -> Result<void> {
+    for (const auto& r : rows) {
+      if (r.type != "sysctl") continue;
+      auto as = attrs_of(View(r.msg).subspan(std::min<std::size_t>(r.msg.size(), 4)));
+      std::string name = str_of(as, rtnl::IFCORE_SYSCTL_NAME);
+      if ((name.find(".conf.default.") != std::string::npos) != defaults) continue;
+      IFCORE_TRY(ns_ok(r));
+      if (!known_ns.count(r.ns)) continue;
+      Bytes body = r.msg;
+      if (r.dev) {
+        std::string dev;
+        {
+          Control ctl = engine.control();
+          Namespace* n = ctl.find_namespace(r.ns);
+          Device* d = n ? ctl.find(*n, r.dev) : nullptr;
+          if (d) dev = d->name();
+        }
+        auto conf = name.find(".conf.");
+        auto last = name.rfind('.');
+        if (dev.empty() || conf == std::string::npos || last <= conf + 5) {
+          IFCORE_TRY(rp.failed(r, Error{ENODEV, "its device is not kept"}));
+          continue;
+        }
+        name = name.substr(0, conf + 6) + dev + name.substr(last);
+        body.assign(r.msg.begin(), r.msg.begin() + std::min<std::ptrdiff_t>(4, r.msg.size()));
+        put_str(body, rtnl::IFCORE_SYSCTL_NAME, name);
+        put_str(body, rtnl::IFCORE_SYSCTL_VALUE, str_of(as, rtnl::IFCORE_SYSCTL_VALUE));
+      }
+      if (auto res = rp.send(r.ns, rtnl::IFCORE_NLMSG_SYSCTL, 0, body); !res)
+        IFCORE_TRY(rp.failed(r, res.error()));
+      else
+        ++rp.restored["sysctl"];
+    }
+    return ok();
+  };
+  IFCORE_TRY(replay_sysctls(true));
+
   // 2. Devices: created lower before upper (IFLA_LINK), a veth with its peer.
   std::map<std::pair<std::string, int>, LinkInfo> links;
   for (const auto& r : rows) {
@@ -1375,6 +1445,7 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
     return r.msg.size() >= sizeof(nhmsg) &&
            find(attrs_of(View(r.msg).subspan(NLMSG_ALIGN(sizeof(nhmsg)))), NHA_GROUP) != nullptr;
   };
+  IFCORE_TRY(replay_sysctls(false));
   IFCORE_TRY(replay_type("addr", RTM_NEWADDR, NLM_F_CREATE | NLM_F_REPLACE, all));
   IFCORE_TRY(replay_type("nexthop", RTM_NEWNEXTHOP, NLM_F_CREATE | NLM_F_REPLACE,
                          [&](const ObjRow& r) { return !is_group(r); }));

@@ -84,6 +84,13 @@ configure() {
   I -n ns1 link set vx1 up
   I -n ns1 addr add 192.168.5.1/24 dev vx1
   I -n ns1 route add 192.168.6.0/24 via 192.168.5.254
+  I sysctl -w net.ipv6.conf.default.forwarding=1 >/dev/null
+  I link add d2 type dummy
+  I sysctl -w net.ipv4.conf.d0.rp_filter=2 net.ipv4.conf.all.forwarding=1 >/dev/null
+  I sysctl -w net.ipv4.conf.d0.forwarding=0 net.ipv4.fib_multipath_hash_policy=1 >/dev/null
+  I link set d2 name d2renamed
+  I sysctl -w net.ipv6.conf.d2renamed.proxy_ndp=1 >/dev/null
+  I -n ns1 sysctl -w net.ipv4.conf.vx1.proxy_arp=1 >/dev/null
   set +e
 }
 snapshot() {  # the full dumps, the lifetimes that count down taken out
@@ -93,6 +100,11 @@ snapshot() {  # the full dumps, the lifetimes that count down taken out
       I $n rule show; I $n -6 rule show; I $n neigh show; I $n nexthop show; } 2>&1
   done | sed -E 's/(valid_lft|preferred_lft|expires) [0-9]+sec/\1 Nsec/g'
   I netns list
+  local keys=(net.ipv6.conf.default.forwarding net.ipv6.conf.d2renamed.forwarding
+    net.ipv4.conf.d0.rp_filter net.ipv4.conf.all.forwarding net.ipv4.conf.d0.forwarding
+    net.ipv4.conf.d1.forwarding net.ipv4.fib_multipath_hash_policy net.ipv6.conf.d2renamed.proxy_ndp)
+  I sysctl "${keys[@]}"
+  I -n ns1 sysctl net.ipv4.conf.vx1.proxy_arp 2>&1
 }
 
 case $case_ in
@@ -117,7 +129,7 @@ roundtrip)
   "$ifc" state dump "$state" >"$dir/dump" || fail "ifc state dump"
   for want in "namespace ns1" "default link d0 ifindex 2 kind dummy" "default link v1" \
     "default route 10.2.0.0/16 table 254" "default nexthop id 3 group" "default neigh 10.0.0.7" \
-    "default rule family 2 priority 100" "valid_until"; do
+    "default rule family 2 priority 100" "valid_until" "net.ipv6.conf.d2renamed.proxy_ndp = 1"; do
     grep -q "$want" "$dir/dump" || fail "ifc state dump lacks \"$want\": $(cat "$dir/dump")"
   done
   grep -q "link vx0 " "$dir/dump" && fail "a deleted veth is still kept"
