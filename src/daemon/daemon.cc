@@ -844,8 +844,10 @@ void Loop::settle() {
   if (state_failed_) return;
   auto held = std::move(held_);
   held_.clear();
+  // pump, not flush: a client held while its session queued more notifications than one
+  // turn collects gets the rest now (no other wakeup would come for them).
   for (int fd : held)
-    if (auto it = clients_.find(fd); it != clients_.end()) flush(*it->second);
+    if (auto it = clients_.find(fd); it != clients_.end()) pump(*it->second);
 }
 
 void Loop::reap() {
