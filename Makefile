@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 
 # Debian packages the project needs (see ../DESIGN in docs/ARCHITECTURE.md).
 PACKAGES := build-essential cmake pkg-config liburcu-dev libexpected-dev libmnl-dev \
-            libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev \
+            libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libgtest-dev libgmock-dev \
             libbenchmark-dev libgoogle-perftools-dev linux-libc-dev iproute2 \
             python3-pyroute2 libnl-utils net-tools util-linux \
             clang-14 libclang-rt-14-dev

@@ -117,6 +117,9 @@ struct RunParams {
   // The CPUs of the timed run (cpu_pair.h): ifcored's serving thread and the kernel path's
   // thread on cpus.server, the daemon path's client on cpus.client. Not valid: no pinning.
   CpuChoice cpus;
+  // The daemon path: ifcored keeps its state (--state FILE) with this --sync mode (full,
+  // batch, off); empty: without --state.
+  std::string daemon_state;
 };
 
 // The machine the figures were taken on.

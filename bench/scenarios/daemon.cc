@@ -39,8 +39,25 @@ std::string daemon_unavailable() {
 
 Result<RunOutput> run_daemon(const ScenarioSpec& s, const RunParams& p, bool rings) {
   if (auto why = daemon_unavailable(); !why.empty()) return fail(EOPNOTSUPP, "{}", why);
-  DaemonProcess d;
-  auto st = d.start(p.policies.to_string());
+  // With --state: the file in a directory of its own on the disk the temporary files are
+  // on, made fresh for every repetition (removed with the daemon's directory).
+  std::vector<std::string> extra;
+  std::string state_dir;
+  if (!p.daemon_state.empty()) {
+    char tmpl[] = "/tmp/ifcore-bench-state-XXXXXX";
+    if (!::mkdtemp(tmpl)) return fail(errno, "mkdtemp: {}", std::strerror(errno));
+    state_dir = tmpl;
+    extra = {"--state", state_dir + "/state.db", "--sync", p.daemon_state};
+  }
+  struct RemoveDir {
+    std::string dir;
+    ~RemoveDir() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+  } remove_state{state_dir};
+  DaemonProcess d;  // stopped before its state directory goes
+  auto st = d.start(p.policies.to_string(), extra);
   if (!st) return fail(st.error());
   WireEnv env = daemon_env(d.socket(), rings);
   // A fresh process pays a minor page fault for every page of code and data it touches

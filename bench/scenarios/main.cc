@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write every figure and the machine to FILE");
   app.add_option("--plot", plot_path, "draw time per device against N to FILE.svg");
   app.add_flag("--no-ablation", no_ablation, "skip the ablation table");
+  app.add_option("--daemon-state", o.daemon_state,
+                 "the daemon path's ifcored keeps its state (--state FILE) with this --sync mode: "
+                 "full, batch or off (docs/STATE.md)")
+      ->check(CLI::IsMember({"full", "batch", "off"}));
   app.add_flag("--no-pin", no_pin,
                "leave every thread to the scheduler (default: for the timed run, ifcored's "
                "serving thread and the kernel path's thread on the fastest CPU, the daemon "

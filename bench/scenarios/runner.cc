@@ -108,6 +108,7 @@ struct Runner {
         progress.set(label);
         RunParams p;
         p.n = n;
+        p.daemon_state = o.daemon_state;
         p.policies = pol;
         p.policy_name = policy_name;
         p.progress = [this](double f) { progress.show(f); };

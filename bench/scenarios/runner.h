@@ -21,10 +21,11 @@ struct SuiteOptions {
   std::vector<Path> paths = {Path::Embedded, Path::Daemon, Path::Ring, Path::Kernel};
   int repeat = 5;
   std::string policy = "default";
-  int scale_max = 100000;  // the sweep's largest N
-  bool ablation = true;    // run the ablation (embedded path, legacy sizes)
-  bool progress = false;   // a progress line on standard error
-  bool pin = true;         // the daemon path pins client and server to two CPUs
+  int scale_max = 100000;    // the sweep's largest N
+  bool ablation = true;      // run the ablation (embedded path, legacy sizes)
+  bool progress = false;     // a progress line on standard error
+  bool pin = true;           // the daemon path pins client and server to two CPUs
+  std::string daemon_state;  // ifcored --state with this --sync mode (empty: none)
   // Runs a path; tests replace it (empty: the real paths).
   std::function<Result<RunOutput>(Path, const ScenarioSpec&, const RunParams&)> runner;
   // Measures the socket's floor after a scenario's daemon runs (socket_floor.h); tests

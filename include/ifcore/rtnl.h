@@ -75,6 +75,14 @@ class Server {
   // Errors: ENOENT if the namespace does not exist.
   Result<std::unique_ptr<Session>> open_session(SessionOptions opts);
 
+  // A tap sees every notification the server makes, for every namespace and group,
+  // whether or not a session listens (ifcored --state keeps its store with it). It is
+  // called with the control lock held, in the order the changes happen, with the id of the
+  // namespace the message speaks of; it must not block or take the control lock. An empty
+  // function removes it. Context: takes the control lock (not held by the caller).
+  using TapFn = std::function<void(int ns_id, std::span<const std::uint8_t> msg)>;
+  void set_tap(TapFn tap);
+
   struct Impl;
 
  private:

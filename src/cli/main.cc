@@ -32,6 +32,7 @@ void usage() {
       "       ifc [ -force ] -batch filename\n"
       "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
       "       ifc sysctl [ -n ] { KEY... | -w KEY=VALUE... }\n"
+      "       ifc state dump FILE\n"
       "where  OBJECT := { link | address | route | rule | neighbour | nexthop | netconf |\n"
       "                   netns | monitor | stats | fdb }\n"
       "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
@@ -46,6 +47,7 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
   if (obj == "stats") return do_stats(c, a);
   if (obj == "probe") return do_probe(c, a);
   if (obj == "sysctl") return do_sysctl(c, a);
+  if (obj == "state") return do_state(c, a);
   if (obj == "fdb") return do_fdb(c, a);  // bridge(8)'s object, in its syntax
   // iproute2's objects in its order, so that an abbreviation means what it means to ip
   // (`ip n` is neighbor, `ip m` maddress, `ip mo` monitor); those ifc lacks say so.
@@ -188,6 +190,13 @@ int main_impl(int argc, char** argv) {
       std::fprintf(stderr, "Option \"%s\" is unknown, try \"ip -help\".\n", opt.c_str());
       return 255;
     }
+  }
+  // `ifc state` reads a state file: no target to open.
+  if (o.batch.empty() && i < argc && std::string_view(argv[i]) == "state") {
+    Args a(std::vector<std::string>(argv + i + 1, argv + argc));
+    auto r = do_state(o.ctx, a);
+    if (!r) report(r.error());
+    return r ? 0 : r.error().code;
   }
   auto t = open_target(o);
   if (!t) {

@@ -215,6 +215,9 @@ class Loop {
   bool ring_outbox_over(const Client& c) const {
     return c.out.size() >= kRingOutboxLimit || c.out.bytes() >= 16 * cfg_.max_outbox_bytes;
   }
+  // With a state store: commits what it recorded, then sends what was held for the
+  // clients meanwhile. Context: the end of each pass of the loop.
+  void settle();
   void drop(int fd);
   // Logs why a client that broke the protocol is closed, and closes it (as drop).
   void close_for(Client& c, std::string_view why);
@@ -258,6 +261,9 @@ class Loop {
   // Set by session wakeups (any thread) until the loop pumps: one eventfd write per turn,
   // however many notifications are queued meanwhile.
   std::atomic<bool> wake_pending_{false};
+  // Clients whose datagrams wait for the state store's commit (Config::state).
+  std::set<int> held_;
+  std::optional<Error> state_failed_;
 };
 
 Loop::~Loop() {
@@ -308,6 +314,8 @@ Result<void> Loop::bind_socket() {
 }
 
 Result<void> Loop::start() {
+  // Everything kept is back before a client can connect.
+  if (cfg_.state) IFCORE_TRY(cfg_.state->start(engine_, server_));
   IFCORE_TRY(bind_socket());
   ep_ = epoll_create1(EPOLL_CLOEXEC);
   efd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -454,6 +462,12 @@ void Loop::update_events(Client& c) {
 }
 
 void Loop::flush(Client& c) {
+  // Acknowledged means durable: nothing leaves while a recorded change is not committed
+  // (settle() sends it after the commit that ends the loop's pass).
+  if (cfg_.state && cfg_.state->dirty()) {
+    held_.insert(c.fd);
+    return;
+  }
   if (c.ring) return flush_ring(c);
   // One sendmmsg(2) for up to kSendBatch datagrams; SOCK_SEQPACKET keeps each one whole.
   std::array<mmsghdr, kSendBatch> msgs;
@@ -642,6 +656,7 @@ void Loop::switch_to_rings(Client& c, const wire::Message& req, rtnl::Datagram s
   // The reply carries the ring file (SCM_RIGHTS) and goes on the socket after every earlier
   // datagram; from the next datagram on, everything for the client goes through the rings.
   auto answer = [&](const Error& e) { answer_error(c, req.bytes, e, ack_options(c)); };
+  settle();
   flush(c);
   if (!c.out.empty())
     return answer(Error{EAGAIN, "the connection's socket is full: read it, then ask again"});
@@ -816,7 +831,27 @@ int Loop::poll_rings() {
   return got;
 }
 
+void Loop::settle() {
+  if (!cfg_.state) return;
+  if (cfg_.state->dirty() && !state_failed_) {
+    if (auto r = cfg_.state->commit(); !r) {
+      // Nothing held is sent: its changes may not be durable.
+      engine_.log(LogLevel::Error, fmt::format("ifcored: state: {}; stopping", r.error().message));
+      state_failed_ = r.error();
+      return;
+    }
+  }
+  if (state_failed_) return;
+  auto held = std::move(held_);
+  held_.clear();
+  // pump, not flush: a client held while its session queued more notifications than one
+  // turn collects gets the rest now (no other wakeup would come for them).
+  for (int fd : held)
+    if (auto it = clients_.find(fd); it != clients_.end()) pump(*it->second);
+}
+
 void Loop::reap() {
+  settle();
   for (int fd : dead_) {
     auto it = clients_.find(fd);
     if (it == clients_.end()) continue;
@@ -853,6 +888,7 @@ Result<void> Loop::run() {
   Clock::time_point spin_until{}, last_epoll{};
   unsigned turn = 0;
   for (;;) {
+    if (state_failed_) return fail(*state_failed_);
     // Busy polling: for a short while after serving, look for the next request without
     // sleeping, as Linux's busy_poll does for sockets. A client that sends its next request
     // within the window is served without the wakeup of a sleeping thread, which on a
@@ -905,6 +941,9 @@ Result<void> Loop::run() {
         signalfd_siginfo si;
         (void)!read(sfd_, &si, sizeof(si));
         engine_.log(LogLevel::Info, "ifcored: shutting down");
+        settle();
+        if (state_failed_) return fail(*state_failed_);
+        if (cfg_.state) IFCORE_TRY(cfg_.state->stop());
         return ok();
       } else if (fd == lfd_) {
         accept_clients();

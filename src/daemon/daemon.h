@@ -16,8 +16,29 @@
 
 #include "ifcore/engine.h"
 #include "ifcore/result.h"
+#include "ifcore/rtnl.h"
 
 namespace ifcore::daemon {
+
+// What keeps the configured state across restarts (ifcored --state: src/state/): the loop
+// restores through it before it listens, and holds every datagram for its clients while
+// changes it recorded are not committed, so that an ACK is only sent once its change is
+// durable. Requests handled in one pass of the loop share one commit (group commit).
+// Context: the loop's thread, except where said.
+class StateHook {
+ public:
+  virtual ~StateHook() = default;
+  // Restores the kept state into the engine through `server`, then records every change.
+  // Called once, before the socket listens. Errors: the state cannot be restored.
+  virtual Result<void> start(Engine& engine, rtnl::Server& server) = 0;
+  // Whether changes were recorded that are not committed yet. Context: any thread.
+  virtual bool dirty() const = 0;
+  // Commits what was recorded (one transaction, one sync). Errors: the store failed: the
+  // loop stops, since it could no longer keep its promise.
+  virtual Result<void> commit() = 0;
+  // Commits what is left and stops recording (before the engine goes away).
+  virtual Result<void> stop() = 0;
+};
 
 struct Config {
   std::string socket_path;
@@ -40,6 +61,8 @@ struct Config {
   // every datagram recorded, CONN numbers the connections). tests/fuzz/capture_corpus.sh
   // makes the fuzzers' seed corpus from what real clients send this way.
   std::string record_dir;
+  // The state store (nullptr: none; the loop then behaves as without it).
+  StateHook* state = nullptr;
 };
 
 // Touches `mib` MiB of heap once and hands it back to the allocator, which keeps it for

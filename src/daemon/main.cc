@@ -2,6 +2,7 @@
 //   ifcored [--socket PATH] [--group NAME] [--policy TEXT] [--namespace NAME]...
 //           [--max-queued N] [--max-queued-bytes N] [--max-outbox-bytes N]
 //           [--max-connections-per-uid N] [--busy-poll US] [--reserve MIB] [--record DIR]
+//           [--state FILE [--sync full|batch|off] [--sync-interval MS] [--state-recover]]
 #include <grp.h>
 #include <signal.h>
 
@@ -10,6 +11,7 @@
 
 #include "daemon/daemon.h"
 #include "ifcore/ifcore.h"
+#include "state/store.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"ifcored: ifcore's network-device engine served as rtnetlink over a Unix socket"};
@@ -54,6 +56,22 @@ int main(int argc, char** argv) {
                  "takes no page faults (0: none)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
+  std::string state_path, sync = "full";
+  long sync_interval_ms = 10;
+  bool state_recover = false;
+  app.add_option("--state", state_path,
+                 "keep the configured state in this SQLite file and restore it at start "
+                 "(docs/STATE.md)");
+  app.add_option("--sync", sync,
+                 "with --state: full (every commit synced before its ACK), batch (a sync at most "
+                 "every --sync-interval; a machine crash loses that much), off (tests)")
+      ->capture_default_str();
+  app.add_option("--sync-interval", sync_interval_ms, "with --sync batch: ms between syncs")
+      ->capture_default_str()
+      ->check(CLI::Range(1L, 60000L));
+  app.add_flag("--state-recover", state_recover,
+               "with --state: start even if records cannot be applied (they are reported and "
+               "kept aside in the file's table lost)");
   CLI11_PARSE(app, argc, argv);
   cfg.busy_poll = std::chrono::microseconds(busy_poll_us);
   ifcore::daemon::reserve_heap(reserve_mib);
@@ -71,6 +89,31 @@ int main(int argc, char** argv) {
     }
     cfg.write_group = g->gr_gid;
   }
+  // Opened before the engine (and destroyed after it): a file that fails its check
+  // stops the start before anything is made.
+  std::unique_ptr<ifcore::state::Store> store;
+  if (!state_path.empty()) {
+    auto s = ifcore::state::parse_sync(sync);
+    if (!s) {
+      std::fprintf(stderr, "ifcored: %s\n", s.error().message.c_str());
+      return 2;
+    }
+    ifcore::state::Options so;
+    so.path = state_path;
+    so.sync = *s;
+    so.batch_interval = std::chrono::milliseconds(sync_interval_ms);
+    so.recover = state_recover;
+    auto st = ifcore::state::Store::open(so);
+    if (!st) {
+      std::fprintf(stderr, "ifcored: --state: %s\n", st.error().message.c_str());
+      return 1;
+    }
+    store = std::move(*st);
+    cfg.state = store.get();
+  } else if (state_recover) {
+    std::fprintf(stderr, "ifcored: --state-recover needs --state FILE\n");
+    return 2;
+  }
   // Before the engine starts its threads, so that only the loop's signalfd hears SIGTERM.
   ifcore::daemon::block_signals();
 
@@ -80,6 +123,8 @@ int main(int argc, char** argv) {
   {
     auto ctl = engine->control();
     for (const auto& n : namespaces) {
+      // With --state, a namespace the file keeps too is found by the restore, which
+      // then fills it.
       auto r = ctl.create_namespace(n);
       if (!r) {
         std::fprintf(stderr, "ifcored: --namespace %s: %s\n", n.c_str(), r.error().message.c_str());

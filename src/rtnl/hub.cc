@@ -91,6 +91,7 @@ void Hub::count_groups(std::uint64_t before, std::uint64_t after) {
 }
 
 bool Hub::wanted(int ns_id, unsigned group, bool echoable) {
+  if (tap) return true;
   if (echoable && scope && scope->echo && scope->ns_id == ns_id) return true;
   if (group < 1 || group > members_.size() ||
       members_[group - 1].load(std::memory_order_acquire) == 0)
@@ -103,6 +104,7 @@ bool Hub::wanted(int ns_id, unsigned group, bool echoable) {
 void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, bool echoable) {
   // Linux: nlmsg_notify — with NLM_F_ECHO the requester gets the message as a unicast and
   // is left out of the broadcast.
+  if (tap) tap(ns_id, msg);
   const SessionImpl* skip = nullptr;
   if (echoable && scope && scope->echo && scope->ns_id == ns_id) {
     scope->echoed.emplace_back(msg.begin(), msg.end());
@@ -212,6 +214,11 @@ Server::Server(Engine& engine) : impl_(std::make_unique<Impl>()) {
 
 Server::~Server() {
   impl_->hub->detach();
+}
+
+void Server::set_tap(TapFn tap) {
+  Control ctl = impl_->hub->engine().control();
+  impl_->hub->tap = std::move(tap);
 }
 
 Result<std::unique_ptr<Session>> Server::open_session(SessionOptions opts) {

@@ -88,6 +88,7 @@ class Hub final : public Subscriber {
   void count_groups(std::uint64_t before, std::uint64_t after);
 
   RequestScope* scope = nullptr;  // Context: control lock
+  Server::TapFn tap;              // Context: control lock (Server::set_tap)
 
  private:
   Engine* engine_;

@@ -7,7 +7,11 @@
 // Lock order: only the control lock.
 #include <sys/socket.h>
 
+#include <linux/netlink.h>
+
 #include <cerrno>
+#include <cstddef>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -193,6 +197,23 @@ std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
   return v;
 }
 
+// ifcored --state keeps what is written (Server::set_tap): a write that succeeded is shown
+// to the tap as the request that would make it again, the setting's full name and the value
+// it now has, with the device's ifindex as nlmsg_pid (0: all, default, the namespace's own).
+// Context: control lock.
+void tap_write(Request& r, const Namespace& ns, const std::string& full, const std::string& value,
+               int ifindex) {
+  Hub& hub = r.s.hub();
+  if (!hub.tap) return;
+  wire::MessageBuilder b;
+  if (!encode_sysctl_request(b, 0, SysctlRequest{full, value})) return;
+  std::vector<std::uint8_t> m = b.take();
+  if (m.size() < sizeof(nlmsghdr)) return;
+  std::uint32_t pid = static_cast<std::uint32_t>(ifindex);
+  std::memcpy(m.data() + offsetof(nlmsghdr, nlmsg_pid), &pid, sizeof(pid));
+  hub.tap(ns.id(), m);
+}
+
 Result<void> handle_net_sysctl(Request& r, const SysctlRequest& req, const SysctlName& name) {
   const std::string full = sysctl_name(name);
   const NetKey* k = nullptr;
@@ -218,6 +239,7 @@ Result<void> handle_net_sysctl(Request& r, const SysctlRequest& req, const Sysct
       IFCORE_TRY(inet::set_multipath_hash_conf(ctl, **ns, c));
     }
     rep.value = std::to_string(k->get(c));
+    if (value) tap_write(r, **ns, full, rep.value, 0);
   }
   return emit(r.out, [&](wire::MessageBuilder& b) {
     return encode_sysctl_reply(b, r.seq(), r.port(), rep);
@@ -258,6 +280,7 @@ Result<void> handle_sysctl(Request& r) {
     auto v = apply(ctl, **ns, *scope, *k, value, full);
     if (!v) return fail(v.error());
     rep.value = std::to_string(*v);
+    if (value) tap_write(r, **ns, full, rep.value, *scope > 0 ? *scope : 0);
   }
   return emit(r.out, [&](wire::MessageBuilder& b) {
     return encode_sysctl_reply(b, r.seq(), r.port(), rep);
