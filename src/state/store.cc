@@ -886,7 +886,7 @@ Store::Store(Options opts) : opts_(std::move(opts)) {}
 Store::~Store() {
   if (syncer_.joinable()) {
     {
-      std::lock_guard lk(sync_mu_);
+      MutexLock lk(sync_mu_);
       sync_stop_ = true;
     }
     sync_cv_.notify_all();
@@ -947,7 +947,7 @@ void Store::tap(int ns_id, std::span<const std::uint8_t> msg) {
   nlmsghdr h;
   std::memcpy(&h, msg.data(), sizeof(h));
   if (!kept_type(h.nlmsg_type)) return;
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   auto it = names_.find(ns_id);
   if (it == names_.end()) return;  // not a namespace the store knows (cannot happen)
   log_.push_back({Entry::Msg, it->second, ns_id, Bytes(msg.begin(), msg.end())});
@@ -955,7 +955,7 @@ void Store::tap(int ns_id, std::span<const std::uint8_t> msg) {
 }
 
 Result<void> Store::init(Control&, Namespace& ns) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   names_[ns.id()] = ns.name();
   log_.push_back({Entry::NsAdd, ns.name(), ns.id(), {}});
   pending_.store(true, std::memory_order_release);
@@ -963,7 +963,7 @@ Result<void> Store::init(Control&, Namespace& ns) {
 }
 
 void Store::exit(Control&, Namespace& ns) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   // remove_pernet (stop) calls exit for every namespace: they are not gone.
   if (detaching_) return;
   log_.push_back({Entry::NsDel, ns.name(), ns.id(), {}});
@@ -1012,7 +1012,7 @@ Result<void> Store::apply(const std::string& ns, std::span<const std::uint8_t> m
 Result<void> Store::commit() {
   std::vector<Entry> log;
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     log.swap(log_);
     pending_.store(false, std::memory_order_release);
   }
@@ -1046,7 +1046,7 @@ Result<void> Store::commit() {
   IFCORE_TRY(exec("COMMIT"));
   ++commits_;
   if (wrote && opts_.sync == Sync::Batch) {
-    std::lock_guard lk(sync_mu_);
+    MutexLock lk(sync_mu_);
     sync_wanted_ = true;
     sync_cv_.notify_one();
   }
@@ -1057,9 +1057,9 @@ void Store::syncer() {
   // Batch: the commits are in the write-ahead log's pages (a killed daemon loses none of
   // them); this makes them durable against a crash of the machine, at most one interval
   // late.
-  std::unique_lock lk(sync_mu_);
+  MutexLock lk(sync_mu_);
   for (;;) {
-    sync_cv_.wait(lk, [&] { return sync_stop_ || sync_wanted_; });
+    while (!sync_stop_ && !sync_wanted_) lk.wait(sync_cv_);
     if (sync_stop_) return;
     lk.unlock();
     std::this_thread::sleep_for(opts_.batch_interval);
@@ -1087,7 +1087,7 @@ Result<void> Store::start(Engine& engine, rtnl::Server& server) {
   auto r = replay(engine, server);
   if (!r) {
     // Nothing of the failed start reaches the file.
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     log_.clear();
     pending_.store(false);
     return r;
@@ -1101,7 +1101,7 @@ Result<void> Store::stop() {
   {
     Control ctl = engine_->control();
     {
-      std::lock_guard lk(mu_);
+      MutexLock lk(mu_);
       detaching_ = true;
     }
     ctl.remove_pernet(*this);

@@ -20,13 +20,13 @@
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "daemon/daemon.h"
 #include "ifcore/engine.h"
+#include "ifcore/mutex.h"
 #include "ifcore/result.h"
 
 struct sqlite3;
@@ -103,19 +103,20 @@ class Store final : public daemon::StateHook, public PernetHooks {
   std::int64_t seq_ = 0;
   std::uint64_t commits_ = 0;
 
-  mutable std::mutex mu_;
-  std::vector<Entry> log_;            // mu_
-  std::map<int, std::string> names_;  // mu_: namespace id -> name (ids are never reused)
+  mutable Mutex mu_;  // LOCK ORDERING: inside the control lock (the tap) or alone; a leaf
+  std::vector<Entry> log_ IFCORE_GUARDED_BY(mu_);
+  // Namespace id -> name (ids are never reused).
+  std::map<int, std::string> names_ IFCORE_GUARDED_BY(mu_);
   std::atomic<bool> pending_{false};
-  bool detaching_ = false;  // mu_
+  bool detaching_ IFCORE_GUARDED_BY(mu_) = false;
 
   // Sync::Batch: a thread syncs the write-ahead log at most every batch_interval.
   int wal_fd_ = -1;
   std::thread syncer_;
-  std::mutex sync_mu_;
+  Mutex sync_mu_;  // LOCK ORDERING: a leaf, taken alone
   std::condition_variable sync_cv_;
-  bool sync_stop_ = false;    // sync_mu_
-  bool sync_wanted_ = false;  // sync_mu_
+  bool sync_stop_ IFCORE_GUARDED_BY(sync_mu_) = false;
+  bool sync_wanted_ IFCORE_GUARDED_BY(sync_mu_) = false;
 };
 
 // Prints every row of a state file (namespaces, objects, records that could not be
