@@ -8,9 +8,10 @@ PACKAGES := build-essential cmake pkg-config liburcu-dev libexpected-dev libmnl-
             libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libgtest-dev libgmock-dev \
             libbenchmark-dev libgoogle-perftools-dev linux-libc-dev iproute2 \
             python3-pyroute2 libnl-utils net-tools util-linux \
-            clang-14 libclang-rt-14-dev
+            clang-14 libclang-rt-14-dev \
+            libsystemd-dev systemd man-db groff-base dpkg-dev
 
-.PHONY: all deps build test run micro clean format asan tsan fuzz
+.PHONY: all deps build test run micro clean format asan tsan fuzz install deb
 
 all: build
 
@@ -35,6 +36,25 @@ build: deps $(BUILD)/CMakeCache.txt
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Installing (README, "Install"): what `make install` puts under PREFIX (DESTDIR prepended,
+# for staging); only the installed targets are built.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL_TARGETS := ifcore_shared ifcore_static ifc ifcored ifcore-run ifcore-bench ifcore-preload
+install: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target $(INSTALL_TARGETS)
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD)
+
+# Debian packages (libifcoreN, libifcore-dev, ifcore) for /usr, built in their own tree
+# with CPack; the .deb files are left in DEB_BUILD.
+DEB_BUILD ?= build-deb
+deb: deps
+	cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS)
+	cmake --build $(DEB_BUILD) -j $(JOBS) --target $(INSTALL_TARGETS)
+	cd $(DEB_BUILD) && cpack -G DEB
+	@ls $(DEB_BUILD)/*.deb
 
 # The main job: ifcore-bench's default suite (every scenario on the embedded, daemon and
 # kernel paths, the sweep up to 100 000, the ablation); figures also in JSON and SVG.
@@ -93,4 +113,4 @@ format:
 	find include src tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan $(FUZZ_BUILD)
+	rm -rf $(BUILD) build-asan build-tsan $(FUZZ_BUILD) $(DEB_BUILD)

@@ -13,11 +13,13 @@
 #include "bench/scenarios/neigh_batch.h"
 #include "bench/scenarios/runner.h"
 #include "bench/scenarios/shim_batch.h"
+#include "ifcore/version.h"
 
 using namespace ifcore::bench;
 
 int main(int argc, char** argv) {
   CLI::App app{"ifcore-bench: the seeds' experiments on ifcore (embedded, daemon) and the kernel"};
+  app.set_version_flag("-V,--version", "ifcore-bench " + std::string(ifcore::version()));
   std::vector<std::string> names;
   std::string paths = "embedded,daemon,ring,kernel";
   std::string json_path, plot_path;

@@ -11,6 +11,7 @@
 
 #include "ifcore/engine.h"
 #include "ifcore/rcu.h"
+#include "ifcore/version.h"
 
 namespace ifcore {
 

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/vrf.h"
+#include "ifcore/version.h"
 
 namespace ifcore::cli {
 namespace {
@@ -37,7 +38,7 @@ void usage() {
       "                   netns | monitor | stats | fdb }\n"
       "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
       "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
-      "                    --embedded | --kernel | --socket PATH }\n");
+      "                    -V[ersion] | --embedded | --kernel | --socket PATH }\n");
 }
 
 Result<void> run(Ctx& c, std::vector<std::string> words) {
@@ -183,7 +184,12 @@ int main_impl(int argc, char** argv) {
       o.ctx.brief = true;
     else if (matches(s, "oneline"))
       o.ctx.oneline = true;
-    else if (s == "h" || matches(s, "help")) {
+    else if (s == "V" || s == "version" || matches(s, "Version")) {
+      // iproute2 prints "ip utility, iproute2-VERSION" (and its libraries').
+      std::printf("ifc utility, ifcore-%.*s\n", static_cast<int>(ifcore::version().size()),
+                  ifcore::version().data());
+      return 0;
+    } else if (s == "h" || matches(s, "help")) {
       usage();
       return 0;
     } else {

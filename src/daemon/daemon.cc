@@ -7,6 +7,7 @@
 // inside handle(). Session wakeups (from any thread) only write to an eventfd.
 #include "daemon/daemon.h"
 
+#include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
@@ -28,6 +29,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -279,6 +281,20 @@ Loop::~Loop() {
 }
 
 Result<void> Loop::bind_socket() {
+  if (cfg_.listen_fd >= 0) {
+    // Inherited, already listening (its mode is the unit's SocketMode): made non-blocking
+    // like ours, named for the log.
+    lfd_ = cfg_.listen_fd;
+    int fl = fcntl(lfd_, F_GETFL);
+    if (fl < 0 || fcntl(lfd_, F_SETFL, fl | O_NONBLOCK) < 0 || fcntl(lfd_, F_SETFD, FD_CLOEXEC) < 0)
+      return fail(errno, "inherited socket {}: {}", lfd_, std::strerror(errno));
+    sockaddr_un named{};
+    socklen_t len = sizeof(named);
+    if (getsockname(lfd_, reinterpret_cast<sockaddr*>(&named), &len) == 0 &&
+        len > offsetof(sockaddr_un, sun_path) && named.sun_path[0])
+      cfg_.socket_path.assign(named.sun_path, strnlen(named.sun_path, sizeof(named.sun_path)));
+    return ok();
+  }
   sockaddr_un sa{};
   sa.sun_family = AF_UNIX;
   if (cfg_.socket_path.empty() || cfg_.socket_path.size() >= sizeof(sa.sun_path))

@@ -42,6 +42,10 @@ class StateHook {
 
 struct Config {
   std::string socket_path;
+  // A listening AF_UNIX SOCK_SEQPACKET socket the daemon inherited (socket activation:
+  // systemd's ifcored.socket, sd_listen_fds(3)), served instead of binding socket_path;
+  // its file is then left alone at exit. -1: none.
+  int listen_fd = -1;
   std::optional<gid_t> write_group;  // members may change state (besides uid 0)
   std::size_t max_queued = 4096;     // notification datagrams queued per client
   // Notification bytes queued per client: past either bound the client loses what follows

@@ -5,21 +5,28 @@
 //           [--state FILE [--sync full|batch|off] [--sync-interval MS] [--state-recover]]
 #include <grp.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <systemd/sd-daemon.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 
 #include "daemon/daemon.h"
 #include "ifcore/ifcore.h"
 #include "state/store.h"
+#include "ifcore/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"ifcored: ifcore's network-device engine served as rtnetlink over a Unix socket"};
+  app.set_version_flag("-V,--version", "ifcored " + std::string(ifcore::version()));
   ifcore::daemon::Config cfg;
   cfg.socket_path = ifcore::daemon::default_socket_path();
   std::string group, policy = "default";
   std::vector<std::string> namespaces;
-  app.add_option("--socket", cfg.socket_path, "socket path")->capture_default_str();
+  app.add_option("--socket", cfg.socket_path,
+                 "socket path (not used when a listening socket is inherited: socket activation)")
+      ->capture_default_str();
   app.add_option("--group", group, "group whose members may change state (besides root)");
   app.add_option("--policy", policy,
                  "engine policies (default, legacy, or key=value,...; limits: max-devices=N "
@@ -113,6 +120,26 @@ int main(int argc, char** argv) {
   } else if (state_recover) {
     std::fprintf(stderr, "ifcored: --state-recover needs --state FILE\n");
     return 2;
+  }
+  // Socket activation (ifcored.socket): one listening socket passed as fd 3; the
+  // LISTEN_* variables are unset so that no child inherits them.
+  int inherited = sd_listen_fds(1);
+  if (inherited < 0) {
+    std::fprintf(stderr, "ifcored: sd_listen_fds: %s\n", std::strerror(-inherited));
+    return 2;
+  }
+  if (inherited > 1) {
+    std::fprintf(stderr, "ifcored: %d sockets inherited, one expected\n", inherited);
+    return 2;
+  }
+  if (inherited == 1) {
+    if (sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_SEQPACKET, 1, nullptr, 0) <= 0) {
+      std::fprintf(stderr,
+                   "ifcored: the inherited socket is not a listening AF_UNIX SOCK_SEQPACKET "
+                   "socket\n");
+      return 2;
+    }
+    cfg.listen_fd = SD_LISTEN_FDS_START;
   }
   // Before the engine starts its threads, so that only the loop's signalfd hears SIGTERM.
   ifcore::daemon::block_signals();

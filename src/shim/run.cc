@@ -19,6 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "ifcore/version.h"
+
 namespace {
 
 int usage(FILE* out, int status) {
