@@ -20,7 +20,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 #include <thread>
 
 #include "bench/scenarios/nl_client.h"
@@ -63,13 +62,13 @@ int run(const Options& o) {
   Shared sh(o);
   // The engine's log goes to standard error; its leak reports are also kept, to tell the
   // deliberate leak's from any other.
-  std::mutex log_mu;
+  Mutex log_mu;  // LOCK ORDERING: a leaf
   std::vector<std::string> leak_lines;
   EngineConfig cfg;
   cfg.log = [&](LogLevel, std::string_view text) {
     std::fprintf(stderr, "ifcore: %.*s\n", static_cast<int>(text.size()), text.data());
     if (text.find("to become free") == std::string_view::npos) return;
-    std::lock_guard lk(log_mu);
+    MutexLock lk(log_mu);
     leak_lines.emplace_back(text);
   };
   if (o.leak) {
@@ -191,7 +190,7 @@ int run(const Options& o) {
     if (!named) sh.fail(fmt::format("{} devices wait, not the leaked one alone", waiting.size()));
     bool reported;
     {
-      std::lock_guard lk(log_mu);
+      MutexLock lk(log_mu);
       reported = !leak_lines.empty();
     }
     if (run_s >= 1.5 && !reported) sh.fail("the leaked reference was not reported");
@@ -210,7 +209,7 @@ int run(const Options& o) {
   if (released != unregistered)
     sh.fail(fmt::format("{} devices unregistered, {} released", unregistered, released));
   {
-    std::lock_guard lk(log_mu);
+    MutexLock lk(log_mu);
     // The leaked device's reports (one may race with its release and say usage count 0);
     // its holder is checked in waiting_devices() above.
     const std::string expected = "waiting for leaky to become free, usage count ";

@@ -11,11 +11,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "ifcore/engine.h"
+#include "ifcore/mutex.h"
 
 namespace ifcore::stress {
 
@@ -53,8 +53,8 @@ struct Shared {
   std::vector<std::string> failures() const;
 
  private:
-  mutable std::mutex mu_;
-  std::vector<std::string> failures_;
+  mutable Mutex mu_;  // LOCK ORDERING: a leaf
+  std::vector<std::string> failures_ IFCORE_GUARDED_BY(mu_);
 };
 
 // Per-worker figures for the report (written by the worker, read after it is joined).

@@ -21,12 +21,12 @@
 namespace ifcore::stress {
 
 void Shared::fail(std::string what) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   if (failures_.size() < 64) failures_.push_back(std::move(what));
 }
 
 std::vector<std::string> Shared::failures() const {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   return failures_;
 }
 

@@ -22,12 +22,12 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "ifcore/device.h"
+#include "ifcore/mutex.h"
 #include "ifcore/result.h"
 
 namespace ifcore {
@@ -76,8 +76,8 @@ class RxQueue {
   void clear();  // drops every frame (and its Ref)
 
  private:
-  mutable std::mutex mu_;  // leaf
-  std::deque<Frame> q_;
+  mutable Mutex mu_;  // LOCK ORDERING: a leaf
+  std::deque<Frame> q_ IFCORE_GUARDED_BY(mu_);
   std::size_t capacity_;
 };
 

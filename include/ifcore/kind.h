@@ -50,9 +50,9 @@ class Kind {
   using Undo = std::function<Result<void>(Control&)>;
   // Captures, before change_link(dev, ...), what it may change. A kind that overrides
   // change_link overrides this too. Default: nothing to put back (an empty Undo).
-  virtual Undo save_link(const Device& dev) const { return {}; }
+  virtual Undo save_link(Device& dev) const { return {}; }
   // The same before change_slave(master, port, ...), for master kinds.
-  virtual Undo save_slave(const Device& master, const Device& port) const { return {}; }
+  virtual Undo save_slave(Device& master, const Device& port) const { return {}; }
 
   // Adds `dev` and whatever must die with it to `batch` (veth peer, vlans on it...).
   // Errors: EOPNOTSUPP where the kind cannot be deleted (loopback). Context: control lock.

@@ -17,7 +17,9 @@
 
 namespace ifcore {
 
-Control::Control(Engine& e) : engine_(&e), lock_(e.impl().control) {}
+// The analysis cannot follow a lock held from one call to another: Control takes the
+// control lock natively, and everything that needs it takes a Control&.
+Control::Control(Engine& e) : engine_(&e), lock_(e.impl().control.native()) {}
 
 Control::Control(Control&& o) noexcept : engine_(o.engine_), lock_(std::move(o.lock_)) {}
 
@@ -364,33 +366,38 @@ UnregisterBatch& UnregisterBatch::operator=(const UnregisterBatch& o) {
 UnregisterBatch& UnregisterBatch::operator=(UnregisterBatch&& o) noexcept {
   if (this == &o) return *this;
   unlink();
+  auto take = [&] {
+    devices_ = std::move(o.devices_);
+    token_ = o.token_;
+    remarks_ = o.remarks_;
+    exact_ = o.exact_;
+    index_ = std::move(o.index_);
+    indexed_ = o.indexed_;
+    engine_ = std::exchange(o.engine_, nullptr);
+    prev_ = std::exchange(o.prev_, nullptr);
+    next_ = std::exchange(o.next_, nullptr);
+    o.devices_.clear();
+    o.token_ = 0;
+    o.exact_ = false;
+    o.index_.clear();
+    o.indexed_ = 0;
+  };
+  Engine* e = o.engine_;
+  if (!e) {
+    take();
+    return *this;
+  }
   // `o` hands its place in its engine's list over to this batch, under the batch lock: a
   // commit may be taking devices out of its list.
-  std::unique_lock<std::mutex> lk;
-  if (o.engine_) lk = std::unique_lock(o.engine_->impl().batches_mu);
-  devices_ = std::move(o.devices_);
-  token_ = o.token_;
-  remarks_ = o.remarks_;
-  exact_ = o.exact_;
-  index_ = std::move(o.index_);
-  indexed_ = o.indexed_;
-  engine_ = std::exchange(o.engine_, nullptr);
-  prev_ = std::exchange(o.prev_, nullptr);
-  next_ = std::exchange(o.next_, nullptr);
-  if (engine_) {
-    (prev_ ? prev_->next_ : engine_->impl().live_batches) = this;
-    if (next_) next_->prev_ = this;
-  }
-  o.devices_.clear();
-  o.token_ = 0;
-  o.exact_ = false;
-  o.index_.clear();
-  o.indexed_ = 0;
+  MutexLock lk(e->impl().batches_mu);
+  take();
+  (prev_ ? prev_->next_ : e->impl().live_batches) = this;
+  if (next_) next_->prev_ = this;
   return *this;
 }
 
 void UnregisterBatch::link(Engine& e) {
-  std::lock_guard lk(e.impl().batches_mu);
+  MutexLock lk(e.impl().batches_mu);
   engine_ = &e;
   prev_ = nullptr;
   next_ = std::exchange(e.impl().live_batches, this);
@@ -399,7 +406,7 @@ void UnregisterBatch::link(Engine& e) {
 
 void UnregisterBatch::unlink() {
   if (!engine_) return;
-  std::lock_guard lk(engine_->impl().batches_mu);
+  MutexLock lk(engine_->impl().batches_mu);
   (prev_ ? prev_->next_ : engine_->impl().live_batches) = next_;
   if (next_) next_->prev_ = prev_;
   engine_ = nullptr;

@@ -186,7 +186,7 @@ void Engine::add_kind(std::unique_ptr<Kind> kind) {
 }
 
 Policies Engine::policies() const {
-  std::lock_guard lk(impl_->control);
+  MutexLock lk(impl_->control);
   return impl_->policies;
 }
 

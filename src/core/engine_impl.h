@@ -9,12 +9,12 @@
 #include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "core/notifier_chain.h"
 #include "core/timers.h"
 #include "ifcore/engine.h"
@@ -28,9 +28,9 @@ struct LinkWatchDeleter {
 std::unique_ptr<LinkWatch, LinkWatchDeleter> make_link_watch(Engine::Impl& impl);
 
 struct Device::Tracker {
-  std::mutex mu;
-  std::uint64_t next = 0;
-  std::map<std::uint64_t, std::string> live;
+  Mutex mu;  // LOCK ORDERING: a leaf
+  std::uint64_t next IFCORE_GUARDED_BY(mu) = 0;
+  std::map<std::uint64_t, std::string> live IFCORE_GUARDED_BY(mu);
 };
 
 // Internal access to Device's private parts for core's files.
@@ -136,7 +136,10 @@ class Finalizer {
   void report(Device& d, TimePoint now);
 
   Engine::Impl& impl_;
-  mutable std::mutex mu_;
+  // LOCK ORDERING: inside the control lock (or alone); takes only the leaves (a device's
+  // reference tracker, the shard registry) inside it. Also guards the list links in the
+  // devices it holds (DeviceAccess::fin_prev, fin_next, fin_list, next_report).
+  mutable Mutex mu_;
   std::condition_variable cv_;       // wakes the thread
   std::condition_variable idle_cv_;  // wakes drain()
   // Devices waiting for their references, in two lists linked through the devices
@@ -151,17 +154,17 @@ class Finalizer {
     Device* tail = nullptr;
   };
   // Inserts `d` by its next_report (from the tail: O(1) while time only moves forward).
-  void link_locked(ListId id, Device& d);
-  void unlink_locked(Device& d);
+  void link_locked(ListId id, Device& d) IFCORE_REQUIRES(mu_);
+  void unlink_locked(Device& d) IFCORE_REQUIRES(mu_);
   // The waiting device with the earliest deadline, or null.
-  Device* earliest_locked() const;
-  List first_, again_;
-  std::size_t waiting_ = 0;  // devices in first_ and again_
-  std::vector<Device*> ready_;
-  bool stop_ = false;
-  bool kick_ = false;
+  Device* earliest_locked() const IFCORE_REQUIRES(mu_);
+  List first_ IFCORE_GUARDED_BY(mu_), again_ IFCORE_GUARDED_BY(mu_);
+  std::size_t waiting_ IFCORE_GUARDED_BY(mu_) = 0;  // devices in first_ and again_
+  std::vector<Device*> ready_ IFCORE_GUARDED_BY(mu_);
+  bool stop_ IFCORE_GUARDED_BY(mu_) = false;
+  bool kick_ IFCORE_GUARDED_BY(mu_) = false;
   // When the sleeping thread wakes by itself (max: never); min while it is awake.
-  TimePoint sleep_until_ = TimePoint::min();
+  TimePoint sleep_until_ IFCORE_GUARDED_BY(mu_) = TimePoint::min();
   std::thread thread_;
 };
 
@@ -170,7 +173,9 @@ struct Engine::Impl {
   ~Impl();
 
   Engine& engine;
-  std::mutex control;                                  // the control lock ("rtnl")
+  // The control lock ("rtnl"), held by a Control (LOCK ORDERING: first of all). What it
+  // guards takes a Control& (the analysis cannot follow a lock held across calls).
+  Mutex control;
   Policies policies;                                   // control lock to write; copied under it
   std::vector<std::unique_ptr<Namespace>> namespaces;  // control lock
   int next_ns_id = 0;
@@ -202,8 +207,8 @@ struct Engine::Impl {
   // prev_/next_ (engine.h). The batch lock guards the links, and the lists of the batches
   // while a commit takes its devices out of them; it nests inside the control lock and
   // takes nothing else.
-  std::mutex batches_mu;
-  UnregisterBatch* live_batches = nullptr;
+  Mutex batches_mu;  // LOCK ORDERING: a leaf, inside the control lock or alone
+  UnregisterBatch* live_batches IFCORE_GUARDED_BY(batches_mu) = nullptr;
   // The engine's timers (ifcore/timer.h); stopped first when the engine goes.
   Timers timers{engine};
   // The link watch (core/linkwatch.h); last, so it is made after and stopped before the

@@ -24,7 +24,7 @@ void Finalizer::start() {
 
 void Finalizer::stop() {
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     if (!thread_.joinable()) return;
     stop_ = true;
   }
@@ -35,7 +35,7 @@ void Finalizer::stop() {
 void Finalizer::adopt(std::span<Device* const> devs, bool caller_waits) {
   TimePoint now = impl_.engine.time().now();
   TimePoint due = now + impl_.engine.config().leak_report_after;
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   for (Device* d : devs) {
     DeviceAccess::unregistered_at(*d) = now;
     DeviceAccess::next_report(*d) = due;
@@ -79,7 +79,7 @@ Device* Finalizer::earliest_locked() const {
 
 void Finalizer::settle() {
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     Device* first = earliest_locked();
     if (!first || DeviceAccess::next_report(*first) >= sleep_until_) return;
     kick_ = true;
@@ -90,7 +90,7 @@ void Finalizer::settle() {
 void Finalizer::ready(Device& d) {
   bool wake;
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     // A legacy caller polls for it.
     if (DeviceAccess::fin_list(d) != kNotWaiting && DeviceAccess::fin_caller_waits(d)) return;
     wake = ready_.empty();  // the thread takes the whole list at once: one wake-up is enough
@@ -113,7 +113,7 @@ void Finalizer::release_locked_out(std::vector<Device*>& devs) {
   // Counted before they stop waiting: whoever drain() wakes sees them released.
   impl_.stats.devices_released.fetch_add(devs.size(), std::memory_order_relaxed);
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     for (Device* d : devs) {
       if (DeviceAccess::fin_list(*d) == kNotWaiting) continue;
       unlink_locked(*d);
@@ -147,14 +147,14 @@ void Finalizer::report(Device& d, TimePoint now) {
 }
 
 void Finalizer::check_deadlines() {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   kick_ = true;
   cv_.notify_all();
 }
 
 void Finalizer::run() {
   rcu::register_thread();
-  std::unique_lock lk(mu_);
+  MutexLock lk(mu_);
   for (;;) {
     if (!ready_.empty()) {
       std::vector<Device*> batch;
@@ -181,32 +181,37 @@ void Finalizer::run() {
     for (Device* d : due) report(*d, now);
     if (stop_) return;
     kick_ = false;
-    auto pred = [&] { return stop_ || kick_ || !ready_.empty(); };
     sleep_until_ = next;
     if (next == TimePoint::max()) {
-      cv_.wait(lk, pred);
+      while (!stop_ && !kick_ && ready_.empty()) lk.wait(cv_);
     } else {
       // The time source may be fake; wait in real time for the same span.
-      cv_.wait_for(lk, next - now, pred);
+      auto until = std::chrono::steady_clock::now() + (next - now);
+      while (!stop_ && !kick_ && ready_.empty())
+        if (lk.wait_until(cv_, until) == std::cv_status::timeout) break;
     }
     sleep_until_ = TimePoint::min();
   }
 }
 
 bool Finalizer::drain(Duration timeout) {
-  std::unique_lock lk(mu_);
-  return idle_cv_.wait_for(lk, timeout, [&] { return waiting_ == 0 && ready_.empty(); });
+  MutexLock lk(mu_);
+  auto until = std::chrono::steady_clock::now() + timeout;
+  while (waiting_ != 0 || !ready_.empty())
+    if (lk.wait_until(idle_cv_, until) == std::cv_status::timeout)
+      return waiting_ == 0 && ready_.empty();
+  return true;
 }
 
 std::size_t Finalizer::pending() const {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   return waiting_;
 }
 
 std::vector<LeakReport> Finalizer::waiting() const {
   std::vector<LeakReport> out;
   TimePoint now = impl_.engine.time().now();
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   for (const List* l : {&first_, &again_}) {
     for (Device* d = l->head; d; d = DeviceAccess::fin_next(*d)) {
       LeakReport r;

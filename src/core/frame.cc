@@ -156,7 +156,7 @@ void receive(Device& dev, Frame&& f) {
 // ---------------------------------------------------------------- queues
 
 bool RxQueue::push(Frame&& f) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   if (q_.size() >= capacity_) return false;
   q_.push_back(std::move(f));
   return true;
@@ -165,7 +165,7 @@ bool RxQueue::push(Frame&& f) {
 std::optional<Frame> RxQueue::pop() {
   std::optional<Frame> out;
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     if (q_.empty()) return out;
     out.emplace(std::move(q_.front()));
     q_.pop_front();
@@ -174,14 +174,14 @@ std::optional<Frame> RxQueue::pop() {
 }
 
 std::size_t RxQueue::size() const {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   return q_.size();
 }
 
 void RxQueue::clear() {
   std::deque<Frame> gone;
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     gone.swap(q_);
   }
   // The frames' Refs drop here, outside the lock: the last may wake the finalizer.

@@ -57,7 +57,7 @@ LinkWatch::LinkWatch(Engine::Impl& impl) : impl_(impl) {
 
 LinkWatch::~LinkWatch() {
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     stop_ = true;
   }
   cv_.notify_all();
@@ -295,7 +295,7 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
 }
 
 void LinkWatch::schedule(TimePoint at) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   if (stop_) return;
   if (!thread_.joinable()) thread_ = std::thread([this] { worker(); });
   if (!has_deadline_ || at < deadline_) {
@@ -314,7 +314,7 @@ void LinkWatch::reschedule(TimePoint now) {
     if (!any || t < next) next = t;
     any = true;
   }
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   has_deadline_ = any;
   deadline_ = next;
   if (any && !thread_.joinable() && !stop_) thread_ = std::thread([this] { worker(); });
@@ -322,17 +322,17 @@ void LinkWatch::reschedule(TimePoint now) {
 }
 
 void LinkWatch::worker() {
-  std::unique_lock lk(mu_);
+  MutexLock lk(mu_);
   while (!stop_) {
     if (!has_deadline_) {
-      cv_.wait(lk);
+      lk.wait(cv_);
       continue;
     }
     TimePoint now = impl_.engine.time().now();
     if (deadline_ > now) {
       // Real time stands in for the TimeSource: with a FakeTime the tests run the queue
       // themselves (run_link_watch) and the worker finds nothing due.
-      cv_.wait_for(lk, deadline_ - now);
+      lk.wait_for(cv_, deadline_ - now);
       continue;
     }
     has_deadline_ = false;
@@ -341,7 +341,7 @@ void LinkWatch::worker() {
       auto ctl = impl_.engine.control();
       bool stopping;
       {
-        std::lock_guard g(mu_);
+        MutexLock g(mu_);
         stopping = stop_;
       }
       if (!stopping) run_due(ctl);

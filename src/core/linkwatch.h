@@ -6,11 +6,11 @@
 #pragma once
 
 #include <condition_variable>
-#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
 #include "core/engine_impl.h"
 #include "ifcore/linkwatch.h"
 
@@ -84,12 +84,13 @@ class LinkWatch final : public Subscriber {
   std::vector<std::uint64_t> held_;
   TimePoint next_full_run_{};  // Linux: linkwatch_nextevent
 
-  std::mutex mu_;  // leaf
+  Mutex mu_;  // LOCK ORDERING: a leaf, taken inside the control lock or alone
   std::condition_variable cv_;
-  bool stop_ = false;
-  bool has_deadline_ = false;
-  TimePoint deadline_{};
-  std::thread thread_;  // started at the first deferred event
+  bool stop_ IFCORE_GUARDED_BY(mu_) = false;
+  bool has_deadline_ IFCORE_GUARDED_BY(mu_) = false;
+  TimePoint deadline_ IFCORE_GUARDED_BY(mu_){};
+  // Started under mu_ at the first deferred event; joined once stop_ is set.
+  std::thread thread_;
 };
 
 }  // namespace ifcore

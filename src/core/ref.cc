@@ -43,7 +43,7 @@ void RefShards::quiesce() {
   }
   std::vector<Arena*> all;
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     all = arenas_;
   }
   for (Arena* a : all) {
@@ -73,7 +73,7 @@ struct ArenaOwner {
   ~ArenaOwner() {
     if (!arena) return;
     auto& s = RefShards::instance();
-    std::lock_guard lk(s.mu_);
+    MutexLock lk(s.mu_);
     arena->owned.store(false);
     s.orphans_.push_back(arena);
     t_arena = nullptr;
@@ -84,7 +84,7 @@ RefShards::Arena* RefShards::arena_for_thread() {
   if (t_arena) return t_arena;
   Arena* a;
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     if (!orphans_.empty()) {
       a = orphans_.back();
       orphans_.pop_back();
@@ -101,7 +101,7 @@ RefShards::Arena* RefShards::arena_for_thread() {
 }
 
 std::uint32_t RefShards::alloc_slot() {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   if (!free_slots_.empty()) {
     auto s = free_slots_.back();
     free_slots_.pop_back();
@@ -115,12 +115,12 @@ std::uint32_t RefShards::alloc_slot() {
 }
 
 void RefShards::free_slot(std::uint32_t slot) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   free_slots_.push_back(slot);
 }
 
 std::int64_t RefShards::fold(std::uint32_t slot) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   std::int64_t sum = 0;
   for (Arena* a : arenas_) {
     auto* c = a->chunk(slot / kChunk, false);
@@ -131,7 +131,7 @@ std::int64_t RefShards::fold(std::uint32_t slot) {
 }
 
 void RefShards::fold_many(std::span<const std::uint32_t> slots, std::span<std::int64_t> sums) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   for (std::size_t i = 0; i < slots.size(); ++i) sums[i] = 0;
   for (Arena* a : arenas_) {
     for (std::size_t i = 0; i < slots.size(); ++i) {
@@ -142,7 +142,7 @@ void RefShards::fold_many(std::span<const std::uint32_t> slots, std::span<std::i
 }
 
 std::int64_t RefShards::peek(std::uint32_t slot) const {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   std::int64_t sum = 0;
   for (Arena* a : arenas_) {
     auto* c = a->chunks[slot / kChunk].load(std::memory_order_acquire);
@@ -255,7 +255,7 @@ std::int64_t Device::refcount() const {
 
 std::uint64_t DeviceAccess::track(Device& d, const char* holder) {
   auto& t = *d.tracker_;
-  std::lock_guard lk(t.mu);
+  MutexLock lk(t.mu);
   auto id = ++t.next;
   t.live.emplace(id, holder ? holder : "?");
   return id;
@@ -263,14 +263,14 @@ std::uint64_t DeviceAccess::track(Device& d, const char* holder) {
 
 void DeviceAccess::untrack(Device& d, std::uint64_t id) {
   auto& t = *d.tracker_;
-  std::lock_guard lk(t.mu);
+  MutexLock lk(t.mu);
   t.live.erase(id);
 }
 
 std::vector<std::string> DeviceAccess::holders(const Device& d) {
   std::vector<std::string> out;
   if (!d.tracker_) return out;
-  std::lock_guard lk(d.tracker_->mu);
+  MutexLock lk(d.tracker_->mu);
   std::map<std::string, int> counts;
   for (auto& [id, h] : d.tracker_->live) ++counts[h];
   for (auto& [h, n] : counts) out.push_back(n == 1 ? h : fmt::format("{} x{}", h, n));

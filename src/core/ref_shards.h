@@ -20,9 +20,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <span>
 #include <vector>
+
+#include "base/mutex.h"
 
 namespace ifcore {
 
@@ -66,11 +67,13 @@ class RefShards {
   Arena* arena_for_thread();
 
  private:
-  mutable std::mutex mu_;
-  std::vector<Arena*> arenas_;   // never shrinks: a dead thread's counts still count
-  std::vector<Arena*> orphans_;  // arenas of exited threads, reused by new threads
-  std::vector<std::uint32_t> free_slots_;
-  std::uint32_t next_slot_ = 0;
+  mutable Mutex mu_;  // LOCK ORDERING: a leaf
+  // Never shrinks: a dead thread's counts still count.
+  std::vector<Arena*> arenas_ IFCORE_GUARDED_BY(mu_);
+  // Arenas of exited threads, reused by new threads.
+  std::vector<Arena*> orphans_ IFCORE_GUARDED_BY(mu_);
+  std::vector<std::uint32_t> free_slots_ IFCORE_GUARDED_BY(mu_);
+  std::uint32_t next_slot_ IFCORE_GUARDED_BY(mu_) = 0;
   bool membarrier_ok_ = false;
   friend struct ArenaOwner;
 };

@@ -38,7 +38,7 @@ std::optional<TimePoint> Timers::deadline(TimerId id) const {
 }
 
 void Timers::post(TimerId id) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   if (stop_) return;
   posted_.push_back(id);
   if (!thread_.joinable()) thread_ = std::thread([this] { worker(); });
@@ -49,7 +49,7 @@ void Timers::run_due(Control& ctl) {
   const TimePoint now = engine_.time().now();
   std::vector<TimerId> posted;
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     posted.swap(posted_);
   }
   for (TimerId id : posted)
@@ -79,7 +79,7 @@ void Timers::reschedule() {
   std::optional<TimePoint> next;
   for (auto& [id, e] : timers_)
     if (e.at && (!next || *e.at < *next)) next = e.at;
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   if (stop_) return;
   wake_at_ = next;
   if (next && !thread_.joinable()) thread_ = std::thread([this] { worker(); });
@@ -88,7 +88,7 @@ void Timers::reschedule() {
 
 void Timers::stop() {
   {
-    std::lock_guard lk(mu_);
+    MutexLock lk(mu_);
     stop_ = true;
     cv_.notify_all();
   }
@@ -96,18 +96,18 @@ void Timers::stop() {
 }
 
 void Timers::worker() {
-  std::unique_lock lk(mu_);
+  MutexLock lk(mu_);
   while (!stop_) {
     const bool posted = !posted_.empty();
     if (!wake_at_ && !posted) {
-      cv_.wait(lk);
+      lk.wait(cv_);
       continue;
     }
     TimePoint now = engine_.time().now();
     if (!posted && *wake_at_ > now) {
       // Real time stands in for the TimeSource while waiting: with a FakeTime the tests
       // run the timers themselves, and the worker finds nothing due.
-      cv_.wait_for(lk, *wake_at_ - now);
+      lk.wait_for(cv_, *wake_at_ - now);
       continue;
     }
     wake_at_.reset();
@@ -116,7 +116,7 @@ void Timers::worker() {
       auto ctl = engine_.control();
       bool stopping;
       {
-        std::lock_guard g(mu_);
+        MutexLock g(mu_);
         stopping = stop_;
       }
       if (!stopping) run_due(ctl);

@@ -8,10 +8,10 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "ifcore/timer.h"
 
 namespace ifcore {
@@ -51,12 +51,12 @@ class Timers {
   std::map<TimerId, Entry> timers_;  // control lock
   TimerId next_id_ = 1;              // control lock
 
-  std::mutex mu_;
+  Mutex mu_;  // LOCK ORDERING: a leaf, taken inside the control lock or alone
   std::condition_variable cv_;
-  std::thread thread_;
-  std::optional<TimePoint> wake_at_;  // mu_
-  bool stop_ = false;                 // mu_
-  std::vector<TimerId> posted_;       // mu_
+  std::thread thread_;  // started under mu_; joined once stop_ is set
+  std::optional<TimePoint> wake_at_ IFCORE_GUARDED_BY(mu_);
+  bool stop_ IFCORE_GUARDED_BY(mu_) = false;
+  std::vector<TimerId> posted_ IFCORE_GUARDED_BY(mu_);
 };
 
 }  // namespace ifcore

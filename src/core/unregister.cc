@@ -139,7 +139,7 @@ void Control::commit(UnregisterBatch& batch) {
   // a device off the list it was on): they are freed once the commit is over, and a batch
   // committed later would read them.
   {
-    std::lock_guard lk(impl.batches_mu);
+    MutexLock lk(impl.batches_mu);
     if (impl.live_batches && (impl.live_batches != &batch || batch.next_)) {
       std::unordered_set<const Device*> gone(devs.begin(), devs.end());
       for (UnregisterBatch* b = impl.live_batches; b; b = b->next_)
@@ -178,7 +178,7 @@ void Engine::Impl::legacy_wait(Device& d) {
   // Linux: netdev_wait_allrefs — check, re-broadcast UNREGISTER every second, sleep.
   Policies p;
   {
-    std::lock_guard lk(control);
+    MutexLock lk(control);
     p = policies;
   }
   auto t0 = Clock::now();

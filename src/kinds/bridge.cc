@@ -213,9 +213,9 @@ AttrList Bridge::fill_slave_info(const Device& master, const Device& port) const
   return e ? bridge::fill_port(master, *p, *e) : AttrList{};
 }
 
-Kind::Undo Bridge::save_link(const Device& dev) const {
+Kind::Undo Bridge::save_link(Device& dev) const {
   const bridge::Settings saved = bridge::priv(dev)->s;
-  Device* br = const_cast<Device*>(&dev);
+  Device* br = &dev;
   return [br, saved](Control& ctl) -> Result<void> {
     Priv& p = *bridge::priv(*br);
     const bool stp_changed = saved.stp_state != p.s.stp_state;
@@ -227,12 +227,12 @@ Kind::Undo Bridge::save_link(const Device& dev) const {
   };
 }
 
-Kind::Undo Bridge::save_slave(const Device& master, const Device& port) const {
+Kind::Undo Bridge::save_slave(Device& master, const Device& port) const {
   const Priv* p = bridge::priv(master);
   const Port* e = p ? p->find(port) : nullptr;
   if (!e) return {};
   const bridge::PortSettings saved = e->s;
-  Device* br = const_cast<Device*>(&master);
+  Device* br = &master;
   const Device* dev = &port;
   return [br, dev, saved](Control& ctl) -> Result<void> {
     Priv* q = bridge::priv(*br);

@@ -14,8 +14,8 @@ class Bridge final : public Kind {
   Result<void> validate(Control& ctl, const LinkRequest& req) const override;
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
   Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const override;
-  Undo save_link(const Device& dev) const override;
-  Undo save_slave(const Device& master, const Device& port) const override;
+  Undo save_link(Device& dev) const override;
+  Undo save_slave(Device& master, const Device& port) const override;
   AttrList fill_info(const Device& dev) const override;
   AttrList fill_slave_info(const Device& master, const Device& port) const override;
   Result<void> change_slave(Control& ctl, Device& master, Device& port,

@@ -86,7 +86,7 @@ Fdb::Key Fdb::key(const HwAddr& mac, std::uint16_t vid) {
 // Linux: br_fdb_update — a new source makes a dynamic entry; a known one moves to the port
 // it was seen on unless it is local or sticky (static entries move as on Linux).
 bool Fdb::learn(const HwAddr& mac, Device* port, TimePoint now) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   const Key k = key(mac, 0);
   auto [it, made] = map_.try_emplace(k);
   FdbEntry& e = it->second;
@@ -108,7 +108,7 @@ bool Fdb::learn(const HwAddr& mac, Device* port, TimePoint now) {
 
 Device* Fdb::lookup(const HwAddr& mac, TimePoint now, bool* local) {
   Duration ageing(ageing_ns_.load(std::memory_order_relaxed));
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   auto it = map_.find(key(mac, 0));
   if (it == map_.end()) return nullptr;
   FdbEntry& e = it->second;
@@ -125,7 +125,7 @@ Device* Fdb::lookup(const HwAddr& mac, TimePoint now, bool* local) {
 }
 
 void Fdb::flush(const Device* port, std::vector<FdbEntry>& gone) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   std::erase_if(map_, [&](const auto& kv) {
     const FdbEntry& e = kv.second;
     const bool drop = (!port || e.dst == port) && !e.is_static && !e.ext_learn;
@@ -135,7 +135,7 @@ void Fdb::flush(const Device* port, std::vector<FdbEntry>& gone) {
 }
 
 std::size_t Fdb::size() {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   return static_cast<std::size_t>(
       std::count_if(map_.begin(), map_.end(), [](const auto& kv) { return !kv.second.is_static; }));
 }

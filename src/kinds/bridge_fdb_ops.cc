@@ -61,7 +61,7 @@ void fdb_announce_learned(Control& ctl, Device& br, Priv& p) {
   const TimePoint now = br.engine().time().now();
   std::vector<fdb::Entry> out;
   {
-    auto lk = p.fdb.lock();
+    MutexLock lk(p.fdb.mutex());
     auto& table = p.fdb.table_locked();
     for (const Fdb::Key& k : p.fdb.take_learned_locked())
       if (auto it = table.find(k); it != table.end())
@@ -119,9 +119,9 @@ void delete_local(Table& t, Table::iterator it, const Device* port, Events& ev) 
   erase(t, it, ev);
 }
 
-FdbEntry& create(Fdb& fdb, Table& t, const HwAddr& mac, std::uint16_t vid, Device* dst,
-                 TimePoint now) {
-  FdbEntry& f = t[Fdb::key(mac, vid)];
+FdbEntry& create(Fdb& fdb, const HwAddr& mac, std::uint16_t vid, Device* dst, TimePoint now)
+    IFCORE_REQUIRES(fdb.mutex()) {
+  FdbEntry& f = fdb.table_locked()[Fdb::key(mac, vid)];
   f = FdbEntry{};
   f.mac = mac;
   f.vid = vid;
@@ -131,23 +131,27 @@ FdbEntry& create(Fdb& fdb, Table& t, const HwAddr& mac, std::uint16_t vid, Devic
   return f;
 }
 
-void add_local_locked(Table& t, Device* port, const HwAddr& addr, Events& ev) {
+void add_local_locked(Fdb& fdb, Device* port, const HwAddr& addr, Events& ev)
+    IFCORE_REQUIRES(fdb.mutex()) {
+  Table& t = fdb.table_locked();
   if (!addr.is_valid_ether()) return;
   auto it = t.find(Fdb::key(addr, 0));
   if (it != t.end()) {
     if (it->second.local) return;  // Linux: several ports may share an address
     erase(t, it, ev);
   }
-  FdbEntry& f = create(ev.p.fdb, t, addr, 0, port, ev.now);
+  FdbEntry& f = create(fdb, addr, 0, port, ev.now);
   f.local = f.is_static = true;
   ev.add(true, f);
 }
 
 // Linux: br_fdb_external_learn_add (not locked, announced).
-void external_learn_add(Table& t, Device* port, const HwAddr& addr, Events& ev) {
+void external_learn_add(Fdb& fdb, Device* port, const HwAddr& addr, Events& ev)
+    IFCORE_REQUIRES(fdb.mutex()) {
+  Table& t = fdb.table_locked();
   auto it = t.find(Fdb::key(addr, 0));
   if (it == t.end()) {
-    FdbEntry& f = create(ev.p.fdb, t, addr, 0, port, ev.now);
+    FdbEntry& f = create(fdb, addr, 0, port, ev.now);
     f.ext_learn = f.added_by_user = true;
     f.local = !port;
     ev.add(true, f);
@@ -172,8 +176,9 @@ void external_learn_add(Table& t, Device* port, const HwAddr& addr, Events& ev) 
 }
 
 // Linux: fdb_add_entry.
-Result<void> add_entry(Table& t, Port* port, const HwAddr& addr, const fdb::Request& q,
-                       Events& ev) {
+Result<void> add_entry(Fdb& fdb, Port* port, const HwAddr& addr, const fdb::Request& q, Events& ev)
+    IFCORE_REQUIRES(fdb.mutex()) {
+  Table& t = fdb.table_locked();
   const std::uint16_t state = q.state;
   const bool sticky = q.flags & NTF_STICKY;
   Device* source = port ? port->dev.get() : nullptr;
@@ -188,7 +193,7 @@ Result<void> add_entry(Table& t, Port* port, const HwAddr& addr, const fdb::Requ
   FdbEntry* f;
   if (it == t.end()) {
     if (!(q.nlflags & NLM_F_CREATE)) return fail_log_only(ENOENT, "no such entry");
-    f = &create(ev.p.fdb, t, addr, 0, source, ev.now);
+    f = &create(fdb, addr, 0, source, ev.now);
     f->added_by_user = true;
     modified = true;
   } else {
@@ -219,11 +224,12 @@ Result<void> add_entry(Table& t, Port* port, const HwAddr& addr, const fdb::Requ
 }
 
 // Linux: br_fdb_update as NTF_USE asks it (added by the user).
-void use_entry(Table& t, Port& port, const HwAddr& addr, Events& ev) {
+void use_entry(Fdb& fdb, Port& port, const HwAddr& addr, Events& ev) IFCORE_REQUIRES(fdb.mutex()) {
+  Table& t = fdb.table_locked();
   auto it = t.find(Fdb::key(addr, 0));
   Device* source = port.dev.get();
   if (it == t.end()) {
-    FdbEntry& f = create(ev.p.fdb, t, addr, 0, source, ev.now);
+    FdbEntry& f = create(fdb, addr, 0, source, ev.now);
     f.added_by_user = true;
     ev.add(true, f);
     return;
@@ -246,8 +252,8 @@ void use_entry(Table& t, Port& port, const HwAddr& addr, Events& ev) {
 void fdb_add_local(Control& ctl, Device& br, Priv& p, Device* port, const HwAddr& addr) {
   Events ev{br, p, br.engine().time().now(), {}};
   {
-    auto lk = p.fdb.lock();
-    add_local_locked(p.fdb.table_locked(), port, addr, ev);
+    MutexLock lk(p.fdb.mutex());
+    add_local_locked(p.fdb, port, addr, ev);
   }
   ev.announce(ctl);
 }
@@ -255,7 +261,7 @@ void fdb_add_local(Control& ctl, Device& br, Priv& p, Device* port, const HwAddr
 void fdb_delete_by_port(Control& ctl, Device& br, Priv& p, Device* port) {
   Events ev{br, p, br.engine().time().now(), {}};
   {
-    auto lk = p.fdb.lock();
+    MutexLock lk(p.fdb.mutex());
     Table& t = p.fdb.table_locked();
     for (auto it = t.begin(); it != t.end();) {
       auto next = std::next(it);
@@ -274,14 +280,14 @@ void fdb_delete_by_port(Control& ctl, Device& br, Priv& p, Device* port) {
 void fdb_port_changed_addr(Control& ctl, Device& br, Priv& p, Device& port) {
   Events ev{br, p, br.engine().time().now(), {}};
   {
-    auto lk = p.fdb.lock();
+    MutexLock lk(p.fdb.mutex());
     Table& t = p.fdb.table_locked();
     for (auto it = t.begin(); it != t.end(); ++it)
       if (it->second.dst == &port && it->second.local && !it->second.added_by_user) {
         delete_local(t, it, &port, ev);
         break;  // no vlans: one local entry per port
       }
-    add_local_locked(t, &port, port.address(), ev);
+    add_local_locked(p.fdb, &port, port.address(), ev);
   }
   ev.announce(ctl);
 }
@@ -289,12 +295,12 @@ void fdb_port_changed_addr(Control& ctl, Device& br, Priv& p, Device& port) {
 void fdb_bridge_changed_addr(Control& ctl, Device& br, Priv& p) {
   Events ev{br, p, br.engine().time().now(), {}};
   {
-    auto lk = p.fdb.lock();
+    MutexLock lk(p.fdb.mutex());
     Table& t = p.fdb.table_locked();
     auto it = t.find(Fdb::key(p.own_addr, 0));
     if (it != t.end() && it->second.local && !it->second.dst && !it->second.added_by_user)
       delete_local(t, it, nullptr, ev);
-    add_local_locked(t, nullptr, br.address(), ev);
+    add_local_locked(p.fdb, nullptr, br.address(), ev);
   }
   p.own_addr = br.address();
   ev.announce(ctl);
@@ -316,18 +322,17 @@ Result<void> fdb_add(Control& ctl, Device& br, Priv& p, Device* port_dev, const 
   Events ev{br, p, br.engine().time().now(), {}};
   Result<void> r = ok();
   {
-    auto lk = p.fdb.lock();
-    Table& t = p.fdb.table_locked();
+    MutexLock lk(p.fdb.mutex());
     if (q.flags & NTF_USE) {
       if (!port) return fail_log_only(EINVAL, "bridge: NTF_USE is not supported");
       if (port->s.state == BR_STATE_LEARNING || port->s.state == BR_STATE_FORWARDING)
-        use_entry(t, *port, addr, ev);
+        use_entry(p.fdb, *port, addr, ev);
     } else if (q.flags & NTF_EXT_LEARNED) {
       if (!port && !(q.state & NUD_PERMANENT))
         return fail(EINVAL, "bridge: FDB entry towards bridge must be permanent");
-      external_learn_add(t, port_dev, addr, ev);
+      external_learn_add(p.fdb, port_dev, addr, ev);
     } else {
-      r = add_entry(t, port, addr, q, ev);
+      r = add_entry(p.fdb, port, addr, q, ev);
     }
   }
   ev.announce(ctl);
@@ -342,7 +347,7 @@ Result<void> fdb_del(Control& ctl, Device& br, Priv& p, Device* port_dev, const 
     return fail_log_only(EINVAL, "bridge: RTM_DELNEIGH with unconfigured vlan {}", *q.vlan);
   Events ev{br, p, br.engine().time().now(), {}};
   {
-    auto lk = p.fdb.lock();
+    MutexLock lk(p.fdb.mutex());
     Table& t = p.fdb.table_locked();
     auto it = t.find(Fdb::key(addr, 0));
     if (it == t.end() || it->second.dst != port_dev) return fail_log_only(ENOENT, "no such entry");
@@ -398,7 +403,7 @@ Result<void> fdb_flush(Control& ctl, Device& br, Priv& p, Device* port, const fd
   // Linux: br_fdb_flush over the list, newest first, each entry deleted and announced.
   Events ev{br, p, br.engine().time().now(), {}};
   {
-    auto lk = p.fdb.lock();
+    MutexLock lk(p.fdb.mutex());
     Table& t = p.fdb.table_locked();
     std::vector<Table::iterator> gone;
     for (auto it = t.begin(); it != t.end(); ++it) {
@@ -418,7 +423,7 @@ Result<void> fdb_flush(Control& ctl, Device& br, Priv& p, Device* port, const fd
 
 Result<fdb::Entry> fdb_get(Device& br, Priv& p, const HwAddr& addr, std::uint16_t vid) {
   TimePoint now = br.engine().time().now();
-  auto lk = p.fdb.lock();
+  MutexLock lk(p.fdb.mutex());
   Table& t = p.fdb.table_locked();
   auto it = t.find(Fdb::key(addr, vid));
   if (it == t.end()) return fail(ENOENT, "Fdb entry not found");
@@ -428,7 +433,7 @@ Result<fdb::Entry> fdb_get(Device& br, Priv& p, const HwAddr& addr, std::uint16_
 void fdb_dump(Device& br, Priv& p, const Device* filter, std::vector<fdb::Entry>& out) {
   TimePoint now = br.engine().time().now();
   std::vector<const FdbEntry*> rows;
-  auto lk = p.fdb.lock();
+  MutexLock lk(p.fdb.mutex());
   for (const auto& [k, f] : p.fdb.table_locked()) {
     // Linux: br_fdb_dump — the bridge's own entries for the bridge, a port's for the port.
     if (filter ? f.dst != filter : f.dst != nullptr) continue;

@@ -8,13 +8,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "ifcore/engine.h"
 #include "ifcore/fdb.h"
 #include "ifcore/frame.h"
+#include "ifcore/mutex.h"
 #include "ifcore/timer.h"
 
 namespace ifcore::kinds::bridge {
@@ -82,7 +82,9 @@ class Fdb {
   // announced; true when the queue was empty (the caller then posts the announcing timer).
   bool learn(const HwAddr& mac, Device* port, TimePoint now);
   // The keys learn() queued since the last call, oldest first. Context: lock() held.
-  std::vector<Key> take_learned_locked() { return std::exchange(learned_, {}); }
+  std::vector<Key> take_learned_locked() IFCORE_REQUIRES(mu_) {
+    return std::exchange(learned_, {});
+  }
   // The port `mac` was last seen on, unless aged out; nullptr and *local for a local
   // entry. The pointer is only compared (it may name a port that has just left).
   Device* lookup(const HwAddr& mac, TimePoint now, bool* local);
@@ -94,15 +96,18 @@ class Fdb {
   std::size_t size();
 
   // For the control lock's holder: the table under its mutex.
-  std::unique_lock<std::mutex> lock() { return std::unique_lock(mu_); }
-  std::map<Key, FdbEntry>& table_locked() { return map_; }
-  std::uint64_t next_seq_locked() { return ++seq_; }
+  Mutex& mutex() IFCORE_RETURN_CAPABILITY(mu_) { return mu_; }
+  std::map<Key, FdbEntry>& table_locked() IFCORE_REQUIRES(mu_) { return map_; }
+  std::uint64_t next_seq_locked() IFCORE_REQUIRES(mu_) { return ++seq_; }
 
  private:
-  std::mutex mu_;  // leaf
-  std::map<Key, FdbEntry> map_;
-  std::uint64_t seq_ = 0;
-  std::vector<Key> learned_;  // made or moved by learn(), not announced yet
+  // LOCK ORDERING: a leaf, taken inside the control lock or alone (the frame path);
+  // never held inside an rcu::ReadGuard.
+  Mutex mu_;
+  std::map<Key, FdbEntry> map_ IFCORE_GUARDED_BY(mu_);
+  std::uint64_t seq_ IFCORE_GUARDED_BY(mu_) = 0;
+  // Made or moved by learn(), not announced yet.
+  std::vector<Key> learned_ IFCORE_GUARDED_BY(mu_);
   std::atomic<Duration::rep> ageing_ns_{Duration(std::chrono::seconds(300)).count()};
 };
 

@@ -270,9 +270,9 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
   return r;
 }
 
-Kind::Undo Macvlan::save_link(const Device& dev) const {
+Kind::Undo Macvlan::save_link(Device& dev) const {
   const MacvlanPriv& cur = *macvlan_of(dev);
-  Device* d = const_cast<Device*>(&dev);
+  Device* d = &dev;
   return [d, mode = cur.mode, flags = cur.flags, sources = cur.sources,
           bc = cur.bc_queue_len](Control& ctl) -> Result<void> {
     MacvlanPriv& v = *macvlan_of(*d);

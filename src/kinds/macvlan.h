@@ -15,7 +15,7 @@ class Macvlan final : public Kind {
   Result<void> validate(Control& ctl, const LinkRequest& req) const override;
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
   Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const override;
-  Undo save_link(const Device& dev) const override;
+  Undo save_link(Device& dev) const override;
   AttrList fill_info(const Device& dev) const override;
   Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const override;
   Result<void> open(Control& ctl, Device& dev) const override;

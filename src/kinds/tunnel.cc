@@ -227,8 +227,8 @@ Result<Device*> Tunnel::new_link(Control& ctl, Namespace& ns, const LinkRequest&
                              req.ifindex);
 }
 
-Kind::Undo Tunnel::save_link(const Device& dev) const {
-  Device* d = const_cast<Device*>(&dev);
+Kind::Undo Tunnel::save_link(Device& dev) const {
+  Device* d = &dev;
   return [d, p = tunnel_of(dev)->p, address = dev.address(), broadcast = dev.broadcast(),
           mtu = dev.mtu(), p2p = dev.flags() & IFF_POINTOPOINT](Control& ctl) -> Result<void> {
     TunnelPriv& t = *tunnel_of(*d);

@@ -17,7 +17,7 @@ class Tunnel final : public Kind {
   Result<void> validate(Control& ctl, const LinkRequest& req) const override;
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
   Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const override;
-  Undo save_link(const Device& dev) const override;
+  Undo save_link(Device& dev) const override;
   AttrList fill_info(const Device& dev) const override;
   int link_ifindex(const Device& dev) const override;
   bool reports_iflink() const override { return true; }  // Linux: ip_tunnel_get_iflink

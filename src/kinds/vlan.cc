@@ -226,9 +226,9 @@ Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   return r;
 }
 
-Kind::Undo Vlan::save_link(const Device& dev) const {
+Kind::Undo Vlan::save_link(Device& dev) const {
   const VlanPriv& v = *vlan_of(dev);
-  Device* d = const_cast<Device*>(&dev);
+  Device* d = &dev;
   return
       [d, flags = v.flags, ingress = v.ingress, egress = v.egress](Control& ctl) -> Result<void> {
         VlanPriv& w = *vlan_of(*d);

@@ -240,9 +240,9 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
   return r;
 }
 
-Kind::Undo Vxlan::save_link(const Device& dev) const {
+Kind::Undo Vxlan::save_link(Device& dev) const {
   const VxlanPriv& v = *vxlan_of(dev);
-  Device* d = const_cast<Device*>(&dev);
+  Device* d = &dev;
   return [d, conf = v.conf, lower = v.lower.get()](Control& ctl) -> Result<void> {
     VxlanPriv& w = *vxlan_of(*d);
     if (w.lower.get() != lower) {

@@ -73,12 +73,12 @@ void Hub::detach() {
 }
 
 void Hub::add(SessionImpl* s) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   sessions_.push_back(s);
 }
 
 void Hub::remove(SessionImpl* s) {
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   sessions_.erase(std::remove(sessions_.begin(), sessions_.end(), s), sessions_.end());
 }
 
@@ -95,7 +95,7 @@ bool Hub::wanted(int ns_id, unsigned group, bool echoable) {
   if (group < 1 || group > members_.size() ||
       members_[group - 1].load(std::memory_order_acquire) == 0)
     return false;
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   return std::any_of(sessions_.begin(), sessions_.end(),
                      [&](SessionImpl* s) { return s->ns_id() == ns_id && s->member(group); });
 }
@@ -108,7 +108,7 @@ void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, 
     scope->echoed.emplace_back(msg.begin(), msg.end());
     skip = scope->origin;
   }
-  std::lock_guard lk(mu_);
+  MutexLock lk(mu_);
   for (SessionImpl* s : sessions_)
     if (s != skip && s->ns_id() == ns_id && s->member(group)) s->enqueue(msg);
 }

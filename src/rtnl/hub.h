@@ -12,11 +12,11 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <vector>
 
 #include "ifcore/engine.h"
+#include "ifcore/mutex.h"
 #include "ifcore/rtnl.h"
 #include "rtnl/fdb.h"
 #include "rtnl/proto.h"
@@ -91,8 +91,8 @@ class Hub final : public Subscriber {
 
  private:
   Engine* engine_;
-  std::mutex mu_;
-  std::vector<SessionImpl*> sessions_;  // mu_
+  Mutex mu_;  // LOCK ORDERING: inside the control lock (or alone); then SessionImpl::qmu_
+  std::vector<SessionImpl*> sessions_ IFCORE_GUARDED_BY(mu_);
   // Sessions in each group, any namespace: wanted() answers "nobody" without mu_ (a
   // create announced its device, addresses and routes to no one, a lock each).
   std::array<std::atomic<int>, 64> members_{};
@@ -152,11 +152,12 @@ class SessionImpl final : public Session {
   bool no_enobufs_ = false;               // NETLINK_NO_ENOBUFS
   std::atomic<std::uint64_t> groups_{0};  // bit g-1 for RTNLGRP g (1..64)
 
-  mutable std::mutex qmu_;
-  std::deque<Datagram> queue_;    // qmu_
-  std::size_t queued_bytes_ = 0;  // qmu_: the bytes of queue_
-  bool overflow_ = false;         // qmu_
-  std::function<void()> wake_;    // qmu_
+  // LOCK ORDERING: a leaf, inside Hub::mu_ (publish) or alone (the session's thread).
+  mutable Mutex qmu_;
+  std::deque<Datagram> queue_ IFCORE_GUARDED_BY(qmu_);
+  std::size_t queued_bytes_ IFCORE_GUARDED_BY(qmu_) = 0;  // the bytes of queue_
+  bool overflow_ IFCORE_GUARDED_BY(qmu_) = false;
+  std::function<void()> wake_ IFCORE_GUARDED_BY(qmu_);
   // Written under qmu_, read without it: whether queue_ or overflow_ holds anything. The
   // session's thread asks it before every request, and mostly there is nothing.
   std::atomic<bool> queued_{false};

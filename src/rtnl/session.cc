@@ -156,7 +156,7 @@ bool SessionImpl::member(unsigned group) const {
 }
 
 void SessionImpl::enqueue(std::span<const std::uint8_t> msg) {
-  std::lock_guard lk(qmu_);
+  MutexLock lk(qmu_);
   if (queue_.size() >= opts_.max_queued || queued_bytes_ + msg.size() > opts_.max_queued_bytes) {
     // Linux: netlink_overrun — the message is lost and the socket gets ENOBUFS, unless
     // NETLINK_NO_ENOBUFS was set (a receive queue bounded in bytes: sk_rcvbuf).
@@ -173,7 +173,7 @@ void SessionImpl::enqueue(std::span<const std::uint8_t> msg) {
 }
 
 std::size_t SessionImpl::pending_notifications() const {
-  std::lock_guard lk(qmu_);
+  MutexLock lk(qmu_);
   return queue_.size();
 }
 
@@ -181,7 +181,7 @@ std::size_t SessionImpl::pending_notifications() const {
 // and the session's thread asks again.
 bool SessionImpl::pop_notification(Datagram& out) {
   if (!queued_.load(std::memory_order_acquire)) return false;
-  std::lock_guard lk(qmu_);
+  MutexLock lk(qmu_);
   if (queue_.empty()) return false;
   out = std::move(queue_.front());
   queue_.pop_front();
@@ -192,14 +192,14 @@ bool SessionImpl::pop_notification(Datagram& out) {
 
 bool SessionImpl::take_overflow() {
   if (!queued_.load(std::memory_order_acquire)) return false;
-  std::lock_guard lk(qmu_);
+  MutexLock lk(qmu_);
   bool was = std::exchange(overflow_, false);
   queued_.store(!queue_.empty(), std::memory_order_relaxed);
   return was;
 }
 
 void SessionImpl::set_wakeup(std::function<void()> wake) {
-  std::lock_guard lk(qmu_);
+  MutexLock lk(qmu_);
   wake_ = std::move(wake);
 }
 

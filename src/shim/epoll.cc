@@ -7,7 +7,6 @@
 #include <sys/epoll.h>
 
 #include <algorithm>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -25,8 +24,8 @@ struct Watch {
 };
 
 struct Registry {
-  std::mutex mu;
-  std::unordered_map<int, std::vector<Watch>> by_epfd;
+  Mutex mu;  // LOCK ORDERING: first, then a socket's NetlinkSocket::mu
+  std::unordered_map<int, std::vector<Watch>> by_epfd IFCORE_GUARDED_BY(mu);
 };
 
 Registry& registry() {
@@ -37,7 +36,7 @@ Registry& registry() {
 bool has_stash(int fd) {
   auto s = table().find(fd);
   if (!s) return false;
-  std::lock_guard lock(s->mu);
+  MutexLock lock(s->mu);
   return !s->stash.empty();
 }
 
@@ -47,7 +46,7 @@ std::vector<epoll_event> held_events(int epfd) {
   std::vector<epoll_event> out;
   if (table().empty()) return out;
   Registry& reg = registry();
-  std::lock_guard lock(reg.mu);
+  MutexLock lock(reg.mu);
   auto it = reg.by_epfd.find(epfd);
   if (it == reg.by_epfd.end()) return out;
   for (Watch& w : it->second) {
@@ -80,7 +79,7 @@ int merge(epoll_event* events, int n, int max, const std::vector<epoll_event>& h
 
 void epoll_forget(int fd) {
   Registry& reg = registry();
-  std::lock_guard lock(reg.mu);
+  MutexLock lock(reg.mu);
   if (reg.by_epfd.empty()) return;
   reg.by_epfd.erase(fd);
   for (auto& [epfd, watches] : reg.by_epfd)
@@ -98,7 +97,7 @@ int epoll_ctl(int epfd, int op, int fd, epoll_event* ev) {
   int r = real::fn().epoll_ctl(epfd, op, fd, ev);
   if (r != 0 || table().empty() || !table().find(fd)) return r;
   Registry& reg = registry();
-  std::lock_guard lock(reg.mu);
+  ifcore::MutexLock lock(reg.mu);
   auto& watches = reg.by_epfd[epfd];
   auto it =
       std::find_if(watches.begin(), watches.end(), [&](const Watch& w) { return w.fd == fd; });

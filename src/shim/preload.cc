@@ -50,7 +50,7 @@ int fail_errno(int e) {
 std::shared_ptr<NetlinkSocket> lookup(int fd) {
   auto s = table().find(fd);
   if (s && !s->state_known) {
-    std::lock_guard lock(s->mu);
+    ifcore::MutexLock lock(s->mu);
     if (!s->state_known) (void)ifcore::shim::control_exchange(fd, *s, {});
   }
   return s;
@@ -194,7 +194,7 @@ int bind(int fd, const sockaddr* addr, socklen_t len) {
   sockaddr_nl a;
   std::memcpy(&a, addr, sizeof(a));
   if (a.nl_family != AF_NETLINK) return fail_errno(EINVAL);
-  std::lock_guard lock(s->mu);
+  ifcore::MutexLock lock(s->mu);
   // Linux: netlink_bind: a bound socket may only rebind to the same port id.
   ifcore::rtnl::ControlRequest req;
   if (a.nl_pid && a.nl_pid != s->port_id) req.port_id = a.nl_pid;
@@ -227,7 +227,7 @@ int connect(int fd, const sockaddr* addr, socklen_t len) {
 int getsockname(int fd, sockaddr* addr, socklen_t* len) {
   auto s = lookup(fd);
   if (!s) return real::fn().getsockname(fd, addr, len);
-  std::lock_guard lock(s->mu);
+  ifcore::MutexLock lock(s->mu);
   std::uint32_t groups = s->bind_groups;
   for (auto g : s->memberships)
     if (g >= 1 && g <= 32) groups |= 1u << (g - 1);
@@ -248,7 +248,7 @@ int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {
   int v = 0;
   if (len >= sizeof(int) && val) std::memcpy(&v, val, sizeof(int));
   ifcore::rtnl::ControlRequest req;
-  std::lock_guard lock(s->mu);
+  ifcore::MutexLock lock(s->mu);
   switch (name) {
     case NETLINK_ADD_MEMBERSHIP:
     case NETLINK_DROP_MEMBERSHIP:
@@ -285,7 +285,7 @@ int getsockopt(int fd, int level, int name, void* val, socklen_t* len) {
     return real::fn().getsockopt(fd, level, name, val, len);
   }
   if (level != SOL_NETLINK) return real::fn().getsockopt(fd, level, name, val, len);
-  std::lock_guard lock(s->mu);
+  ifcore::MutexLock lock(s->mu);
   if (name == NETLINK_LIST_MEMBERSHIPS) {
     // Linux: netlink_getsockopt fills u32 words of group bits and reports the size needed.
     if (!len) return fail_errno(EINVAL);
@@ -439,7 +439,7 @@ int ppoll(pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t*
     for (nfds_t i = 0; i < n; ++i) {
       auto s = table().find(fds[i].fd);
       if (!s || !(fds[i].events & POLLIN)) continue;
-      std::lock_guard lock(s->mu);
+      ifcore::MutexLock lock(s->mu);
       if (!s->stash.empty()) ++ready;
     }
   }
@@ -450,7 +450,7 @@ int ppoll(pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t*
   r = 0;
   for (nfds_t i = 0; i < n; ++i) {
     if (auto s = table().find(fds[i].fd); s && (fds[i].events & POLLIN)) {
-      std::lock_guard lock(s->mu);
+      ifcore::MutexLock lock(s->mu);
       if (!s->stash.empty()) fds[i].revents |= POLLIN;
     }
     if (fds[i].revents) ++r;
@@ -481,7 +481,7 @@ int pselect(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, const struct timespec*
       if (!FD_ISSET(fd, rd)) continue;
       auto s = table().find(fd);
       if (!s) continue;
-      std::lock_guard lock(s->mu);
+      ifcore::MutexLock lock(s->mu);
       if (!s->stash.empty()) {
         FD_SET(fd, &held);
         ++ready;

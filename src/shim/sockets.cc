@@ -159,26 +159,26 @@ std::atomic<std::uint64_t> g_daemon_netns{0};
 
 std::shared_ptr<NetlinkSocket> Table::find(int fd) {
   if (empty()) return nullptr;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = fds_.find(fd);
   return it == fds_.end() ? nullptr : it->second;
 }
 
 void Table::insert(int fd, std::shared_ptr<NetlinkSocket> s) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fds_[fd] = std::move(s);
   count_.store(fds_.size(), std::memory_order_relaxed);
 }
 
 void Table::erase(int fd) {
   if (empty()) return;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   fds_.erase(fd);
   count_.store(fds_.size(), std::memory_order_relaxed);
 }
 
 void Table::copy(int from, int to) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = fds_.find(from);
   if (it != fds_.end())
     fds_[to] = it->second;
@@ -235,7 +235,7 @@ int open_netlink(int type, int type_flags, std::shared_ptr<NetlinkSocket>* out) 
   if (fd < 0) return -1;
   auto s = std::make_shared<NetlinkSocket>();
   s->type = type;
-  std::lock_guard lock(s->mu);
+  MutexLock lock(s->mu);
   rtnl::ControlRequest req = namespace_request(g_daemon_netns.load());
   auto st = control_exchange(fd, *s, req);
   if (!st) {
@@ -384,7 +384,7 @@ ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
   const auto& r = real::fn();
   for (;;) {
     {
-      std::unique_lock lock(s.mu);
+      MutexLock lock(s.mu);
       if (!s.stash.empty()) {
         std::vector<std::uint8_t> dg = s.stash.front();
         if (!(flags & MSG_PEEK)) s.stash.pop_front();
@@ -395,7 +395,7 @@ ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
     }
     bool checked;
     {
-      std::lock_guard lock(s.mu);
+      MutexLock lock(s.mu);
       checked = std::exchange(s.head_checked, false) && !(flags & MSG_PEEK);
     }
     if (!checked) {
@@ -426,7 +426,7 @@ ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
       continue;
     }
     if (flags & MSG_PEEK) {
-      std::lock_guard lock(s.mu);
+      MutexLock lock(s.mu);
       s.head_checked = true;
     }
     if ((flags & MSG_PEEK) && iov_total(msg) <= have) {
@@ -454,7 +454,7 @@ ssize_t transmit(int fd, NetlinkSocket& s, const msghdr* msg, int flags) {
   }
   std::uint64_t daemon_netns;
   {
-    std::lock_guard lock(s.mu);
+    MutexLock lock(s.mu);
     daemon_netns = s.daemon_netns;
     s.bound = true;  // Linux: netlink_sendmsg autobinds
   }

@@ -19,13 +19,13 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "ifcore/mutex.h"
 #include "ifcore/result.h"
 #include "rtnl/control_msg.h"
 
@@ -33,9 +33,9 @@ namespace ifcore::shim {
 
 // One redirected socket; shared by every descriptor dup() made of it.
 struct NetlinkSocket {
-  std::mutex mu;
-  int type = SOCK_RAW;                  // as the program asked (SO_TYPE answers it)
-  std::uint32_t port_id = 0;            // guarded by mu, like everything below
+  Mutex mu;                   // LOCK ORDERING: after Table::mu_ and the epoll registry's, if at all
+  int type = SOCK_RAW;        // as the program asked (SO_TYPE answers it)
+  std::uint32_t port_id = 0;  // guarded by mu, like everything below
   std::uint32_t bind_groups = 0;        // groups 1..32 as bind() set them
   std::set<std::uint32_t> memberships;  // NETLINK_ADD_MEMBERSHIP (1..64)
   std::map<int, int> options;           // SOL_NETLINK options set, by name
@@ -65,8 +65,8 @@ class Table {
   bool empty() const { return count_.load(std::memory_order_relaxed) == 0; }
 
  private:
-  std::mutex mu_;
-  std::unordered_map<int, std::shared_ptr<NetlinkSocket>> fds_;
+  Mutex mu_;  // LOCK ORDERING: a leaf
+  std::unordered_map<int, std::shared_ptr<NetlinkSocket>> fds_ IFCORE_GUARDED_BY(mu_);
   std::atomic<std::size_t> count_{0};
 };
 Table& table();

@@ -127,9 +127,11 @@ TEST(BenchLegacy, SingleUnregisterIsSlowerThanTheBatch) {
   ASSERT_TRUE(a) << a.error().message;
   ASSERT_TRUE(b) << b.error().message;
   double fast = a->samples.at("delete").at(0), slow = b->samples.at("delete").at(0);
-  EXPECT_GT(slow, 5 * fast) << "default " << fast << " s, legacy " << slow << " s";
-  // Ten devices, each with at least one kernel-like grace period (4 ms floor).
-  EXPECT_GT(slow, 0.04);
+  // Ten devices, each with at least one kernel-like grace period (4 ms floor): a lower
+  // bound that no machine can beat. The ratio itself is the bench's figure, not a test's
+  // (a loaded or sanitized build slows the default path too).
+  EXPECT_GT(slow, 0.04) << "legacy " << slow << " s";
+  EXPECT_GT(slow, fast) << "default " << fast << " s, legacy " << slow << " s";
 }
 
 TEST(BenchEmbedded, EveryScenarioRunsSmall) {

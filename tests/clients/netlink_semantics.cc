@@ -343,7 +343,8 @@ TEST(NetlinkSocket, ANotificationQueuedBeforeAnOptionChangeIsStillReady) {
   ASSERT_EQ(setsockopt(mon.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &other, sizeof(other)), 0);
   epoll_event got[4] = {};
   ASSERT_EQ(epoll_wait(ep.fd, got, 4, 2000), 1);
-  EXPECT_EQ(got[0].data.u64, 77u);
+  const std::uint64_t data = got[0].data.u64;  // epoll_event is packed: no reference to it
+  EXPECT_EQ(data, 77u);
   EXPECT_TRUE(got[0].events & EPOLLIN);
   pollfd p{mon.fd, POLLIN, 0};
   EXPECT_EQ(poll(&p, 1, 2000), 1);

@@ -82,8 +82,7 @@ class LegacyWait : public test::CoreTest {
 
 TEST_F(LegacyWait, EventPolicyNeverWaits) {
   Policies p;
-  auto took = delete_one(p, 2);
-  EXPECT_LT(took, 100ms);
+  delete_one(p, 2);
   EXPECT_EQ(engine->stats().ref_waits, 0u);
   EXPECT_EQ(engine->stats().ref_wait_time, Duration::zero());
 }
