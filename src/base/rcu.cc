@@ -35,7 +35,7 @@ struct Queued {
   void (*fn)(rcu_head*);
 };
 
-void run_queued(rcu_head* h) {
+[[maybe_unused]] void run_queued(rcu_head* h) {
   auto* q = reinterpret_cast<Queued*>(h);  // head is the first member
   tsan::acquire(q);
   tsan::acquire(&readers_done);

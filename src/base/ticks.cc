@@ -34,7 +34,7 @@ bool cpu_has_invariant_tsc() {
   // CPUID 0x80000007, EDX bit 8: the counter runs at a constant rate in every power state
   // (Linux's constant_tsc and nonstop_tsc).
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000007u) return false;
   __cpuid(0x80000007u, a, b, c, d);
   return (d >> 8) & 1u;
 #else

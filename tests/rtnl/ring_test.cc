@@ -150,11 +150,12 @@ TEST(Ring, RecordsCrossTheEndThroughPadRecords) {
 TEST(Ring, TwoThreadsPassEveryDatagramIntact) {
   auto [d, c] = make_pair();
   constexpr int kCount = 100000;
-  std::thread producer([&c] {
+  auto& client = c;  // a structured binding cannot be captured before C++20's P1091 (clang 16)
+  std::thread producer([&client] {
     std::mt19937 rng(1);
     for (int i = 0; i < kCount; ++i) {
       Bytes b = datagram(1 + rng() % 3000, static_cast<std::uint8_t>(i));
-      while (!*c.push(b)) std::this_thread::yield();
+      while (!*client.push(b)) std::this_thread::yield();
     }
   });
   std::mt19937 rng(1);
