@@ -14,8 +14,8 @@
 
 #include "daemon/daemon.h"
 #include "ifcore/ifcore.h"
-#include "state/store.h"
 #include "ifcore/version.h"
+#include "state/store.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"ifcored: ifcore's network-device engine served as rtnetlink over a Unix socket"};
