@@ -131,15 +131,15 @@ class Device {
   // on dev->name_node->list, see netdev_name_node_alt_create). Every one of them is also
   // in the namespace's name table: a lookup by name finds the device by any of them.
   // Context: control lock. Changed by Control::add_altname / del_altname.
-  const std::vector<std::string>& altnames_locked() const { return altnames_; }
+  const std::vector<std::string>& altnames_locked() const;
 
   // --- relations. Pointers: Context: control lock, or inside an rcu::ReadGuard.
   Device* master() const { return master_.load(std::memory_order_acquire); }
   // The device IFLA_LINK names: the lower device of a vlan/macvlan, a veth's peer.
   Device* link() const { return link_.load(std::memory_order_acquire); }
   // Context: control lock.
-  const std::vector<Device*>& uppers_locked() const { return uppers_; }
-  const std::vector<Device*>& lowers_locked() const { return lowers_; }
+  const std::vector<Device*>& uppers_locked() const;
+  const std::vector<Device*>& lowers_locked() const;
   bool has_upper_locked(const Device& d) const;
   // True if `d` is this device or (transitively) above it. Context: control lock.
   bool is_upper_or_self_locked(const Device& d) const;
@@ -160,8 +160,13 @@ class Device {
     return static_cast<T&>(*priv_);
   }
 
-  // --- counters (frame path). Context: any thread.
-  LinkCounters& counters() const { return counters_; }
+  // --- counters (frame path). Context: any thread. A device's counters are made when it
+  // first counts a frame (most devices never do); counters_if_any() is null until then.
+  LinkCounters& counters() const {
+    LinkCounters* c = counters_.load(std::memory_order_acquire);
+    return c ? *c : make_counters();
+  }
+  const LinkCounters* counters_if_any() const { return counters_.load(std::memory_order_acquire); }
 
   // --- frame path (frame.h). The transmit path is activated by the link watch when it
   // handles carrier on, or at open when carrier is already on (Linux: dev_activate), and
@@ -239,6 +244,11 @@ class Device {
     HwAddr a;
   };
   struct TextBox;
+  // Adjacency and alternative names, which most devices never have: made at the first
+  // upper, lower or altname (control lock), so that a plain device carries one pointer.
+  struct Links;
+  Links& links_locked();
+  LinkCounters& make_counters() const;
 
   // Layout: the first two cache lines hold what every pass of an unregister batch (and
   // the frame path) reads: identity, name and its registry entry, flags, state, the frame
@@ -278,18 +288,15 @@ class Device {
   // The link watch's mark while the device opens (PreUp..Up) or closes (GoingDown..Down);
   // see core/linkwatch.cc. Control lock.
   std::uint8_t lw_transit_ = 0;
-  std::vector<Device*> uppers_, lowers_;  // control lock
-  std::vector<std::string> altnames_;     // control lock (see altnames_locked)
   // Linux: upper_level / lower_level: 1 + the longest chain of uppers above (lowers below),
-  // kept with a count of the neighbours at each level so a link or unlink updates them
-  // without walking a device's thousand vlans. Control lock.
-  // Levels are counted up to 11 (link_upper refuses a stack deeper than 8).
+  // kept with a count of the neighbours at each level (in Links) so a link or unlink
+  // updates them without walking a device's thousand vlans. Control lock.
   std::uint8_t upper_level_ = 1, lower_level_ = 1;
-  std::array<std::uint32_t, 12> upper_levels_{}, lower_levels_{};  // neighbours by level
-  std::unique_ptr<DevicePriv> priv_;                               // control lock
-  mutable LinkCounters counters_;
-  NameBox name0_;                  // see NameBox
-  AddrBox address0_, broadcast0_;  // see NameBox
+  std::unique_ptr<Links> links_;      // control lock; null: no upper, lower or altname
+  std::unique_ptr<DevicePriv> priv_;  // control lock
+  mutable std::atomic<LinkCounters*> counters_{nullptr};  // see counters()
+  NameBox name0_;                                         // see NameBox
+  AddrBox address0_, broadcast0_;                         // see NameBox
 
   // References (see ref.cc): shard slot, mode, exact count once unregistering.
   std::uint32_t ref_slot_ = 0;

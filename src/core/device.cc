@@ -96,6 +96,7 @@ Device::~Device() {
   delete_unless_own(broadcast_, broadcast0_);
   delete perm_address_.load();
   delete alias_.load();
+  delete counters_.load();
 }
 
 std::string_view Device::name_rcu() const {
@@ -187,8 +188,38 @@ Result<void> Device::validate_mtu(std::uint32_t mtu) const {
   return ok();
 }
 
+namespace {
+const std::vector<Device*> kNoDevices;
+const std::vector<std::string> kNoNames;
+}  // namespace
+
+Device::Links& Device::links_locked() {
+  if (!links_) links_ = std::make_unique<Links>();
+  return *links_;
+}
+
+const std::vector<Device*>& Device::uppers_locked() const {
+  return links_ ? links_->uppers : kNoDevices;
+}
+
+const std::vector<Device*>& Device::lowers_locked() const {
+  return links_ ? links_->lowers : kNoDevices;
+}
+
+const std::vector<std::string>& Device::altnames_locked() const {
+  return links_ ? links_->altnames : kNoNames;
+}
+
+LinkCounters& Device::make_counters() const {
+  auto made = std::make_unique<LinkCounters>();
+  LinkCounters* expected = nullptr;
+  if (counters_.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel))
+    return *made.release();
+  return *expected;  // another thread counted first
+}
+
 bool Device::has_upper_locked(const Device& d) const {
-  for (Device* u : uppers_)
+  for (Device* u : uppers_locked())
     if (u == &d) return true;
   return false;
 }
@@ -197,14 +228,14 @@ bool Device::is_upper_or_self_locked(const Device& d) const {
   // Depth-first over the upper graph; the graph is acyclic (link_upper refuses loops)
   // and bounded, so this terminates.
   if (&d == this) return true;
-  for (Device* u : uppers_)
+  for (Device* u : uppers_locked())
     if (u->is_upper_or_self_locked(d)) return true;
   return false;
 }
 
 bool Device::is_lower_or_self_locked(const Device& d) const {
   if (&d == this) return true;
-  for (Device* l : lowers_)
+  for (Device* l : lowers_locked())
     if (l->is_lower_or_self_locked(d)) return true;
   return false;
 }
@@ -213,7 +244,7 @@ void DeviceAccess::count_link(Device& lower, Device& upper, int delta) {
   // `lower` gains or loses an upper at upper.upper_level_ (and `upper` a lower at
   // lower.lower_level_); a device whose own level changes moves in the counts of its
   // neighbours on the far side, and so on along the chain.
-  using Counts = decltype(Device::upper_levels_);
+  using Counts = decltype(Device::Links::upper_levels);
   // 1 + the highest level with a neighbour (1 when there is none).
   auto level_of = [](const Counts& c) -> std::uint8_t {
     for (std::size_t i = c.size(); i-- > 0;)
@@ -223,21 +254,23 @@ void DeviceAccess::count_link(Device& lower, Device& upper, int delta) {
   auto slot = [](int level) {
     return std::min(static_cast<std::size_t>(level), std::tuple_size_v<Counts> - 1);
   };
-  auto move = [&](auto& self, Device& d, Counts Device::*counts, std::uint8_t Device::*level,
-                  std::vector<Device*> Device::*far, int from, int to) -> void {
-    Counts& c = d.*counts;
+  using Links = Device::Links;
+  auto move = [&](auto& self, Device& d, Counts Links::*counts, std::uint8_t Device::*level,
+                  std::vector<Device*> Links::*far, int from, int to) -> void {
+    Links& links = d.links_locked();
+    Counts& c = links.*counts;
     if (from) c[slot(from)] -= 1;
     if (to) c[slot(to)] += 1;
     std::uint8_t before = d.*level;
     d.*level = level_of(c);
     if (d.*level != before)
-      for (Device* n : d.*far) self(self, *n, counts, level, far, before, d.*level);
+      for (Device* n : links.*far) self(self, *n, counts, level, far, before, d.*level);
   };
   int up = upper.upper_level_, low = lower.lower_level_;
   bool add = delta > 0;
-  move(move, lower, &Device::upper_levels_, &Device::upper_level_, &Device::lowers_, add ? 0 : up,
+  move(move, lower, &Links::upper_levels, &Device::upper_level_, &Links::lowers, add ? 0 : up,
        add ? up : 0);
-  move(move, upper, &Device::lower_levels_, &Device::lower_level_, &Device::uppers_, add ? 0 : low,
+  move(move, upper, &Links::lower_levels, &Device::lower_level_, &Links::uppers, add ? 0 : low,
        add ? low : 0);
 }
 

@@ -5,6 +5,7 @@
 // RefShards::mu_). The finalizer thread never takes the control lock while holding mu_.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -33,6 +34,15 @@ struct Device::Tracker {
   std::map<std::uint64_t, std::string> live IFCORE_GUARDED_BY(mu);
 };
 
+// See Device::links_. Context: control lock.
+struct Device::Links {
+  std::vector<Device*> uppers, lowers;
+  std::vector<std::string> altnames;  // see Device::altnames_locked
+  // The neighbours at each level (see Device::upper_level_), counted up to 11 (link_upper
+  // refuses a stack deeper than 8).
+  std::array<std::uint32_t, 12> upper_levels{}, lower_levels{};
+};
+
 // Internal access to Device's private parts for core's files.
 struct DeviceAccess {
   static void get(Device& d);
@@ -49,14 +59,14 @@ struct DeviceAccess {
   static void set_ifindex(Device& d, int i) { d.ifindex_.store(i, std::memory_order_release); }
   static void set_ns(Device& d, Namespace& ns) { d.ns_.store(&ns, std::memory_order_release); }
   static void set_master(Device& d, Device* m) { d.master_.store(m, std::memory_order_release); }
-  static std::vector<Device*>& uppers(Device& d) { return d.uppers_; }
-  static std::vector<Device*>& lowers(Device& d) { return d.lowers_; }
+  static std::vector<Device*>& uppers(Device& d) { return d.links_locked().uppers; }
+  static std::vector<Device*>& lowers(Device& d) { return d.links_locked().lowers; }
   // Updates the nesting levels after `lower` was linked under (delta 1) or unlinked from
   // (delta -1) `upper` (see Device::upper_level_). Context: control lock.
   static void count_link(Device& lower, Device& upper, int delta);
   static int upper_level(const Device& d) { return d.upper_level_; }
   static void*& name_node(Device& d) { return d.name_node_; }
-  static std::vector<std::string>& altnames(Device& d) { return d.altnames_; }
+  static std::vector<std::string>& altnames(Device& d) { return d.links_locked().altnames; }
   // Where the name's box is, without reading it (for a prefetch).
   static const void* name_box(const Device& d) { return d.name_.load(std::memory_order_relaxed); }
   static int lower_level(const Device& d) { return d.lower_level_; }

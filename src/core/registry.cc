@@ -323,9 +323,9 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
   }
   IFCORE_TRY(add_name(dev, name));
   // A device that moves between namespaces brings its altnames (checked free by the caller).
-  for (const std::string& alt : DeviceAccess::altnames(dev)) {
+  for (const std::string& alt : dev.altnames_locked()) {
     if (auto a = add_name(dev, alt, true); !a) {
-      for (const std::string& added : DeviceAccess::altnames(dev)) {
+      for (const std::string& added : dev.altnames_locked()) {
         if (added == alt) break;
         del_name(dev, added);
       }
@@ -333,7 +333,7 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
       return a;
     }
   }
-  alt_count_ += DeviceAccess::altnames(dev).size();
+  alt_count_ += dev.altnames_locked().size();
   Page* page = page_for(ifindex, true);
   page->slot[ifindex % Page::kSlots].store(&dev, std::memory_order_release);
   ++page->used;
@@ -343,11 +343,11 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
 
 void Registry::erase(Device& dev, std::string_view name, int ifindex, RetiredNames* later) {
   // Linux: unlist_netdevice takes the altnames out of the name hash with the name.
-  for (const std::string& alt : DeviceAccess::altnames(dev)) {
+  for (const std::string& alt : dev.altnames_locked()) {
     del_name(dev, alt, later);
     name_freed(alt);
   }
-  alt_count_ -= DeviceAccess::altnames(dev).size();
+  alt_count_ -= dev.altnames_locked().size();
   del_name(dev, name, later);
   Page* page = page_for(ifindex, false);
   if (page && page->slot[ifindex % Page::kSlots].load() == &dev) {

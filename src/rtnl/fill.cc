@@ -25,7 +25,9 @@ bool all_zero(const HwAddr& a) {
 }
 
 void fill_stats(const Device& dev, wire::LinkMessage& m) {
-  const LinkCounters& c = dev.counters();
+  static const LinkCounters kNone;  // a device that never counted a frame
+  const LinkCounters* counted = dev.counters_if_any();
+  const LinkCounters& c = counted ? *counted : kNone;
   rtnl_link_stats64 s{};
   s.rx_packets = c.rx_packets.load(std::memory_order_relaxed);
   s.tx_packets = c.tx_packets.load(std::memory_order_relaxed);
