@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/scenarios/fairness.h"
+#include "bench/scenarios/floor.h"
 #include "bench/scenarios/neigh_batch.h"
 #include "bench/scenarios/runner.h"
 #include "bench/scenarios/shim_batch.h"
@@ -53,26 +54,22 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", kShimBatchName);
     fmt::print("{}\n", kNeighBatchName);
     fmt::print("{}\n", kFairnessName);
+    fmt::print("{}\n", kFloorName);
     return 0;
   }
-  // The shim's cost is a section of its own, after the suite's table (shim_batch.h): in the
-  // default suite, or when named.
-  bool shim = names.empty(), neigh = names.empty(), fairness = names.empty();
-  if (auto it = std::find(names.begin(), names.end(), kShimBatchName); it != names.end()) {
-    shim = true;
+  // The shim's cost, the neighbours' batch, fairness and the floor are sections of their
+  // own, after the suite's table: in the default suite, or when named. A section named among the
+  // scenarios is taken out of the list (and the suite's table is skipped when nothing else was
+  // asked for); with no names, every section runs.
+  auto take = [&](const char* section) {
+    auto it = std::find(names.begin(), names.end(), section);
+    if (it == names.end()) return names.empty();
     names.erase(it);
     if (names.empty()) names.push_back("");  // nothing else was asked for
-  }
-  if (auto it = std::find(names.begin(), names.end(), kNeighBatchName); it != names.end()) {
-    neigh = true;
-    names.erase(it);
-    if (names.empty()) names.push_back("");
-  }
-  if (auto it = std::find(names.begin(), names.end(), kFairnessName); it != names.end()) {
-    fairness = true;
-    names.erase(it);
-    if (names.empty()) names.push_back("");
-  }
+    return true;
+  };
+  bool shim = take(kShimBatchName), neigh = take(kNeighBatchName), fairness = take(kFairnessName),
+       floor = take(kFloorName);
   // The sections of their own (after the suite's table, or alone when only they are named).
   auto sections = [&]() {
     if (shim) {
@@ -84,6 +81,15 @@ int main(int argc, char** argv) {
     if (neigh) {
       if (auto f = measure_neigh_batch(10000, 10, o.repeat))
         print_neigh_batch(*f, stdout);
+      else
+        fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+    }
+    if (floor) {
+      std::vector<int> sizes;
+      for (int n : sweep_sizes(o.scale_max))
+        if (n >= 10000) sizes.push_back(n);
+      if (auto f = measure_floor(sizes, o.repeat))
+        print_floor(*f, stdout);
       else
         fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
     }
