@@ -44,7 +44,13 @@ std::uint64_t hash_name(std::string_view s) {
     h ^= c;
     h *= 1099511628211ull;
   }
-  return h ^ (h >> 29);
+  // The table indexes buckets by the low bits and orders each chain by the bit-reversed
+  // hash: every bit must depend on every byte (MurmurHash3's 64-bit finaliser).
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
 }
 
 }  // namespace
@@ -127,7 +133,8 @@ int match_name(cds_lfht_node* node, const void* key) {
 struct Registry::Page {
   static constexpr int kSlots = 4096;
   std::atomic<Device*> slot[kSlots] = {};
-  int used = 0;  // control lock
+  int used = 0;                // control lock
+  bool counted_empty = false;  // in Registry::empty_pages_ (control lock)
 };
 
 struct Registry::Top {
@@ -222,6 +229,17 @@ Registry::Page* Registry::page_for(int ifindex, bool create) {
     t->pages[p].store(page, std::memory_order_release);
   }
   return page;
+}
+
+void Registry::retire_empty_pages() {
+  Top* t = top_.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < t->n; ++i) {
+    Page* page = t->pages[i].load(std::memory_order_relaxed);
+    if (!page || page->used) continue;
+    t->pages[i].store(nullptr, std::memory_order_release);
+    rcu::retire(page);
+  }
+  empty_pages_ = 0;
 }
 
 bool Registry::name_taken(std::string_view name) const {
@@ -336,6 +354,10 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
   alt_count_ += dev.altnames_locked().size();
   Page* page = page_for(ifindex, true);
   page->slot[ifindex % Page::kSlots].store(&dev, std::memory_order_release);
+  if (page->counted_empty) {
+    page->counted_empty = false;
+    --empty_pages_;
+  }
   ++page->used;
   ++count_;
   return ok();
@@ -353,9 +375,12 @@ void Registry::erase(Device& dev, std::string_view name, int ifindex, RetiredNam
   if (page && page->slot[ifindex % Page::kSlots].load() == &dev) {
     page->slot[ifindex % Page::kSlots].store(nullptr, std::memory_order_release);
     if (--page->used == 0) {
-      Top* t = top_.load(std::memory_order_relaxed);
-      t->pages[static_cast<std::size_t>(ifindex) / Page::kSlots].store(nullptr);
-      rcu::retire(page);
+      // An emptied page stays published for the next devices (a device made and deleted
+      // alone on its page would otherwise allocate, clear and retire 32 KiB each time);
+      // past a few, the empty ones go.
+      constexpr std::size_t kKeepEmptyPages = 8;
+      page->counted_empty = true;
+      if (++empty_pages_ > kKeepEmptyPages) retire_empty_pages();
     }
   }
   --count_;

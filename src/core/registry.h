@@ -99,6 +99,8 @@ class Registry {
   struct Page;
   struct Top;
   Page* page_for(int ifindex, bool create);
+  // Unpublishes and retires every index page that holds no device (see erase).
+  void retire_empty_pages();
   // The name table alone. add_name: EEXIST if taken; del_name: only `dev`'s entry.
   Result<void> add_name(Device& dev, std::string_view name, bool alt = false);
   void del_name(Device& dev, std::string_view name, RetiredNames* later = nullptr);
@@ -109,6 +111,7 @@ class Registry {
   std::size_t count_ = 0;
   std::size_t alt_count_ = 0;  // altnames listed (table entries beyond one per device)
   std::size_t table_size_ = 0;
+  std::size_t empty_pages_ = 0;  // published index pages that hold no device
   int next_ifindex_ = 1;
   // "%d" patterns seen, with the lowest number that may be free.
   std::map<std::string, int, std::less<>> pattern_low_;
