@@ -20,7 +20,7 @@ namespace ifcore::cli {
 void print_addr_event(Ctx& c, const wire::Message& m);
 void print_neigh_event(Ctx& c, const wire::Message& m);     // neigh_cmd.cc
 void print_netconf_event(Ctx& c, const wire::Message& m);   // netconf_cmd.cc
-void print_rule_event(Ctx& c, const wire::Message& m);      // rule_cmd.cc
+void print_rule_event(Ctx& c, const wire::Message& m);      // rule_print.cc
 void print_fdb_event(Ctx& c, const wire::Message& m);       // fdb_cmd.cc
 void print_nexthop_event(Ctx& c, const wire::Message& m);   // nexthop_print.cc
 void print_nexthop_bucket(Ctx& c, const wire::Message& m);  // nexthop_print.cc
