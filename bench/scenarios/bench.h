@@ -86,6 +86,7 @@ struct Measurement {
   // The daemon path: what the metric's requests cost over the socket alone, measured after
   // its repetitions (socket_floor.h; seconds). None on the other paths or when not measured.
   std::optional<double> socket_floor;
+  int requests = 0;  // the requests it was priced for (0: not priced)
   bool ok() const { return status.empty() && !samples.empty(); }
 };
 // Fills median/min/max from samples.

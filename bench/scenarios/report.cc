@@ -51,6 +51,29 @@ std::string floor_text(const SuiteResult& r, const Measurement& m) {
   return text;
 }
 
+// A daemon figure's time per request that is ifcored's own: what is left once the socket
+// alone (its floor) and the engine's work (the embedded path's figure for the same metric
+// and N) are taken out, per request (per device for a single request that carries many,
+// the bulk delete). None without a floor or an embedded figure.
+struct OwnTime {
+  double seconds = 0;  // may be below 0: the three figures' noise
+  int per = 0;
+  const char* unit = "request";
+};
+std::optional<OwnTime> own_time(const SuiteResult& r, const Measurement& m) {
+  if (m.path != Path::Daemon || !m.ok() || !m.socket_floor || m.requests <= 0) return std::nullopt;
+  const Measurement* e = find(r, m.scenario, m.metric, Path::Embedded, m.n);
+  if (!e || !e->ok()) return std::nullopt;
+  OwnTime t;
+  t.per = m.requests;
+  if (m.requests == 1 && m.devices > 1) {
+    t.per = m.devices;
+    t.unit = "device of one request";
+  }
+  t.seconds = (m.median - *m.socket_floor - e->median) / t.per;
+  return t;
+}
+
 // Rows grouped by scenario and N (in run order), then by metric (the scenario's order),
 // then by path, so that one metric's paths sit together.
 std::vector<const Measurement*> table_order(const SuiteResult& r) {
@@ -174,6 +197,13 @@ void print_table(const SuiteResult& r, std::FILE* out) {
       lines.push_back(fmt::format(
           "{} create N={}: {} {} faster than the kernel (target ≥ 30×): {}{}", m.scenario, m.n, via,
           format_ratio(*ratio), *ratio >= 30 ? "met" : "MISSED", floor_text(r, m)));
+    if (auto own = own_time(r, m))
+      lines.push_back(fmt::format(
+          "{} {} N={}: ifcored's own time per {} above the socket alone and the engine: {} "
+          "(over {}; target ≤ 1 µs): {}",
+          m.scenario, m.metric, m.n, own->unit,
+          own->seconds > 0 ? format_seconds(own->seconds) : "none (within the figures' noise)",
+          own->per, own->seconds <= 1e-6 ? "met" : "MISSED"));
     if (m.scenario == "seed2-dummy-10k" && m.metric == "delete")
       lines.push_back(fmt::format("seed2-dummy-10k delete via {} {} (target < 20 ms): {}", via,
                                   format_seconds(m.median), m.median < 0.020 ? "met" : "MISSED"));
@@ -220,6 +250,7 @@ nlohmann::json to_json(const SuiteResult& r) {
       auto k = kernel_ratio(r, m);
       x["kernel_ratio"] = k ? json(*k) : json(nullptr);
       x["socket_floor"] = m.socket_floor ? json(*m.socket_floor) : json(nullptr);
+      x["requests"] = m.requests;
     } else {
       x["status"] = m.status;
     }

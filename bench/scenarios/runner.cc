@@ -76,8 +76,10 @@ struct Runner {
     auto floor = o.measure_floor ? o.measure_floor(cpus) : measure_socket_floor(cpus);
     if (!floor) return;
     for (const auto& [metric, t] : traffic)
-      if (auto it = by_metric.find(metric); it != by_metric.end() && it->second.status.empty())
+      if (auto it = by_metric.find(metric); it != by_metric.end() && it->second.status.empty()) {
         it->second.socket_floor = floor->price(t);
+        it->second.requests = t.one_at_a_time + t.pipelined;
+      }
   }
 
   // Runs `reps` repetitions of s on `path` at n; appends one Measurement per metric.
