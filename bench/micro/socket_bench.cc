@@ -4,7 +4,7 @@
 // the cost of the two sockets and of the two CPUs handing the bytes over, with no work
 // between. A request through the daemon takes this plus its work; through the kernel the
 // work runs in the caller's own syscall, without the hand-over. BM_RingRoundTrip is the
-// same exchange through mapped rings (src/rtnl/ring.h): the hand-over alone, no syscall.
+// same exchange through mapped rings (src/rtnl/wire/ring.h): the hand-over alone, no syscall.
 // BM_SeqpacketPipelined is the floor under a pipelined batch (the sweep's creates): N
 // requests in flight at once, sent 32 to a sendmmsg(2) as the bench's client sends them,
 // read 16 to a recvmmsg(2) and answered with one sendmmsg(2) per read, as ifcored does.
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "bench/scenarios/socket_floor.h"
-#include "rtnl/ring.h"
+#include "rtnl/wire/ring.h"
 
 namespace {
 

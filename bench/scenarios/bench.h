@@ -23,7 +23,7 @@
 
 namespace ifcore::bench {
 
-// Ring: the daemon path with the connection switched to mapped rings (src/rtnl/ring.h).
+// Ring: the daemon path with the connection switched to mapped rings (src/rtnl/wire/ring.h).
 enum class Path { Embedded, Daemon, Ring, Kernel };
 inline constexpr Path kAllPaths[] = {Path::Embedded, Path::Daemon, Path::Ring, Path::Kernel};
 const char* to_string(Path p);

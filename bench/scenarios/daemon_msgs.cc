@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "rtnl/probe_msg.h"
-#include "rtnl/sysctl_msg.h"
+#include "rtnl/wire/probe_msg.h"
+#include "rtnl/wire/sysctl_msg.h"
 #include "rtnl/wire/netlink.h"
 
 namespace ifcore::bench {

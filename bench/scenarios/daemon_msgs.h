@@ -1,6 +1,6 @@
 // bench/scenarios/daemon_msgs.h — the daemon path's ways to do what the kernel path does
 // through /proc/sys and AF_PACKET: settings through ifcore's sysctl message
-// (rtnl/sysctl_msg.h) and frames through its probe message (rtnl/probe_msg.h).
+// (rtnl/wire/sysctl_msg.h) and frames through its probe message (rtnl/wire/probe_msg.h).
 #pragma once
 
 #include <memory>

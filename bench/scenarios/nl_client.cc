@@ -17,8 +17,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "rtnl/control_msg.h"
-#include "rtnl/ring_client.h"
+#include "rtnl/wire/control_msg.h"
+#include "rtnl/wire/ring_client.h"
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/netlink.h"
@@ -79,7 +79,7 @@ Result<std::unique_ptr<NlClient>> NlClient::open_daemon(const std::string& path,
       return fail(errno, "cannot connect to ifcored at {}: {}", path, std::strerror(errno));
     ::usleep(5000);
   }
-  // Options and groups: ifcored's control message (src/rtnl/control_msg.h).
+  // Options and groups: ifcored's control message (src/rtnl/wire/control_msg.h).
   rtnl::ControlRequest req;
   req.add_membership.assign(groups.begin(), groups.end());
   req.options = {{NETLINK_CAP_ACK, 1}, {NETLINK_EXT_ACK, 1}};

@@ -1,7 +1,7 @@
 // bench/scenarios/nl_client.h — a small rtnetlink client for the bench's wire paths: the
 // kernel over AF_NETLINK (in the calling thread's network namespace) and ifcored over its
 // AF_UNIX SOCK_SEQPACKET socket, or through mapped rings set up on that socket
-// (src/rtnl/ring.h). Requests are encoded with ifcore's wire codec
+// (src/rtnl/wire/ring.h). Requests are encoded with ifcore's wire codec
 // (src/rtnl/wire); this file only moves datagrams and matches acknowledgements.
 //
 // Context: one thread uses a client at a time.
@@ -61,7 +61,7 @@ class NlClient {
   // How long a wait for a reply polls without sleeping (yielding the CPU) before it blocks
   // in poll(2): a reply that comes within it costs no wakeup of a sleeping thread. 0 for the
   // kernel (its replies are queued before sendto returns), 50 µs for ifcored.
-  // On mapped rings the poll reads memory; see rtnl/ring_client.h.
+  // On mapped rings the poll reads memory; see rtnl/wire/ring_client.h.
   void set_busy_poll(std::chrono::microseconds us);
   std::chrono::microseconds busy_poll() const { return busy_poll_; }
   // Reads and drops every datagram already queued (a monitor before a timed step).

@@ -10,10 +10,7 @@
 #include "cli/link_print.h"
 #include "rtnl/wire/route.h"
 
-#if defined(IFC_HAVE_EMBEDDED) && __has_include("rtnl/stats_msg.h")
-#define IFC_HAVE_STATS_MSG 1
-#include "rtnl/stats_msg.h"
-#endif
+#include "rtnl/wire/stats_msg.h"
 
 namespace ifcore::cli {
 
@@ -170,8 +167,7 @@ Result<void> do_monitor(Ctx& c, Args& a) {
   }
 }
 
-#ifdef IFC_HAVE_STATS_MSG
-// ifcore's statistics message (rtnl/stats_msg.h): the engine's counters and per-phase
+// ifcore's statistics message (rtnl/wire/stats_msg.h): the engine's counters and per-phase
 // times, from the daemon or the embedded engine. The kernel has no such thing.
 Result<void> do_stats(Ctx& c, Args& a) {
   if (!a.done()) return die(255, "Command \"{}\" is unknown, try \"ifc help\".", a.peek());
@@ -196,10 +192,5 @@ Result<void> do_stats(Ctx& c, Args& a) {
   o.close();
   return ok();
 }
-#else
-Result<void> do_stats(Ctx&, Args&) {
-  return die(1, "stats: not supported by this target");
-}
-#endif
 
 }  // namespace ifcore::cli

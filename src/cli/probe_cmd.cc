@@ -1,16 +1,12 @@
 // cli/probe_cmd.cc — `ifc probe FROM TO [count N] [interval MS] [timeout MS]`: frames sent
 // from one device to another through the engine's frame path, how many arrived and how long
-// the first took (ifcore's probe message, rtnl/probe_msg.h; the kernel has no such thing).
+// the first took (ifcore's probe message, rtnl/wire/probe_msg.h; the kernel has no such thing).
 #include "cli/commands.h"
 
-#if defined(IFC_HAVE_EMBEDDED) && __has_include("rtnl/probe_msg.h")
-#define IFC_HAVE_PROBE_MSG 1
-#include "rtnl/probe_msg.h"
-#endif
+#include "rtnl/wire/probe_msg.h"
 
 namespace ifcore::cli {
 
-#ifdef IFC_HAVE_PROBE_MSG
 namespace {
 
 std::string plural(std::uint64_t n, const char* word) {
@@ -93,10 +89,5 @@ Result<void> do_probe(Ctx& c, Args& a) {
   o.close();
   return ok();
 }
-#else
-Result<void> do_probe(Ctx&, Args&) {
-  return die(2, "probe: not supported by this target");
-}
-#endif
 
 }  // namespace ifcore::cli

@@ -2,7 +2,7 @@
 // per-device protocol settings (net.ipv{4,6}.conf.*), printed and worded as sysctl(8)
 // prints them. Against the kernel the file under /proc/sys is read or written, as Linux
 // has it; against ifcored and the embedded engine, ifcore's sysctl message
-// (rtnl/sysctl_msg.h) carries the same name and text.
+// (rtnl/wire/sysctl_msg.h) carries the same name and text.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,10 +14,7 @@
 
 #include "cli/commands.h"
 
-#if defined(IFC_HAVE_EMBEDDED) && __has_include("rtnl/sysctl_msg.h")
-#define IFC_HAVE_SYSCTL_MSG 1
-#include "rtnl/sysctl_msg.h"
-#endif
+#include "rtnl/wire/sysctl_msg.h"
 
 namespace ifcore::cli {
 namespace {
@@ -86,7 +83,6 @@ Result<std::string> kernel_sysctl(const std::string& netns, const std::string& n
   return trimmed(out);
 }
 
-#ifdef IFC_HAVE_SYSCTL_MSG
 // ifcored or the embedded engine: one IFCORE_NLMSG_SYSCTL exchange. Returns the value the
 // reply carries, or errno (with the server's message); a failure to talk at all goes to
 // `lost` (exit status and text) instead.
@@ -113,7 +109,6 @@ Result<std::string> message_sysctl(Ctx& c, const std::string& name,
   if (!got) return fail(EIO, "no reply");
   return *got;
 }
-#endif
 
 }  // namespace
 
@@ -133,9 +128,6 @@ Result<void> do_sysctl(Ctx& c, Args& a) {
   }
   if (items.empty()) return die(1, "sysctl: no variables specified");
   bool kernel = std::string_view(c.client->transport().target()) == "kernel";
-#ifndef IFC_HAVE_SYSCTL_MSG
-  if (!kernel) return die(2, "sysctl: not supported by this target");
-#endif
   int failed = 0;
   for (const std::string& item : items) {
     // As sysctl(8): a word with '=' is a write, with or without -w.
@@ -152,11 +144,9 @@ Result<void> do_sysctl(Ctx& c, Args& a) {
     if (kernel) {
       r = kernel_sysctl(c.netns, name, value);
     } else {
-#ifdef IFC_HAVE_SYSCTL_MSG
       std::optional<Error> lost;
       r = message_sysctl(c, name, value, lost);
       if (lost) return fail(*lost);
-#endif
     }
     if (!r) {
       std::fprintf(stderr, "sysctl: %s\n", error_text(name, r.error().code, bool(value)).c_str());

@@ -3,8 +3,8 @@
 // default socket path.
 //
 // Socket options, multicast groups and namespace selection travel in ifcored's control
-// message (src/rtnl/control_msg.h): one request, answered with the connection's state.
-// For a batch the connection switches to mapped rings (src/rtnl/ring_client.h).
+// message (src/rtnl/wire/control_msg.h): one request, answered with the connection's state.
+// For a batch the connection switches to mapped rings (src/rtnl/wire/ring_client.h).
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "cli/transport.h"
-#include "rtnl/control_msg.h"
-#include "rtnl/ring_client.h"
+#include "rtnl/wire/control_msg.h"
+#include "rtnl/wire/ring_client.h"
 
 namespace ifcore::cli {
 namespace {

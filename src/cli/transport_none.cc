@@ -1,21 +1,11 @@
-// cli/transport_none.cc — stands in for the embedded and daemon backends when ifc is built
-// without ifcore's rtnl library (compiled only then; see CMakeLists.txt).
-#include <unistd.h>
-
+// cli/transport_none.cc — stands in for the embedded backend when ifc is built without it
+// (IFCORE_IFC_EMBEDDED off, or no ifcore_rtnl; compiled only then, see CMakeLists.txt).
 #include "cli/transport.h"
 
 namespace ifcore::cli {
 
 Result<std::unique_ptr<Transport>> make_embedded_transport(const std::string&) {
-  return fail(EOPNOTSUPP, "ifc was built without the embedded engine (ifcore_rtnl)");
-}
-
-Result<std::unique_ptr<Transport>> make_daemon_transport(const std::string&, const std::string&) {
-  return fail(EOPNOTSUPP, "ifc was built without ifcored's control message (ifcore_rtnl)");
-}
-
-std::string default_socket_path() {
-  return ::geteuid() == 0 ? "/run/ifcore/ifcore.sock" : "/tmp/ifcore.sock";
+  return fail(EOPNOTSUPP, "ifc was built without the embedded engine (IFCORE_IFC_EMBEDDED)");
 }
 
 }  // namespace ifcore::cli

@@ -1,6 +1,6 @@
 // daemon/daemon.cc — the epoll loop: accept, authorise (SO_PEERCRED), read datagrams into
 // sessions, write replies and notifications through per-client outboxes, answer ifcore
-// control messages, serve clients that switched to mapped rings (rtnl/ring.h), shut down on
+// control messages, serve clients that switched to mapped rings (rtnl/wire/ring.h), shut down on
 // SIGTERM/SIGINT and unlink the socket.
 //
 // Lock order: the loop takes no lock of its own; sessions take the engine's control lock
@@ -42,8 +42,8 @@
 #include <vector>
 
 #include "ifcore/rtnl.h"
-#include "rtnl/control_msg.h"
-#include "rtnl/ring.h"
+#include "rtnl/wire/control_msg.h"
+#include "rtnl/wire/ring.h"
 
 namespace ifcore::daemon {
 

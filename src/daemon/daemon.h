@@ -1,6 +1,6 @@
 // daemon/daemon.h — ifcored's server loop: an AF_UNIX SOCK_SEQPACKET socket served with
 // epoll, one rtnl::Session per client, peer credentials for authorisation, per-client
-// outboxes, and the ifcore control message (rtnl/control_msg.h) in place of bind(2) and
+// outboxes, and the ifcore control message (rtnl/wire/control_msg.h) in place of bind(2) and
 // setsockopt(2).
 //
 // Context: run() owns the calling thread until SIGTERM/SIGINT; the engine's own threads

@@ -16,7 +16,7 @@
 #include "ifcore/namespace.h"
 #include "rtnl/fill.h"
 #include "rtnl/handlers.h"
-#include "rtnl/stats_msg.h"
+#include "rtnl/wire/stats_msg.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/nsid.h"
 #include "rtnl/wire/raw_attrs.h"

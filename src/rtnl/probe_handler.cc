@@ -12,7 +12,7 @@
 #include "ifcore/frame.h"
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
-#include "rtnl/probe_msg.h"
+#include "rtnl/wire/probe_msg.h"
 
 namespace ifcore::rtnl {
 

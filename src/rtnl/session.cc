@@ -15,9 +15,9 @@
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
 #include "rtnl/hub.h"
-#include "rtnl/probe_msg.h"
-#include "rtnl/stats_msg.h"
-#include "rtnl/sysctl_msg.h"
+#include "rtnl/wire/probe_msg.h"
+#include "rtnl/wire/stats_msg.h"
+#include "rtnl/wire/sysctl_msg.h"
 
 namespace ifcore::rtnl {
 

@@ -20,7 +20,7 @@
 #include "ifcore/inet.h"
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
-#include "rtnl/sysctl_msg.h"
+#include "rtnl/wire/sysctl_msg.h"
 
 namespace ifcore::rtnl {
 

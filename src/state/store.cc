@@ -34,7 +34,7 @@
 #include <fmt/format.h>
 
 #include "ifcore/namespace.h"
-#include "rtnl/sysctl_msg.h"
+#include "rtnl/wire/sysctl_msg.h"
 
 namespace ifcore::state {
 

@@ -16,7 +16,7 @@ import struct
 import sys
 from collections import defaultdict
 
-CONTROL = 0x3FF0          # IFCORE_NLMSG_CONTROL (src/rtnl/control_msg.h)
+CONTROL = 0x3FF0          # IFCORE_NLMSG_CONTROL (src/rtnl/wire/control_msg.h)
 SHIM_FIRST_SEQ = 0xC1F00001  # the shim's first control exchange (src/shim/sockets.h)
 MAX_RECORDS = 60          # fuzz_engine.cc reads 64 records of an input at most
 NAME = re.compile(r"(\d+)-c(\d+)-(in|out)\.bin$")

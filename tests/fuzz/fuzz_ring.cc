@@ -1,4 +1,4 @@
-// tests/fuzz/fuzz_ring.cc — the mapped-ring reader (rtnl/ring.h) facing a hostile peer. The
+// tests/fuzz/fuzz_ring.cc — the mapped-ring reader (rtnl/wire/ring.h) facing a hostile peer. The
 // peer shares the ring file and may write any byte of it at any time: the indices in the
 // header, the records of the ring it produces, the flags. One input is a list of steps:
 //
@@ -31,7 +31,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "rtnl/ring.h"
+#include "rtnl/wire/ring.h"
 #include "rtnl/wire/netlink.h"
 
 namespace ifcore::fuzz {

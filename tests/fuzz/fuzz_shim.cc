@@ -26,7 +26,7 @@
 #include <span>
 #include <vector>
 
-#include "rtnl/control_msg.h"
+#include "rtnl/wire/control_msg.h"
 #include "shim/sockets.h"
 #include "shim/translate.h"
 

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "ifcore/ifcore.h"
-#include "rtnl/control_msg.h"
-#include "rtnl/probe_msg.h"
-#include "rtnl/stats_msg.h"
-#include "rtnl/sysctl_msg.h"
+#include "rtnl/wire/control_msg.h"
+#include "rtnl/wire/probe_msg.h"
+#include "rtnl/wire/stats_msg.h"
+#include "rtnl/wire/sysctl_msg.h"
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/attrs.h"
 #include "rtnl/wire/bulk.h"

@@ -1,5 +1,5 @@
 // tests/rtnl/daemon_fixture.h — the real ifcored on a temporary socket, and clients for it:
-// Conn speaks datagrams over the socket, RingConn through mapped rings (src/rtnl/ring.h).
+// Conn speaks datagrams over the socket, RingConn through mapped rings (src/rtnl/wire/ring.h).
 #pragma once
 
 #include <fcntl.h>
@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "rtnl/control_msg.h"
+#include "rtnl/wire/control_msg.h"
 #include "rtnl/fixture.h"
-#include "rtnl/ring.h"
+#include "rtnl/wire/ring.h"
 #include "support/ifcored_process.h"
 
 #ifdef IFCORED_PATH

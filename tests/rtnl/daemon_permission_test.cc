@@ -17,8 +17,8 @@
 #include <functional>
 
 #include "rtnl/daemon_fixture.h"
-#include "rtnl/probe_msg.h"
-#include "rtnl/sysctl_msg.h"
+#include "rtnl/wire/probe_msg.h"
+#include "rtnl/wire/sysctl_msg.h"
 #include "rtnl/wire/nsid.h"
 
 #ifdef IFCORED_PATH

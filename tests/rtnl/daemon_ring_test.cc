@@ -1,5 +1,5 @@
 // tests/rtnl/daemon_ring_test.cc — the real ifcored serving clients on mapped rings
-// (src/rtnl/ring.h): requests, replies, dumps and notifications through shared memory, the
+// (src/rtnl/wire/ring.h): requests, replies, dumps and notifications through shared memory, the
 // doorbell when the daemon sleeps, replies too large for a ring, refusals that change
 // nothing, and a ring written with nonsense.
 #include <sys/mman.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "rtnl/daemon_fixture.h"
-#include "rtnl/ring_client.h"
+#include "rtnl/wire/ring_client.h"
 
 #ifdef IFCORED_PATH
 
@@ -173,7 +173,7 @@ TEST_F(DaemonTest, ReplyTooLargeForTheRingComesThroughTheSocket) {
   EXPECT_EQ(wire::decode_error(one(a))->error, 0);
 }
 
-// The client library's end (rtnl/ring_client.h): what came on the socket before the switch
+// The client library's end (rtnl/wire/ring_client.h): what came on the socket before the switch
 // is handed back (a refusal loses nothing), a reply too large for the ring is read from
 // the socket in its place, and the daemon's end is ECONNRESET.
 TEST_F(DaemonTest, RingClientReadsInOrderAcrossTheSwitchAndTheSocket) {

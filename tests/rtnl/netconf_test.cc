@@ -7,7 +7,7 @@
 
 #include "ifcore/inet.h"
 #include "rtnl/fixture.h"
-#include "rtnl/sysctl_msg.h"
+#include "rtnl/wire/sysctl_msg.h"
 #include "rtnl/wire/netconf.h"
 
 namespace ifcore::rtnl::test {

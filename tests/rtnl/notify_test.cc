@@ -5,7 +5,7 @@
 #include <linux/veth.h>
 
 #include "ifcore/inet.h"
-#include "rtnl/control_msg.h"
+#include "rtnl/wire/control_msg.h"
 #include "rtnl/fixture.h"
 
 namespace ifcore::rtnl::test {

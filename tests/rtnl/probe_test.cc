@@ -1,7 +1,7 @@
 // tests/rtnl/probe_test.cc — ifcore's probe message: the codec (round trip, malformed
 // input) and the handler (frames across a veth pair, a down end, missing devices, limits,
 // read-only peers).
-#include "rtnl/probe_msg.h"
+#include "rtnl/wire/probe_msg.h"
 
 #include <net/if.h>
 

@@ -1,6 +1,6 @@
-// tests/rtnl/ring_test.cc — mapped rings (src/rtnl/ring.h): records in order across the
+// tests/rtnl/ring_test.cc — mapped rings (src/rtnl/wire/ring.h): records in order across the
 // wrap, room, socket records, the sleep handshake, and a peer that writes nonsense.
-#include "rtnl/ring.h"
+#include "rtnl/wire/ring.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -76,7 +76,7 @@ TEST(Ring, DatagramsArriveInOrderBothWays) {
   EXPECT_EQ(out, datagram(36, 3));
 }
 
-// attach() readies the client's mapping page by page (src/rtnl/ring.cc, warm): what the
+// attach() readies the client's mapping page by page (src/rtnl/wire/ring.cc, warm): what the
 // daemon pushed before the client mapped the file, over several pages, arrives unchanged.
 TEST(Ring, RepliesPushedBeforeTheClientAttachesSurviveIt) {
   auto d = MappedRings::create(kRingMinSize);

@@ -1,5 +1,5 @@
 // ifcore's statistics message: the engine's counters over rtnetlink, for every peer.
-#include "rtnl/stats_msg.h"
+#include "rtnl/wire/stats_msg.h"
 
 #include "fixture.h"
 

@@ -1,7 +1,7 @@
 // tests/rtnl/sysctl_test.cc — ifcore's sysctl message: the codec (bytes, round trip,
 // malformed input), names and values, and the handler (read, write all/default/device,
 // unknown names and devices, bad values, read-only peers).
-#include "rtnl/sysctl_msg.h"
+#include "rtnl/wire/sysctl_msg.h"
 
 #include <sys/socket.h>
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "rtnl/wire/field.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::wire {
@@ -16,13 +17,6 @@ Result<IpAddr> ip_of(const RawAttr& a, int family) {
   auto ip = IpAddr::from_bytes(family, a.data);
   if (!ip) return fail_at(a.offset, EINVAL, "attribute type {}: {}", a.type, ip.error().message);
   return ip;
-}
-
-template <class T, class V>
-Result<void> set(std::optional<T>& field, Result<V> v) {
-  if (!v) return fail(v.error());
-  field = static_cast<T>(*v);
-  return ok();
 }
 
 void put_ip(MessageBuilder& b, std::uint16_t type, const std::optional<IpAddr>& ip) {
@@ -54,28 +48,28 @@ Result<AddrMessage> decode_addr(const Message& m) {
   for (const RawAttr& x : *attrs) {
     switch (x.type) {
       case IFA_ADDRESS:
-        IFCORE_TRY(set(a.address, ip_of(x, a.family)));
+        IFCORE_TRY(set_field(a.address, ip_of(x, a.family)));
         break;
       case IFA_LOCAL:
-        IFCORE_TRY(set(a.local, ip_of(x, a.family)));
+        IFCORE_TRY(set_field(a.local, ip_of(x, a.family)));
         break;
       case IFA_BROADCAST:
-        IFCORE_TRY(set(a.broadcast, ip_of(x, a.family)));
+        IFCORE_TRY(set_field(a.broadcast, ip_of(x, a.family)));
         break;
       case IFA_ANYCAST:
-        IFCORE_TRY(set(a.anycast, ip_of(x, a.family)));
+        IFCORE_TRY(set_field(a.anycast, ip_of(x, a.family)));
         break;
       case IFA_LABEL:
-        IFCORE_TRY(set(a.label, x.string(IFNAMSIZ - 1)));
+        IFCORE_TRY(set_field(a.label, x.string(IFNAMSIZ - 1)));
         break;
       case IFA_FLAGS:
-        IFCORE_TRY(set(a.flags32, x.u32()));
+        IFCORE_TRY(set_field(a.flags32, x.u32()));
         break;
       case IFA_RT_PRIORITY:
-        IFCORE_TRY(set(a.rt_priority, x.u32()));
+        IFCORE_TRY(set_field(a.rt_priority, x.u32()));
         break;
       case IFA_PROTO:
-        IFCORE_TRY(set(a.proto, x.u8()));
+        IFCORE_TRY(set_field(a.proto, x.u8()));
         break;
       case IFA_CACHEINFO: {
         if (x.data.size() != sizeof(ifa_cacheinfo))

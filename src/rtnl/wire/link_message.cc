@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "rtnl/wire/field.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/raw_attrs.h"
 
@@ -165,13 +166,6 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
 
 namespace {
 
-template <class T, class V>
-Result<void> set(std::optional<T>& field, Result<V> v) {
-  if (!v) return fail(v.error());
-  field = static_cast<T>(*v);
-  return ok();
-}
-
 // Copies a stats struct; a shorter or longer payload (another kernel's layout) is
 // tolerated: missing counters read as 0, extra ones are dropped.
 template <class T>
@@ -229,7 +223,7 @@ Result<void> decode_af_spec(const RawAttr& a, LinkMessage& m) {
       if (f.type == AF_INET && x.type == IFLA_INET_CONF) {
         m.inet_conf = copy_array<std::uint32_t>(x);
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_FLAGS) {
-        IFCORE_TRY(set(m.inet6_flags, x.u32()));
+        IFCORE_TRY(set_field(m.inet6_flags, x.u32()));
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_CACHEINFO) {
         m.inet6_cacheinfo = copy_stats<ifla_cacheinfo>(x);
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_CONF) {
@@ -243,7 +237,7 @@ Result<void> decode_af_spec(const RawAttr& a, LinkMessage& m) {
         std::memcpy(t.data(), x.data.data(), 16);
         m.inet6_token = t;
       } else if (f.type == AF_INET6 && x.type == IFLA_INET6_ADDR_GEN_MODE) {
-        IFCORE_TRY(set(m.inet6_addr_gen_mode, x.u8()));
+        IFCORE_TRY(set_field(m.inet6_addr_gen_mode, x.u8()));
       }
     }
   }
@@ -262,47 +256,47 @@ Result<void> decode_attr(const RawAttr& a, LinkMessage& m, const DecodeContext& 
       return ok();
     }
     case IFLA_OPERSTATE:
-      return set(m.operstate, a.u8());
+      return set_field(m.operstate, a.u8());
     case IFLA_LINKMODE:
-      return set(m.link_mode, a.u8());
+      return set_field(m.link_mode, a.u8());
     case IFLA_MTU:
-      return set(m.mtu, a.u32());
+      return set_field(m.mtu, a.u32());
     case IFLA_MIN_MTU:
-      return set(m.min_mtu, a.u32());
+      return set_field(m.min_mtu, a.u32());
     case IFLA_MAX_MTU:
-      return set(m.max_mtu, a.u32());
+      return set_field(m.max_mtu, a.u32());
     case IFLA_GROUP:
-      return set(m.group, a.u32());
+      return set_field(m.group, a.u32());
     case IFLA_PROMISCUITY:
-      return set(m.promiscuity, a.u32());
+      return set_field(m.promiscuity, a.u32());
     case IFLA_ALLMULTI:
-      return set(m.allmulti, a.u32());
+      return set_field(m.allmulti, a.u32());
     case IFLA_NUM_TX_QUEUES:
-      return set(m.num_tx_queues, a.u32());
+      return set_field(m.num_tx_queues, a.u32());
     case IFLA_GSO_MAX_SEGS:
-      return set(m.gso_max_segs, a.u32());
+      return set_field(m.gso_max_segs, a.u32());
     case IFLA_GSO_MAX_SIZE:
-      return set(m.gso_max_size, a.u32());
+      return set_field(m.gso_max_size, a.u32());
     case IFLA_GRO_MAX_SIZE:
-      return set(m.gro_max_size, a.u32());
+      return set_field(m.gro_max_size, a.u32());
     case IFLA_NUM_RX_QUEUES:
-      return set(m.num_rx_queues, a.u32());
+      return set_field(m.num_rx_queues, a.u32());
     case IFLA_TSO_MAX_SIZE:
-      return set(m.tso_max_size, a.u32());
+      return set_field(m.tso_max_size, a.u32());
     case IFLA_TSO_MAX_SEGS:
-      return set(m.tso_max_segs, a.u32());
+      return set_field(m.tso_max_segs, a.u32());
     case kIflaGsoIpv4MaxSize:
-      return set(m.gso_ipv4_max_size, a.u32());
+      return set_field(m.gso_ipv4_max_size, a.u32());
     case kIflaGroIpv4MaxSize:
-      return set(m.gro_ipv4_max_size, a.u32());
+      return set_field(m.gro_ipv4_max_size, a.u32());
     case kIflaMaxPacingOffloadHorizon:
-      return set(m.max_pacing_offload_horizon, a.u32());
+      return set_field(m.max_pacing_offload_horizon, a.u32());
     case kIflaNetnsImmutable:
-      return set(m.netns_immutable, a.u8());
+      return set_field(m.netns_immutable, a.u8());
     case kIflaHeadroom:
-      return set(m.headroom, a.u16());
+      return set_field(m.headroom, a.u16());
     case kIflaTailroom:
-      return set(m.tailroom, a.u16());
+      return set_field(m.tailroom, a.u16());
     case IFLA_XDP:
       m.xdp = true;
       return ok();
@@ -310,20 +304,20 @@ Result<void> decode_attr(const RawAttr& a, LinkMessage& m, const DecodeContext& 
       m.ifmap = copy_stats<rtnl_link_ifmap>(a);
       return ok();
     case IFLA_MASTER:
-      return set(m.master, a.u32());
+      return set_field(m.master, a.u32());
     case IFLA_CARRIER:
-      return set(m.carrier, a.u8());
+      return set_field(m.carrier, a.u8());
     case IFLA_IFALIAS:
       m.ifalias = a.as_string();
       return ok();
     case IFLA_CARRIER_CHANGES:
-      return set(m.carrier_changes, a.u32());
+      return set_field(m.carrier_changes, a.u32());
     case IFLA_CARRIER_UP_COUNT:
-      return set(m.carrier_up_count, a.u32());
+      return set_field(m.carrier_up_count, a.u32());
     case IFLA_CARRIER_DOWN_COUNT:
-      return set(m.carrier_down_count, a.u32());
+      return set_field(m.carrier_down_count, a.u32());
     case IFLA_PROTO_DOWN:
-      return set(m.proto_down, a.u8());
+      return set_field(m.proto_down, a.u8());
     case IFLA_ADDRESS:
       m.address = HwAddr(a.data);
       return ok();
@@ -342,9 +336,9 @@ Result<void> decode_attr(const RawAttr& a, LinkMessage& m, const DecodeContext& 
     case IFLA_LINKINFO:
       return decode_linkinfo(a, m, ctx);
     case IFLA_LINK_NETNSID:
-      return set(m.link_netnsid, a.s32());
+      return set_field(m.link_netnsid, a.s32());
     case IFLA_LINK:
-      return set(m.link, a.u32());
+      return set_field(m.link, a.u32());
     case IFLA_QDISC:
       m.qdisc = a.as_string();
       return ok();

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <optional>
 
+#include "rtnl/wire/field.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/raw_attrs.h"
 
@@ -56,13 +57,6 @@ bool ignored_on_input(std::uint16_t t) {
   }
 }
 
-template <class T, class V>
-Result<void> set(std::optional<T>& field, Result<V> v) {
-  if (!v) return fail(v.error());
-  field = static_cast<T>(*v);
-  return ok();
-}
-
 // A string attribute into its field, built in place.
 Result<void> set_string(std::optional<std::string>& field, const RawAttr& a,
                         std::size_t max_len = 0) {
@@ -86,7 +80,7 @@ Result<void> decode_af_spec(const RawAttr& a, LinkRequest& req) {
     bool any = false;
     for (const RawAttr& x : *inner) {
       if (x.type == IFLA_INET6_ADDR_GEN_MODE) {
-        IFCORE_TRY(set(req.inet6_addr_gen_mode, x.u8()));
+        IFCORE_TRY(set_field(req.inet6_addr_gen_mode, x.u8()));
         any = true;
       } else if (x.type == IFLA_INET6_TOKEN) {
         return fail_at(x.offset, EOPNOTSUPP, "IFLA_INET6_TOKEN not supported");
@@ -160,7 +154,7 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
     case IFLA_ALT_IFNAME:
       return set_string(r.alt_name, a, kMaxAltName);
     case IFLA_MTU:
-      return set(r.mtu, a.u32());
+      return set_field(r.mtu, a.u32());
     case IFLA_ADDRESS:
     case IFLA_BROADCAST: {
       auto v = a.binary(0, HwAddr::kMaxLen);
@@ -169,27 +163,27 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
       return ok();
     }
     case IFLA_TXQLEN:
-      return set(r.txqlen, a.u32());
+      return set_field(r.txqlen, a.u32());
     case IFLA_GROUP:
-      return set(r.group, a.u32());
+      return set_field(r.group, a.u32());
     case IFLA_MASTER:
-      return set(r.master, a.u32());
+      return set_field(r.master, a.u32());
     case IFLA_LINK:
-      return set(r.link, a.u32());
+      return set_field(r.link, a.u32());
     case IFLA_LINK_NETNSID:
-      return set(r.link_netnsid, a.s32());
+      return set_field(r.link_netnsid, a.s32());
     case IFLA_TARGET_NETNSID:
-      return set(r.net_ns_id, a.s32());
+      return set_field(r.net_ns_id, a.s32());
     case IFLA_NET_NS_FD:
-      return set(r.net_ns_fd, a.u32());
+      return set_field(r.net_ns_fd, a.u32());
     case IFLA_NET_NS_PID:
-      return set(r.net_ns_pid, a.u32());
+      return set_field(r.net_ns_pid, a.u32());
     case IFCORE_IFLA_NET_NS_NAME:
       return set_string(r.net_ns_name, a, NAME_MAX);
     case IFLA_OPERSTATE:
-      return set(r.operstate, a.u8());
+      return set_field(r.operstate, a.u8());
     case IFLA_LINKMODE:
-      return set(r.link_mode, a.u8());
+      return set_field(r.link_mode, a.u8());
     case IFLA_IFALIAS: {
       // `ip link set DEV alias ""` sends an empty payload to clear the alias.
       std::string s = a.as_string();
@@ -201,19 +195,19 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
       return ok();
     }
     case IFLA_NUM_TX_QUEUES:
-      return set(r.num_tx_queues, a.u32());
+      return set_field(r.num_tx_queues, a.u32());
     case IFLA_NUM_RX_QUEUES:
-      return set(r.num_rx_queues, a.u32());
+      return set_field(r.num_rx_queues, a.u32());
     case IFLA_GSO_MAX_SIZE:
-      return set(r.gso_max_size, a.u32());
+      return set_field(r.gso_max_size, a.u32());
     case IFLA_GSO_MAX_SEGS:
-      return set(r.gso_max_segs, a.u32());
+      return set_field(r.gso_max_segs, a.u32());
     case IFLA_NEW_IFINDEX:
-      return set(r.new_ifindex, a.s32());
+      return set_field(r.new_ifindex, a.s32());
     case IFLA_CARRIER:
-      return set(r.carrier, a.u8());
+      return set_field(r.carrier, a.u8());
     case IFLA_PROTO_DOWN:
-      return set(r.proto_down, a.u8());
+      return set_field(r.proto_down, a.u8());
     case IFLA_AF_SPEC:
       return decode_af_spec(a, r);
     case IFLA_LINKINFO:
@@ -365,16 +359,16 @@ Result<GetLinkRequest> decode_getlink(const Message& m) {
         break;
       }
       case IFLA_MASTER:
-        IFCORE_TRY(set(g.filter_master, a.u32()));
+        IFCORE_TRY(set_field(g.filter_master, a.u32()));
         break;
       case IFLA_TARGET_NETNSID:
-        IFCORE_TRY(set(g.target_netnsid, a.s32()));
+        IFCORE_TRY(set_field(g.target_netnsid, a.s32()));
         break;
       case IFLA_LINKINFO: {
         auto inner = parse_nested(a);
         if (!inner) return fail(inner.error());
         if (const RawAttr* k = find_raw(*inner, IFLA_INFO_KIND))
-          IFCORE_TRY(set(g.filter_kind, k->string()));
+          IFCORE_TRY(set_field(g.filter_kind, k->string()));
         break;
       }
       default:

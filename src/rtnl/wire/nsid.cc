@@ -3,18 +3,10 @@
 
 #include <cerrno>
 
+#include "rtnl/wire/field.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::wire {
-
-namespace {
-template <class T, class V>
-Result<void> set(std::optional<T>& field, Result<V> v) {
-  if (!v) return fail(v.error());
-  field = static_cast<T>(*v);
-  return ok();
-}
-}  // namespace
 
 Result<NsidMessage> decode_nsid(const Message& m) {
   NsidMessage n;
@@ -30,22 +22,22 @@ Result<NsidMessage> decode_nsid(const Message& m) {
   for (const RawAttr& x : *attrs) {
     switch (x.type) {
       case NETNSA_NSID:
-        IFCORE_TRY(set(n.nsid, x.s32()));
+        IFCORE_TRY(set_field(n.nsid, x.s32()));
         break;
       case NETNSA_PID:
-        IFCORE_TRY(set(n.pid, x.u32()));
+        IFCORE_TRY(set_field(n.pid, x.u32()));
         break;
       case NETNSA_FD:
-        IFCORE_TRY(set(n.fd, x.u32()));
+        IFCORE_TRY(set_field(n.fd, x.u32()));
         break;
       case NETNSA_TARGET_NSID:
-        IFCORE_TRY(set(n.target_nsid, x.s32()));
+        IFCORE_TRY(set_field(n.target_nsid, x.s32()));
         break;
       case NETNSA_CURRENT_NSID:
-        IFCORE_TRY(set(n.current_nsid, x.s32()));
+        IFCORE_TRY(set_field(n.current_nsid, x.s32()));
         break;
       case IFCORE_NETNSA_NAME:
-        IFCORE_TRY(set(n.name, x.string(255)));
+        IFCORE_TRY(set_field(n.name, x.string(255)));
         break;
       default:
         break;

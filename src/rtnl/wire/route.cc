@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "rtnl/wire/field.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::wire {
@@ -17,13 +18,6 @@ Result<IpAddr> ip_of(const RawAttr& a, int family) {
   auto ip = IpAddr::from_bytes(family, a.data);
   if (!ip) return fail_at(a.offset, EINVAL, "attribute type {}: {}", a.type, ip.error().message);
   return ip;
-}
-
-template <class T, class V>
-Result<void> set(std::optional<T>& field, Result<V> v) {
-  if (!v) return fail(v.error());
-  field = static_cast<T>(*v);
-  return ok();
 }
 
 // struct rtvia: a 2-byte family, then the address.
@@ -90,8 +84,8 @@ Result<void> decode_multipath(const RawAttr& a, RouteMessage& r) {
                                  at + static_cast<int>(attrs_at));
     if (!attrs) return fail(attrs.error());
     for (const RawAttr& x : *attrs) {
-      if (x.type == RTA_GATEWAY) IFCORE_TRY(set(hop.gateway, ip_of(x, r.family)));
-      if (x.type == RTA_VIA) IFCORE_TRY(set(hop.via, via_of(x)));
+      if (x.type == RTA_GATEWAY) IFCORE_TRY(set_field(hop.gateway, ip_of(x, r.family)));
+      if (x.type == RTA_VIA) IFCORE_TRY(set_field(hop.via, via_of(x)));
     }
     r.multipath.push_back(std::move(hop));
     off += std::min<std::size_t>(RTNH_ALIGN(nh.rtnh_len), left);
@@ -130,31 +124,31 @@ Result<RouteMessage> decode_route(const Message& m) {
   for (const RawAttr& x : *attrs) {
     switch (x.type) {
       case RTA_TABLE:
-        IFCORE_TRY(set(r.table_id, x.u32()));
+        IFCORE_TRY(set_field(r.table_id, x.u32()));
         break;
       case RTA_DST:
-        IFCORE_TRY(set(r.dst, ip_of(x, r.family)));
+        IFCORE_TRY(set_field(r.dst, ip_of(x, r.family)));
         break;
       case RTA_SRC:
-        IFCORE_TRY(set(r.src, ip_of(x, r.family)));
+        IFCORE_TRY(set_field(r.src, ip_of(x, r.family)));
         break;
       case RTA_IIF:
-        IFCORE_TRY(set(r.iif, x.u32()));
+        IFCORE_TRY(set_field(r.iif, x.u32()));
         break;
       case RTA_OIF:
-        IFCORE_TRY(set(r.oif, x.u32()));
+        IFCORE_TRY(set_field(r.oif, x.u32()));
         break;
       case RTA_GATEWAY:
-        IFCORE_TRY(set(r.gateway, ip_of(x, r.family)));
+        IFCORE_TRY(set_field(r.gateway, ip_of(x, r.family)));
         break;
       case RTA_VIA:
-        IFCORE_TRY(set(r.via, via_of(x)));
+        IFCORE_TRY(set_field(r.via, via_of(x)));
         break;
       case RTA_PRIORITY:
-        IFCORE_TRY(set(r.priority, x.u32()));
+        IFCORE_TRY(set_field(r.priority, x.u32()));
         break;
       case RTA_PREFSRC:
-        IFCORE_TRY(set(r.prefsrc, ip_of(x, r.family)));
+        IFCORE_TRY(set_field(r.prefsrc, ip_of(x, r.family)));
         break;
       case RTA_METRICS:
         IFCORE_TRY(decode_metrics(x, r));
@@ -163,16 +157,16 @@ Result<RouteMessage> decode_route(const Message& m) {
         IFCORE_TRY(decode_multipath(x, r));
         break;
       case RTA_NH_ID:
-        IFCORE_TRY(set(r.nh_id, x.u32()));
+        IFCORE_TRY(set_field(r.nh_id, x.u32()));
         break;
       case RTA_UID:
-        IFCORE_TRY(set(r.uid, x.u32()));
+        IFCORE_TRY(set_field(r.uid, x.u32()));
         break;
       case RTA_MARK:
-        IFCORE_TRY(set(r.mark, x.u32()));
+        IFCORE_TRY(set_field(r.mark, x.u32()));
         break;
       case RTA_IP_PROTO:
-        IFCORE_TRY(set(r.ip_proto, x.u8()));
+        IFCORE_TRY(set_field(r.ip_proto, x.u8()));
         break;
       case RTA_SPORT:
       case RTA_DPORT: {
@@ -183,13 +177,13 @@ Result<RouteMessage> decode_route(const Message& m) {
         break;
       }
       case RTA_PREF:
-        IFCORE_TRY(set(r.pref, x.u8()));
+        IFCORE_TRY(set_field(r.pref, x.u8()));
         break;
       case RTA_EXPIRES:
         if (x.data.size() == 4) {
-          IFCORE_TRY(set(r.expires, x.u32()));
+          IFCORE_TRY(set_field(r.expires, x.u32()));
         } else {
-          IFCORE_TRY(set(r.expires, x.u64()));
+          IFCORE_TRY(set_field(r.expires, x.u64()));
         }
         break;
       case RTA_CACHEINFO: {

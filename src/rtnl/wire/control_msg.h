@@ -1,4 +1,4 @@
-// rtnl/control_msg.h — ifcore's control message: what a NETLINK_ROUTE socket would set with
+// rtnl/wire/control_msg.h — ifcore's control message: what a NETLINK_ROUTE socket would set with
 // bind(2) and setsockopt(SOL_NETLINK, ...), carried over ifcored's AF_UNIX socket as one
 // netlink-framed message; and the datagram that stands for recvmsg's ENOBUFS.
 // Shared by the daemon (src/daemon) and its clients (the CLI, the shim). Format in

@@ -1,4 +1,4 @@
-// rtnl/ring_client.h — a client's end of mapped rings (ring.h) on its connection to ifcored:
+// rtnl/wire/ring_client.h — a client's end of mapped rings (ring.h) on its connection to ifcored:
 // asks for them with the control message, then writes requests to the request ring and
 // reads replies from the reply ring, ringing and answering doorbells on the socket, reading
 // the datagrams that socket records stand for, polling for a while before it sleeps.
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "ifcore/result.h"
-#include "rtnl/ring.h"
+#include "rtnl/wire/ring.h"
 
 namespace ifcore::rtnl {
 

@@ -1,4 +1,4 @@
-// rtnl/ring.h — mapped rings: ifcored and one client pass datagrams through shared memory
+// rtnl/wire/ring.h — mapped rings: ifcored and one client pass datagrams through shared memory
 // instead of sending each one with a syscall, the idea of Linux's netlink mmap rings
 // (NETLINK_RX_RING/NETLINK_TX_RING, Linux 3.10 to 4.5). The client asks for them with the
 // control message (IFCORE_CTRL_RING); the daemon makes a sealed memfd and passes it back

@@ -1,6 +1,6 @@
-// rtnl/ring_client.cc — the client's end of mapped rings: the switch, requests, replies,
+// rtnl/wire/ring_client.cc — the client's end of mapped rings: the switch, requests, replies,
 // doorbells and sleeping.
-#include "rtnl/ring_client.h"
+#include "rtnl/wire/ring_client.h"
 
 #include <poll.h>
 #include <sched.h>
@@ -13,7 +13,7 @@
 #include <cstring>
 #include <optional>
 
-#include "rtnl/control_msg.h"
+#include "rtnl/wire/control_msg.h"
 #include "rtnl/wire/netlink.h"
 
 namespace ifcore::rtnl {

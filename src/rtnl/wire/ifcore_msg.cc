@@ -1,4 +1,4 @@
-#include "rtnl/ifcore_msg.h"
+#include "rtnl/wire/ifcore_msg.h"
 
 #include <linux/rtnetlink.h>
 

@@ -1,4 +1,4 @@
-// rtnl/sysctl_msg.h — ifcore's sysctl message: read or write one per-device protocol setting
+// rtnl/wire/sysctl_msg.h — ifcore's sysctl message: read or write one per-device protocol setting
 // (`net.ipv4.conf.SCOPE.KEY`, `net.ipv6.conf.SCOPE.KEY`) by its sysctl name and text value,
 // as Linux does through /proc/sys, so `ifc sysctl` and the bench work against the daemon
 // and the embedded engine alike. Format in docs/WIRE.md ("Sysctl").

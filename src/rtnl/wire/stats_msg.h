@@ -1,4 +1,4 @@
-// rtnl/stats_msg.h — ifcore's statistics message: the engine's counters and time per phase
+// rtnl/wire/stats_msg.h — ifcore's statistics message: the engine's counters and time per phase
 // (Engine::stats()), asked for and answered over rtnetlink, so `ifc stats` works against
 // the daemon and the embedded engine alike. Format in docs/WIRE.md ("Engine statistics").
 //

@@ -1,10 +1,10 @@
-// rtnl/control_msg.cc — encode and decode ifcore's control message and the overflow datagram.
-#include "rtnl/control_msg.h"
+// rtnl/wire/control_msg.cc — encode and decode ifcore's control message and the overflow datagram.
+#include "rtnl/wire/control_msg.h"
 
 #include <cerrno>
 #include <cstring>
 
-#include "rtnl/ifcore_msg.h"
+#include "rtnl/wire/ifcore_msg.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::rtnl {

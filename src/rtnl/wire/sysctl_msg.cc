@@ -1,5 +1,5 @@
-// rtnl/sysctl_msg.cc — encode and decode ifcore's sysctl message; sysctl names and values.
-#include "rtnl/sysctl_msg.h"
+// rtnl/wire/sysctl_msg.cc — encode and decode ifcore's sysctl message; sysctl names and values.
+#include "rtnl/wire/sysctl_msg.h"
 
 #include <sys/socket.h>
 
@@ -10,7 +10,7 @@
 #include <charconv>
 #include <vector>
 
-#include "rtnl/ifcore_msg.h"
+#include "rtnl/wire/ifcore_msg.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::rtnl {

@@ -1,5 +1,5 @@
-// rtnl/ring.cc — mapped rings: the shared file, records, and the sleep handshake.
-#include "rtnl/ring.h"
+// rtnl/wire/ring.cc — mapped rings: the shared file, records, and the sleep handshake.
+#include "rtnl/wire/ring.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

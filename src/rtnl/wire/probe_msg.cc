@@ -1,5 +1,5 @@
-// rtnl/probe_msg.cc — encode and decode ifcore's probe message.
-#include "rtnl/probe_msg.h"
+// rtnl/wire/probe_msg.cc — encode and decode ifcore's probe message.
+#include "rtnl/wire/probe_msg.h"
 
 #include <net/if.h>
 #include <sys/socket.h>
@@ -8,7 +8,7 @@
 
 #include <cerrno>
 
-#include "rtnl/ifcore_msg.h"
+#include "rtnl/wire/ifcore_msg.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::rtnl {

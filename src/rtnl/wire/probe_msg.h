@@ -1,4 +1,4 @@
-// rtnl/probe_msg.h — ifcore's probe message: "send frames from one device, count how many
+// rtnl/wire/probe_msg.h — ifcore's probe message: "send frames from one device, count how many
 // arrive at another and how long the first took" (frame.h probe()), asked for and
 // answered over rtnetlink, so `ifc probe` works against the daemon and the embedded engine
 // alike. Format in docs/WIRE.md ("Probe").

@@ -1,5 +1,5 @@
-// rtnl/stats_msg.cc — encode and decode ifcore's statistics message.
-#include "rtnl/stats_msg.h"
+// rtnl/wire/stats_msg.cc — encode and decode ifcore's statistics message.
+#include "rtnl/wire/stats_msg.h"
 
 #include <sys/socket.h>
 
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <chrono>
 
-#include "rtnl/ifcore_msg.h"
+#include "rtnl/wire/ifcore_msg.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::rtnl {
