@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "base/mutex.h"
 #include "core/notifier_chain.h"
 #include "core/timers.h"
 #include "ifcore/engine.h"
+#include "ifcore/mutex.h"
 
 namespace ifcore {
 

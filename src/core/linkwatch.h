@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "base/mutex.h"
 #include "core/engine_impl.h"
 #include "ifcore/linkwatch.h"
+#include "ifcore/mutex.h"
 
 namespace ifcore {
 

@@ -23,7 +23,7 @@
 #include <span>
 #include <vector>
 
-#include "base/mutex.h"
+#include "ifcore/mutex.h"
 
 namespace ifcore {
 

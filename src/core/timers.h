@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "base/mutex.h"
+#include "ifcore/mutex.h"
 #include "ifcore/timer.h"
 
 namespace ifcore {

@@ -4,7 +4,7 @@
 // connection to ifcored, so that poll, epoll, close, dup, fork and exec work on it as the
 // kernel's own descriptor. What a netlink socket has and a unix socket lacks (a port id,
 // multicast groups, SOL_NETLINK options, sockaddr_nl addresses) is kept here, per socket,
-// and sent to ifcored in its control message (rtnl/control_msg.h).
+// and sent to ifcored in its control message (rtnl/wire/control_msg.h).
 //
 // Lock order: Table::mu_, then NetlinkSocket::mu. Neither is held across a blocking call
 // of the C library except NetlinkSocket::mu during a control exchange (bounded by its
@@ -27,7 +27,7 @@
 
 #include "ifcore/mutex.h"
 #include "ifcore/result.h"
-#include "rtnl/control_msg.h"
+#include "rtnl/wire/control_msg.h"
 
 namespace ifcore::shim {
 
