@@ -121,6 +121,10 @@ struct RouteInfo {
   std::uint32_t table = 0;  // RT_TABLE_MAIN, RT_TABLE_LOCAL, or any id
   IpAddr dst;               // the prefix (masked); empty never: 0.0.0.0 / :: for default
   std::uint8_t dst_len = 0;
+  // IPv6: the source prefix the route is for (RTA_SRC, rtm_src_len; Linux's
+  // CONFIG_IPV6_SUBTREES); src_len 0: any source, `src` then empty.
+  IpAddr src;
+  std::uint8_t src_len = 0;
   std::uint8_t tos = 0;
   IpAddr gateway;              // empty: none
   int oif = 0;                 // 0: none (blackhole, unreachable, prohibit)
@@ -163,7 +167,9 @@ struct RouteRequest {
   std::vector<NextHop> nexthops;
   // RTA_NH_ID: a nexthop object instead of gateway, oif and nexthops (add); delete: match.
   std::uint32_t nhid = 0;
-  std::uint8_t src_len = 0;  // rtm_src_len (IPv6 source routing: refused; IPv4 ignores it)
+  // RTA_SRC and rtm_src_len: an IPv6 route's source prefix (IPv4 ignores them, as Linux).
+  IpAddr src;  // empty: ::
+  std::uint8_t src_len = 0;
   // Netlink flags of RTM_NEWROUTE. `ip route add` = create+excl, `replace` = create+replace,
   // `append` = create+append, `change` = replace.
   bool create = true, excl = true, replace = false, append = false;

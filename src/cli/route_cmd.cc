@@ -225,7 +225,7 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
   }
   if (r.src) {
     std::string s = r.src->to_string() + (r.src_len != full ? "/" + std::to_string(r.src_len) : "");
-    o.kv("src", s, "from " + s + " ");
+    o.kv("from", s, "from " + s + " ");
   }
   if (r.nh_id) o.kv("nhid", *r.nh_id, fmt::format("nhid {} ", *r.nh_id));
   // iproute2: what the filter names whole is not printed (tos, via, dev, proto, scope,
@@ -580,7 +580,8 @@ struct RouteFilter {
   std::uint32_t typemask = 0;
   std::optional<std::uint32_t> metric;
   std::optional<Prefix> root, match, via, prefsrc;
-  std::optional<Prefix> dst;  // flush: the exact prefix
+  std::optional<Prefix> src_root, src_match;  // `from`: the source prefix (IPv6)
+  std::optional<Prefix> dst;                  // flush: the exact prefix
   int family = AF_INET;
   mutable bool ip6_multiple_tables = false;  // iproute2's static flag, per listing here
 
@@ -618,6 +619,12 @@ struct RouteFilter {
       return false;
     if (match && (r.family != match->addr.family() || bits(*match) < r.dst_len ||
                   !within(r.dst, r.family, *match, r.dst_len)))
+      return false;
+    if (src_root && (r.family != src_root->addr.family() || bits(*src_root) > r.src_len ||
+                     !within(r.src, r.family, *src_root, bits(*src_root))))
+      return false;
+    if (src_match && (r.family != src_match->addr.family() || bits(*src_match) < r.src_len ||
+                      !within(r.src, r.family, *src_match, r.src_len)))
       return false;
     if (via && (!r.gateway || !within(r.gateway, r.family, *via, bits(*via)))) return false;
     if (prefsrc && (!r.prefsrc || !within(r.prefsrc, r.family, *prefsrc, bits(*prefsrc))))
@@ -748,6 +755,20 @@ Result<RouteFilter> parse_route_filter(Ctx& c, Args& a, bool flush) {
       auto p = prefix(*v);
       if (!p) return fail(p.error());
       f.prefsrc = *p;
+    } else if (w == "from") {
+      // iproute2: `from [root|match|exact] PREFIX`, as `to` for the source prefix.
+      auto v = val();
+      if (!v) return fail(v.error());
+      bool is_root = matches(*v, "root"), is_match = !is_root && matches(*v, "match");
+      if (is_root || is_match || matches(*v, "exact")) {
+        v = val();
+        if (!v) return fail(v.error());
+      }
+      auto p = prefix(*v);
+      if (!p) return fail(p.error());
+      if (p->any) p->addr = family == AF_INET6 ? *IpAddr::parse("::") : IpAddr::v4(0);
+      if (!is_match) f.src_root = *p;
+      if (!is_root) f.src_match = *p;
     } else {
       if (matches(w, "to")) {
         auto v = val();

@@ -32,6 +32,71 @@ RouteKey key_of(const RouteInfo& r) {
   return {r.dst, r.dst_len};
 }
 
+// ---------------------------------------------------------------- IPv6 walk order
+// Linux keeps IPv6 routes in a radix tree (fib6) and lists them as fib6_walk visits it: at
+// each prefix, first the routes with a source prefix (the node's source subtree, in the same
+// order), then the longer prefixes below it (the 0 branch first), then its own routes by
+// metric. The tables here are keyed by prefix in the tree's pre-order; these give the walk.
+
+// True if prefix `p`/`plen` holds `a`/`alen` (the same prefix included).
+bool covers(const IpAddr& p, int plen, const IpAddr& a, int alen) {
+  return plen <= alen && prefix_of(a, plen) == p;
+}
+
+// The walk's order of two prefixes' own routes: the longer prefixes below a prefix come
+// before it; others by their first different bit.
+bool post_order_less(const IpAddr& a, int alen, const IpAddr& b, int blen) {
+  if (alen == blen && a == b) return false;
+  if (covers(a, alen, b, blen)) return false;
+  if (covers(b, blen, a, alen)) return true;
+  return a < b;
+}
+
+// Within one prefix's list: the routes with a source prefix (in the walk's order of their
+// source prefixes, then by metric), then those without, by metric.
+bool node_before(const RouteInfo& a, const RouteInfo& b) {
+  if ((a.src_len > 0) != (b.src_len > 0)) return a.src_len > 0;
+  if (a.src_len > 0 && (a.src_len != b.src_len || a.src != b.src))
+    return post_order_less(a.src, a.src_len, b.src, b.src_len);
+  return a.priority < b.priority;
+}
+
+// The order Linux lists two IPv6 routes of one table in (see above).
+bool walk_before(const Route& a, const Route& b) {
+  const RouteInfo &x = a.info, &y = b.info;
+  if (x.dst_len == y.dst_len && x.dst == y.dst) {
+    if (node_before(x, y)) return true;
+    if (node_before(y, x)) return false;
+    return a.seq < b.seq;
+  }
+  if (covers(x.dst, x.dst_len, y.dst, y.dst_len)) return x.src_len > 0;
+  if (covers(y.dst, y.dst_len, x.dst, x.dst_len)) return y.src_len == 0;
+  return x.dst < y.dst;
+}
+
+// Whether a flow from `src` (empty: ::) is one `r`'s source prefix takes.
+bool from_prefix(const RouteInfo& r, const IpAddr& src) {
+  if (!r.src_len) return true;
+  const IpAddr from = src.empty() ? IpAddr::v6(std::array<std::uint8_t, 16>{}) : src;
+  return from.family() == AF_INET6 && prefix_of(from, r.src_len) == r.src;
+}
+
+// The source prefix `req` gives an IPv6 route, masked (RTA_SRC absent: ::).
+IpAddr source_of(const RouteRequest& req) {
+  const IpAddr src = req.src.empty() ? IpAddr::v6(std::array<std::uint8_t, 16>{}) : req.src;
+  return prefix_of(src, req.src_len);
+}
+
+void set_source(RouteInfo& i, const RouteRequest& req) {
+  if (req.family != AF_INET6 || !req.src_len) return;
+  i.src = source_of(req);
+  i.src_len = req.src_len;
+}
+
+bool same_source(const RouteInfo& i, const RouteRequest& req) {
+  return i.src_len == req.src_len && (!req.src_len || i.src == source_of(req));
+}
+
 // What is reported: the stored info plus the link state of the next hop. Linux: an IPv4
 // host-scope (local) route's next hop has scope RT_SCOPE_NOWHERE, which fib_check_nh and
 // fib_sync_down_dev (at a close or a carrier change) pass over, so it never says
@@ -73,9 +138,9 @@ Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
   r.seq = st.route_seq++;
   r.table = &t;
   r.list = &v;
-  // After the last route whose metric is not larger.
+  // After the last route that comes before it in its node's order (see node_before).
   auto at = v.end();
-  while (at != v.begin() && std::prev(at)->info.priority > r.info.priority) --at;
+  while (at != v.begin() && node_before(r.info, std::prev(at)->info)) --at;
   auto node = v.emplace(at, std::move(r));
   node->self = node;
   Route* p = &*node;
@@ -116,17 +181,25 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   if (gone) notify_route(ep, ns, ProtoEvent::Del, *gone);
 }
 
-// The most specific route to `dst` in `table` that `ok` accepts.
+// The most specific route to `dst` (from `src`; empty: ::) in `table` that `ok` accepts.
+// IPv6 (Linux: fib6_node_lookup_1): a prefix that has routes with a source prefix looks
+// the source up among them, longest first; with no match it is passed over, its routes
+// without a source included, for the shorter prefixes.
 template <class Pred>
-Route* lookup(NetState& st, int family, std::uint32_t table, const IpAddr& dst, Pred ok) {
+Route* lookup(NetState& st, int family, std::uint32_t table, const IpAddr& dst, Pred ok,
+              const IpAddr& src = {}) {
   auto& tables = st.tables(family);
   auto t = tables.find(table);
   if (t == tables.end()) return nullptr;
   for (int len = max_len(family); len >= 0; --len) {
     auto k = t->second.find(RouteKey{prefix_of(dst, len), static_cast<std::uint8_t>(len)});
     if (k == t->second.end()) continue;
-    for (auto& r : k->second)
+    const bool subtree = k->second.front().info.src_len > 0;
+    for (auto& r : k->second) {
+      if (subtree && !r.info.src_len) break;
+      if (subtree && !from_prefix(r.info, src)) continue;
       if (ok(r)) return &r;
+    }
   }
   return nullptr;
 }
@@ -257,7 +330,8 @@ void sorted_routes(const DevState& ds, int family, std::vector<Route*>& out) {
   ds.routes.for_each([&](Route* r) {
     if (r->info.family == family) out.push_back(r);
   });
-  std::sort(out.begin(), out.end(), [](Route* a, Route* b) {
+  std::sort(out.begin(), out.end(), [family](Route* a, Route* b) {
+    if (family == AF_INET6 && a->info.table == b->info.table) return walk_before(*a, *b);
     return std::tie(a->info.table, a->info.dst, a->info.dst_len, a->info.priority, a->seq) <
            std::tie(b->info.table, b->info.dst, b->info.dst_len, b->info.priority, b->seq);
   });
@@ -651,15 +725,15 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   bool has_gw = req.gateway && !req.gateway->empty();
   // Linux: rtm_to_fib_config / rtm_to_fib6_config, then fib_create_info /
   // ip6_route_info_create — a route names a nexthop object or has hops of its own.
+  // Linux: ip6_route_info_create (CONFIG_IPV6_SUBTREES) keeps an IPv6 route's source
+  // prefix, masked; IPv4 ignores it.
+  if (req.family == AF_INET6 && req.src_len > 128)
+    return fail(EINVAL, "Invalid source address length");
   if (req.nhid) {
     if (req.oif || has_gw || !req.nexthops.empty())
       return fail(EINVAL, "Nexthop specification and nexthop id are mutually exclusive");
     return add_route_nh(ctl, ns, req, dst, table, type);
   }
-  // Linux (CONFIG_IPV6_SUBTREES) keeps an IPv6 route's source prefix and looks routes up
-  // by it too; ifcore has no source subtrees and refuses rather than drop the prefix.
-  if (req.family == AF_INET6 && req.src_len)
-    return fail(EOPNOTSUPP, "IPv6 source routing (from PREFIX) is not supported");
   if (req.family == AF_INET) {
     // Linux: fib_create_info, before the next hop is looked at: a type whose scope
     // (fib_props) is wider than the route's is "Invalid scope" (nat and xresolve always
@@ -714,6 +788,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.table = table;
   i.dst = dst;
   i.dst_len = req.dst_len;
+  set_source(i, req);
   i.tos = req.tos;
   if (multipath) {
     if (!req.nexthops.front().gateway.empty()) i.gateway = req.nexthops.front().gateway;
@@ -766,6 +841,7 @@ Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequ
     if (k != t->second.end())
       for (auto& x : k->second) {
         if (x.info.priority != i.priority || x.info.tos != i.tos) continue;
+        if (x.info.src_len != i.src_len || x.info.src != i.src) continue;
         if (!same) same = &x;
         if (x.info.oif == i.oif && x.info.gateway == i.gateway && x.info.type == i.type) {
           same_nh = &x;
@@ -866,6 +942,8 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
   for (auto& x : k->second) {
     const RouteInfo& i = x.info;
     if (req.family == AF_INET && i.tos != req.tos) continue;
+    // Linux: fib6_locate finds the source prefix exactly (none: the routes without one).
+    if (req.family == AF_INET6 && !same_source(i, req)) continue;
     if (req.priority && *req.priority && i.priority != *req.priority) continue;
     if (req.type && *req.type && i.type != *req.type) continue;
     if (req.protocol && *req.protocol && i.protocol != *req.protocol) continue;
@@ -888,8 +966,17 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
     if (family && family != f) continue;
     for (auto& [id, tbl] : st.tables(f)) {
       if (table && *table != id) continue;
+      if (f == AF_INET) {
+        for (auto& [key, v] : tbl)
+          for (auto& r : v) out.push_back(report(r));
+        continue;
+      }
+      std::vector<const Route*> walk;
       for (auto& [key, v] : tbl)
-        for (auto& r : v) out.push_back(report(r));
+        for (auto& r : v) walk.push_back(&r);
+      std::stable_sort(walk.begin(), walk.end(),
+                       [](const Route* a, const Route* b) { return walk_before(*a, *b); });
+      for (const Route* r : walk) out.push_back(report(*r));
     }
   }
   return out;
@@ -979,7 +1066,8 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
         default:
           return fail(EINVAL);
       }
-      Route* got = lookup(st, f, rule.info.l3mdev ? l3_table : rule.info.table, dst, usable);
+      Route* got =
+          lookup(st, f, rule.info.l3mdev ? l3_table : rule.info.table, dst, usable, flow.src);
       if (!got || got->info.type == RTN_THROW) continue;
       // Linux: fib4_rule_suppress / fib6_rule_suppress.
       if (static_cast<int>(got->info.dst_len) <= rule.info.suppress_prefixlen) continue;

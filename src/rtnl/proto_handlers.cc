@@ -70,6 +70,10 @@ wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now) {
   wire::RouteMessage m;
   m.family = static_cast<std::uint8_t>(r.family);
   m.dst_len = r.dst_len;
+  if (r.src_len) {
+    m.src = r.src;
+    m.src_len = r.src_len;
+  }
   m.tos = r.tos;
   m.table = static_cast<std::uint8_t>(r.table < 256 ? r.table : unsigned{RT_TABLE_COMPAT});
   m.table_id = r.table;
@@ -195,6 +199,7 @@ Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint1
   q.flags = m.flags & RTNH_F_ONLINK;
   q.nhid = m.nh_id.value_or(0);
   q.src_len = m.src_len;
+  if (m.src) q.src = *m.src;
   for (const wire::RouteNexthop& hop : m.multipath) {
     inet::NextHop nh;
     if (hop.gateway) nh.gateway = *hop.gateway;
