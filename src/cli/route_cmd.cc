@@ -595,6 +595,16 @@ struct RouteFilter {
         a ? *a : (family == AF_INET6 ? IpAddr::v6(std::array<std::uint8_t, 16>{}) : IpAddr::v4(0));
     return x.family() == p.addr.family() && x.masked(n) == p.addr.masked(n);
   }
+  // iproute2's `root P` (the prefix is P or longer, inside P) and `match P` (P or shorter,
+  // holding P) of `to` and `from`, for a route's prefix `a`/`len`.
+  static bool selects(const std::optional<Prefix>& root, const std::optional<Prefix>& match,
+                      int family, const std::optional<IpAddr>& a, int len) {
+    if (root && (family != root->addr.family() || bits(*root) > len ||
+                 !within(a, family, *root, bits(*root))))
+      return false;
+    return !match || (family == match->addr.family() && bits(*match) >= len &&
+                      within(a, family, *match, len));
+  }
   bool accepts(const wire::RouteMessage& r) const {
     if (family != AF_UNSPEC && r.family != family) return false;
     std::uint32_t t = r.table_or_id();
@@ -614,18 +624,8 @@ struct RouteFilter {
     if (scope && r.scope != *scope) return false;
     if (typemask && !(typemask & (1u << r.type))) return false;
     if (tos && r.tos != *tos) return false;
-    if (root && (r.family != root->addr.family() || bits(*root) > r.dst_len ||
-                 !within(r.dst, r.family, *root, bits(*root))))
-      return false;
-    if (match && (r.family != match->addr.family() || bits(*match) < r.dst_len ||
-                  !within(r.dst, r.family, *match, r.dst_len)))
-      return false;
-    if (src_root && (r.family != src_root->addr.family() || bits(*src_root) > r.src_len ||
-                     !within(r.src, r.family, *src_root, bits(*src_root))))
-      return false;
-    if (src_match && (r.family != src_match->addr.family() || bits(*src_match) < r.src_len ||
-                      !within(r.src, r.family, *src_match, r.src_len)))
-      return false;
+    if (!selects(root, match, r.family, r.dst, r.dst_len)) return false;
+    if (!selects(src_root, src_match, r.family, r.src, r.src_len)) return false;
     if (via && (!r.gateway || !within(r.gateway, r.family, *via, bits(*via)))) return false;
     if (prefsrc && (!r.prefsrc || !within(r.prefsrc, r.family, *prefsrc, bits(*prefsrc))))
       return false;
