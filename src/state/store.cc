@@ -383,13 +383,26 @@ Row rule_row(const nlmsghdr& h, View body) {
   auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(fib_rule_hdr)))));
   // A rule is known by all it says (Linux: rule_exists compares every attribute).
   r.key.assign(body.begin(), body.end());
+  const RawAttr* proto = find(as, FRA_PROTOCOL);
+  if (proto && !proto->data.empty() && proto->data[0] == RTPROT_KERNEL) {
+    // The default rules are the engine's own: one deleted by hand is kept as deleted (and
+    // deleted again at restore), and forgotten when it is made again. The l3mdev rule
+    // comes and goes with the vrfs.
+    if (find(as, FRA_L3MDEV)) return r;
+    r.type = "rule-deleted";
+    r.what = h.nlmsg_type == RTM_DELRULE ? Kind::Upsert : Kind::Erase;
+    if (r.what == Kind::Upsert) {
+      r.body.assign(body.begin(), body.end());
+      r.summary = fmt::format("family {} priority {} table {}", fr.family,
+                              u32_of(as, FRA_PRIORITY).value_or(0),
+                              u32_of(as, FRA_TABLE).value_or(fr.table));
+    }
+    return r;
+  }
   if (h.nlmsg_type == RTM_DELRULE) {
     r.what = Kind::Erase;
     return r;
   }
-  if (const RawAttr* p = find(as, FRA_PROTOCOL);
-      p && !p->data.empty() && p->data[0] == RTPROT_KERNEL)
-    return r;
   r.what = Kind::Upsert;
   r.body.assign(body.begin(), body.end());
   r.summary =
@@ -1452,6 +1465,7 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   IFCORE_TRY(replay_type("nexthop", RTM_NEWNEXTHOP, NLM_F_CREATE | NLM_F_REPLACE, is_group));
   IFCORE_TRY(replay_type("route", RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE, all));
   IFCORE_TRY(replay_type("rule", RTM_NEWRULE, NLM_F_CREATE | NLM_F_EXCL, all));
+  IFCORE_TRY(replay_type("rule-deleted", RTM_DELRULE, 0, all));
   IFCORE_TRY(replay_type("neigh", RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_REPLACE, all));
 
   std::string summary;

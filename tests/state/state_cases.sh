@@ -73,6 +73,8 @@ configure() {
   I route add 10.1.0.0/16 via 10.0.0.254 dev d0
   I route add 10.3.0.0/16 via 10.0.0.254 dev d0 table 100 metric 5
   I -6 route add 2001:db8:1::/48 via 2001:db8::fe dev d0
+  I -6 route add 2001:db8:7::/64 from 2001:db8:8::/64 dev d0
+  I -6 route add 2001:db8:7::/64 from 2001:db8:9::/64 dev d0 metric 7
   I rule add from 10.9.0.0/16 table 100 priority 100
   I neigh add 10.0.0.7 lladdr 02:00:00:00:00:07 dev d0
   I nexthop add id 1 via 10.0.0.253 dev d0
@@ -118,8 +120,8 @@ roundtrip)
   diff -u "$dir/before" "$dir/after" || fail "the dumps differ after a restart"
   grep -q "restored 2 namespaces" "$dir/log" || fail "no restore report in the log"
   # A second restart, and the changes made after the first are kept too.
-  I link del vx0 && I link del vl10 && I addr del 10.0.0.2/24 dev d0 && I link set d0 mtu 1300 ||
-    fail "changing"
+  I link del vx0 && I link del vl10 && I addr del 10.0.0.2/24 dev d0 && I link set d0 mtu 1300 &&
+    I rule del priority 32767 && I -6 rule del priority 32766 || fail "changing"
   snapshot >"$dir/before"
   stop
   start
