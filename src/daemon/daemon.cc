@@ -315,6 +315,7 @@ Result<void> Loop::bind_socket() {
   if (e == EADDRINUSE) {
     // A stale socket from a daemon that died is replaced; a live one is left alone.
     int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (probe < 0) return fail(errno, "socket: {}", std::strerror(errno));
     bool live = connect(probe, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) == 0;
     close(probe);
     if (live) return fail(EADDRINUSE, "another daemon serves {}", cfg_.socket_path);
@@ -355,7 +356,8 @@ Result<void> Loop::start() {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.fd = fd;
-    epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev);
+    if (epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev) < 0)
+      return fail(errno, "epoll_ctl: {}", std::strerror(errno));
   }
   if (struct stat st{}; stat("/proc/self/ns/net", &st) == 0) own_netns_ = st.st_ino;
   engine_.log(LogLevel::Info, fmt::format("ifcored: listening on {}", cfg_.socket_path));
@@ -438,13 +440,21 @@ void Loop::accept_clients() {
       close(fd);
       continue;
     }
-    ports_.insert(port);
-    ++conns;
     c->events = EPOLLIN;
     epoll_event ev{};
     ev.events = c->events;
     ev.data.fd = fd;
-    epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev);
+    if (epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev) < 0) {
+      // Not watched, it would never be served: refused like a client over a limit.
+      engine_.log(LogLevel::Warning,
+                  fmt::format("ifcored: epoll_ctl for a new client: {}", std::strerror(errno)));
+      c->session.reset();
+      if (conns == 0) per_uid_.erase(c->cred.uid);
+      close(fd);
+      continue;
+    }
+    ports_.insert(port);
+    ++conns;
     clients_[fd] = std::move(c);
   }
 }
@@ -474,7 +484,8 @@ void Loop::update_events(Client& c) {
   epoll_event ev{};
   ev.events = want;
   ev.data.fd = c.fd;
-  epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &ev);
+  if (epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &ev) < 0)
+    close_for(c, fmt::format("epoll_ctl: {}", std::strerror(errno)));
 }
 
 void Loop::flush(Client& c) {
@@ -588,10 +599,16 @@ void Loop::answer_error(Client& c, std::span<const std::uint8_t> request, const 
 }
 
 void Loop::handle_control(Client& c, std::span<const std::uint8_t> dg) {
-  auto msgs = wire::split_messages(dg);
-  if (!msgs || msgs->size() != 1) return;
-  const wire::Message& m = (*msgs)[0];
   wire::AckOptions ack = ack_options(c);  // errors are answered as the options were
+  auto msgs = wire::split_messages(dg);
+  if (!msgs || msgs->size() != 1) {
+    // A control message that does not parse is answered, not dropped: the client waits for
+    // its reply. The error echoes the datagram's first header.
+    Error e = msgs ? Error{EINVAL, "a control message must be alone in its datagram"}
+                   : Error{EINVAL, "malformed control message: " + msgs.error().message};
+    return answer_error(c, dg, e, ack);
+  }
+  const wire::Message& m = (*msgs)[0];
   auto answer = [&](const Error& e) { answer_error(c, m.bytes, e, ack); };
   auto req = rtnl::decode_control_request(m);
   if (!req) return answer(req.error());
@@ -875,7 +892,9 @@ void Loop::reap() {
     if (auto u = per_uid_.find(it->second->cred.uid); u != per_uid_.end() && --u->second == 0)
       per_uid_.erase(u);
     ring_fds_.erase(fd);
-    epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr);
+    if (epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr) < 0 && errno != ENOENT)
+      engine_.log(LogLevel::Warning, fmt::format("ifcored: epoll_ctl for client {}: {}",
+                                                 it->second->port_id, std::strerror(errno)));
     it->second->session.reset();
     close(fd);
     clients_.erase(it);

@@ -123,6 +123,39 @@ TEST_F(DaemonTest, EmptyDatagramIsIgnoredAndTheConnectionStays) {
   EXPECT_EQ(wire::decode_link_message(one(c.recv_dg()))->name, "e7");
 }
 
+// A control message that does not parse, or shares its datagram, is answered with an
+// error (the client waits for its reply), and the connection serves on.
+TEST_F(DaemonTest, MalformedControlMessageIsAnsweredWithAnError) {
+  start();
+  Conn c(try_connect());
+  c.control({});
+  // A header whose length runs past the datagram.
+  Bytes cut = nlmsg(IFCORE_NLMSG_CONTROL, NLM_F_REQUEST, 21, 0, attr(1, le32(1)));
+  cut.resize(cut.size() - 4);
+  c.send_dg(cut);
+  auto e = wire::decode_error(one(c.recv_dg()));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error, EINVAL);
+  EXPECT_EQ(e->request.nlmsg_seq, 21u);
+  EXPECT_EQ(e->request.nlmsg_type, IFCORE_NLMSG_CONTROL);
+  // Two control messages in one datagram.
+  wire::MessageBuilder b;
+  ASSERT_TRUE(encode_control_request(b, 22, ControlRequest{}));
+  Bytes two = b.take();
+  Bytes second = two;
+  two.insert(two.end(), second.begin(), second.end());
+  c.send_dg(two);
+  e = wire::decode_error(one(c.recv_dg()));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->error, EINVAL);
+  EXPECT_EQ(e->request.nlmsg_seq, 22u);
+  // Still served.
+  c.send_dg(link_msg(RTM_NEWLINK, kCreate, 23, named("d0", "dummy")));
+  Replies r = c.until_end();
+  EXPECT_EQ(r.last_error(), 0);
+  EXPECT_EQ(r.msgs.back().hdr.nlmsg_seq, 23u);
+}
+
 // A client that sends its request and shuts its side at once still gets the answer; then
 // the daemon sees the end and closes.
 TEST_F(DaemonTest, RequestsSentBeforeTheEndAreServedAndTheEndCloses) {
