@@ -33,7 +33,8 @@ Bytes ifaddr(std::uint8_t family, std::uint8_t prefixlen) {
 }
 
 Bytes v4_addr_body() {
-  return cat({ifaddr(AF_INET, 24), attr(IFA_ADDRESS, {10, 0, 0, 1}), attr(IFA_LOCAL, {10, 0, 0, 1})});
+  return cat(
+      {ifaddr(AF_INET, 24), attr(IFA_ADDRESS, {10, 0, 0, 1}), attr(IFA_LOCAL, {10, 0, 0, 1})});
 }
 
 BulkLinkRequest dummy_request(const std::string& name) {
@@ -101,10 +102,10 @@ TEST(BulkCreate, ResultIsAnRtmNewlink) {
   BulkResult res{0, 7, std::string("d0"), 0, ""};
   MessageBuilder b;
   ASSERT_TRUE(encode_bulk_result(b, 5, 77, res, RTM_NEWLINK));
-  Bytes want = nlmsg(RTM_NEWLINK, NLM_F_MULTI, 5, 77,
-                     cat({ifinfo(0, 0, 7, 0, 0), attr(IFLA_IFNAME, cstr("d0")),
-                          attr(IFCORE_IFLA_BULK_INDEX, le32(0)),
-                          attr(IFCORE_IFLA_BULK_ERRNO, le32(0))}));
+  Bytes want =
+      nlmsg(RTM_NEWLINK, NLM_F_MULTI, 5, 77,
+            cat({ifinfo(0, 0, 7, 0, 0), attr(IFLA_IFNAME, cstr("d0")),
+                 attr(IFCORE_IFLA_BULK_INDEX, le32(0)), attr(IFCORE_IFLA_BULK_ERRNO, le32(0))}));
   EXPECT_EQ(to_bytes(b.bytes()), want);
   auto back = decode_bulk_result(one(want));
   ASSERT_TRUE(back);
@@ -115,7 +116,8 @@ TEST(BulkCreate, ResultIsAnRtmNewlink) {
 constexpr int kFirstItem = 16 + 16 + 4;
 
 TEST(BulkCreateMalformed, EmptyList) {
-  Bytes d = nlmsg(RTM_NEWLINK, kCreate, 5, 0, cat({ifinfo(0, 0, 0, 0, 0), attr(IFCORE_IFLA_BULK, {})}));
+  Bytes d =
+      nlmsg(RTM_NEWLINK, kCreate, 5, 0, cat({ifinfo(0, 0, 0, 0, 0), attr(IFCORE_IFLA_BULK, {})}));
   auto r = decode_bulk_create(one(d), {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, EINVAL);
@@ -123,9 +125,9 @@ TEST(BulkCreateMalformed, EmptyList) {
 }
 
 TEST(BulkCreateMalformed, AddressBeforeAnyLink) {
-  Bytes d = nlmsg(RTM_NEWLINK, kCreate, 5, 0,
-                  cat({ifinfo(0, 0, 0, 0, 0),
-                       attr(IFCORE_IFLA_BULK, attr(IFCORE_BULK_ADDR, v4_addr_body()))}));
+  Bytes d = nlmsg(
+      RTM_NEWLINK, kCreate, 5, 0,
+      cat({ifinfo(0, 0, 0, 0, 0), attr(IFCORE_IFLA_BULK, attr(IFCORE_BULK_ADDR, v4_addr_body()))}));
   auto r = decode_bulk_create(one(d), {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, EINVAL);
@@ -166,9 +168,9 @@ TEST(BulkCreateMalformed, AddressOfTheWrongSizePointsIntoTheRequest) {
 }
 
 TEST(BulkCreateMalformed, TruncatedNestIsRefused) {
-  Bytes d = nlmsg(RTM_NEWLINK, kCreate, 5, 0,
-                  cat({ifinfo(0, 0, 0, 0, 0),
-                       attr(IFCORE_IFLA_BULK, Bytes{40, 0, 3, 0, 1, 2, 3, 4})}));
+  Bytes d =
+      nlmsg(RTM_NEWLINK, kCreate, 5, 0,
+            cat({ifinfo(0, 0, 0, 0, 0), attr(IFCORE_IFLA_BULK, Bytes{40, 0, 3, 0, 1, 2, 3, 4})}));
   auto r = decode_bulk_create(one(d), {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, EINVAL);
