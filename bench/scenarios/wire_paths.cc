@@ -161,8 +161,8 @@ Result<void> create_batch(Ctx& x, int makes, RunOutput& out) {
   for (int i = 0; i < makes; ++i)
     items[i].link = dummy_request("dummy" + std::to_string(i), {.group = kBatchGroup});
   wire::MessageBuilder b(std::size_t{8} << 20);
-  wire::Header h{RTM_NEWLINK, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK,
-                 x.c.next_seq(), 0};
+  wire::Header h{RTM_NEWLINK, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, x.c.next_seq(),
+                 0};
   WIRE_TRY(wire::encode_bulk_create(b, h, items));
   // One datagram of the whole batch: the socket's send buffer must hold it.
   int sndbuf = static_cast<int>(2 * b.bytes().size());

@@ -7,7 +7,7 @@
 
 #include <cerrno>
 #include <map>
-#include <set>
+#include <unordered_set>
 #include <utility>
 
 #include "core/engine_impl.h"
@@ -31,9 +31,11 @@ BatchError item_error(std::size_t i, Error e) {
 // The checks register_device makes one device at a time, made for the whole batch before
 // anything changes: names and ifindexes unique in the batch and in their namespace.
 tl::expected<void, BatchError> check_items(const Control& ctl, const Items& items) {
-  std::set<std::pair<const Namespace*, std::string_view>> names;
-  std::set<std::pair<const Namespace*, int>> indexes;
+  // Per namespace: the names and indexes the batch asks for (most batches have one).
+  std::map<const Namespace*, std::unordered_set<std::string_view>> names;
+  std::map<const Namespace*, std::unordered_set<int>> indexes;
   std::map<const Namespace*, std::size_t> per_ns;
+  for (const auto& it : items) names[&it.dev->ns()].reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& it = items[i];
     Namespace& ns = it.dev->ns();
@@ -47,14 +49,14 @@ tl::expected<void, BatchError> check_items(const Control& ctl, const Items& item
     if (!pattern) {
       if (auto v = validate_device_name(it.name); !v)
         return tl::unexpected(item_error(i, v.error()));
-      if (ns.registry().name_taken(it.name) || !names.emplace(&ns, it.name).second)
+      if (ns.registry().name_taken(it.name) || !names[&ns].insert(it.name).second)
         return tl::unexpected(item_error(
             i, Error{EEXIST, fmt::format("device \"{}\" already exists", it.name), -1, true}));
     }
     if (it.ifindex < 0)
       return tl::unexpected(item_error(i, Error{EINVAL, "ifindex can't be negative"}));
     if (it.ifindex > 0 &&
-        (ns.registry().index_taken(it.ifindex) || !indexes.emplace(&ns, it.ifindex).second))
+        (ns.registry().index_taken(it.ifindex) || !indexes[&ns].insert(it.ifindex).second))
       return tl::unexpected(
           item_error(i, Error{EBUSY, fmt::format("ifindex {} is in use", it.ifindex)}));
   }

@@ -80,7 +80,12 @@ Result<std::optional<BulkCreate>> decode_bulk_create(const Message& m, const Dec
   std::optional<BulkCreate> out;
   for (const RawAttr& a : *attrs) {
     if (a.type != IFCORE_IFLA_BULK) continue;
-    if (!out) out.emplace();
+    if (!out) {
+      // A DecodedLink is large: room for every item at once rather than moves as it grows
+      // (an item takes at least an ifinfomsg).
+      out.emplace();
+      out->items.reserve(p.size() / (NLA_HDRLEN + sizeof(ifinfomsg)));
+    }
     IFCORE_TRY(decode_items(a, ctx, *out));
   }
   if (out && out->items.empty()) return fail(EINVAL, "create batch names no device");
