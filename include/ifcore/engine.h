@@ -131,6 +131,40 @@ class UnregisterBatch {
   mutable std::size_t indexed_ = 0;
 };
 
+// Devices to register together: ifcore's counterpart of UnregisterBatch (Linux registers
+// one device at a time). Control::register_batch checks every item first, then registers
+// them all with one notifier pass, or none of them.
+//
+// Caller must: fill and commit it with the control lock held. Devices not committed are
+// freed with the batch.
+class RegisterBatch {
+ public:
+  // Adds `dev` (from alloc_device or Kind::prepare_link, not registered) to be named `name`
+  // (which may hold one "%d") with `ifindex` (0 = allocate). Returns its position.
+  std::size_t add(std::unique_ptr<Device> dev, std::string name, int ifindex = 0);
+  std::size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+
+  // One device waiting in the batch (what add() was given).
+  struct Item {
+    std::unique_ptr<Device> dev;
+    std::string name;
+    int ifindex = 0;
+  };
+
+ private:
+  friend class Control;
+  std::vector<Item> items_;
+};
+
+// Why a batch of creates failed: the item at fault (nullopt when the batch as a whole is
+// refused, e.g. ENOSPC) and its error. Nothing of the batch was made.
+struct BatchError {
+  std::optional<std::size_t> item;
+  Error error;
+};
+using BatchResult = tl::expected<std::vector<Device*>, BatchError>;
+
 // A report of a device that waits for its references too long.
 struct LeakReport {
   std::string name;
@@ -193,6 +227,15 @@ class Control {
   // subscriber's veto.
   Result<Device*> register_device(std::unique_ptr<Device> dev, std::string_view name,
                                   int ifindex = 0);
+  // Registers every device of `batch`, in order, or none (the batch is emptied either
+  // way). First every item is checked: ifindex not negative (EINVAL), names valid and
+  // unique in the batch and their namespace (EEXIST), ifindexes likewise (EBUSY), room
+  // (ENOSPC, for the batch as a whole); then all are named, indexed and listed, and the
+  // chain is walked ONCE for Register with the whole list. A veto of one device unlists
+  // them all again (the subscribers that saw a device hear Unregister for it) and restores
+  // the ifindex allocator: a failed batch leaves the state as it found it. Returns the
+  // devices in batch order. Errors: as register_device's, with the item at fault.
+  BatchResult register_batch(RegisterBatch& batch);
   // Whether `count` more devices fit in `ns` under Policies::max_devices. A kind that
   // registers several devices asks for them all before registering the first, so that a
   // refusal changes nothing. Errors: ENOSPC, naming the namespace and the limit.
@@ -205,6 +248,13 @@ class Control {
   // Create: kind validate + new_link, then flags and master. Both-or-neither.
   // Errors: EOPNOTSUPP (unknown kind), EEXIST, EINVAL, ENODEV...
   Result<Device*> create_link(Namespace& ns, const LinkRequest& req);
+  // Create many devices in `ns` at once, all or nothing: each request is checked (kind,
+  // generic attributes, the kind's validate) and prepared (Kind::prepare_link) before any is
+  // registered, then one register_batch; then the flags each asks for (IFF_UP...). A failure
+  // of the flags unregisters the whole batch in one UnregisterBatch. Requests may not name a
+  // master or another namespace. Errors: EOPNOTSUPP "kind \"K\" cannot be created in a
+  // batch", the errors of create_link and register_batch, with the item at fault.
+  BatchResult create_links(Namespace& ns, std::span<const LinkRequest> reqs);
   // Change an existing device. Validates everything first; if a step fails, the steps
   // already made are undone, the kind's and a master's port attributes included
   // (Kind::save_link, Kind::save_slave), so a failed request changes nothing; an undo that

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string_view>
 
 #include "ifcore/attr.h"
@@ -40,6 +41,16 @@ class Kind {
   // registration; flags and master after. Both-or-neither: on error nothing stays registered.
   // Context: control lock.
   virtual Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const = 0;
+
+  // For a kind whose create makes one device and nothing else: allocates and sets up the
+  // device the request asks for (generic attributes applied), without registering it, so
+  // that Control::create_links can register many in one RegisterBatch. Default: nullptr,
+  // the kind cannot be created in a batch. Context: control lock. Errors: as new_link's
+  // before registration.
+  virtual Result<std::unique_ptr<Device>> prepare_link(Control& ctl, Namespace& ns,
+                                                       const LinkRequest& req) const {
+    return std::unique_ptr<Device>();
+  }
 
   // Applies IFLA_INFO_DATA to an existing device. Default: EOPNOTSUPP if data is given.
   virtual Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const;

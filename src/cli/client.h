@@ -84,8 +84,13 @@ class Client {
 // Formats an rtnetlink error as `ip` prints it.
 std::string rtnl_error_text(int err, const std::string& extack);
 
+struct BatchedAdds;
+
 // Global options and the things every command uses.
 struct Ctx {
+  // Set while `ifc -batch` runs a `link add` it may send in a create batch: link add then
+  // keeps its request there instead of sending it (batch_adds.h).
+  BatchedAdds* deferred = nullptr;
   Client* client = nullptr;
   Out* out = nullptr;
   bool json = false, pretty = false, details = false, brief = false, oneline = false;

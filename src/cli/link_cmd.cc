@@ -9,6 +9,7 @@
 
 #include <cctype>
 
+#include "cli/batch_adds.h"
 #include "cli/commands.h"
 #include "cli/link_print.h"
 #include "cli/vrf.h"
@@ -84,6 +85,10 @@ Result<void> link_add(Ctx& c, Args& a) {
   IFCORE_TRY(put_linkinfo(c, b, kind, a));
   patch_flags(b, lf);
   IFCORE_TRY(finish(b));
+  if (c.deferred) {
+    defer_add(*c.deferred, b.bytes());
+    return ok();
+  }
   return c.client->talk(b);
 }
 
@@ -173,6 +178,10 @@ Result<void> link_set(Ctx& c, Args& a) {
   }
   patch_flags(b, lf);
   IFCORE_TRY(finish(b));
+  if (c.deferred) {
+    defer_add(*c.deferred, b.bytes());
+    return ok();
+  }
   return c.client->talk(b);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/batch_adds.h"
 #include "cli/commands.h"
 #include "cli/vrf.h"
 #include "ifcore/version.h"
@@ -240,11 +241,31 @@ int main_impl(int argc, char** argv) {
   }
   std::string line;
   int lineno = 0, status = 0;
+  // Runs of `link add` lines go to ifcored as create batches (batch_adds.h); anything
+  // else sends what is held back first, so that the lines take effect in their order.
+  BatchedAdds adds;
+  const bool batching = std::string_view(client.transport().target()) == "daemon";
+  auto flush = [&]() {
+    if (adds.empty()) return true;
+    auto f = flush_adds(client, adds, o.batch, o.force);
+    if (f != FlushOutcome::Done) status = 1;
+    return f != FlushOutcome::Stop;
+  };
   while (std::getline(*in, line)) {
     ++lineno;
     auto words = split_line(line);
     if (words.empty()) continue;
+    bool deferred = batching && batchable_add(words);
+    if (!deferred && !flush()) return 1;
+    o.ctx.deferred = deferred ? &adds : nullptr;
     auto r = run(o.ctx, words);
+    o.ctx.deferred = nullptr;
+    if (deferred && r) {
+      adds.lines.push_back(lineno);
+      if (adds_full(adds) && !flush()) return 1;
+      continue;
+    }
+    if (deferred && !flush()) return 1;
     out.finish();
     if (!r) {
       report(r.error());
@@ -256,6 +277,7 @@ int main_impl(int argc, char** argv) {
       if (!o.force) return 1;
     }
   }
+  if (!flush()) return 1;
   return status;
 }
 

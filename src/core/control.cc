@@ -308,22 +308,31 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
   EventInfo un{NetdevEvent::Unregister, *d};
   auto r = impl.call_chain(*this, ev, &un);
   if (!r) {
-    reg.erase(*d, final_name, ifindex);
-    DeviceAccess::set_state(*d, RegState::Unregistered);
-    StatsCounters::add_locked(impl.stats.devices_registered, -1);
-    // Nobody else saw it for long: one grace period, then free.
-    Device* victim = d;
-    DeviceAccess::kill_refs(impl, std::span<Device* const>(&victim, 1));
-    if (DeviceAccess::exact(*d) == 1) {
-      rcu::retire(d);
-    } else {
-      impl.finalizer.adopt(std::span<Device* const>(&victim, 1), false);
-      DeviceAccess::drop_exact(*d, 1);
-      impl.finalizer.settle();
-    }
+    impl.discard_registered(std::span<Device* const>(&d, 1));
     return fail(std::move(r).error());
   }
   return d;
+}
+
+void Engine::Impl::discard_registered(std::span<Device* const> devs) {
+  for (Device* d : devs) {
+    d->ns().registry().erase(*d, d->name(), d->ifindex());
+    DeviceAccess::set_state(*d, RegState::Unregistered);
+  }
+  StatsCounters::add_locked(stats.devices_registered, -static_cast<std::int64_t>(devs.size()));
+  // Nobody else saw them for long: one grace period, then free.
+  DeviceAccess::kill_refs(*this, devs);
+  std::vector<Device*> held;
+  for (Device* d : devs) {
+    if (DeviceAccess::exact(*d) == 1)
+      rcu::retire(d);
+    else
+      held.push_back(d);
+  }
+  if (held.empty()) return;
+  finalizer.adopt(held, false);
+  for (Device* d : held) DeviceAccess::drop_exact(*d, 1);
+  finalizer.settle();
 }
 
 // ---------------------------------------------------------------- batches

@@ -124,6 +124,53 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
   StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
 }
 
+namespace {
+
+// Tells the takers of `list` before `until` that `dev` is gone again.
+void undo_register(Control& ctl, const std::vector<const NotifierChain::Entry*>& takers,
+                   std::size_t until, NotifierChain& chain, Device& dev) {
+  EventInfo un{NetdevEvent::Unregister, dev};
+  for (std::size_t j = 0; j < until; ++j)
+    if (takers[j]->wants(NetdevEvent::Unregister) && chain.find(takers[j]->id))
+      (void)takers[j]->sub->on_event(ctl, un);
+}
+
+}  // namespace
+
+Result<void> Engine::Impl::call_register_many(Control& ctl, std::span<Device* const> devs,
+                                              std::size_t& vetoed) {
+  const std::uint64_t t0 = ticks::now();
+  NotifierChain::Call call(chain);
+  std::vector<const NotifierChain::Entry*> takers;
+  takers.reserve(call.list().size());
+  for (const auto& e : call.list())
+    if (e.wants(NetdevEvent::Register)) takers.push_back(&e);
+  std::uint64_t calls = 0;
+  Result<void> result;
+  const std::size_t n = devs.size();
+  for (std::size_t i = 0; i < n && result; ++i) {
+    if (i + kDeviceAhead < n) prefetch_device(*devs[i + kDeviceAhead]);
+    if (i + kSlotsAhead < n) prefetch_slots(*devs[i + kSlotsAhead]);
+    EventInfo ev{NetdevEvent::Register, *devs[i]};
+    for (std::size_t j = 0; j < takers.size(); ++j) {
+      ++calls;
+      auto r = takers[j]->sub->on_event(ctl, ev);
+      if (r) continue;
+      vetoed = i;
+      result = fail(std::move(r).error());
+      undo_register(ctl, takers, j, chain, *devs[i]);
+      break;
+    }
+  }
+  if (!result)
+    for (std::size_t i = vetoed; i-- > 0;)
+      undo_register(ctl, takers, takers.size(), chain, *devs[i]);
+  StatsCounters::add_locked(stats.notifier_calls, calls);
+  StatsCounters::add_locked(stats.notifier_passes, 1);
+  StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
+  return result;
+}
+
 void Engine::Impl::call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs) {
   if (devs.empty()) return;
   const std::uint64_t t0 = ticks::now();

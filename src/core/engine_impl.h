@@ -245,6 +245,15 @@ struct Engine::Impl {
   void call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
                        bool batched = false);
   void call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs);
+  // One Register pass over many new devices (counted as one pass), device by device as
+  // call_chain_many. A veto stops it: `vetoed` is then the device's position, and every
+  // subscriber that saw a device of the batch (the ones before, all; the vetoed one, those
+  // the vetoing subscriber's predecessors saw) hears Unregister for it.
+  Result<void> call_register_many(Control& ctl, std::span<Device* const> devs, std::size_t& vetoed);
+  // Takes registered devices that nobody was told about for good (a vetoed Register) out of
+  // their registries and frees them after one grace period, or when their last reference
+  // goes. Context: control lock.
+  void discard_registered(std::span<Device* const> devs);
   // The legacy wait for one device, run by the caller after dropping the control lock.
   void legacy_wait(Device& d);
 };

@@ -63,6 +63,56 @@ Result<Device*> Control::create_link(Namespace& ns, const LinkRequest& req) {
   return &dev;
 }
 
+namespace {
+
+// What a batched create refuses before asking the kind: what needs more than one device's
+// registration (a master, another namespace).
+Result<void> check_batchable(const LinkRequest& req) {
+  if (req.master && *req.master) return fail(EOPNOTSUPP, "a batched create cannot set a master");
+  if (req.net_ns_name || req.net_ns_id)
+    return fail(EOPNOTSUPP, "a batched create cannot name another namespace");
+  return ok();
+}
+
+// Checks and prepares one request of a batch: the device, not registered.
+Result<std::unique_ptr<Device>> prepare_one(Control& ctl, Namespace& ns, const LinkRequest& req) {
+  const Kind* kind = req.kind ? ctl.find_kind(*req.kind) : nullptr;
+  if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
+  IFCORE_TRY(check_batchable(req));
+  IFCORE_TRY(validate_generic(req));
+  IFCORE_TRY(kind->validate(ctl, req));
+  auto dev = kind->prepare_link(ctl, ns, req);
+  if (!dev) return dev;
+  if (!*dev) return fail(EOPNOTSUPP, "kind \"{}\" cannot be created in a batch", kind->name());
+  return dev;
+}
+
+}  // namespace
+
+BatchResult Control::create_links(Namespace& ns, std::span<const LinkRequest> reqs) {
+  RegisterBatch batch;
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    auto dev = prepare_one(*this, ns, reqs[i]);
+    if (!dev) return tl::unexpected(BatchError{i, std::move(dev).error()});
+    std::string name = reqs[i].name.value_or(std::string(reqs[i].kind.value_or("")) + "%d");
+    batch.add(std::move(*dev), std::move(name), reqs[i].ifindex);
+  }
+  auto devs = register_batch(batch);
+  if (!devs) return devs;
+  // Linux: rtnl_configure_link (flags) after registration; a refusal undoes the batch.
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    if (!reqs[i].flags && !reqs[i].change) continue;
+    Device& d = *(*devs)[i];
+    if (auto r = change_flags(d, combine_flags(d, reqs[i])); !r) {
+      UnregisterBatch undo;
+      for (Device* x : *devs) undo.add(*x);
+      commit(undo);
+      return tl::unexpected(BatchError{i, std::move(r).error()});
+    }
+  }
+  return devs;
+}
+
 Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
   // Validate everything that can be checked before changing anything.
   IFCORE_TRY(validate_generic(req));

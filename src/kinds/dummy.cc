@@ -7,13 +7,20 @@
 
 namespace ifcore::kinds {
 
-Result<Device*> Dummy::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
+Result<std::unique_ptr<Device>> Dummy::prepare_link(Control& ctl, Namespace& ns,
+                                                    const LinkRequest& req) const {
   auto dev = ctl.alloc_device(*this, ns);
   dev->set_flags_locked((dev->flags() | IFF_NOARP) & ~IFF_MULTICAST);
   dev->set_mtu_range_locked(0, 0);  // Linux: dummy has min_mtu 0, max_mtu 0 (no maximum)
   dev->set_operstate_locked(IF_OPER_UNKNOWN);
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
-  return ctl.register_device(std::move(dev), req.name.value_or("dummy%d"), req.ifindex);
+  return dev;
+}
+
+Result<Device*> Dummy::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
+  auto dev = prepare_link(ctl, ns, req);
+  if (!dev) return fail(dev.error());
+  return ctl.register_device(std::move(*dev), req.name.value_or("dummy%d"), req.ifindex);
 }
 
 void Dummy::install(Engine& engine) {

@@ -10,6 +10,8 @@ class Dummy final : public Kind {
   std::string_view name() const override { return "dummy"; }
   bool can_change_carrier() const override { return true; }  // dummy_change_carrier
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
+  Result<std::unique_ptr<Device>> prepare_link(Control& ctl, Namespace& ns,
+                                               const LinkRequest& req) const override;
   static void install(Engine& engine);
 };
 

@@ -146,8 +146,10 @@ Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
   RequestScope* sc = scope;
   // Where the device stands among those this request creates and announces at its end
   // (-1: not one of them).
+  // A Register is never of a held device (one that is unregistered leaves the list): not
+  // looked up, so that a batch of N creates does not cost N^2.
   std::ptrdiff_t held_at = -1;
-  if (sc && sc->defer_new)
+  if (sc && sc->defer_new && ev.event != NetdevEvent::Register)
     if (auto it = std::find(sc->created.begin(), sc->created.end(), &dev); it != sc->created.end())
       held_at = it - sc->created.begin();
   bool held = held_at >= 0;

@@ -1,5 +1,6 @@
-// rtnl/link_handlers.cc — RTM_NEWLINK, RTM_SETLINK and RTM_DELLINK (with ifcore's bulk
-// delete): decode, find the device, call the engine under one control lock.
+// rtnl/link_handlers.cc — RTM_NEWLINK (with ifcore's create batch), RTM_SETLINK and
+// RTM_DELLINK (with ifcore's bulk delete): decode, find the device, call the engine under
+// one control lock.
 //
 // Lock order: each handler takes the control lock once (then Hub::mu_ through the
 // notifications it causes).
@@ -14,8 +15,10 @@
 #include "ifcore/namespace.h"
 #include "rtnl/fill.h"
 #include "rtnl/handlers.h"
+#include "rtnl/proto.h"
 #include "rtnl/wire/attrs.h"
 #include "rtnl/wire/bulk.h"
+#include "rtnl/wire/bulk_create.h"
 #include "rtnl/wire/link.h"
 
 namespace ifcore::rtnl {
@@ -143,8 +146,8 @@ Result<void> change_group(Hub& hub, Control& ctl, Namespace& ns, wire::DecodedLi
   return ok();
 }
 
-Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
-                    wire::DecodedLink& d) {
+// The checks of a create request before the engine sees it, and its kind data decoded.
+Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::DecodedLink& d) {
   LinkRequest& req = d.req;
   // Linux: __rtnl_newlink — "Unknown device type" when no kind (or an unknown one) is named.
   const Kind* kind = req.kind ? ctl.find_kind(*req.kind) : nullptr;
@@ -161,7 +164,14 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
     if (!a) return fail(a.error());
     req.info_data = std::move(*a);
   }
-  IFCORE_TRY(check_other_ns(r, ctl, ns, req));
+  return check_other_ns(r, ctl, ns, req);
+}
+
+Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
+                    wire::DecodedLink& d) {
+  LinkRequest& req = d.req;
+  IFCORE_TRY(check_create(r, ctl, ns, d));
+  const Kind* kind = ctl.find_kind(*req.kind);
   // Linux: rtnl_newlink_create makes the device directly in the target namespace.
   Namespace* target = &ns;
   if (req.net_ns_name) {
@@ -189,12 +199,108 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
   return ok();
 }
 
+// ---- the create batch (docs/WIRE.md, "Create batch")
+
+// The results of a batch that failed: the item at fault carries its error (every item
+// does when the batch as a whole was refused), the others ECANCELED.
+void fail_results(std::vector<wire::BulkResult>& results, const BatchError& e) {
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    wire::BulkResult& res = results[i];
+    res.ifindex = 0;
+    if (!e.item || *e.item == i) {
+      res.error = e.error.code;
+      res.message = e.error.log_only ? std::string() : e.error.message;
+    } else {
+      res.error = ECANCELED;
+      res.message = fmt::format("not created: item {} failed", *e.item);
+    }
+  }
+}
+
+// Each device's addresses (Linux: what RTM_NEWADDR does for each); a refusal unregisters
+// the whole batch again.
+std::optional<BatchError> add_batch_addresses(Control& ctl, Namespace& ns, wire::BulkCreate& bulk,
+                                              const std::vector<Device*>& devs) {
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    for (wire::AddrMessage& a : bulk.items[i].addrs) {
+      a.ifindex = static_cast<std::uint32_t>(devs[i]->ifindex());
+      auto made = inet::add_address(ctl, ns, addr_request(a, NLM_F_CREATE | NLM_F_EXCL));
+      if (made) continue;
+      UnregisterBatch undo;
+      for (Device* d : devs) undo.add(*d);
+      ctl.commit(undo);
+      return BatchError{i, std::move(made).error()};
+    }
+  }
+  return std::nullopt;
+}
+
+// Checks every item, creates them in one batch, announces them, adds their addresses.
+std::optional<BatchError> run_create_batch(Request& r, Control& ctl, ScopeGuard& guard,
+                                           Namespace& ns, wire::BulkCreate& bulk,
+                                           std::vector<wire::BulkResult>& results) {
+  std::vector<LinkRequest> reqs;
+  reqs.reserve(bulk.items.size());
+  for (std::size_t i = 0; i < bulk.items.size(); ++i) {
+    wire::BulkLink& item = bulk.items[i];
+    results[i].index = static_cast<std::uint32_t>(i);
+    results[i].name = item.link.req.name;
+    if (auto c = check_create(r, ctl, ns, item.link); !c) return BatchError{i, c.error()};
+    for (const wire::AddrMessage& a : item.addrs)
+      if (auto f = check_family(a.family); !f) return BatchError{i, f.error()};
+    reqs.push_back(std::move(item.link.req));
+  }
+  RequestScope& sc = guard.scope();
+  sc.defer_new = true;
+  auto made = ctl.create_links(ns, reqs);
+  sc.defer_new = false;
+  std::vector<Device*> created = std::move(sc.created);
+  sc.created.clear();
+  if (!made) return std::move(made).error();
+  for (Device* dev : created)
+    if (dev->state() == RegState::Registered) r.s.hub().publish_link(ctl, *dev, RTM_NEWLINK, ~0u);
+  for (std::size_t i = 0; i < made->size(); ++i) {
+    results[i].ifindex = (*made)[i]->ifindex();
+    results[i].name = (*made)[i]->name();
+  }
+  return add_batch_addresses(ctl, ns, bulk, *made);
+}
+
+// One batch, per-item results (multipart RTM_NEWLINK), NLMSG_DONE.
+Result<void> create_batch(Request& r, Control& ctl, Namespace& ns, wire::BulkCreate& bulk) {
+  std::vector<wire::BulkResult> results(bulk.items.size());
+  std::optional<BatchError> failed;
+  {
+    ScopeGuard guard(r, ctl, ns.id());
+    failed = run_create_batch(r, ctl, guard, ns, bulk, results);
+  }  // the echoed notifications go first
+  if (failed) fail_results(results, *failed);
+  for (const wire::BulkResult& res : results) {
+    auto e = emit(r.out, [&](wire::MessageBuilder& b) {
+      return wire::encode_bulk_result(b, r.seq(), r.port(), res, RTM_NEWLINK);
+    });
+    if (!e) return e;
+  }
+  (void)emit(r.out,
+             [&](wire::MessageBuilder& b) { return wire::encode_done(b, r.seq(), r.port(), 0); });
+  // Like the bulk delete: the outcome is in the results; the dispatcher's ACK follows if
+  // NLM_F_ACK was set.
+  r.out.flush();
+  return ok();
+}
+
 }  // namespace
 
 Result<void> handle_newlink(Request& r) {
   Control ctl = r.s.hub().engine().control();
   auto ns = session_ns(ctl, r.s);
   if (!ns) return fail(ns.error());
+  auto bulk = wire::decode_bulk_create(r.m, decode_context(ctl));
+  if (!bulk) return fail(bulk.error());
+  // Linux knows no such attribute; ifcore's batch is a create (NLM_F_CREATE) or nothing.
+  if (*bulk && !(r.flags() & NLM_F_CREATE))
+    return fail(EINVAL, "a create batch needs NLM_F_CREATE");
+  if (*bulk) return create_batch(r, ctl, **ns, **bulk);
   auto d = wire::decode_link_request(r.m, decode_context(ctl));
   if (!d) return fail(d.error());
   ScopeGuard guard(r, ctl, (*ns)->id());

@@ -15,6 +15,10 @@ namespace ifcore::rtnl {
 class Hub;
 
 wire::AddrMessage addr_message(const inet::AddrInfo& a);
+// An address request from its message; `flags` are the request's (NLM_F_REPLACE).
+inet::AddrRequest addr_request(const wire::AddrMessage& a, std::uint16_t flags);
+// Errors: EAFNOSUPPORT for a family other than AF_INET and AF_INET6.
+Result<void> check_family(int family);
 // `now`: the engine's clock, against which an expiring route counts down.
 wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now);
 wire::NeighMessage neigh_message(const inet::NeighInfo& n);

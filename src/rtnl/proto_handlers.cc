@@ -117,15 +117,6 @@ wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now) {
   return m;
 }
 
-namespace {
-
-unsigned addr_group(int family) {
-  return family == AF_INET6 ? RTNLGRP_IPV6_IFADDR : RTNLGRP_IPV4_IFADDR;
-}
-unsigned route_group(int family) {
-  return family == AF_INET6 ? RTNLGRP_IPV6_ROUTE : RTNLGRP_IPV4_ROUTE;
-}
-
 Result<void> check_family(int family) {
   if (family != AF_INET && family != AF_INET6)
     return fail(EAFNOSUPPORT, "address family {} not supported", family);
@@ -151,6 +142,15 @@ inet::AddrRequest addr_request(const wire::AddrMessage& a, std::uint16_t flags) 
   }
   q.replace = (flags & NLM_F_REPLACE) != 0;
   return q;
+}
+
+namespace {
+
+unsigned addr_group(int family) {
+  return family == AF_INET6 ? RTNLGRP_IPV6_IFADDR : RTNLGRP_IPV4_IFADDR;
+}
+unsigned route_group(int family) {
+  return family == AF_INET6 ? RTNLGRP_IPV6_ROUTE : RTNLGRP_IPV4_ROUTE;
 }
 
 // Linux: ip_metrics_convert: unknown types are refused, a few values are clamped, the

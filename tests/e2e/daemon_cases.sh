@@ -75,6 +75,27 @@ case $case in
     normalise "$work/out" "$work/out.n"
     compare "$golden" "$work/out.n" "batch from standard input"
     ;;
+  create_batch)
+    # A run of `link add` lines goes as one create batch: one Register pass for a thousand
+    # dummies (a line at a time would make a thousand). Without -force the first failed line
+    # ends the batch and the lines before it stay made, as with ip -batch.
+    golden=$arg
+    for i in $(seq 0 999); do echo "link add b$i type dummy"; done >"$work/many.ifc"
+    p1=$(stat notifier_passes)
+    ifc -batch "$work/many.ifc" >"$work/many.out" 2>&1 || fail "batch: $(cat "$work/many.out")"
+    p2=$(stat notifier_passes)
+    [ "$(ifc -br link show | grep -c '^b[0-9]')" = 1000 ] || fail "not 1000 devices after the batch"
+    [ $((p2 - p1)) -le 2 ] || fail "1000 link add lines took $((p2 - p1)) notifier passes"
+    printf 'link add c0 type dummy\nlink add c1 type dummy\nlink add c0 type dummy\nlink add c2 type dummy\nlink show c1\n' >"$work/stop.ifc"
+    {
+      echo "# without -force: line 3 ends the batch, c0 and c1 stay, c2 is not made"
+      (cd "$work" && ifc -batch stop.ifc); echo "exit $?"
+      ifc -br link show c1
+      ifc -br link show c2; echo "exit $?"
+    } >"$work/out" 2>&1
+    normalise "$work/out" "$work/out.n"
+    compare "$golden" "$work/out.n" "create batch of $((p2 - p1)) notifier passes; stop at a failed line"
+    ;;
   stats)
     ifc stats >"$work/s1" 2>&1 || fail "ifc stats: $(cat "$work/s1")"
     for k in devices_registered devices_unregistered batches notifier_calls grace_periods \

@@ -24,6 +24,7 @@
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/attrs.h"
 #include "rtnl/wire/bulk.h"
+#include "rtnl/wire/bulk_create.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/neigh.h"
 #include "rtnl/wire/netconf.h"
@@ -144,6 +145,12 @@ void decode_everything(const wire::Message& m, const wire::DecodeContext& ctx) {
   if (auto r = wire::decode_bulk_delete(m); r && *r) {
     b.cancel();
     (void)wire::encode_bulk_delete(b, h, **r);
+  }
+  if (auto r = wire::decode_bulk_create(m, ctx); r && *r) {
+    std::vector<wire::BulkLinkRequest> items;
+    for (auto& it : (*r)->items) items.push_back({std::move(it.link.req), std::move(it.addrs)});
+    b.cancel();
+    (void)wire::encode_bulk_create(b, h, items);
   }
   if (auto r = wire::decode_bulk_result(m)) {
     b.cancel();

@@ -13,6 +13,7 @@
 
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/bulk.h"
+#include "rtnl/wire/bulk_create.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/nsid.h"
 #include "rtnl/wire/route.h"
@@ -79,6 +80,12 @@ std::vector<Bytes> seeds() {
   (void)encode_nsid(b, {RTM_NEWNSID, 0, 5, 0}, nm);
   (void)encode_bulk_delete(b, {RTM_DELLINK, 0, 6, 0}, BulkDelete{{{1, {}}, {{}, "x"}}});
   (void)encode_bulk_result(b, 7, 0, BulkResult{0, 1, "x", 19, "m"});
+  BulkLinkRequest bl;
+  bl.link.kind = "dummy";
+  bl.link.name = "d0";
+  bl.addrs.push_back(am);
+  (void)encode_bulk_create(b, {RTM_NEWLINK, NLM_F_CREATE, 8, 0}, {bl, bl});
+  (void)encode_bulk_result(b, 8, 0, BulkResult{1, 3, "d0", 0, ""}, RTM_NEWLINK);
   (void)encode_error(b, out.empty() ? Bytes(20, 0) : out[0], 0, EINVAL, "msg", 16,
                      {.ext_ack = true});
   auto all = split_messages(b.bytes());
@@ -100,6 +107,7 @@ int feed(std::span<const std::uint8_t> d, const DecodeContext& c) {
     okays += bool(decode_nsid(m));
     okays += bool(decode_bulk_delete(m));
     okays += bool(decode_bulk_result(m));
+    okays += bool(decode_bulk_create(m, c));
     okays += bool(decode_error(m));
     okays += bool(decode_done(m));
     if (m.payload().size() >= 16)

@@ -87,8 +87,7 @@ Result<AddrMessage> decode_addr(const Message& m) {
   return a;
 }
 
-Result<void> encode_addr(MessageBuilder& b, const Header& h, const AddrMessage& a) {
-  b.begin(h);
+void encode_addr_body(MessageBuilder& b, const AddrMessage& a) {
   ifaddrmsg ifa{};
   ifa.ifa_family = a.family;
   ifa.ifa_prefixlen = a.prefixlen;
@@ -118,6 +117,11 @@ Result<void> encode_addr(MessageBuilder& b, const Header& h, const AddrMessage& 
     if (a.rt_priority) b.put_u32(IFA_RT_PRIORITY, *a.rt_priority);
     cacheinfo();
   }
+}
+
+Result<void> encode_addr(MessageBuilder& b, const Header& h, const AddrMessage& a) {
+  b.begin(h);
+  encode_addr_body(b, a);
   auto e = b.end();
   if (!e) return fail(e.error());
   return ok();

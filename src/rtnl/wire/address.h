@@ -52,5 +52,7 @@ Result<AddrMessage> decode_addr(const Message& m);
 // IFA_LOCAL, IFA_ADDRESS, IFA_ANYCAST, IFA_RT_PRIORITY, IFA_CACHEINFO, IFA_FLAGS, IFA_PROTO.
 // Errors: EMSGSIZE from the builder.
 Result<void> encode_addr(MessageBuilder& b, const Header& h, const AddrMessage& a);
+// Appends `a` as ifaddrmsg + IFA_* attributes (in encode_addr's order) to the open message.
+void encode_addr_body(MessageBuilder& b, const AddrMessage& a);
 
 }  // namespace ifcore::wire

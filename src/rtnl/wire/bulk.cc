@@ -82,8 +82,8 @@ Result<void> encode_bulk_delete(MessageBuilder& b, const Header& h, const BulkDe
 }
 
 Result<void> encode_bulk_result(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid,
-                                const BulkResult& r) {
-  b.begin({RTM_DELLINK, NLM_F_MULTI, seq, portid});
+                                const BulkResult& r, std::uint16_t type) {
+  b.begin({type, NLM_F_MULTI, seq, portid});
   ifinfomsg ifi{};
   ifi.ifi_index = r.ifindex;
   b.put_struct(ifi);
@@ -130,7 +130,7 @@ Result<BulkResult> decode_bulk_result(const Message& m) {
         break;
     }
   }
-  if (!has_errno) return fail(EINVAL, "not a bulk delete result");
+  if (!has_errno) return fail(EINVAL, "not a bulk result");
   return r;
 }
 

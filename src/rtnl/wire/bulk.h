@@ -52,12 +52,13 @@ struct BulkResult {
   friend bool operator==(const BulkResult&, const BulkResult&) = default;
 };
 
-// Writes one reply message: RTM_DELLINK with NLM_F_MULTI, echoing `seq`, to `portid`.
+// Writes one reply message: `type` (RTM_DELLINK for a bulk delete, RTM_NEWLINK for a create
+// batch, bulk_create.h) with NLM_F_MULTI, echoing `seq`, to `portid`.
 // Errors: EMSGSIZE from the builder.
 Result<void> encode_bulk_result(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid,
-                                const BulkResult& r);
+                                const BulkResult& r, std::uint16_t type = RTM_DELLINK);
 
-// Errors: EINVAL "not a bulk delete result" when IFCORE_IFLA_BULK_ERRNO is missing, and
+// Errors: EINVAL "not a bulk result" when IFCORE_IFLA_BULK_ERRNO is missing, and
 // the errors of malformed messages.
 Result<BulkResult> decode_bulk_result(const Message& m);
 

@@ -143,6 +143,7 @@ class MessageBuilder {
   std::size_t limit() const { return limit_; }
 
   std::size_t size() const { return done_; }    // bytes of finished messages
+  std::size_t tail() const { return end_; }     // where the next byte of the open one goes
   std::size_t count() const { return count_; }  // finished messages
   std::span<const std::uint8_t> bytes() const { return {buf_.data(), done_}; }
   // Moves the finished messages out and resets the builder.

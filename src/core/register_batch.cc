@@ -1,0 +1,142 @@
+// Register batches: many devices registered with one notifier pass, all or nothing
+// (ifcore's counterpart of Linux's unregister_netdevice_many; Linux registers one device
+// at a time).
+//
+// Lock order: runs under the control lock.
+#include <net/if.h>
+
+#include <cerrno>
+#include <map>
+#include <unordered_set>
+#include <utility>
+
+#include "core/engine_impl.h"
+#include "core/registry.h"
+
+namespace ifcore {
+
+std::size_t RegisterBatch::add(std::unique_ptr<Device> dev, std::string name, int ifindex) {
+  items_.push_back({std::move(dev), std::move(name), ifindex});
+  return items_.size() - 1;
+}
+
+namespace {
+
+using Items = std::vector<RegisterBatch::Item>;
+
+BatchError item_error(std::size_t i, Error e) {
+  return BatchError{i, std::move(e)};
+}
+
+// The checks register_device makes one device at a time, made for the whole batch before
+// anything changes: names and ifindexes unique in the batch and in their namespace.
+tl::expected<void, BatchError> check_items(const Control& ctl, const Items& items) {
+  // Per namespace: the names and indexes the batch asks for (most batches have one).
+  std::map<const Namespace*, std::unordered_set<std::string_view>> names;
+  std::map<const Namespace*, std::unordered_set<int>> indexes;
+  std::map<const Namespace*, std::size_t> per_ns;
+  for (const auto& it : items) names[&it.dev->ns()].reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& it = items[i];
+    Namespace& ns = it.dev->ns();
+    ++per_ns[&ns];
+    bool pattern = it.name.find('%') != std::string::npos;
+    if (pattern && !is_name_pattern(it.name))
+      return tl::unexpected(item_error(
+          i,
+          Error{EINVAL, fmt::format("device name pattern \"{}\" must hold exactly one %d", it.name),
+                -1, true}));
+    if (!pattern) {
+      if (auto v = validate_device_name(it.name); !v)
+        return tl::unexpected(item_error(i, v.error()));
+      if (ns.registry().name_taken(it.name) || !names[&ns].insert(it.name).second)
+        return tl::unexpected(item_error(
+            i, Error{EEXIST, fmt::format("device \"{}\" already exists", it.name), -1, true}));
+    }
+    if (it.ifindex < 0)
+      return tl::unexpected(item_error(i, Error{EINVAL, "ifindex can't be negative"}));
+    if (it.ifindex > 0 &&
+        (ns.registry().index_taken(it.ifindex) || !indexes[&ns].insert(it.ifindex).second))
+      return tl::unexpected(
+          item_error(i, Error{EBUSY, fmt::format("ifindex {} is in use", it.ifindex)}));
+  }
+  for (const auto& [ns, count] : per_ns)
+    if (auto room = ctl.check_device_room(*ns, count); !room)
+      return tl::unexpected(BatchError{std::nullopt, room.error()});
+  return {};
+}
+
+// The ifindex allocators of the namespaces a batch touches, as they were before it.
+std::map<Namespace*, int> save_allocators(const Items& items) {
+  std::map<Namespace*, int> saved;
+  for (const auto& it : items) saved.emplace(&it.dev->ns(), it.dev->ns().registry().next_ifindex());
+  return saved;
+}
+
+void restore_allocators(const std::map<Namespace*, int>& saved) {
+  for (const auto& [ns, next] : saved) ns->registry().set_next_ifindex(next);
+}
+
+// Names (resolving patterns in order), indexes and lists one device.
+Result<void> list_one(Registry& reg, Device& dev, const std::string& name, int ifindex) {
+  std::string final_name = name;
+  if (name.find('%') != std::string::npos) {
+    auto n = reg.resolve_pattern(name);
+    if (!n) return fail(n.error());
+    final_name = std::move(*n);
+  }
+  if (ifindex == 0) {
+    auto i = reg.alloc_ifindex();
+    if (!i) return fail(i.error());
+    ifindex = *i;
+  }
+  dev.set_name_locked(final_name);
+  DeviceAccess::set_ifindex(dev, ifindex);
+  return reg.insert(dev, final_name, ifindex);
+}
+
+// Unlists the devices listed so far (newest first) and frees every device of the batch.
+void unlist_and_free(std::vector<Device*>& listed, Items& items) {
+  for (auto d = listed.rbegin(); d != listed.rend(); ++d)
+    (*d)->ns().registry().erase(**d, (*d)->name(), (*d)->ifindex());
+  for (Device* d : listed) delete d;
+  listed.clear();
+  items.clear();  // the devices not listed yet
+}
+
+}  // namespace
+
+BatchResult Control::register_batch(RegisterBatch& batch) {
+  Items items = std::move(batch.items_);
+  batch.items_.clear();
+  if (items.empty()) return std::vector<Device*>{};
+  auto& impl = engine_->impl();
+  if (auto c = check_items(*this, items); !c) return tl::unexpected(std::move(c).error());
+  auto saved = save_allocators(items);
+  std::vector<Device*> devs;
+  devs.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Device* d = items[i].dev.release();
+    auto listed = list_one(d->ns().registry(), *d, items[i].name, items[i].ifindex);
+    if (!listed) {
+      delete d;
+      unlist_and_free(devs, items);
+      restore_allocators(saved);
+      return tl::unexpected(item_error(i, std::move(listed).error()));
+    }
+    devs.push_back(d);
+  }
+  for (const auto& [ns, next] : saved) ns->registry().maybe_resize();
+  for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Registered);
+  StatsCounters::add_locked(impl.stats.devices_registered, devs.size());
+  // One Register pass for the whole batch; a veto undoes it all.
+  std::size_t vetoed = 0;
+  if (auto r = impl.call_register_many(*this, devs, vetoed); !r) {
+    impl.discard_registered(devs);
+    restore_allocators(saved);
+    return tl::unexpected(item_error(vetoed, std::move(r).error()));
+  }
+  return devs;
+}
+
+}  // namespace ifcore

@@ -1,0 +1,180 @@
+// Register batches (Control::register_batch, Control::create_links): one Register pass for
+// the whole batch, all or nothing, the item at fault named; a failed batch leaves the
+// state as it found it, a veto in the middle included.
+#include <net/if.h>
+
+#include <algorithm>
+
+#include "support/engine_fixture.h"
+
+namespace ifcore {
+namespace {
+
+// Records Register and Unregister, and vetoes the Register of one device by name.
+struct Vetoer : Subscriber {
+  std::string tag;
+  std::vector<std::string>* journal;
+  std::string veto_name;
+  Vetoer(std::string t, std::vector<std::string>* j) : tag(std::move(t)), journal(j) {}
+  Result<void> on_event(Control&, const EventInfo& ev) override {
+    if (ev.replay) return ok();
+    journal->push_back(fmt::format("{}:{}:{}", tag, to_string(ev.event), ev.dev.name()));
+    if (ev.event == NetdevEvent::Register && ev.dev.name() == veto_name)
+      return fail(EADDRINUSE, "device \"{}\": vetoed", veto_name);
+    return ok();
+  }
+};
+
+class RegisterBatchTest : public test::CoreTest {
+ protected:
+  std::vector<LinkRequest> dummies(const std::vector<std::string>& names) {
+    std::vector<LinkRequest> reqs;
+    for (const auto& n : names) reqs.push_back(test::link_req("dummy", n));
+    return reqs;
+  }
+  // Name and ifindex of every device of the namespace, in ifindex order.
+  std::vector<std::pair<std::string, int>> listing(Control& ctl) {
+    std::vector<std::pair<std::string, int>> out;
+    for (Device* d : ns(ctl).devices_locked()) out.emplace_back(d->name(), d->ifindex());
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    return out;
+  }
+  Vetoer& subscriber(std::string tag) {
+    subs_.push_back(std::make_unique<Vetoer>(std::move(tag), &j));
+    return *subs_.back();
+  }
+  std::vector<std::string> j;
+
+ private:
+  std::vector<std::unique_ptr<Vetoer>> subs_;
+};
+
+TEST_F(RegisterBatchTest, TenThousandDummiesInOneRegisterPass) {
+  auto ctl = engine->control();
+  std::vector<LinkRequest> reqs(10000, test::link_req("dummy", "d%d"));
+  Stats before = engine->stats();
+  auto made = ctl.create_links(ns(ctl), reqs);
+  ASSERT_TRUE(made) << made.error().error.message;
+  Stats after = engine->stats();
+  EXPECT_EQ(after.notifier_passes - before.notifier_passes, 1u);
+  EXPECT_EQ(after.devices_registered - before.devices_registered, 10000u);
+  ASSERT_EQ(made->size(), 10000u);
+  EXPECT_EQ((*made)[0]->name(), "d0");
+  EXPECT_EQ((*made)[9999]->name(), "d9999");
+  EXPECT_EQ(ctl.find(ns(ctl), "d4321"), (*made)[4321]);
+  EXPECT_LT((*made)[0]->ifindex(), (*made)[1]->ifindex());
+  EXPECT_EQ(ns(ctl).device_count(), 10001u);  // and lo
+  for (Device* d : *made) EXPECT_EQ(d->state(), RegState::Registered);
+}
+
+TEST_F(RegisterBatchTest, NamesAndIndexesAsGivenAndUpWhenAsked) {
+  auto ctl = engine->control();
+  auto reqs = dummies({"a0", "a1"});
+  reqs[0].ifindex = 50;
+  reqs[1].flags = IFF_UP;
+  reqs[1].change = IFF_UP;
+  auto made = ctl.create_links(ns(ctl), reqs);
+  ASSERT_TRUE(made) << made.error().error.message;
+  EXPECT_EQ((*made)[0]->ifindex(), 50);
+  EXPECT_FALSE((*made)[0]->is_up());
+  EXPECT_TRUE((*made)[1]->is_up());
+}
+
+TEST_F(RegisterBatchTest, VetoInTheMiddleLeavesTheStateAsItWas) {
+  // Subscribers live in the fixture: they outlive the engine, whose teardown notifies them.
+  Vetoer &first = subscriber("first"), &vetoer = subscriber("vetoer"), &last = subscriber("last");
+  vetoer.veto_name = "b2";
+  auto ctl = engine->control();
+  dummy(ctl, "keep0");
+  ctl.subscribe(first, {"first", 10, false});
+  ctl.subscribe(vetoer, {"vetoer", 0, false});
+  ctl.subscribe(last, {"last", -10, false});
+  auto state = listing(ctl);
+  Stats before = engine->stats();
+  auto made = ctl.create_links(ns(ctl), dummies({"b0", "b1", "b2", "b3"}));
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(2));
+  EXPECT_EQ(made.error().error.code, EADDRINUSE);
+  EXPECT_EQ(made.error().error.message, "device \"b2\": vetoed");
+  EXPECT_EQ(listing(ctl), state);
+  for (const char* n : {"b0", "b1", "b2", "b3"}) EXPECT_EQ(ctl.find(ns(ctl), n), nullptr);
+  EXPECT_EQ(engine->stats().devices_registered, before.devices_registered);
+  // Every subscriber that heard a Register hears the Unregister; b3 was never announced.
+  std::vector<std::string> want = {
+      "first:REGISTER:b0",   "vetoer:REGISTER:b0",   "last:REGISTER:b0",     "first:REGISTER:b1",
+      "vetoer:REGISTER:b1",  "last:REGISTER:b1",     "first:REGISTER:b2",    "vetoer:REGISTER:b2",
+      "first:UNREGISTER:b2", "first:UNREGISTER:b1",  "vetoer:UNREGISTER:b1", "last:UNREGISTER:b1",
+      "first:UNREGISTER:b0", "vetoer:UNREGISTER:b0", "last:UNREGISTER:b0"};
+  EXPECT_EQ(j, want);
+  // The ifindexes the batch took are handed out again, as if it had not been.
+  vetoer.veto_name.clear();
+  int next = dummy(ctl, "after")->ifindex();
+  EXPECT_EQ(next, state.back().second + 1);
+}
+
+TEST_F(RegisterBatchTest, NameTwiceInTheBatchIsRefusedBeforeAnyRegister) {
+  auto ctl = engine->control();
+  auto state = listing(ctl);
+  Stats before = engine->stats();
+  auto made = ctl.create_links(ns(ctl), dummies({"c0", "c1", "c2", "c1"}));
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(3));
+  EXPECT_EQ(made.error().error.code, EEXIST);
+  EXPECT_EQ(engine->stats().notifier_passes, before.notifier_passes);
+  EXPECT_EQ(listing(ctl), state);
+}
+
+TEST_F(RegisterBatchTest, NameTakenInTheNamespace) {
+  auto ctl = engine->control();
+  dummy(ctl, "taken");
+  auto made = ctl.create_links(ns(ctl), dummies({"e0", "taken"}));
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(1));
+  EXPECT_EQ(made.error().error.code, EEXIST);
+  EXPECT_EQ(ctl.find(ns(ctl), "e0"), nullptr);
+}
+
+TEST_F(RegisterBatchTest, IfindexTwiceOrTakenIsBusy) {
+  auto ctl = engine->control();
+  auto reqs = dummies({"f0", "f1"});
+  reqs[0].ifindex = reqs[1].ifindex = 77;
+  auto made = ctl.create_links(ns(ctl), reqs);
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(1));
+  EXPECT_EQ(made.error().error.code, EBUSY);
+  reqs[1].ifindex = 1;  // lo's
+  made = ctl.create_links(ns(ctl), reqs);
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().error.code, EBUSY);
+  EXPECT_EQ(ctl.find(ns(ctl), "f0"), nullptr);
+}
+
+TEST_F(RegisterBatchTest, KindsThatMakeMoreThanOneDeviceAreNotBatched) {
+  auto ctl = engine->control();
+  auto reqs = dummies({"g0"});
+  reqs.push_back(test::link_req("veth", "g1"));
+  auto made = ctl.create_links(ns(ctl), reqs);
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(1));
+  EXPECT_EQ(made.error().error.code, EOPNOTSUPP);
+  EXPECT_EQ(made.error().error.message, "kind \"veth\" cannot be created in a batch");
+  EXPECT_EQ(ctl.find(ns(ctl), "g0"), nullptr);
+}
+
+class RegisterBatchRoom : public RegisterBatchTest {
+  void configure(EngineConfig& cfg) override { cfg.policies.max_devices = 4; }
+};
+
+TEST_F(RegisterBatchRoom, ABatchThatDoesNotFitIsRefusedAsAWhole) {
+  auto ctl = engine->control();
+  auto made = ctl.create_links(ns(ctl), dummies({"h0", "h1", "h2", "h3"}));
+  ASSERT_FALSE(made);
+  EXPECT_FALSE(made.error().item);
+  EXPECT_EQ(made.error().error.code, ENOSPC);
+  EXPECT_EQ(ns(ctl).device_count(), 1u);
+  EXPECT_TRUE(ctl.create_links(ns(ctl), dummies({"h0", "h1", "h2"})));
+}
+
+}  // namespace
+}  // namespace ifcore
