@@ -50,7 +50,9 @@ class CreateBatchTest : public test::RtnlTest {
       EXPECT_TRUE(res);
       if (res) out.push_back(*res);
     }
-    if (r.msgs.size() == n + 2) EXPECT_EQ(r.msgs[n].hdr.nlmsg_type, NLMSG_DONE);
+    if (r.msgs.size() == n + 2) {
+      EXPECT_EQ(r.msgs[n].hdr.nlmsg_type, NLMSG_DONE);
+    }
     EXPECT_EQ(r.last_error(), 0);  // the ACK
     return out;
   }
