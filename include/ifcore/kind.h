@@ -48,9 +48,7 @@ class Kind {
   // the kind cannot be created in a batch. Context: control lock. Errors: as new_link's
   // before registration.
   virtual Result<std::unique_ptr<Device>> prepare_link(Control& ctl, Namespace& ns,
-                                                       const LinkRequest& req) const {
-    return std::unique_ptr<Device>();
-  }
+                                                       const LinkRequest& req) const;
 
   // Applies IFLA_INFO_DATA to an existing device. Default: EOPNOTSUPP if data is given.
   virtual Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const;

@@ -10,6 +10,10 @@ namespace ifcore {
 // The errors below are Linux's errno alone (log_only): rtnl_changelink refuses data for a
 // kind without changelink, a master without slave_changelink, and do_set_master a device
 // without ndo_add_slave/ndo_del_slave, all with EOPNOTSUPP and no extack message.
+Result<std::unique_ptr<Device>> Kind::prepare_link(Control&, Namespace&, const LinkRequest&) const {
+  return std::unique_ptr<Device>();
+}
+
 Result<void> Kind::change_link(Control&, Device& dev, const LinkRequest& req) const {
   if (req.has_info_data && !req.info_data.empty())
     return fail_log_only(EOPNOTSUPP, "kind \"{}\" cannot change its attributes", name());
