@@ -9,9 +9,9 @@
 #include <string_view>
 #include <utility>
 
+#include "rtnl/wire/netlink.h"
 #include "rtnl/wire/probe_msg.h"
 #include "rtnl/wire/sysctl_msg.h"
-#include "rtnl/wire/netlink.h"
 
 namespace ifcore::bench {
 namespace {

@@ -17,11 +17,11 @@
 #include <cerrno>
 #include <cstring>
 
-#include "rtnl/wire/control_msg.h"
-#include "rtnl/wire/ring_client.h"
 #include "rtnl/wire/address.h"
+#include "rtnl/wire/control_msg.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/netlink.h"
+#include "rtnl/wire/ring_client.h"
 
 namespace ifcore::bench {
 

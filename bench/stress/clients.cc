@@ -20,8 +20,8 @@
 
 #include "bench/scenarios/nl_client.h"
 #include "bench/stress/stress.h"
-#include "rtnl/wire/control_msg.h"
 #include "rtnl/wire/address.h"
+#include "rtnl/wire/control_msg.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/netlink.h"
 

@@ -16,10 +16,10 @@
 #include "ifcore/namespace.h"
 #include "rtnl/fill.h"
 #include "rtnl/handlers.h"
-#include "rtnl/wire/stats_msg.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/nsid.h"
 #include "rtnl/wire/raw_attrs.h"
+#include "rtnl/wire/stats_msg.h"
 
 namespace ifcore::rtnl {
 

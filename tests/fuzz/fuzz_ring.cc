@@ -31,8 +31,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "rtnl/wire/ring.h"
 #include "rtnl/wire/netlink.h"
+#include "rtnl/wire/ring.h"
 
 namespace ifcore::fuzz {
 namespace {

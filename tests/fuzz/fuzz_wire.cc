@@ -17,23 +17,23 @@
 #include <vector>
 
 #include "ifcore/ifcore.h"
-#include "rtnl/wire/control_msg.h"
-#include "rtnl/wire/probe_msg.h"
-#include "rtnl/wire/stats_msg.h"
-#include "rtnl/wire/sysctl_msg.h"
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/attrs.h"
 #include "rtnl/wire/bulk.h"
 #include "rtnl/wire/bulk_create.h"
+#include "rtnl/wire/control_msg.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/neigh.h"
 #include "rtnl/wire/netconf.h"
 #include "rtnl/wire/netlink.h"
 #include "rtnl/wire/nexthop.h"
 #include "rtnl/wire/nsid.h"
+#include "rtnl/wire/probe_msg.h"
 #include "rtnl/wire/raw_attrs.h"
 #include "rtnl/wire/route.h"
 #include "rtnl/wire/rule.h"
+#include "rtnl/wire/stats_msg.h"
+#include "rtnl/wire/sysctl_msg.h"
 
 namespace ifcore::fuzz {
 namespace {

@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "rtnl/wire/control_msg.h"
 #include "rtnl/fixture.h"
+#include "rtnl/wire/control_msg.h"
 #include "rtnl/wire/ring.h"
 #include "support/ifcored_process.h"
 

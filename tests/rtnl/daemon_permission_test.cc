@@ -17,9 +17,9 @@
 #include <functional>
 
 #include "rtnl/daemon_fixture.h"
+#include "rtnl/wire/nsid.h"
 #include "rtnl/wire/probe_msg.h"
 #include "rtnl/wire/sysctl_msg.h"
-#include "rtnl/wire/nsid.h"
 
 #ifdef IFCORED_PATH
 

@@ -7,8 +7,8 @@
 
 #include "ifcore/inet.h"
 #include "rtnl/fixture.h"
-#include "rtnl/wire/sysctl_msg.h"
 #include "rtnl/wire/netconf.h"
+#include "rtnl/wire/sysctl_msg.h"
 
 namespace ifcore::rtnl::test {
 namespace {

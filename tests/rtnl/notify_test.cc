@@ -5,8 +5,8 @@
 #include <linux/veth.h>
 
 #include "ifcore/inet.h"
-#include "rtnl/wire/control_msg.h"
 #include "rtnl/fixture.h"
+#include "rtnl/wire/control_msg.h"
 
 namespace ifcore::rtnl::test {
 namespace {
