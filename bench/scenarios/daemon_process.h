@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench/scenarios/bench.h"
@@ -36,6 +37,9 @@ inline std::string daemon_binary() {
 // destruction.
 class DaemonProcess {
  public:
+  explicit DaemonProcess(std::string binary = daemon_binary()) : bin_(std::move(binary)) {}
+  DaemonProcess(const DaemonProcess&) = delete;
+  DaemonProcess& operator=(const DaemonProcess&) = delete;
   ~DaemonProcess() {
     if (pid_ > 0) {
       ::kill(pid_, SIGTERM);
@@ -60,7 +64,7 @@ class DaemonProcess {
 
   // Extra arguments (`extra`) follow --socket and --policy.
   Result<void> start(const std::string& policy, const std::vector<std::string>& extra = {}) {
-    std::string bin = daemon_binary();
+    const std::string& bin = bin_;
     char tmpl[] = "/tmp/ifcore-bench-XXXXXX";
     if (!::mkdtemp(tmpl)) return fail(errno, "mkdtemp: {}", std::strerror(errno));
     dir_ = tmpl;
@@ -113,6 +117,7 @@ class DaemonProcess {
     return s.empty() ? "empty log" : s;
   }
 
+  std::string bin_;
   pid_t pid_ = -1;
   std::string dir_, socket_;
 };

@@ -11,6 +11,7 @@
 
 #include "bench/scenarios/fairness.h"
 #include "bench/scenarios/floor.h"
+#include "bench/scenarios/link_dump.h"
 #include "bench/scenarios/neigh_batch.h"
 #include "bench/scenarios/runner.h"
 #include "bench/scenarios/shim_batch.h"
@@ -55,11 +56,12 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", kNeighBatchName);
     fmt::print("{}\n", kFairnessName);
     fmt::print("{}\n", kFloorName);
+    fmt::print("{}\n", kLinkDumpName);
     return 0;
   }
-  // The shim's cost, the neighbours' batch, fairness and the floor are sections of their
-  // own, after the suite's table: in the default suite, or when named. A section named among the
-  // scenarios is taken out of the list (and the suite's table is skipped when nothing else was
+  // The shim's cost, the neighbours' batch, fairness, the floor and the link dump are sections of
+  // their own, after the suite's table: in the default suite, or when named. A section named among
+  // the scenarios is taken out of the list (and the suite's table is skipped when nothing else was
   // asked for); with no names, every section runs.
   auto take = [&](const char* section) {
     auto it = std::find(names.begin(), names.end(), section);
@@ -69,7 +71,7 @@ int main(int argc, char** argv) {
     return true;
   };
   bool shim = take(kShimBatchName), neigh = take(kNeighBatchName), fairness = take(kFairnessName),
-       floor = take(kFloorName);
+       floor = take(kFloorName), link_dump = take(kLinkDumpName);
   // The sections of their own (after the suite's table, or alone when only they are named).
   auto sections = [&]() {
     if (shim) {
@@ -90,6 +92,12 @@ int main(int argc, char** argv) {
         if (n >= 10000) sizes.push_back(n);
       if (auto f = measure_floor(sizes, o.repeat))
         print_floor(*f, stdout);
+      else
+        fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+    }
+    if (link_dump) {
+      if (auto f = measure_link_dump(o.scale_max, o.repeat))
+        print_link_dump(*f, stdout);
       else
         fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
     }

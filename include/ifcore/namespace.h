@@ -37,6 +37,9 @@ class Namespace {
   // Context: control lock. Devices in ifindex order.
   std::vector<Device*> devices_locked() const;
   std::size_t device_count() const;
+  // Grows whenever a device is listed or unlisted here (Linux: net->dev_base_seq): a dump
+  // sent in parts compares it between them. Context: control lock.
+  std::uint64_t list_seq() const;
   // The loopback device (ifindex 1) once the loopback kind made it; nullptr before.
   Device* loopback() const { return loopback_; }
   void set_loopback_locked(Device* lo) { loopback_ = lo; }

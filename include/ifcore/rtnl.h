@@ -31,6 +31,11 @@ struct SessionOptions {
   std::size_t max_queued = 4096;  // notification datagrams queued before ENOBUFS
   std::size_t max_queued_bytes = std::size_t{8} << 20;  // their bytes, likewise
   std::size_t datagram_size = 4096;                     // dump datagrams are kept near this size
+  // 0: handle() sends a whole dump. Otherwise a dump that can be sent in parts (links)
+  // stops after about this many bytes and keeps its place; continue_dump() sends the next
+  // part. Each part takes the control lock anew, so a long dump neither holds it nor needs
+  // memory for the whole reply (Linux: netlink_dump, one skb per recvmsg).
+  std::size_t dump_chunk_bytes = 0;
 };
 
 using Datagram = std::vector<std::uint8_t>;
@@ -44,6 +49,14 @@ class Session {
   // datagram (data, dump parts, NLMSG_DONE, acks, errors) goes to `send`, in order.
   // Never throws; malformed bytes get an NLMSG_ERROR, as Linux answers them.
   virtual void handle(std::span<const std::uint8_t> datagram, const SendFn& send) = 0;
+  // True while a dump begun by handle() has parts left (SessionOptions::dump_chunk_bytes).
+  // A second dump asked for meanwhile is refused with EBUSY, as Linux refuses one on a
+  // socket whose dump is running; other requests are served.
+  virtual bool dump_pending() const = 0;
+  // Sends the next part of that dump to `send`; the last part ends it with NLMSG_DONE. A
+  // part sent after devices were listed or unlisted has NLM_F_DUMP_INTR in its messages'
+  // flags (Linux: nl_dump_check_consistent). Does nothing when no dump is pending.
+  virtual void continue_dump(const SendFn& send) = 0;
 
   // Socket options a client sets with setsockopt(SOL_NETLINK, ...).
   virtual void set_option(int optname, int value) = 0;  // NETLINK_CAP_ACK, NETLINK_EXT_ACK...

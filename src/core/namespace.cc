@@ -35,6 +35,10 @@ std::size_t Namespace::device_count() const {
   return registry_->size();
 }
 
+std::uint64_t Namespace::list_seq() const {
+  return registry_->list_seq();
+}
+
 void Namespace::set_next_ifindex_locked(int next) {
   registry_->set_next_ifindex(next);
 }

@@ -360,6 +360,7 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
   }
   ++page->used;
   ++count_;
+  ++list_seq_;
   return ok();
 }
 
@@ -384,6 +385,7 @@ void Registry::erase(Device& dev, std::string_view name, int ifindex, RetiredNam
     }
   }
   --count_;
+  ++list_seq_;
   name_freed(name);
 }
 

@@ -92,6 +92,9 @@ class Registry {
   Result<std::string> resolve_pattern(std::string_view pattern);
 
   std::size_t size() const { return count_; }
+  // Counts every device listed or unlisted (Linux: net->dev_base_seq): a dump that spans
+  // several takes of the control lock compares it to say it was interrupted.
+  std::uint64_t list_seq() const { return list_seq_; }
   // Grows or shrinks the name table to fit the current count (after big batches).
   void maybe_resize();
 
@@ -109,6 +112,7 @@ class Registry {
   cds_lfht* names_ = nullptr;
   std::atomic<Top*> top_{nullptr};
   std::size_t count_ = 0;
+  std::uint64_t list_seq_ = 0;
   std::size_t alt_count_ = 0;  // altnames listed (table entries beyond one per device)
   std::size_t table_size_ = 0;
   std::size_t empty_pages_ = 0;  // published index pages that hold no device

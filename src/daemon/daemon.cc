@@ -53,6 +53,7 @@ constexpr std::size_t kOutboxHigh = 64;    // stop pulling notifications above t
 constexpr std::size_t kOutboxStop = 1024;  // stop reading requests above this
 constexpr int kReadBudget = 64;            // datagrams read from one client per turn
 constexpr std::size_t kSendBatch = 64;     // datagrams per sendmmsg(2)
+constexpr int kDumpPartsPerTurn = 16;      // dump parts made for one client per turn
 // Linux builds one AF_UNIX datagram from at most KMALLOC_MAX_SIZE (4 MiB) of linear data
 // plus MAX_SKB_FRAGS pages (sock_alloc_send_pskb): about 4.07 MiB with 4 KiB pages, whatever
 // SO_SNDBUF the sender forces. A buffer twice that reads any datagram whole in ONE recv(2)
@@ -113,6 +114,11 @@ struct Client {
   // the reply ring (or, too large for it, through the socket behind a socket record).
   std::optional<rtnl::MappedRings> ring;
   bool socket_full = false;  // a datagram for the socket met EAGAIN: wait for EPOLLOUT
+  // Requests read with a dump's request, after it: served when the dump has ended, so
+  // that their replies follow it (Linux would refuse a second dump with EBUSY meanwhile).
+  std::deque<rtnl::Datagram> after_dump;
+  // True while a dump goes out or requests wait for its end: no more are read.
+  bool dumping() const { return session->dump_pending() || !after_dump.empty(); }
 };
 
 // Whether a read of 0 bytes on a client's socket was its end rather than an empty datagram
@@ -207,6 +213,13 @@ class Loop {
   void collect(Client& c);
   void pump(Client& c);
   void flush(Client& c);
+  // Sends the client's outbox on its socket. False when the client was dropped.
+  bool send_outbox(Client& c);
+  // Makes the next parts of the client's pending dump while its outbox is empty, up to
+  // kDumpPartsPerTurn parts (the rest on the next turn). True when it made any.
+  bool feed_dump(Client& c);
+  // Where the session's replies go: the outbox, after the notifications already queued.
+  rtnl::SendFn reply_to(Client& c);
   void update_events(Client& c);
   // Backpressure: a client whose replies wait beyond Config::max_outbox_bytes (or
   // kOutboxStop datagrams) is not read until they leave.
@@ -389,6 +402,7 @@ Result<void> Loop::open_session(Client& c, const std::string& ns, std::uint32_t 
   o.max_queued = cfg_.max_queued;
   o.max_queued_bytes = cfg_.max_queued_bytes;
   o.datagram_size = cfg_.datagram_size;
+  o.dump_chunk_bytes = cfg_.dump_part_bytes;
   auto s = server_.open_session(o);
   if (!s) return fail(s.error());
   int efd = efd_;
@@ -474,10 +488,11 @@ void Loop::update_events(Client& c) {
     // The socket brings doorbells and control messages: always read. Backpressure is on the
     // request ring, which is not read while the outbox is full.
     want = EPOLLIN;
-    if (c.socket_full) want |= EPOLLOUT;
+    if (c.socket_full || (c.out.empty() && c.dumping())) want |= EPOLLOUT;
   } else {
-    if (!outbox_full(c)) want |= EPOLLIN;
-    if (!c.out.empty()) want |= EPOLLOUT;
+    // A client's requests wait while its dump goes out, so that replies keep their order.
+    if (!outbox_full(c) && !c.dumping()) want |= EPOLLIN;
+    if (!c.out.empty() || c.dumping()) want |= EPOLLOUT;
   }
   if (want == c.events) return;
   c.events = want;
@@ -496,6 +511,35 @@ void Loop::flush(Client& c) {
     return;
   }
   if (c.ring) return flush_ring(c);
+  if (!send_outbox(c)) return;
+  // One turn of the client's dump at most: the next turn comes with EPOLLOUT, after the
+  // other clients had theirs.
+  if (feed_dump(c) && !send_outbox(c)) return;
+  update_events(c);
+}
+
+bool Loop::feed_dump(Client& c) {
+  if (!c.out.empty() || !c.dumping()) return false;
+  rtnl::SendFn send = reply_to(c);
+  for (int part = 0; part < kDumpPartsPerTurn && c.dumping() && !outbox_full(c); ++part) {
+    if (c.session->dump_pending()) {
+      c.session->continue_dump(send);
+      continue;
+    }
+    handle_datagram(c, c.after_dump.front());
+    c.after_dump.pop_front();
+  }
+  return true;
+}
+
+rtnl::SendFn Loop::reply_to(Client& c) {
+  return [this, &c](rtnl::Datagram&& d) {
+    collect(c);
+    c.out.push_back(std::move(d));
+  };
+}
+
+bool Loop::send_outbox(Client& c) {
   // One sendmmsg(2) for up to kSendBatch datagrams; SOCK_SEQPACKET keeps each one whole.
   std::array<mmsghdr, kSendBatch> msgs;
   std::array<iovec, kSendBatch> iov;
@@ -512,14 +556,14 @@ void Loop::flush(Client& c) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
       if (errno == EINTR) continue;
       drop(c.fd);
-      return;
+      return false;
     }
     if (!cfg_.record_dir.empty())
       for (int i = 0; i < n; ++i) record(c, c.out[static_cast<std::size_t>(i)], "out");
     c.out.erase_front(static_cast<std::size_t>(n));
     if (static_cast<unsigned>(n) < k) break;  // the peer's queue is full
   }
-  update_events(c);
+  return true;
 }
 
 void Loop::doorbell(Client& c) {
@@ -530,32 +574,35 @@ void Loop::doorbell(Client& c) {
 void Loop::flush_ring(Client& c) {
   bool wrote = false;
   c.socket_full = false;
-  while (!c.out.empty()) {
-    const rtnl::Datagram& d = c.out.front();
-    const bool big = d.size() > c.ring->max_datagram();
-    Result<bool> r = false;
-    if (!big) {
-      r = c.ring->push(d);
-    } else if (c.ring->fits(0)) {
-      // Too large for the ring: the datagram goes on the socket and a socket record keeps
-      // its place in the ring (it fits: checked above, and only this thread writes).
-      if (send(c.fd, d.data(), d.size(), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return drop(c.fd);
-        c.socket_full = true;
-        break;
+  for (bool fed = false;; fed = true) {  // one turn of the client's dump at most, as flush
+    while (!c.out.empty()) {
+      const rtnl::Datagram& d = c.out.front();
+      const bool big = d.size() > c.ring->max_datagram();
+      Result<bool> r = false;
+      if (!big) {
+        r = c.ring->push(d);
+      } else if (c.ring->fits(0)) {
+        // Too large for the ring: the datagram goes on the socket and a socket record keeps
+        // its place in the ring (it fits: checked above, and only this thread writes).
+        if (send(c.fd, d.data(), d.size(), MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+          if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return drop(c.fd);
+          c.socket_full = true;
+          break;
+        }
+        r = c.ring->push_socket_record();
       }
-      r = c.ring->push_socket_record();
+      if (!r)
+        return close_for(c, fmt::format("{}: {}", errno_name(r.error().code), r.error().message));
+      if (!*r) {
+        // Full: the client rings the doorbell once it has read (unless room appeared).
+        if (c.ring->prepare_wait_room(big ? 0 : d.size())) break;
+        continue;
+      }
+      wrote = true;
+      record(c, d, "out");
+      c.out.pop_front();
     }
-    if (!r)
-      return close_for(c, fmt::format("{}: {}", errno_name(r.error().code), r.error().message));
-    if (!*r) {
-      // Full: the client rings the doorbell once it has read (unless room appeared).
-      if (c.ring->prepare_wait_room(big ? 0 : d.size())) break;
-      continue;
-    }
-    wrote = true;
-    record(c, d, "out");
-    c.out.pop_front();
+    if (fed || !feed_dump(c)) break;
   }
   if (wrote && c.ring->take_peer_asleep()) doorbell(c);
   update_events(c);
@@ -724,10 +771,7 @@ void Loop::handle_datagram(Client& c, std::span<const std::uint8_t> dg) {
   } else {
     // Notifications the request caused go before its replies, as on Linux, where
     // rtnl_notify queues them on a listening socket before netlink_ack queues the ACK.
-    c.session->handle(dg, [this, &c](rtnl::Datagram&& d) {
-      collect(c);
-      c.out.push_back(std::move(d));
-    });
+    c.session->handle(dg, reply_to(c));
   }
 }
 
@@ -741,7 +785,7 @@ int Loop::read_ring(Client& c) {
   // Requests from the ring, as read_socket reads them from the socket, with no syscall: a
   // lone request's reply is pushed at once, the rest at the end.
   int got = 0;
-  while (got < kReadBudget && !outbox_full(c)) {
+  while (got < kReadBudget && !outbox_full(c) && !c.dumping()) {
     auto p = c.ring->pop(ring_in_);
     if (p && *p == rtnl::MappedRings::Popped::OnSocket)
       p = fail(EPROTO, "ring: a socket record in the request ring");
@@ -773,7 +817,12 @@ int Loop::read_socket(Client& c) {
   int got = 0;   // requests handled
   int seen = 0;  // datagrams read, doorbells too: the budget counts them all
   // A client on rings is always read: its socket brings doorbells (and little else).
-  auto may_read = [&] { return c.ring ? !ring_outbox_over(c) : !outbox_full(c); };
+  // A client's requests wait while its dump goes out (those read with the dump's request
+  // wait in after_dump). A client on rings is read for its doorbells, up to a bound.
+  auto may_read = [&] {
+    if (c.ring) return !ring_outbox_over(c) && c.after_dump.size() < kOutboxStop;
+    return !outbox_full(c) && !c.dumping();
+  };
   while (seen < kReadBudget && may_read()) {
     const unsigned slots = seen == 0 ? 1 : kRecvSlots;
     int n = recvmmsg(c.fd, msgs.data(), slots, MSG_DONTWAIT | MSG_TRUNC, nullptr);
@@ -815,7 +864,10 @@ int Loop::read_socket(Client& c) {
       }
       if (c.ring && len == 1 && buf[0] == rtnl::kDoorbell) continue;
       ++got;
-      handle_datagram(c, {buf, len});
+      if (c.dumping())
+        c.after_dump.emplace_back(buf, buf + len);
+      else
+        handle_datagram(c, {buf, len});
       if (len > kRecvKeep) madvise(buf + kRecvKeep, len - kRecvKeep, MADV_DONTNEED);
       if (got == 1 || c.out.size() >= kSendBatch) flush(c);
     }

@@ -57,6 +57,10 @@ struct Config {
   // Connections open at once per peer uid (0: no limit); one more is closed at once.
   std::size_t max_connections_per_uid = 256;
   std::size_t datagram_size = 4096;  // dump datagrams
+  // A dump goes out in parts of about this many bytes, the next made when the client has
+  // read the last (Linux: netlink_dump per recvmsg): a dump of any size needs this much of
+  // the daemon's memory, and other clients are served between its parts.
+  std::size_t dump_part_bytes = std::size_t{64} << 10;
   // After serving, the loop keeps looking for work this long before it sleeps (0: never
   // spins). It yields the CPU while it looks, so a busy machine loses nothing.
   std::chrono::microseconds busy_poll{50};

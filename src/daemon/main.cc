@@ -1,6 +1,6 @@
 // daemon/main.cc — ifcored: the engine served as rtnetlink over a Unix socket.
 //   ifcored [--socket PATH] [--group NAME] [--policy TEXT] [--namespace NAME]...
-//           [--max-queued N] [--max-queued-bytes N] [--max-outbox-bytes N]
+//           [--max-queued N] [--max-queued-bytes N] [--max-outbox-bytes N] [--dump-part-bytes N]
 //           [--max-connections-per-uid N] [--busy-poll US] [--reserve MIB] [--record DIR]
 //           [--state FILE [--sync full|batch|off] [--sync-interval MS] [--state-recover]]
 #include <grp.h>
@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
                  "(backpressure)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--dump-part-bytes", cfg.dump_part_bytes,
+                 "a dump goes out in parts of about this many bytes, the next made when the "
+                 "client has read the last (0: a whole dump at once, in one snapshot)")
+      ->capture_default_str();
   app.add_option("--max-connections-per-uid", cfg.max_connections_per_uid,
                  "connections open at once per peer uid; one more is closed at once (0: none)")
       ->capture_default_str();

@@ -1,9 +1,10 @@
 // rtnl/get_handlers.cc — RTM_GETLINK (one device, or a dump filtered by kind and master)
 // and the namespace ids (RTM_GETNSID, RTM_NEWNSID, RTM_DELNSID).
 //
-// A dump is one consistent snapshot: the control lock is taken once and every message of
-// the dump is encoded under it, packed into datagrams of about the session's
-// datagram_size, and handed to `send` in order (so `send` runs with the lock held).
+// A dump's messages are packed into datagrams of about the session's datagram_size and
+// handed to `send` in order, under the control lock. A session that takes dumps in parts
+// (SessionOptions::dump_chunk_bytes) gets them part by part, each under the lock taken
+// anew; otherwise the dump is one consistent snapshot.
 #include <net/if.h>  // before any <linux/if*.h>
 
 #include <linux/if_link.h>
@@ -12,6 +13,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <optional>
 
 #include "ifcore/namespace.h"
 #include "rtnl/fill.h"
@@ -66,32 +69,59 @@ Result<Namespace*> target_ns(Control& ctl, const SessionImpl& s,
   return ns;
 }
 
-Result<void> dump_links(Request& r, const wire::GetLinkRequest& g) {
-  Control ctl = r.s.hub().engine().control();
-  auto ns = target_ns(ctl, r.s, g.target_netnsid, true);
-  if (!ns) return fail(ns.error());
+// A link dump: the devices in ifindex order, each part under a control lock of its own,
+// resuming after the last ifindex sent (Linux: rtnl_dump_ifinfo with ctx->next_ifindex).
+class LinkDump final : public DumpRest {
+ public:
+  explicit LinkDump(wire::GetLinkRequest g) : g_(std::move(g)) {}
+  Result<bool> next(Request& r) override;
+
+ private:
+  bool filtered_out(const Device& dev, const Kind* kind) const;
+
+  wire::GetLinkRequest g_;
+  int last_ = 0;                      // the ifindex of the last device sent
+  std::optional<std::uint64_t> seq_;  // the namespace's list_seq when the last part ended
+};
+
+bool LinkDump::filtered_out(const Device& dev, const Kind* kind) const {
   // Linux: rtnl_dump_ifinfo — an unknown kind filters nothing; a master of -1 (as u32)
-  // keeps the devices without a master; NLM_F_DUMP_FILTERED marks filtered parts.
-  const Kind* kind = g.filter_kind ? ctl.find_kind(*g.filter_kind) : nullptr;
-  std::int32_t master = g.filter_master ? static_cast<std::int32_t>(*g.filter_master) : 0;
+  // keeps the devices without a master.
+  if (kind && &dev.kind() != kind) return true;
+  if (!g_.filter_master) return false;
+  auto master = static_cast<std::int32_t>(*g_.filter_master);
+  if (master == 0) return false;
+  const Device* m = dev.master();
+  return master == -1 ? m != nullptr : (!m || m->ifindex() != master);
+}
+
+Result<bool> LinkDump::next(Request& r) {
+  Control ctl = r.s.hub().engine().control();
+  auto ns = target_ns(ctl, r.s, g_.target_netnsid, true);
+  if (!ns) return fail(ns.error());
+  const Kind* kind = g_.filter_kind ? ctl.find_kind(*g_.filter_kind) : nullptr;
   std::uint16_t flags = NLM_F_MULTI;
-  if (kind || master) flags |= NLM_F_DUMP_FILTERED;
-  for (Device* dev : (*ns)->devices_locked()) {
-    if (kind && &dev->kind() != kind) continue;
-    if (master) {
-      const Device* m = dev->master();
-      if (master == -1 ? m != nullptr : (!m || m->ifindex() != master)) continue;
-    }
+  // NLM_F_DUMP_FILTERED marks filtered parts.
+  if (kind || (g_.filter_master && *g_.filter_master)) flags |= NLM_F_DUMP_FILTERED;
+  // Linux: nl_dump_check_consistent — devices listed or unlisted since the last part.
+  std::uint64_t seq = (*ns)->list_seq();
+  if (seq_ && *seq_ != seq) flags |= NLM_F_DUMP_INTR;
+  seq_ = seq;
+  for (Device* dev = (*ns)->next_by_index_rcu(last_); dev;
+       dev = (*ns)->next_by_index_rcu(dev->ifindex())) {
+    if (r.part_full()) return true;
+    last_ = dev->ifindex();
+    if (filtered_out(*dev, kind)) continue;
     auto e = emit(r.out, [&](wire::MessageBuilder& b) {
-      return encode_device(b, {RTM_NEWLINK, flags, r.seq(), r.port()}, *dev, 0, g.ext_mask);
+      return encode_device(b, {RTM_NEWLINK, flags, r.seq(), r.port()}, *dev, 0, g_.ext_mask);
     });
     if (!e) {
       end_dump(r, -e.error().code);
-      return e;
+      return fail(e.error());
     }
   }
   end_dump(r);
-  return ok();
+  return false;
 }
 
 }  // namespace
@@ -107,7 +137,7 @@ Result<void> handle_getlink(Request& r) {
     if (!d) return fail(d.error());
     g = std::move(*d);
   }
-  if (dump) return dump_links(r, g);
+  if (dump) return start_dump(r, std::make_unique<LinkDump>(std::move(g)));
   Control ctl = r.s.hub().engine().control();
   auto ns = target_ns(ctl, r.s, g.target_netnsid, false);
   if (!ns) return fail(ns.error());

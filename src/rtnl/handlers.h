@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "rtnl/hub.h"
@@ -22,11 +23,18 @@ struct Request {
   // An extack message for the ACK of a request that succeeded (Linux: a warning the
   // parser left, e.g. "bytes leftover after parsing attributes"); sent only with ext_ack.
   std::string warning;
+  // A dump's rest, when it stopped after a part (SessionOptions::dump_chunk_bytes).
+  std::unique_ptr<DumpRest> rest;
 
   std::uint32_t port() const { return s.options().port_id; }
   std::uint32_t seq() const { return m.hdr.nlmsg_seq; }
   std::uint16_t flags() const { return m.hdr.nlmsg_flags; }
   bool dump() const { return (m.hdr.nlmsg_flags & NLM_F_DUMP) != 0; }
+  // True once a dump sent in parts has sent its part's bytes.
+  bool part_full() const {
+    std::size_t part = s.options().dump_chunk_bytes;
+    return part != 0 && out.bytes() >= part;
+  }
 };
 
 // Takes the scope of a request on the hub for as long as the Control is held: the
@@ -66,6 +74,9 @@ Result<void> emit(Reply& out, F&& encode) {
 }
 // Ends a dump: NLMSG_DONE with `error` (0, or the negative errno that stopped it).
 void end_dump(Request& r, int error = 0);
+// Sends the first part of a dump kept in `rest` (all of it when the session takes dumps
+// whole); when parts are left, the request keeps it for SessionImpl::continue_dump.
+Result<void> start_dump(Request& r, std::unique_ptr<DumpRest> rest);
 // The messages of a dump: `encode(builder, header, item)` writes one for each of `items`
 // (the header is the dump's, NLM_F_MULTI, of type `type`); an encoding that fails ends
 // the dump with its error. Does not end the dump (a dump of several lists calls it for

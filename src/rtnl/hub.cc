@@ -21,6 +21,7 @@ namespace ifcore::rtnl {
 void Reply::append(std::span<const std::uint8_t> msg) {
   std::size_t aligned = NLMSG_ALIGN(msg.size());
   if (!cur_.empty() && cur_.size() + aligned > limit_) flush();
+  bytes_ += aligned;
   cur_.insert(cur_.end(), msg.begin(), msg.end());
   cur_.resize(cur_.size() + (aligned - msg.size()), 0);
 }
@@ -34,6 +35,7 @@ void Reply::flush() {
 
 void Reply::send_alone(Datagram&& dg) {
   flush();
+  bytes_ += dg.size();
   send_(std::move(dg));
 }
 

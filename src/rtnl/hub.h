@@ -37,11 +37,27 @@ class Reply {
   void flush();
   // Sends `dg` as a datagram of its own (after flushing).
   void send_alone(Datagram&& dg);
+  // The bytes appended or sent so far.
+  std::size_t bytes() const { return bytes_; }
 
  private:
   const SendFn& send_;
   std::size_t limit_;
+  std::size_t bytes_ = 0;
   Datagram cur_;
+};
+
+struct Request;
+
+// The rest of a dump sent in parts (SessionOptions::dump_chunk_bytes): it keeps its place
+// between parts, never a pointer into the engine's state.
+class DumpRest {
+ public:
+  virtual ~DumpRest() = default;
+  // Sends the next part into `r.out` under a control lock of its own. Returns true while
+  // parts are left; the last part ends the dump (end_dump). Errors end it too: the session
+  // puts them in NLMSG_DONE.
+  virtual Result<bool> next(Request& r) = 0;
 };
 
 // What the handler holding the control lock tells the subscriber (Context: control lock;
@@ -122,6 +138,8 @@ class SessionImpl final : public Session {
   ~SessionImpl() override;
 
   void handle(std::span<const std::uint8_t> datagram, const SendFn& send) override;
+  bool dump_pending() const override { return dump_ != nullptr; }
+  void continue_dump(const SendFn& send) override;
   void set_option(int optname, int value) override;
   void add_membership(unsigned group) override;
   void drop_membership(unsigned group) override;
@@ -144,6 +162,8 @@ class SessionImpl final : public Session {
 
  private:
   void handle_message(const wire::Message& m, Reply& out);
+  // Keeps `rest` as the pending dump of the request `m`.
+  void keep_dump(const wire::Message& m, std::unique_ptr<DumpRest> rest);
 
   std::shared_ptr<Hub> hub_;
   SessionOptions opts_;
@@ -152,6 +172,9 @@ class SessionImpl final : public Session {
   bool strict_ = false;                   // NETLINK_GET_STRICT_CHK
   bool no_enobufs_ = false;               // NETLINK_NO_ENOBUFS
   std::atomic<std::uint64_t> groups_{0};  // bit g-1 for RTNLGRP g (1..64)
+  // The dump sent in parts, and its request's bytes (the session's thread only).
+  std::unique_ptr<DumpRest> dump_;
+  std::vector<std::uint8_t> dump_request_;
 
   // LOCK ORDERING: a leaf, inside Hub::mu_ (publish) or alone (the session's thread).
   mutable Mutex qmu_;

@@ -81,6 +81,16 @@ void end_dump(Request& r, int error) {
   r.done = true;
 }
 
+Result<void> start_dump(Request& r, std::unique_ptr<DumpRest> rest) {
+  Result<bool> more = rest->next(r);
+  if (!more) return fail(more.error());
+  if (*more) {
+    r.rest = std::move(rest);
+    r.done = true;  // no ACK: the last part ends the exchange
+  }
+  return ok();
+}
+
 void end_dump_error(Request& r, const Error& e) {
   r.out.flush();
   (void)emit(r.out, [&](wire::MessageBuilder& b) {
@@ -315,7 +325,9 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
     } else {
       int kind = (type - RTM_BASE) & 3;  // 0 new, 1 del, 2 get, 3 set
       Handler h = find_handler(type);
-      if (kind != 2 && !opts_.may_write) {
+      if (kind == 2 && r.dump() && dump_) {
+        res = fail(EBUSY);  // Linux: netlink_dump_start, while the socket's dump runs
+      } else if (kind != 2 && !opts_.may_write) {
         res = fail(EPERM);  // Linux: netlink_net_capable(skb, CAP_NET_ADMIN)
       } else if ((type == RTM_NEWNSID || type == RTM_DELNSID) && !opts_.may_write_elsewhere) {
         res = fail(EPERM);  // ifcore: they make and destroy namespaces, not only ids
@@ -326,6 +338,7 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
       }
     }
   }
+  if (r.rest) return keep_dump(m, std::move(r.rest));
   if (!res) {
     if (r.done) return;  // a dump already ended with the error in NLMSG_DONE
     const Error& e = res.error();
@@ -347,6 +360,27 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
     return;
   }
   if (auto ack = wire::ack_datagram(m.bytes, opts_.port_id)) out.send_alone(std::move(*ack));
+}
+
+void SessionImpl::keep_dump(const wire::Message& m, std::unique_ptr<DumpRest> rest) {
+  dump_ = std::move(rest);
+  dump_request_.assign(m.bytes.begin(), m.bytes.end());
+}
+
+void SessionImpl::continue_dump(const SendFn& send) {
+  if (!dump_) return;
+  Reply out(send, opts_.datagram_size);
+  wire::Message m;
+  std::memcpy(&m.hdr, dump_request_.data(), sizeof(m.hdr));
+  m.bytes = dump_request_;
+  Request r{*this, m, out};
+  Result<bool> more = dump_->next(r);
+  if (!more && !r.done) end_dump_error(r, more.error());
+  if (!more || !*more) {
+    dump_.reset();
+    dump_request_.clear();
+  }
+  out.flush();
 }
 
 }  // namespace ifcore::rtnl
