@@ -85,7 +85,8 @@ bool adds_full(const BatchedAdds& adds) {
   return adds.bytes >= kBatchBytes;
 }
 
-FlushOutcome flush_adds(Client& client, BatchedAdds& adds, const std::string& file, bool force) {
+FlushOutcome flush_adds(Client& client, BatchedAdds& adds, const std::string& file, bool force,
+                        const std::function<void()>& before_report) {
   FlushOutcome outcome = FlushOutcome::Done;
   const std::size_t n = adds.bodies.size();
   // [from, to): the lines sent next. A batch that fails at line k is sent again without
@@ -111,6 +112,7 @@ FlushOutcome flush_adds(Client& client, BatchedAdds& adds, const std::string& fi
     } else {
       e = results.error();
     }
+    if (before_report) before_report();
     report_line(e, file, adds.lines[from]);
     outcome = FlushOutcome::Failed;
     if (!force) {

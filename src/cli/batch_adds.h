@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,6 +40,8 @@ enum class FlushOutcome { Done, Failed, Stop };
 // A failed line is reported as `ip -batch` reports it ("RTNETLINK answers: ...", then
 // "Command failed FILE:LINE"): the lines before it are made; without `force` the rest is
 // dropped (Stop), with it they are sent on (Failed when any line failed).
-FlushOutcome flush_adds(Client& client, BatchedAdds& adds, const std::string& file, bool force);
+// `before_report` runs before a failure is printed.
+FlushOutcome flush_adds(Client& client, BatchedAdds& adds, const std::string& file, bool force,
+                        const std::function<void()>& before_report = {});
 
 }  // namespace ifcore::cli

@@ -1,9 +1,12 @@
 // cli/main.cc — `ifc`: iproute2's `ip` over ifcore's wire. Global options, the target
 // (daemon, --embedded, --kernel), one command or a -batch file, exit statuses as `ip`.
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -11,6 +14,7 @@
 
 #include "cli/batch_adds.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/vrf.h"
 #include "ifcore/version.h"
 
@@ -124,6 +128,71 @@ Result<std::unique_ptr<Transport>> open_target(const Options& o) {
   return make_daemon_transport(o.socket.empty() ? default_socket_path() : o.socket, o.ctx.netns);
 }
 
+// `ifc -batch FILE`: each line as a command, as `ip -batch` runs them; runs of `link add`
+// go to ifcored as create batches; a progress line on a terminal's standard error.
+int run_batch(Options& o, Client& client, Out& out) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  std::optional<std::uint64_t> size;
+  if (o.batch != "-") {
+    file.open(o.batch);
+    if (!file) {
+      std::fprintf(stderr, "Cannot open file \"%s\" for reading: %s\n", o.batch.c_str(),
+                   std::strerror(errno));
+      return 1;
+    }
+    in = &file;
+    std::error_code ec;
+    if (auto n = std::filesystem::file_size(o.batch, ec); !ec) size = n;
+  }
+  Progress progress(stderr, ::isatty(STDERR_FILENO) != 0, o.batch, size);
+  out.set_before_write([&] { progress.hide(); });
+  std::uint64_t bytes = 0;
+  std::string line;
+  int lineno = 0, status = 0;
+  // Runs of `link add` lines go to ifcored as create batches (batch_adds.h); anything
+  // else sends what is held back first, so that the lines take effect in their order.
+  BatchedAdds adds;
+  const bool batching = std::string_view(client.transport().target()) == "daemon";
+  auto flush = [&]() {
+    if (adds.empty()) return true;
+    auto f = flush_adds(client, adds, o.batch, o.force, [&] { progress.hide(); });
+    if (f != FlushOutcome::Done) status = 1;
+    return f != FlushOutcome::Stop;
+  };
+  while (std::getline(*in, line)) {
+    ++lineno;
+    bytes += line.size() + 1;
+    progress.update(static_cast<std::uint64_t>(lineno), bytes, Progress::Clock::now());
+    auto words = split_line(line);
+    if (words.empty()) continue;
+    bool deferred = batching && batchable_add(words);
+    if (!deferred && !flush()) return 1;
+    o.ctx.deferred = deferred ? &adds : nullptr;
+    auto r = run(o.ctx, words);
+    o.ctx.deferred = nullptr;
+    if (deferred && r) {
+      adds.lines.push_back(lineno);
+      if (adds_full(adds) && !flush()) return 1;
+      continue;
+    }
+    if (deferred && !flush()) return 1;
+    out.finish();
+    if (!r) {
+      progress.hide();
+      report(r.error());
+      // ip exits at once on a syntax error (status 255), even with -force, and where it
+      // calls exit() itself (kExitNow).
+      if (r.error().code == 255 || r.error().attr_offset == kExitNow) return r.error().code;
+      std::fprintf(stderr, "Command failed %s:%d\n", o.batch.c_str(), lineno);
+      status = 1;
+      if (!o.force) return 1;
+    }
+  }
+  if (!flush()) return 1;
+  return status;
+}
+
 int main_impl(int argc, char** argv) {
   Options o;
   int i = 1;
@@ -228,57 +297,7 @@ int main_impl(int argc, char** argv) {
     }
     return 0;
   }
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (o.batch != "-") {
-    file.open(o.batch);
-    if (!file) {
-      std::fprintf(stderr, "Cannot open file \"%s\" for reading: %s\n", o.batch.c_str(),
-                   std::strerror(errno));
-      return 1;
-    }
-    in = &file;
-  }
-  std::string line;
-  int lineno = 0, status = 0;
-  // Runs of `link add` lines go to ifcored as create batches (batch_adds.h); anything
-  // else sends what is held back first, so that the lines take effect in their order.
-  BatchedAdds adds;
-  const bool batching = std::string_view(client.transport().target()) == "daemon";
-  auto flush = [&]() {
-    if (adds.empty()) return true;
-    auto f = flush_adds(client, adds, o.batch, o.force);
-    if (f != FlushOutcome::Done) status = 1;
-    return f != FlushOutcome::Stop;
-  };
-  while (std::getline(*in, line)) {
-    ++lineno;
-    auto words = split_line(line);
-    if (words.empty()) continue;
-    bool deferred = batching && batchable_add(words);
-    if (!deferred && !flush()) return 1;
-    o.ctx.deferred = deferred ? &adds : nullptr;
-    auto r = run(o.ctx, words);
-    o.ctx.deferred = nullptr;
-    if (deferred && r) {
-      adds.lines.push_back(lineno);
-      if (adds_full(adds) && !flush()) return 1;
-      continue;
-    }
-    if (deferred && !flush()) return 1;
-    out.finish();
-    if (!r) {
-      report(r.error());
-      // ip exits at once on a syntax error (status 255), even with -force, and where it
-      // calls exit() itself (kExitNow).
-      if (r.error().code == 255 || r.error().attr_offset == kExitNow) return r.error().code;
-      std::fprintf(stderr, "Command failed %s:%d\n", o.batch.c_str(), lineno);
-      status = 1;
-      if (!o.force) return 1;
-    }
-  }
-  if (!flush()) return 1;
-  return status;
+  return run_batch(o, client, out);
 }
 
 }  // namespace

@@ -69,6 +69,7 @@ void Out::flush(std::FILE* f) {
   end_record();
   record_start_ = 0;
   if (!buf_.empty()) {
+    if (before_write_) before_write_();
     std::fwrite(buf_.data(), 1, buf_.size(), f);
     buf_.clear();
   }
@@ -145,6 +146,7 @@ class PrettyWriter {
 void Out::finish(std::FILE* f) {
   flush(f);
   if (json_ && have_root_) {
+    if (before_write_) before_write_();
     PrettyWriter w(pretty_);
     w.value(root_);
     std::string s = std::move(w.out);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -57,11 +58,14 @@ class Out {
   void flush(std::FILE* f = stdout);
   // Writes the JSON document (if any) and a newline, as `ip -j` ends its output.
   void finish(std::FILE* f = stdout);
+  // Called before anything is written (`ifc -batch` erases its progress line).
+  void set_before_write(std::function<void()> hook) { before_write_ = std::move(hook); }
 
  private:
   void member(std::string_view key, Json v);
   bool json_, pretty_, oneline_;
   std::string buf_;
+  std::function<void()> before_write_;
   std::size_t record_start_ = 0;  // where the current record begins in buf_
   Json root_;
   std::vector<Json*> stack_;
