@@ -93,6 +93,9 @@ Result<void> delete_address(Control& ctl, Namespace& ns, const AddrRequest& req)
 // Addresses of `family` (AF_UNSPEC: both, IPv4 first) on `ifindex` (0: every device), in
 // device order then list order (primaries before secondaries). Context: control lock.
 std::vector<AddrInfo> list_addresses(Control& ctl, Namespace& ns, int family = 0, int ifindex = 0);
+// True when a device of `ns` has `a` as its local address (either family; a lookup, not a
+// walk of the devices). Context: control lock.
+bool is_local_address(Control& ctl, Namespace& ns, const IpAddr& a);
 
 // ---------------------------------------------------------------- routes
 

@@ -129,6 +129,10 @@ class Kind {
   // IFLA_PROTO_DOWN is taken (Linux: dev->change_proto_down: macvlan, vlan); ifcore keeps
   // no protodown state, the request is accepted and changes nothing.
   virtual bool can_change_proto_down() const { return false; }
+  // True when the namespace keeps a list of this kind's devices (Namespace::devices_of_kind),
+  // for a kind that checks a new device against its others (a tunnel's endpoints, a VXLAN's
+  // VNI) without a walk of every device.
+  virtual bool listed_by_kind() const { return false; }
 };
 
 }  // namespace ifcore

@@ -13,6 +13,7 @@ namespace ifcore {
 
 class Device;
 class Engine;
+class Kind;
 class Registry;
 
 class Namespace {
@@ -36,6 +37,9 @@ class Namespace {
 
   // Context: control lock. Devices in ifindex order.
   std::vector<Device*> devices_locked() const;
+  // The devices of `kind`, in no order, for a kind that is Kind::listed_by_kind() (empty
+  // for the others). Context: control lock.
+  std::vector<Device*> devices_of_kind_locked(const Kind& kind) const;
   std::size_t device_count() const;
   // Grows whenever a device is listed or unlisted here (Linux: net->dev_base_seq): a dump
   // sent in parts compares it between them. Context: control lock.

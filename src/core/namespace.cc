@@ -3,6 +3,7 @@
 
 #include "core/registry.h"
 #include "ifcore/device.h"
+#include "ifcore/kind.h"
 
 namespace ifcore {
 
@@ -29,6 +30,11 @@ std::vector<Device*> Namespace::devices_locked() const {
   rcu::ReadGuard g;
   registry_->collect_rcu(out);
   return out;
+}
+
+std::vector<Device*> Namespace::devices_of_kind_locked(const Kind& kind) const {
+  const auto& set = registry_->of_kind(kind);
+  return {set.begin(), set.end()};
 }
 
 std::size_t Namespace::device_count() const {

@@ -15,6 +15,7 @@
 #include "base/tsan.h"
 #include "core/engine_impl.h"
 #include "ifcore/device.h"
+#include "ifcore/kind.h"
 
 namespace ifcore {
 
@@ -361,6 +362,7 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
   ++page->used;
   ++count_;
   ++list_seq_;
+  if (dev.kind().listed_by_kind()) by_kind_[&dev.kind()].insert(&dev);
   return ok();
 }
 
@@ -386,7 +388,14 @@ void Registry::erase(Device& dev, std::string_view name, int ifindex, RetiredNam
   }
   --count_;
   ++list_seq_;
+  if (dev.kind().listed_by_kind()) by_kind_[&dev.kind()].erase(&dev);
   name_freed(name);
+}
+
+const std::unordered_set<Device*>& Registry::of_kind(const Kind& kind) const {
+  static const std::unordered_set<Device*> kNone;
+  auto it = by_kind_.find(&kind);
+  return it == by_kind_.end() ? kNone : it->second;
 }
 
 Result<void> Registry::rename(Device& dev, std::string_view old_name, std::string_view new_name) {

@@ -11,6 +11,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/rcu.h"
@@ -19,6 +21,8 @@
 struct cds_lfht;
 
 namespace ifcore {
+
+class Kind;
 
 class Device;
 
@@ -92,6 +96,8 @@ class Registry {
   Result<std::string> resolve_pattern(std::string_view pattern);
 
   std::size_t size() const { return count_; }
+  // The listed devices of a kind that is listed_by_kind() (none for the others).
+  const std::unordered_set<Device*>& of_kind(const Kind& kind) const;
   // Counts every device listed or unlisted (Linux: net->dev_base_seq): a dump that spans
   // several takes of the control lock compares it to say it was interrupted.
   std::uint64_t list_seq() const { return list_seq_; }
@@ -113,6 +119,7 @@ class Registry {
   std::atomic<Top*> top_{nullptr};
   std::size_t count_ = 0;
   std::uint64_t list_seq_ = 0;
+  std::unordered_map<const Kind*, std::unordered_set<Device*>> by_kind_;
   std::size_t alt_count_ = 0;  // altnames listed (table entries beyond one per device)
   std::size_t table_size_ = 0;
   std::size_t empty_pages_ = 0;  // published index pages that hold no device

@@ -150,8 +150,8 @@ bool key_match(const Params& a, const Params& b) {
 // tunnel per namespace.
 Device* find_same(Control& ctl, Namespace& ns, const Kind& kind, const Params& p,
                   const Device* except) {
-  for (Device* d : ns.devices_locked()) {
-    if (d == except || &d->kind() != &kind) continue;
+  for (Device* d : ns.devices_of_kind_locked(kind)) {
+    if (d == except) continue;
     const Params& q = tunnel_of(*d)->p;
     if (p.collect_md || q.collect_md) {
       if (p.collect_md && q.collect_md) return d;

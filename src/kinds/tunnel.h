@@ -13,6 +13,8 @@ class Tunnel final : public Kind {
   explicit Tunnel(Flavor f) : flavor_(f) {}
 
   std::string_view name() const override { return flavor_ == Flavor::Ipip ? "ipip" : "gre"; }
+  // A new device is checked against the others of its kind (Namespace::devices_of_kind).
+  bool listed_by_kind() const override { return true; }
   AttrPolicy policy() const override;
   Result<void> validate(Control& ctl, const LinkRequest& req) const override;
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;

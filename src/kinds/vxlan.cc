@@ -161,8 +161,8 @@ Result<void> nl2conf(Conf& c, const AttrList& d, bool changelink) {
 }
 
 // Linux: vxlan_config_validate.
-Result<void> check_conf(Control& ctl, Namespace& ns, const Conf& c, const Device* self,
-                        Device** lower_out) {
+Result<void> check_conf(Control& ctl, Namespace& ns, const Kind& vxlan_kind, const Conf& c,
+                        const Device* self, Device** lower_out) {
   if (c.flags & kGpe) {
     const std::uint32_t allowed = kGpe | kZeroCsumTx | kZeroCsum6Tx | kZeroCsum6Rx | kMetadata |
                                   kTtlInherit | kLocalBypass | kVniFilter;
@@ -183,7 +183,7 @@ Result<void> check_conf(Control& ctl, Namespace& ns, const Conf& c, const Device
     return fail(EINVAL, "Local interface required for multicast remote destination");
   }
   // Linux: vxlan_vni_in_use — one device per VNI, port and receive flags.
-  for (Device* d : ns.devices_locked()) {
+  for (Device* d : ns.devices_of_kind_locked(vxlan_kind)) {
     const VxlanPriv* o = d != self ? vxlan_of(*d) : nullptr;
     if (!o || o->conf.vni != c.vni || o->conf.port != c.port) continue;
     if ((o->conf.flags & kRcvFlags) != (c.flags & kRcvFlags) || o->conf.ipv6() != c.ipv6())
@@ -213,7 +213,7 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
   Conf c;
   IFCORE_TRY(nl2conf(c, req.info_data, false));
   Device* lower = nullptr;
-  IFCORE_TRY(check_conf(ctl, ns, c, nullptr, &lower));
+  IFCORE_TRY(check_conf(ctl, ns, *this, c, nullptr, &lower));
   auto dev = ctl.alloc_device(*this, ns);
   dev->set_mtu_range_locked(68, 65535);
   // Linux: vxlan_dev_configure — under a lower device, its mtu less the headers.
@@ -264,7 +264,7 @@ Result<void> Vxlan::change_link(Control& ctl, Device& dev, const LinkRequest& re
   Conf c = v.conf;
   IFCORE_TRY(nl2conf(c, req.info_data, true));
   Device* lower = nullptr;
-  IFCORE_TRY(check_conf(ctl, dev.ns(), c, &dev, &lower));
+  IFCORE_TRY(check_conf(ctl, dev.ns(), *this, c, &dev, &lower));
   if (lower != v.lower.get()) {
     if (v.lower) ctl.unlink_upper(*v.lower, dev);
     v.lower.reset();

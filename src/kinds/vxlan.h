@@ -12,6 +12,8 @@ namespace ifcore::kinds {
 class Vxlan final : public Kind {
  public:
   std::string_view name() const override { return "vxlan"; }
+  // A new device is checked against the others of its kind (Namespace::devices_of_kind).
+  bool listed_by_kind() const override { return true; }
   AttrPolicy policy() const override;
   Result<void> validate(Control& ctl, const LinkRequest& req) const override;
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;

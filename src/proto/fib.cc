@@ -376,12 +376,6 @@ bool needs_dev(std::uint8_t type) {
          type != RTN_THROW;
 }
 
-bool has_local_address(Control& ctl, Namespace& ns, const IpAddr& a) {
-  for (auto& info : inet::list_addresses(ctl, ns, a.family()))
-    if (info.local == a) return true;
-  return false;
-}
-
 // Resolves the next hop of a new route: its device (and validates the gateway).
 Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest& req,
                                 std::uint32_t table, std::uint8_t type) {
@@ -778,7 +772,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   auto dev = req.nexthops.empty() ? resolve_nexthop(ctl, ns, req, table, type)
                                   : Result<Device*>(hop_devs.front());
   if (!dev) return fail(std::move(dev).error());
-  if (req.prefsrc && !has_local_address(ctl, ns, *req.prefsrc))
+  if (req.prefsrc && !inet::is_local_address(ctl, ns, *req.prefsrc))
     return fail(EINVAL,
                 req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
 
@@ -888,7 +882,7 @@ Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& 
   if (!nh) return fail(EINVAL, "Nexthop id does not exist");
   std::uint8_t scope = req.scope.value_or(RT_SCOPE_UNIVERSE);
   IFCORE_TRY(nexthop_check_route(st, *nh, req.family, scope, false));
-  if (req.prefsrc && !has_local_address(ctl, ns, *req.prefsrc))
+  if (req.prefsrc && !inet::is_local_address(ctl, ns, *req.prefsrc))
     return fail(EINVAL,
                 req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
   std::vector<NextHop> hops;

@@ -78,6 +78,7 @@ Result<AddrInfo> insert_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in,
   const Ifa& added = *ifa;
   if (a.flags & IFA_F_SECONDARY) pos = in.addrs.size();
   in.addrs.insert(in.addrs.begin() + static_cast<std::ptrdiff_t>(pos), std::move(ifa));
+  net_state(ns).count_local(added.info.local);
   watch_lifetime(ctl, ns, dev, added);
   // Linux: rtmsg_ifa(RTM_NEWADDR) first, then the inetaddr chain makes the routes.
   notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, a);
@@ -88,6 +89,7 @@ Result<AddrInfo> insert_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in,
 void remove_at(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t i) {
   std::unique_ptr<Ifa> ifa = std::move(in.addrs[i]);
   in.addrs.erase(in.addrs.begin() + static_cast<std::ptrdiff_t>(i));
+  net_state(ns).uncount_local(ifa->info.local);
   notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::Del, ifa->info);
   fib_sync_dev(ctl, ns, dev, AF_INET, true);
   retire(ctl, std::move(ifa));
@@ -309,6 +311,10 @@ Result<void> delete_address(Control& ctl, Namespace& ns, const AddrRequest& req)
   if (req.family == AF_INET) return del_v4(ctl, ns, req);
   if (req.family == AF_INET6) return delete_address6(ctl, ns, req);
   return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
+}
+
+bool is_local_address(Control&, Namespace& ns, const IpAddr& a) {
+  return net_state(ns).local_addrs.count(a) != 0;
 }
 
 std::vector<AddrInfo> list_addresses(Control& ctl, Namespace& ns, int family, int ifindex) {

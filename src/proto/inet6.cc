@@ -149,6 +149,7 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
   auto pos = std::find_if(in6.addrs.begin(), in6.addrs.end(),
                           [&](const auto& x) { return scope >= src_scope(x->info.local); });
   in6.addrs.insert(pos, std::move(ifa));
+  net_state(ns).count_local(a.local);
   notify_addr(ep, ns, ProtoEvent::New, a);
   if (sync) fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
@@ -158,6 +159,7 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
 void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t i) {
   std::unique_ptr<Ifa> ifa = std::move(in6.addrs[i]);
   in6.addrs.erase(in6.addrs.begin() + static_cast<std::ptrdiff_t>(i));
+  net_state(ns).uncount_local(ifa->info.local);
   EngineProto& ep = engine_proto(ctl.engine());
   notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
@@ -259,6 +261,7 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
       in6.addrs[stay++] = std::move(ifa);
       continue;
     }
+    net_state(ns).uncount_local(a.local);
     steps.push_back({nullptr, std::move(ifa)});
   }
   in6.addrs.resize(stay);

@@ -210,6 +210,14 @@ struct NetState {
   inet::MultipathHashConf mp_hash;  // the fib_multipath_hash_* sysctls (multipath.cc)
   Inet4Conf all4, default4;
   Inet6Conf all6, default6;
+  // The local address of every address on the namespace's devices, both families, with
+  // how many devices have it: a route's prefsrc is checked without a walk of them all.
+  std::map<IpAddr, std::uint32_t> local_addrs;
+  void count_local(const IpAddr& a) { ++local_addrs[a]; }
+  void uncount_local(const IpAddr& a) {
+    auto it = local_addrs.find(a);
+    if (it != local_addrs.end() && --it->second == 0) local_addrs.erase(it);
+  }
   std::map<std::uint32_t, Table>& tables(int family) {
     return family == AF_INET ? tables4 : tables6;
   }

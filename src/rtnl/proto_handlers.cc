@@ -368,10 +368,7 @@ Result<void> handle_getroute(Request& r) {
     // Linux: ip_route_output_key_hash_rcu refuses a source that is no local address with
     // ENETUNREACH alone.
     if (from && !m->iif) {
-      bool local = false;
-      for (const auto& a : inet::list_addresses(ctl, **ns, AF_INET))
-        local = local || a.local == *m->src;
-      if (!local)
+      if (!inet::is_local_address(ctl, **ns, *m->src))
         return fail_log_only(ENETUNREACH, "route get: source {} is not a local address",
                              m->src->to_string());
     }

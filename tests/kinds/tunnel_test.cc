@@ -131,5 +131,31 @@ TEST_F(TunnelTest, ChangeEndpointsAndRefuseDuplicates) {
   EXPECT_EQ(def(ctl).device_count(), 1u);
 }
 
+// A tunnel is checked against the tunnels of its kind in its own namespace: one moved away
+// no longer blocks its endpoints here and blocks them there; one deleted blocks nothing.
+TEST_F(TunnelTest, TheEndpointCheckFollowsMovesAndDeletes) {
+  auto ctl = engine->control();
+  auto made = ctl.create_namespace("other");
+  ASSERT_TRUE(made);
+  Namespace& other = **made;
+  AttrList ends = {Attr::be32(IFLA_GRE_LOCAL, ip("192.0.2.1")),
+                   Attr::be32(IFLA_GRE_REMOTE, ip("192.0.2.2"))};
+  Device* g = must(ctl.create_link(def(ctl), with_data("gre", "g0", ends)));
+  ASSERT_TRUE(g);
+  dummy(ctl, "d0");  // other kinds are not in the way
+  EXPECT_FAILS(ctl.create_link(def(ctl), with_data("gre", "g1", ends)), EEXIST, "\"g0\"");
+  // An ipip tunnel with the same endpoints is another kind: allowed.
+  EXPECT_TRUE(
+      must(ctl.create_link(def(ctl), with_data("ipip", "t0",
+                                               {Attr::be32(IFLA_IPTUN_LOCAL, ip("192.0.2.1")),
+                                                Attr::be32(IFLA_IPTUN_REMOTE, ip("192.0.2.2"))}))));
+  ASSERT_TRUE(ctl.move_to_namespace(*g, other));
+  Device* here = must(ctl.create_link(def(ctl), with_data("gre", "g1", ends)));
+  ASSERT_TRUE(here);
+  EXPECT_FAILS(ctl.create_link(other, with_data("gre", "g2", ends)), EEXIST, "\"g0\"");
+  ASSERT_TRUE(ctl.delete_link(*here));
+  EXPECT_TRUE(must(ctl.create_link(def(ctl), with_data("gre", "g3", ends))));
+}
+
 }  // namespace
 }  // namespace ifcore::test

@@ -444,5 +444,44 @@ TEST_F(MultipathTest, Ipv6LosesOnlyTheHopOfAnUnregisteredDevice) {
   EXPECT_FALSE(find(ctl, "2001:db8:8::", 64));
 }
 
+// A route's preferred source must be an address of the namespace, of either family: one
+// held by two devices stays valid until both have let it go; one moved with its device to
+// another namespace is valid there, not here.
+TEST_F(RouteTest, APreferredSourceMustBeAnAddressOfTheNamespace) {
+  auto ctl = engine->control();
+  Device* a = with_addrs(ctl, "a0", "10.0.0.1", "2001:db8::1");
+  Device* b = with_addrs(ctl, "b0", "10.0.1.1", "2001:db8:1::1");
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*b, "10.0.0.1", 24)));
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*b, "2001:db8::1", 64)));
+  auto with_src = [&](std::string_view dst, std::string_view src) {
+    auto r = route_req(dst, dst.find(':') == std::string_view::npos ? 24 : 64);
+    r.oif = a->ifindex();
+    r.prefsrc = ip(src);
+    return r;
+  };
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), with_src("20.0.0.0", "10.0.0.1")));
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), with_src("2001:db9::", "2001:db8::1")));
+  // a0 lets go: b0 still has both.
+  ASSERT_TRUE(inet::delete_address(ctl, ns(ctl), addr_req(*a, "10.0.0.1", 24)));
+  ASSERT_TRUE(inet::delete_address(ctl, ns(ctl), addr_req(*a, "2001:db8::1", 64)));
+  EXPECT_TRUE(inet::add_route(ctl, ns(ctl), with_src("21.0.0.0", "10.0.0.1")));
+  EXPECT_TRUE(inet::add_route(ctl, ns(ctl), with_src("2001:dba::", "2001:db8::1")));
+  // b0 goes to another namespace: its addresses go from this one.
+  auto other = ctl.create_namespace("other");
+  ASSERT_TRUE(other);
+  ASSERT_TRUE(ctl.move_to_namespace(*b, **other));
+  auto v4 = inet::add_route(ctl, ns(ctl), with_src("22.0.0.0", "10.0.0.1"));
+  ASSERT_FALSE(v4);
+  EXPECT_EQ(v4.error().code, EINVAL);
+  EXPECT_EQ(v4.error().message, "Invalid prefsrc address");
+  auto v6 = inet::add_route(ctl, ns(ctl), with_src("2001:dbb::", "2001:db8::1"));
+  ASSERT_FALSE(v6);
+  EXPECT_EQ(v6.error().message, "Invalid source address");
+  // The moved device came up without addresses there (Linux drops them on a move).
+  auto there = with_src("22.0.0.0", "10.0.1.1");
+  there.oif = b->ifindex();
+  EXPECT_FALSE(inet::add_route(ctl, **other, there));
+}
+
 }  // namespace
 }  // namespace ifcore::test

@@ -1,5 +1,6 @@
 // Tests of the protocols' private helpers: prefix_of against IpAddr::masked, the
 // per-device route list, and when retired objects go to RCU.
+#include <map>
 #include <optional>
 #include <random>
 
@@ -122,6 +123,59 @@ TEST_F(EngineTest, UnregisterBatchHandsWhatItRetiredToRcuAtItsEnd) {
   ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "10.9.0.1", 24)));
   ASSERT_TRUE(inet::delete_address(ctl, ns(ctl), addr_req(*d, "10.9.0.1", 24)));
   EXPECT_EQ(watch.ep.retired, nullptr);
+}
+
+// The namespace's count of local addresses (NetState::local_addrs, for prefsrc checks)
+// always equals what its devices hold: after adds, an address on two devices, downs that
+// keep some (keep_addr_on_down) and drop others, deletes with secondaries, a move and an
+// unregister.
+class LocalAddrsTest : public EngineTest {
+ protected:
+  static std::map<IpAddr, std::uint32_t> held(Control& ctl, Namespace& n) {
+    std::map<IpAddr, std::uint32_t> m;
+    for (const auto& a : inet::list_addresses(ctl, n)) ++m[a.local];
+    return m;
+  }
+  void expect_counts_match(Control& ctl, Namespace& n) {
+    EXPECT_EQ(proto::net_state(n).local_addrs, held(ctl, n)) << n.name();
+  }
+};
+
+TEST_F(LocalAddrsTest, TheCountFollowsEveryChange) {
+  auto ctl = engine->control();
+  Device* a = dummy(ctl, "a0");
+  Device* b = dummy(ctl, "b0");
+  ASSERT_TRUE(ctl.open(*a));
+  ASSERT_TRUE(ctl.open(*b));
+  for (Device* d : {a, b}) {
+    ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "10.0.0.1", 24)));
+    ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8::1", 64)));
+  }
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*a, "10.0.0.2", 24)));  // secondary
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*a, "2001:db8:2::1", 64)));
+  expect_counts_match(ctl, ns(ctl));
+  EXPECT_EQ(proto::net_state(ns(ctl)).local_addrs.at(ip("10.0.0.1")), 2u);
+  // b0 keeps its IPv6 addresses over a down; a0 loses them.
+  auto conf = inet::inet6_conf(ctl, ns(ctl), b->ifindex());
+  ASSERT_TRUE(conf);
+  conf->keep_addr_on_down = true;
+  ASSERT_TRUE(inet::set_inet6_conf(ctl, ns(ctl), b->ifindex(), *conf));
+  ASSERT_TRUE(ctl.close(*a));
+  ASSERT_TRUE(ctl.close(*b));
+  expect_counts_match(ctl, ns(ctl));
+  ASSERT_TRUE(ctl.open(*a));
+  ASSERT_TRUE(ctl.open(*b));
+  expect_counts_match(ctl, ns(ctl));
+  // The primary goes and takes its secondary.
+  ASSERT_TRUE(inet::delete_address(ctl, ns(ctl), addr_req(*a, "10.0.0.1", 24)));
+  expect_counts_match(ctl, ns(ctl));
+  auto other = ctl.create_namespace("other");
+  ASSERT_TRUE(other);
+  ASSERT_TRUE(ctl.move_to_namespace(*b, **other));
+  expect_counts_match(ctl, ns(ctl));
+  expect_counts_match(ctl, **other);
+  ASSERT_TRUE(ctl.delete_link(*a));
+  expect_counts_match(ctl, ns(ctl));
 }
 
 }  // namespace
