@@ -85,6 +85,11 @@ struct EngineConfig {
   std::shared_ptr<TimeSource> time;
   // Name of the namespace made at start-up ("" = none).
   std::string default_namespace = "default";
+  // true: the finalizer and the link watch each run on a thread of their own, which wakes
+  // at their deadlines. false: no such thread; whoever embeds the engine (a test with a
+  // FakeTime, an event loop of its own) calls Engine::poll(now), which does the work that is
+  // due and returns the next deadline.
+  bool background_threads = true;
 };
 
 }  // namespace ifcore

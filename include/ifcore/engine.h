@@ -367,9 +367,15 @@ class Engine {
   // Waits until every device unregistered so far is released, or `timeout` passes.
   // Returns true if none is left waiting. Context: not holding the control lock.
   bool drain(Duration timeout = std::chrono::seconds(10));
-  // Checks the finalizer's leak-report deadlines now (tests with a FakeTime call this
-  // after advancing it; with the steady clock the finalizer wakes at each deadline).
+  // Checks the finalizer's leak-report deadlines now (with the steady clock the finalizer
+  // wakes at each deadline; without background threads this is poll(time().now()) for
+  // the finalizer alone).
   void check_leaks();
+  // Does the finalizer's and the link watch's work that is due at `now` (devices whose last
+  // reference dropped are freed, leak reports made, link events delivered) and returns
+  // the next deadline (TimePoint::max(): none). With EngineConfig::background_threads off,
+  // nothing else does it. Context: not holding the control lock (it takes it).
+  TimePoint poll(TimePoint now);
   std::size_t pending_finalization() const;
   // Devices waiting for their references, with holders in debug mode.
   std::vector<LeakReport> waiting_devices() const;

@@ -187,7 +187,7 @@ Engine::Engine(EngineConfig cfg) : cfg_(std::move(cfg)) {
   rcu::register_thread();
   impl_ = std::make_unique<Impl>(*this);
   impl_->policies = cfg_.policies;
-  impl_->finalizer.start();
+  if (cfg_.background_threads) impl_->finalizer.start();
   if (!cfg_.default_namespace.empty()) {
     auto ctl = control();
     auto ns = ctl.create_namespace(cfg_.default_namespace);
@@ -316,6 +316,11 @@ bool Engine::drain(Duration timeout) {
 }
 void Engine::check_leaks() {
   impl_->finalizer.check_deadlines();
+}
+TimePoint Engine::poll(TimePoint now) {
+  TimePoint next = impl_->finalizer.poll(now);
+  auto ctl = control();
+  return std::min(next, poll_link_watch(*impl_->linkwatch, ctl, now));
 }
 std::size_t Engine::pending_finalization() const {
   return impl_->finalizer.pending();

@@ -27,6 +27,8 @@ struct LinkWatchDeleter {
   void operator()(LinkWatch* lw) const;
 };
 std::unique_ptr<LinkWatch, LinkWatchDeleter> make_link_watch(Engine::Impl& impl);
+// LinkWatch::poll (core/linkwatch.h), for the files that do not see the class.
+TimePoint poll_link_watch(LinkWatch& lw, Control& ctl, TimePoint now);
 
 struct Device::Tracker {
   Mutex mu;  // LOCK ORDERING: a leaf
@@ -136,12 +138,21 @@ class Finalizer {
   void release_now(Device& d);
   // Checks leak deadlines now (the thread also does so at each deadline).
   void check_deadlines();
+  // Frees the devices whose last reference dropped and makes the leak reports due at
+  // `now`; returns the next report's deadline (max: none). The thread is a loop around
+  // the same steps. Context: no control lock needed; not inside an rcu::ReadGuard.
+  TimePoint poll(TimePoint now);
   bool drain(Duration timeout);
   std::size_t pending() const;
   std::vector<LeakReport> waiting() const;
 
  private:
   void run();
+  // Moves the waiting devices whose report is due at `now` to again_ and reports them;
+  // returns the next deadline.
+  TimePoint report_due_locked(TimePoint now) IFCORE_REQUIRES(mu_);
+  // drain() without a thread: polls until nothing waits or `until` passes.
+  bool drain_polling(std::chrono::steady_clock::time_point until);
   void release_locked_out(std::vector<Device*>& devs);  // called without mu_
   void report(Device& d, TimePoint now);
 
@@ -175,6 +186,7 @@ class Finalizer {
   bool kick_ IFCORE_GUARDED_BY(mu_) = false;
   // When the sleeping thread wakes by itself (max: never); min while it is awake.
   TimePoint sleep_until_ IFCORE_GUARDED_BY(mu_) = TimePoint::min();
+  bool threaded_ = false;  // start() ran (set before any other thread sees the finalizer)
   std::thread thread_;
 };
 

@@ -19,6 +19,7 @@ Finalizer::~Finalizer() {
 }
 
 void Finalizer::start() {
+  threaded_ = true;
   thread_ = std::thread([this] { run(); });
 }
 
@@ -147,9 +148,43 @@ void Finalizer::report(Device& d, TimePoint now) {
 }
 
 void Finalizer::check_deadlines() {
+  {
+    MutexLock lk(mu_);
+    if (threaded_) {
+      kick_ = true;
+      cv_.notify_all();
+      return;
+    }
+  }
+  (void)poll(impl_.engine.time().now());
+}
+
+TimePoint Finalizer::poll(TimePoint now) {
+  std::vector<Device*> batch;
+  {
+    MutexLock lk(mu_);
+    batch.swap(ready_);
+  }
+  if (!batch.empty()) release_locked_out(batch);
   MutexLock lk(mu_);
-  kick_ = true;
-  cv_.notify_all();
+  return report_due_locked(now);
+}
+
+TimePoint Finalizer::report_due_locked(TimePoint now) {
+  // Leak reports: never block on a stuck device, only note it.
+  std::vector<Device*> due;
+  for (Device* d; (d = earliest_locked()) && DeviceAccess::next_report(*d) <= now;) {
+    // A device is counted as leaked once: at its first report, which moves it to again_.
+    if (DeviceAccess::fin_list(*d) == kFirst)
+      impl_.stats.devices_leaked.fetch_add(1, std::memory_order_relaxed);
+    unlink_locked(*d);
+    DeviceAccess::next_report(*d) = now + impl_.engine.config().leak_report_interval;
+    link_locked(kAgain, *d);
+    due.push_back(d);
+  }
+  for (Device* d : due) report(*d, now);
+  Device* first = earliest_locked();
+  return first ? DeviceAccess::next_report(*first) : TimePoint::max();
 }
 
 void Finalizer::run() {
@@ -164,21 +199,8 @@ void Finalizer::run() {
       lk.lock();
       continue;
     }
-    // Leak reports: never block on a stuck device, only note it.
     TimePoint now = impl_.engine.time().now();
-    std::vector<Device*> due;
-    for (Device* d; (d = earliest_locked()) && DeviceAccess::next_report(*d) <= now;) {
-      // A device is counted as leaked once: at its first report, which moves it to again_.
-      if (DeviceAccess::fin_list(*d) == kFirst)
-        impl_.stats.devices_leaked.fetch_add(1, std::memory_order_relaxed);
-      unlink_locked(*d);
-      DeviceAccess::next_report(*d) = now + impl_.engine.config().leak_report_interval;
-      link_locked(kAgain, *d);
-      due.push_back(d);
-    }
-    Device* first = earliest_locked();
-    TimePoint next = first ? DeviceAccess::next_report(*first) : TimePoint::max();
-    for (Device* d : due) report(*d, now);
+    TimePoint next = report_due_locked(now);
     if (stop_) return;
     kick_ = false;
     sleep_until_ = next;
@@ -195,12 +217,26 @@ void Finalizer::run() {
 }
 
 bool Finalizer::drain(Duration timeout) {
-  MutexLock lk(mu_);
   auto until = std::chrono::steady_clock::now() + timeout;
+  if (!threaded_) return drain_polling(until);
+  MutexLock lk(mu_);
   while (waiting_ != 0 || !ready_.empty())
     if (lk.wait_until(idle_cv_, until) == std::cv_status::timeout)
       return waiting_ == 0 && ready_.empty();
   return true;
+}
+
+bool Finalizer::drain_polling(std::chrono::steady_clock::time_point until) {
+  for (;;) {
+    (void)poll(impl_.engine.time().now());
+    MutexLock lk(mu_);
+    // The last references may drop in other threads (RCU callbacks): ready() wakes cv_.
+    while (ready_.empty()) {
+      if (waiting_ == 0) return true;
+      if (lk.wait_until(cv_, until) == std::cv_status::timeout)
+        return waiting_ == 0 && ready_.empty();
+    }
+  }
 }
 
 std::size_t Finalizer::pending() const {

@@ -181,9 +181,14 @@ void LinkWatch::deliver(Control& ctl, Device& dev) {
   }
 }
 
-void LinkWatch::run_due(Control& ctl) {
+TimePoint LinkWatch::poll(Control& ctl, TimePoint now) {
+  run_due(ctl, now);
+  MutexLock lk(mu_);
+  return has_deadline_ ? deadline_ : TimePoint::max();
+}
+
+void LinkWatch::run_due(Control& ctl, TimePoint now) {
   ++stats_.runs;
-  TimePoint now = impl_.engine.time().now();
   bool full = next_full_run_ <= now;
   bool window_run = false;
   std::vector<Ref> due;
@@ -297,7 +302,7 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
 void LinkWatch::schedule(TimePoint at) {
   MutexLock lk(mu_);
   if (stop_) return;
-  if (!thread_.joinable()) thread_ = std::thread([this] { worker(); });
+  start_worker_locked();
   if (!has_deadline_ || at < deadline_) {
     deadline_ = at;
     has_deadline_ = true;
@@ -317,8 +322,13 @@ void LinkWatch::reschedule(TimePoint now) {
   MutexLock lk(mu_);
   has_deadline_ = any;
   deadline_ = next;
-  if (any && !thread_.joinable() && !stop_) thread_ = std::thread([this] { worker(); });
+  if (any && !stop_) start_worker_locked();
   cv_.notify_all();
+}
+
+void LinkWatch::start_worker_locked() {
+  if (thread_.joinable() || !impl_.engine.config().background_threads) return;
+  thread_ = std::thread([this] { worker(); });
 }
 
 void LinkWatch::worker() {
@@ -351,6 +361,10 @@ void LinkWatch::worker() {
 }
 
 // ---------------------------------------------------------------- public functions
+
+TimePoint poll_link_watch(LinkWatch& lw, Control& ctl, TimePoint now) {
+  return lw.poll(ctl, now);
+}
 
 void run_link_watch(Control& ctl) {
   ctl.engine().impl().linkwatch->run_due(ctl);

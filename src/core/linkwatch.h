@@ -27,7 +27,11 @@ class LinkWatch final : public Subscriber {
   // held for the end of its open are delivered. Context: control lock.
   void open_failed(Control& ctl, Device& dev);
   // Handles the events due now. Context: control lock.
-  void run_due(Control& ctl);
+  void run_due(Control& ctl) { run_due(ctl, impl_.engine.time().now()); }
+  // Handles the events due at `now`; returns the next deadline (max: none). The worker
+  // thread, when there is one (EngineConfig::background_threads), runs the same steps.
+  // Context: control lock.
+  TimePoint poll(Control& ctl, TimePoint now);
 
   std::size_t pending() const { return pending_.size(); }
   bool pending(const Device& dev) const { return pending_.count(dev.id()) != 0; }
@@ -68,6 +72,9 @@ class LinkWatch final : public Subscriber {
   // Delivers the held events once no device is opening. Context: control lock.
   void release_held(Control& ctl, TimePoint now);
   void worker();
+  void run_due(Control& ctl, TimePoint now);
+  // Starts the worker if the engine has background threads and none runs. Context: mu_.
+  void start_worker_locked() IFCORE_REQUIRES(mu_);
 
   Engine::Impl& impl_;
   SubscriptionId sub_ = 0;

@@ -27,6 +27,7 @@ class Refs : public test::CoreTest {
     cfg.time = clock;
     cfg.leak_report_after = std::chrono::seconds(10);
     cfg.leak_report_interval = std::chrono::seconds(10);
+    cfg.background_threads = false;  // the test steps the finalizer (Engine::poll)
   }
   std::shared_ptr<FakeTime> clock = std::make_shared<FakeTime>();
   // Members outlive the engine (destroyed in TearDown), which still notifies them.
@@ -43,8 +44,7 @@ TEST_F(Refs, HeldRefDelaysOnlyItsDeviceAndItsDropFreesIt) {
     ASSERT_TRUE(ctl.delete_links(devs));
   }
   // The two free devices are released; the held one waits, and nobody slept.
-  for (int i = 0; i < 200 && engine->stats().devices_released < 2; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(engine->poll(clock->now()), clock->now() + std::chrono::seconds(10));
   EXPECT_EQ(engine->stats().devices_released, 2u);
   EXPECT_EQ(engine->pending_finalization(), 1u);
   auto waiting = engine->waiting_devices();
@@ -70,8 +70,6 @@ TEST_F(Refs, LeakedRefIsReportedWithItsHolderAndOthersAreFreed) {
   }
   clock->advance(std::chrono::seconds(11));
   engine->check_leaks();
-  for (int i = 0; i < 400 && !log.contains("waiting for leak0"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_TRUE(
       log.contains("waiting for leak0 to become free, usage count 1, holders: test-holder"));
   EXPECT_EQ(engine->stats().devices_released, 2u);
@@ -80,12 +78,9 @@ TEST_F(Refs, LeakedRefIsReportedWithItsHolderAndOthersAreFreed) {
   auto reports = engine->stats().leak_reports;
   clock->advance(std::chrono::seconds(5));
   engine->check_leaks();
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(engine->stats().leak_reports, reports);
   clock->advance(std::chrono::seconds(6));
-  engine->check_leaks();
-  for (int i = 0; i < 400 && engine->stats().leak_reports == reports; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(engine->poll(clock->now()), clock->now() + std::chrono::seconds(10));
   EXPECT_EQ(engine->stats().leak_reports, reports + 1);
   holder.refs.clear();
   EXPECT_TRUE(engine->drain(std::chrono::seconds(5)));

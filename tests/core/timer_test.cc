@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include "support/engine_fixture.h"
@@ -86,16 +87,22 @@ TEST_F(TimerTest, ACallbackMayArmItsOwnTimerAgainOrRemoveAnother) {
 // With the real clock the engine's own thread runs the timer; the engine going stops it.
 TEST(TimerThread, RunsDueTimersByItselfAndStopsWithTheEngine) {
   auto runs = std::make_shared<std::atomic<int>>(0);
+  auto ran = std::make_shared<std::promise<void>>();
+  std::future<void> first = ran->get_future();
   {
     Engine engine{EngineConfig{}};
     {
       auto ctl = engine.control();
-      TimerId t = add_timer(ctl, [runs](Control&) { runs->fetch_add(1); });
+      TimerId t = add_timer(ctl, [runs, ran](Control&) {
+        runs->fetch_add(1);
+        ran->set_value();
+      });
       arm_timer(ctl, t, engine.time().now() + 20ms);
       TimerId later = add_timer(ctl, [runs](Control&) { runs->fetch_add(100); });
       arm_timer(ctl, later, engine.time().now() + std::chrono::hours(1));
     }
-    for (int i = 0; i < 1000 && runs->load() == 0; ++i) std::this_thread::sleep_for(10ms);
+    // Waits for the timer's own signal (no polling sleep); 10 s only bounds a broken run.
+    EXPECT_EQ(first.wait_for(10s), std::future_status::ready);
     EXPECT_EQ(runs->load(), 1);
   }
   EXPECT_EQ(runs->load(), 1) << "the hour-long timer never ran: it stopped with the engine";

@@ -1,6 +1,7 @@
 // The link watch's policies: adaptive delivers a veth's carrier at once, kernel waits for
 // the one-second window (seed 003, with an injected clock), flapping is bounded.
 #include <chrono>
+#include <tuple>
 
 #include "linkstate_fixture.h"
 
@@ -97,6 +98,42 @@ TEST_F(KernelLinkWatchTest, VethCarrierWaitsForTheOneSecondWindow) {
   EXPECT_TRUE(a->tx_active());
   EXPECT_TRUE(transmit(*a, frame(b->address(), a->address())));
   EXPECT_EQ(rx(b), 1u);
+}
+
+// Without background threads nothing runs the queue but Engine::poll, which does what is
+// due and says when to be called next: at the window's end.
+class SteppedLinkWatchTest : public KernelLinkWatchTest {
+ protected:
+  void configure(EngineConfig& cfg) override {
+    KernelLinkWatchTest::configure(cfg);
+    cfg.background_threads = false;
+  }
+};
+
+TEST_F(SteppedLinkWatchTest, PollDeliversWhatIsDueAndNamesTheNextDeadline) {
+  Device* a = nullptr;
+  Device* b = nullptr;
+  {
+    auto ctl = engine->control();
+    std::tie(a, b) = veth_ab(ctl);
+  }
+  // The creation events run in a full run, which opens the window; nothing is left.
+  EXPECT_EQ(engine->poll(clock->now()), TimePoint::max());
+  {
+    auto ctl = engine->control();
+    ASSERT_TRUE(ctl.open(*a));
+    ASSERT_TRUE(ctl.open(*b));
+  }
+  TimePoint next = engine->poll(clock->now());
+  EXPECT_EQ(next, clock->now() + 1s);
+  EXPECT_EQ(a->reported_operstate(), IF_OPER_LOWERLAYERDOWN);
+  clock->advance(999ms);
+  EXPECT_EQ(engine->poll(clock->now()), next);  // not yet
+  EXPECT_EQ(a->reported_operstate(), IF_OPER_LOWERLAYERDOWN);
+  clock->advance(1ms);
+  EXPECT_EQ(engine->poll(clock->now()), TimePoint::max());
+  EXPECT_EQ(a->reported_operstate(), IF_OPER_UP);
+  EXPECT_EQ(b->reported_operstate(), IF_OPER_UP);
 }
 
 TEST_F(KernelLinkWatchTest, AfterAQuietSecondTheFirstEventRunsAtOnce) {
