@@ -13,12 +13,6 @@ namespace {
 
 using namespace ifcore::wire::test;
 
-wire::GetLinkRequest link_dump() {
-  wire::GetLinkRequest g;
-  g.dump = true;
-  return g;
-}
-
 // The messages of every part, the first from handle(), the rest from continue_dump().
 struct Parts {
   std::vector<Replies> parts;
@@ -68,7 +62,7 @@ class DumpPartsTest : public RtnlTest {
 TEST_F(DumpPartsTest, PartsHoldEveryDeviceOnceInIfindexOrderThenDone) {
   for (int i = 0; i < 60; ++i) ASSERT_EQ(create("d" + std::to_string(i)), 0);
   auto s = parted();
-  Parts p = all_parts(*s, getlink(9, link_dump(), NLM_F_ACK));
+  Parts p = all_parts(*s, getlink(9, dump_req(), NLM_F_ACK));
   EXPECT_FALSE(s->dump_pending());
   EXPECT_GT(p.parts.size(), 3u);  // 61 devices of several hundred bytes in parts of 2 KiB
   std::vector<int> idx = ifindexes(p);
@@ -92,7 +86,7 @@ TEST_F(DumpPartsTest, PartsHoldEveryDeviceOnceInIfindexOrderThenDone) {
 
 TEST_F(DumpPartsTest, WithoutPartsTheWholeDumpComesFromHandle) {
   for (int i = 0; i < 60; ++i) ASSERT_EQ(create("d" + std::to_string(i)), 0);
-  Replies r = send(getlink(3, link_dump()));
+  Replies r = send(getlink(3, dump_req()));
   EXPECT_FALSE(session->dump_pending());
   EXPECT_EQ(r.msgs.size(), 62u);
   EXPECT_EQ(r.msgs.back().hdr.nlmsg_type, NLMSG_DONE);
@@ -101,7 +95,7 @@ TEST_F(DumpPartsTest, WithoutPartsTheWholeDumpComesFromHandle) {
 TEST_F(DumpPartsTest, DevicesListedOrUnlistedBetweenPartsMarkTheNextPartInterrupted) {
   for (int i = 0; i < 60; ++i) ASSERT_EQ(create("d" + std::to_string(i)), 0);
   auto s = parted();
-  Replies first = roundtrip(*s, getlink(5, link_dump()));
+  Replies first = roundtrip(*s, getlink(5, dump_req()));
   ASSERT_TRUE(s->dump_pending());
   Replies quiet = next_part(*s);
   ASSERT_TRUE(s->dump_pending());
@@ -129,9 +123,9 @@ TEST_F(DumpPartsTest, DevicesListedOrUnlistedBetweenPartsMarkTheNextPartInterrup
 TEST_F(DumpPartsTest, ASecondDumpWhileOneRunsGetsEbusyAndOtherRequestsAreServed) {
   for (int i = 0; i < 60; ++i) ASSERT_EQ(create("d" + std::to_string(i)), 0);
   auto s = parted();
-  (void)roundtrip(*s, getlink(1, link_dump()));
+  (void)roundtrip(*s, getlink(1, dump_req()));
   ASSERT_TRUE(s->dump_pending());
-  EXPECT_EQ(roundtrip(*s, getlink(2, link_dump())).last_error(), EBUSY);
+  EXPECT_EQ(roundtrip(*s, getlink(2, dump_req())).last_error(), EBUSY);
   Replies made = roundtrip(*s, link_msg(RTM_NEWLINK, kCreate, 3, named("x0", "dummy")));
   EXPECT_EQ(made.last_error(), 0);
   wire::GetLinkRequest one;
@@ -140,14 +134,14 @@ TEST_F(DumpPartsTest, ASecondDumpWhileOneRunsGetsEbusyAndOtherRequestsAreServed)
   ASSERT_EQ(got.msgs.size(), 1u);
   EXPECT_EQ(got.msgs[0].hdr.nlmsg_type, RTM_NEWLINK);
   while (s->dump_pending()) (void)next_part(*s);
-  Parts again = all_parts(*s, getlink(5, link_dump()));
+  Parts again = all_parts(*s, getlink(5, dump_req()));
   EXPECT_EQ(ifindexes(again).size(), 62u);  // lo, d0..d59, x0
 }
 
 TEST_F(DumpPartsTest, AFilteredDumpInPartsKeepsItsFilterAndMark) {
   for (int i = 0; i < 40; ++i) ASSERT_EQ(create("d" + std::to_string(i)), 0);
   auto s = parted(1024);
-  wire::GetLinkRequest g = link_dump();
+  wire::GetLinkRequest g = dump_req();
   g.filter_kind = "dummy";
   Parts p = all_parts(*s, getlink(6, g));
   EXPECT_GT(p.parts.size(), 2u);
@@ -171,7 +165,7 @@ TEST_F(DumpPartsTest, ANamespaceDestroyedDuringTheDumpEndsItWithAnError) {
         roundtrip(*s, link_msg(RTM_NEWLINK, kCreate, 1, named("g" + std::to_string(i), "dummy")))
             .last_error(),
         0);
-  (void)roundtrip(*s, getlink(8, link_dump()));
+  (void)roundtrip(*s, getlink(8, dump_req()));
   ASSERT_TRUE(s->dump_pending());
   {
     auto ctl = engine->control();

@@ -84,6 +84,13 @@ inline LinkRequest veth_pair(std::string name, std::string peer, bool up = false
   return r;
 }
 
+// A link dump with no filter.
+inline wire::GetLinkRequest dump_req() {
+  wire::GetLinkRequest g;
+  g.dump = true;
+  return g;
+}
+
 inline Bytes getlink(std::uint32_t seq, const wire::GetLinkRequest& g, std::uint16_t flags = 0) {
   wire::MessageBuilder b;
   auto r = wire::encode_getlink(

@@ -15,12 +15,6 @@ namespace {
 
 using namespace ifcore::wire::test;
 
-wire::GetLinkRequest dump_req() {
-  wire::GetLinkRequest g;
-  g.dump = true;
-  return g;
-}
-
 TEST_F(RtnlTest, GetlinkOneDeviceThenAck) {
   ASSERT_EQ(create("d0"), 0);
   wire::GetLinkRequest g;
