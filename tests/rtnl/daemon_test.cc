@@ -62,7 +62,7 @@ TEST_F(DaemonTest, CreateGetDumpOverTheSocket) {
 }
 
 // The facts ifcored relies on to tell an empty datagram from the end of a connection
-// (daemon.cc, peer_closed): on AF_UNIX SOCK_SEQPACKET both read as 0 bytes, but only the
+// (daemon_io.cc, peer_closed): on AF_UNIX SOCK_SEQPACKET both read as 0 bytes, but only the
 // end shows POLLRDHUP, and FIONREAD counts what a closed peer left queued.
 TEST(SeqpacketSemantics, EmptyDatagramAndEndOfFileReadAlikeAndPollTellsThemApart) {
   int sv[2];
