@@ -1,0 +1,77 @@
+// proto/fib_impl.h — internal to the fib files (fib.cc: tables, kernel routes and device
+// sync; fib_user.cc: user routes; fib_get.cc: lookups as `ip route get`; fib_order.cc:
+// IPv6's walk order and source prefixes): the helpers they share, in proto::fib.
+#pragma once
+
+#include <linux/rtnetlink.h>
+
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "proto/state.h"
+
+namespace ifcore::proto::fib {
+
+using inet::RouteRequest;
+
+inline constexpr std::uint32_t kPrioUser6 = 1024;    // Linux: IP6_RT_PRIO_USER
+inline constexpr std::uint32_t kPrioAddrconf = 256;  // Linux: IP6_RT_PRIO_ADDRCONF
+inline constexpr std::array<std::uint8_t, 16> kLoopback6 = {0, 0, 0, 0, 0, 0, 0, 0,
+                                                            0, 0, 0, 0, 0, 0, 0, 1};
+
+int max_len(int family);
+RouteKey key_of(const RouteInfo& r);
+bool covers(const IpAddr& p, int plen, const IpAddr& a, int alen);
+bool post_order_less(const IpAddr& a, int alen, const IpAddr& b, int blen);
+bool node_before(const RouteInfo& a, const RouteInfo& b);
+bool walk_before(const Route& a, const Route& b);
+bool from_prefix(const RouteInfo& r, const IpAddr& src);
+IpAddr source_of(const RouteRequest& req);
+void set_source(RouteInfo& i, const RouteRequest& req);
+bool same_source(const RouteInfo& i, const RouteRequest& req);
+RouteInfo report(const Route& r);
+Route* insert(EngineProto& ep, Namespace& ns, Route&& r);
+void release_hops(EngineProto& ep, Route* r);
+void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify);
+bool is_connected(const Route& r);
+bool same_derived(const RouteInfo& a, const RouteInfo& b);
+RouteInfo kernel_route(int family, std::uint32_t table, std::uint8_t type, const IpAddr& dst,
+                       int len, std::uint8_t scope, const IpAddr& prefsrc, std::uint32_t prio,
+                       int oif);
+void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, Origin>>& out);
+void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInfo, Origin>>& out);
+void sorted_routes(const DevState& ds, int family, std::vector<Route*>& out);
+std::uint8_t default_scope(int family, std::uint8_t type, bool has_gw);
+bool needs_dev(std::uint8_t type);
+// The first hop's gateway and device, and two hops or more as the multipath.
+void set_route_hops(RouteInfo& i, const std::vector<inet::NextHop>& hops, bool blackhole,
+                    bool group);
+Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest& req,
+                                std::uint32_t table, std::uint8_t type);
+
+// The most specific route to `dst` (from `src`; empty: ::) in `table` that `ok` accepts.
+// IPv6 (Linux: fib6_node_lookup_1): a prefix that has routes with a source prefix looks
+// the source up among them, longest first; with no match it is passed over, its routes
+// without a source included, for the shorter prefixes.
+template <class Pred>
+Route* lookup(NetState& st, int family, std::uint32_t table, const IpAddr& dst, Pred ok,
+              const IpAddr& src = {}) {
+  auto& tables = st.tables(family);
+  auto t = tables.find(table);
+  if (t == tables.end()) return nullptr;
+  for (int len = max_len(family); len >= 0; --len) {
+    auto k = t->second.find(RouteKey{prefix_of(dst, len), static_cast<std::uint8_t>(len)});
+    if (k == t->second.end()) continue;
+    const bool subtree = k->second.front().info.src_len > 0;
+    for (auto& r : k->second) {
+      if (subtree && !r.info.src_len) break;
+      if (subtree && !from_prefix(r.info, src)) continue;
+      if (ok(r)) return &r;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace ifcore::proto::fib

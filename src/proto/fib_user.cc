@@ -1,0 +1,382 @@
+// proto/fib_user.cc — the routes a user adds and deletes, and their listing (Linux:
+// fib_table_insert / fib_table_delete, ip6_route_add / ip6_route_del, the route dumps):
+// validation, next hops (gateways, devices, multipath, nexthop objects), NLM_F_* semantics.
+//
+// Lock order: control lock only.
+#include <linux/fib_rules.h>
+#include <linux/in_route.h>
+#include <linux/rtnetlink.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "proto/fib_impl.h"
+#include "proto/state.h"
+
+namespace ifcore::proto {
+
+using namespace fib;
+
+// ---------------------------------------------------------------- public API
+
+namespace fib {
+
+// The first hop's gateway and device, and two hops or more as the multipath (Linux
+// reports a group of one as a plain next hop).
+void set_route_hops(RouteInfo& i, const std::vector<inet::NextHop>& hops, bool blackhole,
+                    bool group) {
+  i.nexthops.clear();
+  i.gateway = hops.empty() ? IpAddr{} : hops.front().gateway;
+  i.oif = hops.empty() ? 0 : hops.front().oif;
+  i.flags = hops.empty() ? 0 : hops.front().flags & RTNH_F_ONLINK;
+  // Linux: fib_dump_info lists the hops when there are two or more (nexthop_num_path);
+  // rt6_fill_node whenever the nexthop is a group (nexthop_is_multipath), even of one.
+  if (hops.size() > 1 || (group && i.family == AF_INET6)) i.nexthops = hops;
+  // Linux: fib_dump_info / rt6_fill_node report a route through a blackhole nexthop as a
+  // blackhole route.
+  if (blackhole) i.type = RTN_BLACKHOLE;
+}
+
+}  // namespace fib
+
+Result<Device*> fib_resolve_hop(Control& ctl, Namespace& ns, int family, const IpAddr& gw, int oif,
+                                std::uint32_t flags) {
+  RouteRequest req;
+  req.family = family;
+  if (!gw.empty()) req.gateway = gw;
+  req.oif = oif;
+  req.flags = flags & RTNH_F_ONLINK;
+  return resolve_nexthop(ctl, ns, req, RT_TABLE_MAIN, RTN_UNICAST);
+}
+
+void fib_bind_hops(EngineProto& ep, Route* r, const std::vector<inet::NextHop>& hops,
+                   const std::vector<Device*>& devs, bool blackhole, bool group) {
+  release_hops(ep, r);
+  if (!blackhole && r->info.type == RTN_BLACKHOLE) r->info.type = RTN_UNICAST;
+  set_route_hops(r->info, hops, blackhole, group);
+  r->dev = devs.empty() ? nullptr : devs.front();
+  if (r->dev) {
+    r->dst = dst_alloc(ep, *r->dev);
+    dev_state(ep, *r->dev).routes.push(r);
+  }
+  for (std::size_t h = 1; hops.size() > 1 && h < devs.size(); ++h) {
+    if (!devs[h]) continue;
+    r->extra.push_back(Route::Hop{devs[h], dst_alloc(ep, *devs[h])});
+    dev_state(ep, *devs[h]).extra_routes.push_back(r);
+  }
+}
+
+void fib_erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
+  erase(ep, ns, r, notify);
+}
+
+RouteInfo fib_report(const Route& r) {
+  return report(r);
+}
+
+}  // namespace ifcore::proto
+
+namespace ifcore::inet {
+
+using namespace ifcore::proto;
+using namespace ifcore::proto::fib;
+
+namespace {
+Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequest& req, Route&& r,
+                                    const std::vector<Device*>& extra_devs);
+Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& req,
+                               const IpAddr& dst, std::uint32_t table, std::uint8_t type);
+}  // namespace
+
+Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  RetireScope scope(engine_proto(ctl.engine()));
+  if (req.family != AF_INET && req.family != AF_INET6)
+    return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
+  // Linux: inet_rtm_newroute makes the table (fib_new_table) before fib_table_insert
+  // looks at the route, so even a refused route leaves its table behind (a later delete
+  // answers ESRCH, not "FIB table does not exist").
+  if (req.family == AF_INET)
+    (void)net_state(ns).tables(AF_INET)[req.table ? req.table : RT_TABLE_MAIN];
+  // Linux: rtm_to_fib_config says so; IPv6's rtm_to_fib6_config is EINVAL alone.
+  if (req.dst_len > max_len(req.family)) {
+    if (req.family == AF_INET6) return fail_log_only(EINVAL, "Invalid prefix length");
+    return fail(EINVAL, "Invalid prefix length");
+  }
+  // Linux: rtm_to_fib_config / rtm_to_fib6_config on rtm_tos.
+  if (req.family == AF_INET && (req.tos & 3))
+    return fail(EINVAL, "Invalid dsfield (tos): ECN bits must be 0");
+  if (req.family == AF_INET6 && req.tos)
+    return fail(EINVAL, "Invalid dsfield (tos): option not available for IPv6");
+  IpAddr dst = req.dst;
+  if (dst.empty()) {
+    std::array<std::uint8_t, 16> zero{};
+    dst = req.family == AF_INET ? IpAddr::v4(0) : IpAddr::v6(zero);
+  }
+  if (dst.family() != req.family) return fail(EINVAL, "Invalid prefix for given family");
+  if (req.family == AF_INET && prefix_of(dst, req.dst_len) != dst)
+    return fail(EINVAL, "Invalid prefix for given prefix length");
+  dst = prefix_of(dst, req.dst_len);
+  std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
+  std::uint8_t type = req.type.value_or(RTN_UNICAST);
+  bool has_gw = req.gateway && !req.gateway->empty();
+  // Linux: rtm_to_fib_config / rtm_to_fib6_config, then fib_create_info /
+  // ip6_route_info_create — a route names a nexthop object or has hops of its own.
+  // Linux: ip6_route_info_create (CONFIG_IPV6_SUBTREES) keeps an IPv6 route's source
+  // prefix, masked; IPv4 ignores it.
+  if (req.family == AF_INET6 && req.src_len > 128)
+    return fail(EINVAL, "Invalid source address length");
+  if (req.nhid) {
+    if (req.oif || has_gw || !req.nexthops.empty())
+      return fail(EINVAL, "Nexthop specification and nexthop id are mutually exclusive");
+    return add_route_nh(ctl, ns, req, dst, table, type);
+  }
+  if (req.family == AF_INET) {
+    // Linux: fib_create_info, before the next hop is looked at: a type whose scope
+    // (fib_props) is wider than the route's is "Invalid scope" (nat and xresolve always
+    // are); a type that answers with an error (blackhole, unreachable, prohibit, throw)
+    // takes no gateway and no device.
+    bool nowhere = type == RTN_NAT || type == RTN_XRESOLVE || type == RTN_UNSPEC;
+    if (nowhere && req.scope.value_or(RT_SCOPE_UNIVERSE) != RT_SCOPE_NOWHERE)
+      return fail(EINVAL, "Invalid scope");
+    bool reject = type == RTN_BLACKHOLE || type == RTN_UNREACHABLE || type == RTN_PROHIBIT ||
+                  type == RTN_THROW;
+    if (reject && (has_gw || req.oif))
+      return fail(EINVAL, "Gateway, device and multipath can not be specified for this route type");
+    // Then, for the others: no scope beyond host, and a host route has no gateway.
+    if (!reject && req.scope && *req.scope > RT_SCOPE_HOST) return fail(EINVAL, "Invalid scope");
+    if (!reject && req.scope == RT_SCOPE_HOST && has_gw)
+      return fail(EINVAL, "Route with host scope can not have a gateway");
+  }
+  // Linux: fib_get_nhs / ip6_route_multipath_add — every hop is checked as a route's
+  // next hop would be; a single hop is an ordinary route.
+  std::vector<Device*> hop_devs;
+  for (const NextHop& nh : req.nexthops) {
+    RouteRequest hr = req;
+    hr.nexthops.clear();
+    hr.gateway = nh.gateway.empty() ? std::nullopt : std::optional<IpAddr>(nh.gateway);
+    hr.oif = nh.oif;
+    hr.flags = nh.flags & RTNH_F_ONLINK;
+    auto d = resolve_nexthop(ctl, ns, hr, table, type);
+    if (!d) return fail(std::move(d).error());
+    hop_devs.push_back(*d);
+  }
+  const bool multipath = req.nexthops.size() > 1;
+  if (!req.nexthops.empty()) {
+    RouteRequest first = req;
+    first.nexthops.clear();
+    const NextHop& nh = req.nexthops.front();
+    first.gateway = nh.gateway.empty() ? std::nullopt : std::optional<IpAddr>(nh.gateway);
+    first.oif = nh.oif;
+    first.flags = (req.flags & ~std::uint32_t{RTNH_F_ONLINK}) | (nh.flags & RTNH_F_ONLINK);
+    if (!multipath) return add_route(ctl, ns, first);
+    has_gw = first.gateway.has_value();
+  }
+  auto dev = req.nexthops.empty() ? resolve_nexthop(ctl, ns, req, table, type)
+                                  : Result<Device*>(hop_devs.front());
+  if (!dev) return fail(std::move(dev).error());
+  if (req.prefsrc && !inet::is_local_address(ctl, ns, *req.prefsrc))
+    return fail(EINVAL,
+                req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
+
+  Route r;
+  RouteInfo& i = r.info;
+  i.family = req.family;
+  i.table = table;
+  i.dst = dst;
+  i.dst_len = req.dst_len;
+  set_source(i, req);
+  i.tos = req.tos;
+  if (multipath) {
+    if (!req.nexthops.front().gateway.empty()) i.gateway = req.nexthops.front().gateway;
+    for (std::size_t h = 0; h < req.nexthops.size(); ++h) {
+      NextHop nh = req.nexthops[h];
+      nh.oif = hop_devs[h] ? hop_devs[h]->ifindex() : 0;
+      nh.flags &= RTNH_F_ONLINK;
+      i.nexthops.push_back(nh);
+    }
+  } else if (has_gw && *dev) {
+    i.gateway = *req.gateway;
+  }
+  i.oif = *dev ? (*dev)->ifindex() : 0;
+  // Linux: fib6_nh_init gives an IPv6 reject route (blackhole, unreachable, prohibit,
+  // throw) the loopback device: `ip -6 route` shows `dev lo`.
+  if (req.family == AF_INET6 && !needs_dev(type) && !*dev && ns.loopback())
+    i.oif = ns.loopback()->ifindex();
+  i.priority = req.priority.value_or(0);
+  if (req.family == AF_INET6 && i.priority == 0) i.priority = kPrioUser6;
+  i.protocol = req.protocol.value_or(RTPROT_BOOT);
+  i.scope = req.scope.value_or(default_scope(req.family, type, has_gw));
+  i.type = type;
+  if (req.prefsrc) i.prefsrc = *req.prefsrc;
+  i.flags = req.flags & RTNH_F_ONLINK;
+  i.metrics = req.metrics;
+  r.dev = *dev;
+
+  return insert_user_route(ctl, ns, req, std::move(r),
+                           multipath ? hop_devs : std::vector<Device*>{});
+}
+
+namespace {
+
+// Adds the route `r` that `req` made (its info set, `r.dev` its first hop's device) to
+// its table, as the request's flags say; `extra_devs` are a multipath route's hops'
+// devices (the first one's included). Linux: fib_table_insert, fib6_add_rt2node.
+Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequest& req, Route&& r,
+                                    const std::vector<Device*>& extra_devs) {
+  RouteInfo& i = r.info;
+  const IpAddr& dst = i.dst;
+  const std::uint32_t table = i.table;
+  // Existing routes with the same key (Linux: fib_table_insert, fib6_add_rt2node).
+  EngineProto& ep = engine_proto(ctl.engine());
+  NetState& st = net_state(ns);
+  Route* same = nullptr;     // same key and metric
+  Route* same_nh = nullptr;  // ... and the same next hop
+  auto t = st.tables(req.family).find(table);
+  if (t != st.tables(req.family).end()) {
+    auto k = t->second.find(RouteKey{dst, req.dst_len});
+    if (k != t->second.end())
+      for (auto& x : k->second) {
+        if (x.info.priority != i.priority || x.info.tos != i.tos) continue;
+        if (x.info.src_len != i.src_len || x.info.src != i.src) continue;
+        if (!same) same = &x;
+        if (x.info.oif == i.oif && x.info.gateway == i.gateway && x.info.type == i.type) {
+          same_nh = &x;
+          break;
+        }
+      }
+  }
+  // IPv4 treats any route with the same key as "the same"; IPv6 the same next hop, or any
+  // route of the same metric when NLM_F_EXCL is set (fib6_add_rt2node).
+  Route* clash = req.family == AF_INET ? same : (req.excl && same ? same : same_nh);
+  if (req.replace) {
+    Route* old = req.family == AF_INET ? same : (same_nh ? same_nh : same);
+    // Linux: fib_table_insert answers ENOENT alone; fib6_add_1 explains it.
+    if (!old && !req.create) {
+      if (req.family == AF_INET6) return fail(ENOENT, "Can not replace route - no match found");
+      return fail(ENOENT);
+    }
+    if (old) erase(ep, ns, old, false);
+  } else {
+    if (clash && (req.excl || same_nh)) return fail(EEXIST);
+    // Linux: IPv4 needs NLM_F_CREATE (fib_table_insert: ENOENT); IPv6 warns ("NLM_F_CREATE
+    // should be set when creating new route") and adds the route all the same.
+    if (!req.create && req.family == AF_INET) return fail(ENOENT);
+  }
+  if (r.dev) r.dst = dst_alloc(ep, *r.dev);
+  for (std::size_t h = 1; h < extra_devs.size(); ++h)
+    if (extra_devs[h]) r.extra.push_back(Route::Hop{extra_devs[h], dst_alloc(ep, *extra_devs[h])});
+  Route* p = insert(ep, ns, std::move(r));
+  for (Route::Hop& h : p->extra) dev_state(ep, *h.dev).extra_routes.push_back(p);
+  if (p->nh) p->nh->routes.push_back(p);
+  RouteInfo out = report(*p);
+  notify_route(ep, ns, ProtoEvent::New, out);
+  return out;
+}
+
+// A route that names a nexthop object (Linux: fib_create_info with fc_nh_id, then
+// fib_check_nexthop; ip6_route_info_create, fib6_check_nexthop).
+Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& req,
+                               const IpAddr& dst, std::uint32_t table, std::uint8_t type) {
+  NetState& st = net_state(ns);
+  if (req.family == AF_INET6 && req.src_len)
+    return fail(EINVAL, "Nexthops can not be used with source routing");
+  Nexthop* nh = nexthop_find(st, req.nhid);
+  if (!nh) return fail(EINVAL, "Nexthop id does not exist");
+  std::uint8_t scope = req.scope.value_or(RT_SCOPE_UNIVERSE);
+  IFCORE_TRY(nexthop_check_route(st, *nh, req.family, scope, false));
+  if (req.prefsrc && !inet::is_local_address(ctl, ns, *req.prefsrc))
+    return fail(EINVAL,
+                req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
+  std::vector<NextHop> hops;
+  std::vector<Device*> devs;
+  nexthop_hops(st, *nh, hops, devs);
+  Route r;
+  RouteInfo& i = r.info;
+  i.family = req.family;
+  i.table = table;
+  i.dst = dst;
+  i.dst_len = req.dst_len;
+  i.tos = req.tos;
+  i.type = type;
+  set_route_hops(i, hops, nh->info.blackhole, nh->info.is_group());
+  i.nhid = nh->info.id;
+  i.priority = req.priority.value_or(0);
+  if (req.family == AF_INET6 && i.priority == 0) i.priority = kPrioUser6;
+  i.protocol = req.protocol.value_or(RTPROT_BOOT);
+  i.scope = scope;
+  if (req.prefsrc) i.prefsrc = *req.prefsrc;
+  i.metrics = req.metrics;
+  r.dev = devs.empty() ? nullptr : devs.front();
+  r.nh = nh;
+  return insert_user_route(ctl, ns, req, std::move(r),
+                           hops.size() > 1 ? devs : std::vector<Device*>{});
+}
+
+}  // namespace
+
+Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  RetireScope scope(ep);
+  NetState& st = net_state(ns);
+  std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
+  IpAddr dst = req.dst;
+  if (dst.empty()) {
+    std::array<std::uint8_t, 16> zero{};
+    dst = req.family == AF_INET ? IpAddr::v4(0) : IpAddr::v6(zero);
+  }
+  if (dst.family() != req.family) return fail(EINVAL, "Invalid prefix for given family");
+  auto t = st.tables(req.family).find(table);
+  // Linux: inet_rtm_delroute and ip6_route_del, for a table that was never made (IPv4
+  // makes even main and local with their first route; IPv6 has them from the start).
+  if (t == st.tables(req.family).end()) {
+    if (req.family == AF_INET6 && (table == RT_TABLE_MAIN || table == RT_TABLE_LOCAL))
+      return fail(ESRCH);
+    return fail(ESRCH, "FIB table does not exist");
+  }
+  auto k = t->second.find(RouteKey{prefix_of(dst, req.dst_len), req.dst_len});
+  if (k == t->second.end()) return fail(ESRCH);
+  for (auto& x : k->second) {
+    const RouteInfo& i = x.info;
+    if (req.family == AF_INET && i.tos != req.tos) continue;
+    // Linux: fib6_locate finds the source prefix exactly (none: the routes without one).
+    if (req.family == AF_INET6 && !same_source(i, req)) continue;
+    if (req.priority && *req.priority && i.priority != *req.priority) continue;
+    if (req.type && *req.type && i.type != *req.type) continue;
+    if (req.protocol && *req.protocol && i.protocol != *req.protocol) continue;
+    if (req.scope && *req.scope != RT_SCOPE_NOWHERE && i.scope != *req.scope) continue;
+    if (req.oif && i.oif != req.oif) continue;
+    if (req.gateway && !req.gateway->empty() && i.gateway != *req.gateway) continue;
+    if (req.prefsrc && i.prefsrc != *req.prefsrc) continue;
+    if (req.nhid && i.nhid != req.nhid) continue;  // Linux: fib_nh_match, ip6_route_del
+    erase(ep, ns, &x, true);
+    return ok();
+  }
+  return fail(ESRCH);
+}
+
+std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
+                                   std::optional<std::uint32_t> table) {
+  std::vector<RouteInfo> out;
+  NetState& st = net_state(ns);
+  for (int f : {AF_INET, AF_INET6}) {
+    if (family && family != f) continue;
+    for (auto& [id, tbl] : st.tables(f)) {
+      if (table && *table != id) continue;
+      if (f == AF_INET) {
+        for (auto& [key, v] : tbl)
+          for (auto& r : v) out.push_back(report(r));
+        continue;
+      }
+      std::vector<const Route*> walk;
+      for (auto& [key, v] : tbl)
+        for (auto& r : v) walk.push_back(&r);
+      std::stable_sort(walk.begin(), walk.end(),
+                       [](const Route* a, const Route* b) { return walk_before(*a, *b); });
+      for (const Route* r : walk) out.push_back(report(*r));
+    }
+  }
+  return out;
+}
+
+}  // namespace ifcore::inet
