@@ -113,16 +113,25 @@ BatchResult Control::create_links(Namespace& ns, std::span<const LinkRequest> re
   return devs;
 }
 
-Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
-  // Validate everything that can be checked before changing anything.
+namespace {
+
+// What a change names besides the device: the namespace it moves to, its new master.
+struct ChangeTargets {
+  Namespace* ns = nullptr;
+  Device* master = nullptr;
+};
+
+// Everything that can be checked before anything changes (Linux: validate_linkmsg and the
+// checks at the top of do_setlink).
+Result<ChangeTargets> check_link_change(Control& ctl, Device& dev, const LinkRequest& req) {
   IFCORE_TRY(validate_generic(req));
-  Namespace* target = nullptr;
+  ChangeTargets t;
   if (req.net_ns_name) {
-    target = find_namespace(*req.net_ns_name);
-    if (!target) return fail(EINVAL, "namespace \"{}\" does not exist", *req.net_ns_name);
+    t.ns = ctl.find_namespace(*req.net_ns_name);
+    if (!t.ns) return fail(EINVAL, "namespace \"{}\" does not exist", *req.net_ns_name);
   } else if (req.net_ns_id) {
-    target = find_namespace_by_id(*req.net_ns_id);
-    if (!target) return fail_log_only(EINVAL, "invalid target namespace id {}", *req.net_ns_id);
+    t.ns = ctl.find_namespace_by_id(*req.net_ns_id);
+    if (!t.ns) return fail_log_only(EINVAL, "invalid target namespace id {}", *req.net_ns_id);
   }
   // Linux: validate_linkmsg refuses an address or a broadcast address shorter than the
   // device's with EINVAL alone.
@@ -132,104 +141,152 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
   if (req.broadcast && req.broadcast->size() < dev.broadcast().size())
     return fail_log_only(EINVAL, "broadcast address of {} bytes is shorter than the device's {}",
                          req.broadcast->size(), dev.broadcast().size());
-  Device* master = nullptr;
   if (req.master && *req.master) {
-    master = find(dev.ns(), static_cast<int>(*req.master));
-    if (!master) return fail_log_only(EINVAL, "master device {} does not exist", *req.master);
+    t.master = ctl.find(dev.ns(), static_cast<int>(*req.master));
+    if (!t.master) return fail_log_only(EINVAL, "master device {} does not exist", *req.master);
   }
   // Linux: rtnl_changelink, data for another kind: EOPNOTSUPP alone.
   if (req.kind && *req.kind != dev.kind().name())
     return fail_log_only(EOPNOTSUPP, "device \"{}\" is of kind \"{}\", not \"{}\"", dev.name(),
                          dev.kind().name(), *req.kind);
-  if (req.has_info_data) IFCORE_TRY(dev.kind().validate(*this, req));
+  if (req.has_info_data) IFCORE_TRY(dev.kind().validate(ctl, req));
   // Linux: dev_change_carrier without ndo_change_carrier is EOPNOTSUPP alone;
   // do_set_proto_down explains its refusal.
   if (req.carrier && !dev.kind().can_change_carrier())
     return fail_log_only(EOPNOTSUPP, "device \"{}\" cannot change its carrier", dev.name());
   if (req.proto_down && !dev.kind().can_change_proto_down())
     return fail(EOPNOTSUPP, "Protodown not supported by device");
+  return t;
+}
 
-  // Apply in Linux's order (do_setlink), remembering how to undo each step. An undo that
-  // fails is reported in the log with the request's error (the state may then differ).
-  std::vector<std::function<Result<void>()>> undo;
-  auto rollback = [&](Error e) -> Result<void> {
-    for (auto it = undo.rbegin(); it != undo.rend(); ++it)
+// The steps of a change made so far, each with its undo: a step that fails has the ones
+// before it undone, in reverse. An undo that fails is reported in the log with the
+// request's error (the state may then differ).
+class UndoLog {
+ public:
+  UndoLog(Control& ctl, Device& dev) : ctl_(ctl), dev_(dev) {}
+  using Revert = std::function<Result<void>()>;
+  // Keeps `revert` if `r` succeeded; otherwise rolls back and returns the error.
+  Result<void> step(Result<void> r, Revert revert) {
+    if (!r) return rollback(std::move(r).error());
+    undo_.push_back(std::move(revert));
+    return ok();
+  }
+  Result<void> rollback(Error e) {
+    for (auto it = undo_.rbegin(); it != undo_.rend(); ++it)
       if (auto u = (*it)(); !u)
-        engine_->log(LogLevel::Error,
-                     fmt::format("device \"{}\": undoing a change after \"{}\" failed: {}",
-                                 dev.name(), e.message, u.error().message));
+        ctl_.engine().log(LogLevel::Error,
+                          fmt::format("device \"{}\": undoing a change after \"{}\" failed: {}",
+                                      dev_.name(), e.message, u.error().message));
+    undo_.clear();
     return fail(std::move(e));
-  };
-#define IFCORE_STEP(expr, revert)                              \
-  do {                                                         \
-    auto step_r_ = (expr);                                     \
-    if (!step_r_) return rollback(std::move(step_r_).error()); \
-    undo.push_back(revert);                                    \
-  } while (0)
+  }
 
+ private:
+  Control& ctl_;
+  Device& dev_;
+  std::vector<Revert> undo_;
+};
+
+// The kind's data, the namespace or the name, the addresses (do_setlink's first steps).
+Result<void> change_identity(Control& ctl, Device& dev, const LinkRequest& req,
+                             const ChangeTargets& t, UndoLog& log) {
   if (req.has_info_data) {
     Kind::Undo saved = dev.kind().save_link(dev);
-    IFCORE_STEP(dev.kind().change_link(*this, dev, req),
-                ([this, saved] { return saved ? saved(*this) : ok(); }));
+    IFCORE_TRY(log.step(dev.kind().change_link(ctl, dev, req),
+                        [&ctl, saved] { return saved ? saved(ctl) : ok(); }));
   }
-  if (target && target != &dev.ns()) {
+  if (t.ns && t.ns != &dev.ns()) {
     Namespace* from = &dev.ns();
     std::string old = dev.name();
-    IFCORE_STEP(move_to_namespace(dev, *target, req.name.value_or("")),
-                ([this, &dev, from, old] { return move_to_namespace(dev, *from, old); }));
+    IFCORE_TRY(
+        log.step(ctl.move_to_namespace(dev, *t.ns, req.name.value_or("")),
+                 [&ctl, &dev, from, old] { return ctl.move_to_namespace(dev, *from, old); }));
   } else if (req.name) {
     std::string old = dev.name();
-    IFCORE_STEP(rename(dev, *req.name), ([this, &dev, old] { return rename(dev, old); }));
+    IFCORE_TRY(
+        log.step(ctl.rename(dev, *req.name), [&ctl, &dev, old] { return ctl.rename(dev, old); }));
   }
   if (req.address) {
     HwAddr old = dev.address();
     HwAddr next(req.address->bytes().first(dev.address().size()));
-    IFCORE_STEP(set_address(dev, next), ([this, &dev, old] { return set_address(dev, old); }));
+    IFCORE_TRY(log.step(ctl.set_address(dev, next),
+                        [&ctl, &dev, old] { return ctl.set_address(dev, old); }));
   }
   if (req.broadcast) {
     HwAddr old = dev.broadcast();
-    IFCORE_STEP(set_broadcast(dev, *req.broadcast),
-                ([this, &dev, old] { return set_broadcast(dev, old); }));
+    IFCORE_TRY(log.step(ctl.set_broadcast(dev, *req.broadcast),
+                        [&ctl, &dev, old] { return ctl.set_broadcast(dev, old); }));
   }
+  return ok();
+}
+
+// The mtu, the group, the master and the port's data (do_setlink's middle steps).
+Result<void> change_placement(Control& ctl, Device& dev, const LinkRequest& req,
+                              const ChangeTargets& t, UndoLog& log) {
   if (req.mtu) {
     std::uint32_t old = dev.mtu();
-    IFCORE_STEP(set_mtu(dev, *req.mtu), ([this, &dev, old] { return set_mtu(dev, old); }));
+    IFCORE_TRY(
+        log.step(ctl.set_mtu(dev, *req.mtu), [&ctl, &dev, old] { return ctl.set_mtu(dev, old); }));
   }
   if (req.group) {
     std::uint32_t old = dev.group();
-    IFCORE_STEP(set_group(dev, *req.group), ([this, &dev, old] { return set_group(dev, old); }));
+    IFCORE_TRY(log.step(ctl.set_group(dev, *req.group),
+                        [&ctl, &dev, old] { return ctl.set_group(dev, old); }));
   }
   if (req.master) {
     Device* old = dev.master();
-    IFCORE_STEP(set_master(dev, master), ([this, &dev, old] { return set_master(dev, old); }));
+    IFCORE_TRY(log.step(ctl.set_master(dev, t.master),
+                        [&ctl, &dev, old] { return ctl.set_master(dev, old); }));
   }
   if (req.has_slave_data) {
     Device* m = dev.master();
-    if (!m) return rollback(Error{EINVAL, fmt::format("device \"{}\" has no master", dev.name())});
+    if (!m)
+      return log.rollback(Error{EINVAL, fmt::format("device \"{}\" has no master", dev.name())});
     Kind::Undo saved = m->kind().save_slave(*m, dev);
-    IFCORE_STEP(m->kind().change_slave(*this, *m, dev, req.slave_data),
-                ([this, saved] { return saved ? saved(*this) : ok(); }));
+    IFCORE_TRY(log.step(m->kind().change_slave(ctl, *m, dev, req.slave_data),
+                        [&ctl, saved] { return saved ? saved(ctl) : ok(); }));
   }
+  return ok();
+}
+
+// The flags, the queue length and the alias (do_setlink's last undoable steps).
+Result<void> change_settings(Control& ctl, Device& dev, const LinkRequest& req, UndoLog& log) {
   if (req.flags || req.change) {
     std::uint32_t old = dev.flags();
-    IFCORE_STEP(change_flags(dev, combine_flags(dev, req)),
-                ([this, &dev, old] { return change_flags(dev, old); }));
+    IFCORE_TRY(log.step(ctl.change_flags(dev, combine_flags(dev, req)),
+                        [&ctl, &dev, old] { return ctl.change_flags(dev, old); }));
   }
   if (req.txqlen) {
     std::uint32_t old = dev.txqlen();
-    IFCORE_STEP(set_txqlen(dev, *req.txqlen), ([this, &dev, old] { return set_txqlen(dev, old); }));
+    IFCORE_TRY(log.step(ctl.set_txqlen(dev, *req.txqlen),
+                        [&ctl, &dev, old] { return ctl.set_txqlen(dev, old); }));
   }
   if (req.ifalias) {
     std::string old = dev.alias();
-    IFCORE_STEP(set_alias(dev, *req.ifalias), ([this, &dev, old] { return set_alias(dev, old); }));
+    IFCORE_TRY(log.step(ctl.set_alias(dev, *req.ifalias),
+                        [&ctl, &dev, old] { return ctl.set_alias(dev, old); }));
   }
+  return ok();
+}
+
+}  // namespace
+
+Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
+  auto t = check_link_change(*this, dev, req);
+  if (!t) return fail(std::move(t).error());
+  // Applied in Linux's order (do_setlink), each step with its undo.
+  UndoLog log(*this, dev);
+  IFCORE_TRY(change_identity(*this, dev, req, *t, log));
+  IFCORE_TRY(change_placement(*this, dev, req, *t, log));
+  IFCORE_TRY(change_settings(*this, dev, req, log));
+  // What follows cannot fail.
   if (req.link_mode && *req.link_mode != dev.link_mode()) {
     dev.set_link_mode_locked(*req.link_mode);
     notify_change(dev);
   }
   if (req.carrier) set_carrier(dev, *req.carrier != 0);  // dummy_change_carrier
   if (req.operstate) set_operstate(dev, *req.operstate);
-#undef IFCORE_STEP
   return ok();
 }
 
