@@ -18,79 +18,74 @@ namespace ifcore {
 
 namespace {
 
-void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
-                      const Policies& p) {
-  StatsCounters::add_locked(impl.stats.batches, 1);
-  bool single = p.unregister == UnregisterPolicy::Single;
-  // Subscribers may defer per-device cleanup to the UnregisterBatch event (EventInfo::
-  // batched). Not under seed 002's per-device policy: there each device's cleanup starts
-  // before its own grace periods, as in the kernel it imitates (the legacy figures of
-  // seeds 001 and 004 depend on when the inet6 teardown begins).
-  bool defer = !single;
-
-  // 1. Close the up ones, all together (Linux: dev_close_many).
+// 1. Close the up ones, all together (Linux: dev_close_many).
+void close_many(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs, bool single,
+                bool defer) {
   std::vector<Device*> up;
   for (Device* d : devs)
     if (d->is_up()) up.push_back(d);
-  if (!up.empty()) {
-    impl.call_chain_many(ctl, NetdevEvent::GoingDown, up, defer);
-    for (Device* d : up) {
-      d->kind().stop(ctl, *d);
-      d->set_flags_locked(d->flags() & ~IFF_UP);
-    }
-    impl.call_chain_many(ctl, NetdevEvent::Down, up, defer);
-    // The kernel of seed 002 deactivated each device with its own grace period.
-    if (single) impl.grace_period();
+  if (up.empty()) return;
+  impl.call_chain_many(ctl, NetdevEvent::GoingDown, up, defer);
+  for (Device* d : up) {
+    d->kind().stop(ctl, *d);
+    d->set_flags_locked(d->flags() & ~IFF_UP);
   }
-
-  // 2. Unlist: names and indexes are free at once. The names are read in place (stable
-  // under the control lock); their table entries are freed by one RCU callback.
-  auto t0 = Clock::now();
-  {
-    Registry::RetiredNames names(devs.size());
-    rcu::ReadGuard g;
-    // Each erase misses the cache on the device, its name and its name's table entry (a
-    // batch of 10 000 devices does not fit in it): those of the devices a few places ahead
-    // are fetched while this one is erased.
-    constexpr std::size_t kDeviceAhead = 8, kEntryAhead = 4;
-    const std::size_t n = devs.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + kDeviceAhead < n) {
-        const auto* ahead = reinterpret_cast<const char*>(devs[i + kDeviceAhead]);
-        __builtin_prefetch(ahead);
-        __builtin_prefetch(ahead + 64);
-      }
-      if (i + kEntryAhead < n) {
-        // The box is fetched, not read: name_rcu() would read its length and wait for
-        // it (16% of the batch's time in a profile of 10 000 dummies).
-        Device& ahead = *devs[i + kEntryAhead];
-        if (void* entry = DeviceAccess::name_node(ahead)) __builtin_prefetch(entry);
-        __builtin_prefetch(DeviceAccess::name_box(ahead));
-      }
-      Device* d = devs[i];
-      DeviceAccess::set_state(*d, RegState::Unregistering);
-      d->ns().registry().erase(*d, d->name_rcu(), d->ifindex(), &names);
-    }
-  }
-  StatsCounters::add(impl.stats.unlist_ns, Clock::now() - t0);
-  // Seed 002's kernel: synchronize_net after unlisting, per device.
+  impl.call_chain_many(ctl, NetdevEvent::Down, up, defer);
+  // The kernel of seed 002 deactivated each device with its own grace period.
   if (single) impl.grace_period();
+}
 
-  // 3. One notifier pass per event over the whole batch.
+// 2. Unlist: names and indexes are free at once. The names are read in place (stable
+// under the control lock); their table entries are freed by one RCU callback.
+void unlist_all(std::span<Device* const> devs) {
+  Registry::RetiredNames names(devs.size());
+  rcu::ReadGuard g;
+  // Each erase misses the cache on the device, its name and its name's table entry (a
+  // batch of 10 000 devices does not fit in it): those of the devices a few places ahead
+  // are fetched while this one is erased.
+  constexpr std::size_t kDeviceAhead = 8, kEntryAhead = 4;
+  const std::size_t n = devs.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kDeviceAhead < n) {
+      const auto* ahead = reinterpret_cast<const char*>(devs[i + kDeviceAhead]);
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + 64);
+    }
+    if (i + kEntryAhead < n) {
+      // The box is fetched, not read: name_rcu() would read its length and wait for
+      // it (16% of the batch's time in a profile of 10 000 dummies).
+      Device& ahead = *devs[i + kEntryAhead];
+      if (void* entry = DeviceAccess::name_node(ahead)) __builtin_prefetch(entry);
+      __builtin_prefetch(DeviceAccess::name_box(ahead));
+    }
+    Device* d = devs[i];
+    DeviceAccess::set_state(*d, RegState::Unregistering);
+    d->ns().registry().erase(*d, d->name_rcu(), d->ifindex(), &names);
+  }
+}
+
+// unlist_all, timed with the names' retirement.
+void unlist(Engine::Impl& impl, std::span<Device* const> devs) {
+  auto t0 = Clock::now();
+  unlist_all(devs);
+  StatsCounters::add(impl.stats.unlist_ns, Clock::now() - t0);
+}
+
+// 3. One notifier pass per event over the whole batch; 4. the kinds drop their links, and
+// adjacency left over is unlinked.
+void announce_and_unlink(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
+                         bool defer) {
   impl.call_chain_many(ctl, NetdevEvent::Unregister, devs, defer);
   impl.call_batch(ctl, BatchEvent::UnregisterBatch, devs);
-
-  // 4. The kinds drop their links; adjacency left over is unlinked.
   for (Device* d : devs) d->kind().uninit(ctl, *d);
   for (Device* d : devs) {
     while (!d->uppers_locked().empty()) ctl.unlink_upper(*d, *d->uppers_locked().back());
     while (!d->lowers_locked().empty()) ctl.unlink_upper(*d->lowers_locked().back(), *d);
   }
+}
 
-  // 5. One grace period for the batch: references switch to exact counting.
-  DeviceAccess::kill_refs(impl, devs);
-
-  // 6. To the finalizer; drop the registry's reference.
+// 6. To the finalizer; the registry's reference dropped.
+void hand_over(Engine::Impl& impl, std::span<Device* const> devs, const Policies& p) {
   bool caller_waits = p.ref_wait != RefWaitPolicy::Event;
   for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Unregistered);
   StatsCounters::add_locked(impl.stats.devices_unregistered, devs.size());
@@ -104,6 +99,25 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
     if (DeviceAccess::drop_exact_last(*d, 1) && !caller_waits) free_now.push_back(d);
   if (!free_now.empty()) impl.finalizer.release_dropped(free_now);
   impl.finalizer.settle();
+}
+
+void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
+                      const Policies& p) {
+  StatsCounters::add_locked(impl.stats.batches, 1);
+  bool single = p.unregister == UnregisterPolicy::Single;
+  // Subscribers may defer per-device cleanup to the UnregisterBatch event (EventInfo::
+  // batched). Not under seed 002's per-device policy: there each device's cleanup starts
+  // before its own grace periods, as in the kernel it imitates (the legacy figures of
+  // seeds 001 and 004 depend on when the inet6 teardown begins).
+  bool defer = !single;
+  close_many(ctl, impl, devs, single, defer);
+  unlist(impl, devs);
+  // Seed 002's kernel: synchronize_net after unlisting, per device.
+  if (single) impl.grace_period();
+  announce_and_unlink(ctl, impl, devs, defer);
+  // 5. One grace period for the batch: references switch to exact counting.
+  DeviceAccess::kill_refs(impl, devs);
+  hand_over(impl, devs, p);
 }
 
 }  // namespace
