@@ -171,20 +171,22 @@ class Device {
   // --- frame path (frame.h). The transmit path is activated by the link watch when it
   // handles carrier on, or at open when carrier is already on (Linux: dev_activate), and
   // deactivated at close or carrier off (dev_deactivate). Context: any thread to read;
-  // control lock to set.
+  // control lock to set (the Control is the proof).
   bool tx_active() const { return tx_active_.load(std::memory_order_acquire); }
-  void set_tx_active_locked(bool on) { tx_active_.store(on, std::memory_order_release); }
+  void set_tx_active_locked(const Control&, bool on) {
+    tx_active_.store(on, std::memory_order_release);
+  }
   // The device has been opened once (Linux: the first dev_activate attaches its default
   // qdisc, `noqueue` for a virtual device, which stays after a close). Context: any thread
-  // to read; control lock to set.
+  // to read; control lock to set (the Control is the proof).
   bool activated() const { return activated_.load(std::memory_order_relaxed); }
-  void set_activated_locked() { activated_.store(true, std::memory_order_relaxed); }
+  void set_activated_locked(const Control&) { activated_.store(true, std::memory_order_relaxed); }
   // Receive hooks (vlans on this device, a bridge or macvlan handler; Linux: vlan_info,
   // rx_handler). RCU-published: read inside an rcu::ReadGuard; written by frame.cc.
   const RxHooks* rx_hooks_rcu() const { return rx_hooks_.load(std::memory_order_acquire); }
   // Publishes new hooks and returns the old ones (to retire after a grace period).
-  // Context: control lock.
-  const RxHooks* exchange_rx_hooks_locked(const RxHooks* h) {
+  // Context: control lock (the Control is the proof).
+  const RxHooks* exchange_rx_hooks_locked(const Control&, const RxHooks* h) {
     return rx_hooks_.exchange(h, std::memory_order_acq_rel);
   }
 
@@ -195,30 +197,42 @@ class Device {
   // A consistent copy. Context: control lock.
   DeviceSnapshot snapshot_locked() const;
 
-  // --- setters that do not notify. Context: control lock held, or the device not yet
-  // registered. Use `Control` for changes that others must hear about.
-  void set_name_locked(std::string_view name);
-  void set_flags_locked(std::uint32_t f) { flags_.store(f, std::memory_order_relaxed); }
-  void set_mtu_locked(std::uint32_t v) { mtu_.store(v, std::memory_order_relaxed); }
-  void set_mtu_range_locked(std::uint32_t min, std::uint32_t max) {
+  // --- setters that do not notify. Each takes the caller's Control as its proof that the
+  // control lock is held (a device not yet registered is set under it too): a setter cannot
+  // be called where no Control is in reach. Use `Control` for changes that others must
+  // hear about.
+  void set_name_locked(const Control&, std::string_view name);
+  void set_flags_locked(const Control&, std::uint32_t f) {
+    flags_.store(f, std::memory_order_relaxed);
+  }
+  void set_mtu_locked(const Control&, std::uint32_t v) { mtu_.store(v, std::memory_order_relaxed); }
+  void set_mtu_range_locked(const Control&, std::uint32_t min, std::uint32_t max) {
     min_mtu_ = min;
     max_mtu_ = max;
   }
-  void set_hw_type_locked(std::uint16_t t) { hw_type_ = t; }
-  void set_address_locked(const HwAddr& a);
-  void set_broadcast_locked(const HwAddr& a);
-  void set_perm_address_locked(const HwAddr& a);
-  void set_alias_locked(std::string_view alias);
-  void set_group_locked(std::uint32_t g) { group_.store(g, std::memory_order_relaxed); }
-  void set_txqlen_locked(std::uint32_t q) { txqlen_.store(q, std::memory_order_relaxed); }
-  void set_operstate_locked(std::uint8_t s) { operstate_.store(s, std::memory_order_relaxed); }
-  void set_link_mode_locked(std::uint8_t m) { link_mode_.store(m, std::memory_order_relaxed); }
+  void set_hw_type_locked(const Control&, std::uint16_t t) { hw_type_ = t; }
+  void set_address_locked(const Control&, const HwAddr& a);
+  void set_broadcast_locked(const Control&, const HwAddr& a);
+  void set_perm_address_locked(const Control&, const HwAddr& a);
+  void set_alias_locked(const Control&, std::string_view alias);
+  void set_group_locked(const Control&, std::uint32_t g) {
+    group_.store(g, std::memory_order_relaxed);
+  }
+  void set_txqlen_locked(const Control&, std::uint32_t q) {
+    txqlen_.store(q, std::memory_order_relaxed);
+  }
+  void set_operstate_locked(const Control&, std::uint8_t s) {
+    operstate_.store(s, std::memory_order_relaxed);
+  }
+  void set_link_mode_locked(const Control&, std::uint8_t m) {
+    link_mode_.store(m, std::memory_order_relaxed);
+  }
   // Sets carrier and counts the transition (IFLA_CARRIER_CHANGES). Returns true if it changed.
-  bool set_carrier_locked(bool on);
+  bool set_carrier_locked(const Control&, bool on);
   // Validates an mtu for this device (Linux: dev_validate_mtu). Errors: EINVAL.
   Result<void> validate_mtu(std::uint32_t mtu) const;
-  void set_link_locked(Device* d) { link_.store(d, std::memory_order_release); }
-  void set_queues_locked(std::uint32_t tx, std::uint32_t rx) {
+  void set_link_locked(const Control&, Device* d) { link_.store(d, std::memory_order_release); }
+  void set_queues_locked(const Control&, std::uint32_t tx, std::uint32_t rx) {
     num_tx_queues_ = tx;
     num_rx_queues_ = rx;
   }

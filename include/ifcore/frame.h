@@ -151,7 +151,7 @@ Result<std::shared_ptr<RxQueue>> open_rx_queue(Control& ctl, Device& dev,
                                                std::size_t capacity = 1024);
 void close_rx_queue(Control& ctl, Device& dev);
 // Drops every hook of `dev` (the link watch calls it at Unregister). Context: control lock.
-void clear_rx_hooks(Device& dev);
+void clear_rx_hooks(Control& ctl, Device& dev);
 
 // ---- probe: what `ifc probe FROM TO [count N]` reports.
 struct ProbeOptions {

@@ -219,13 +219,13 @@ void Control::notify_change(Device& dev, std::uint32_t flags_changed) {
 std::unique_ptr<Device> Control::alloc_device(const Kind& kind, Namespace& ns) {
   // Linux: alloc_netdev + ether_setup defaults.
   std::unique_ptr<Device> d(DeviceAccess::make(*engine_, kind, ns));
-  d->set_hw_type_locked(ARPHRD_ETHER);
-  d->set_mtu_locked(1500);
-  d->set_mtu_range_locked(68, 65535);  // ETH_MIN_MTU .. ETH_MAX_MTU
-  d->set_flags_locked(IFF_BROADCAST | IFF_MULTICAST);
-  d->set_txqlen_locked(1000);
-  d->set_address_locked(HwAddr::random_ether());
-  d->set_broadcast_locked(HwAddr::ethernet({0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
+  d->set_hw_type_locked(*this, ARPHRD_ETHER);
+  d->set_mtu_locked(*this, 1500);
+  d->set_mtu_range_locked(*this, 68, 65535);  // ETH_MIN_MTU .. ETH_MAX_MTU
+  d->set_flags_locked(*this, IFF_BROADCAST | IFF_MULTICAST);
+  d->set_txqlen_locked(*this, 1000);
+  d->set_address_locked(*this, HwAddr::random_ether());
+  d->set_broadcast_locked(*this, HwAddr::ethernet({0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
   return d;
 }
 
@@ -238,19 +238,19 @@ Result<void> Control::apply_create_attrs(Device& dev, const LinkRequest& req) {
   if (req.address && dev.hw_type() == ARPHRD_ETHER && !req.address->is_valid_ether())
     return fail_log_only(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
                          req.address->to_string());
-  if (req.mtu) dev.set_mtu_locked(*req.mtu);
+  if (req.mtu) dev.set_mtu_locked(*this, *req.mtu);
   if (req.address) {
-    dev.set_address_locked(*req.address);
+    dev.set_address_locked(*this, *req.address);
   }
-  if (req.broadcast) dev.set_broadcast_locked(*req.broadcast);
-  if (req.txqlen) dev.set_txqlen_locked(*req.txqlen);
-  if (req.group) dev.set_group_locked(*req.group);
+  if (req.broadcast) dev.set_broadcast_locked(*this, *req.broadcast);
+  if (req.txqlen) dev.set_txqlen_locked(*this, *req.txqlen);
+  if (req.group) dev.set_group_locked(*this, *req.group);
   if (req.num_tx_queues || req.num_rx_queues)
-    dev.set_queues_locked(req.num_tx_queues.value_or(dev.num_tx_queues()),
+    dev.set_queues_locked(*this, req.num_tx_queues.value_or(dev.num_tx_queues()),
                           req.num_rx_queues.value_or(dev.num_rx_queues()));
-  if (req.operstate) dev.set_operstate_locked(*req.operstate);
-  if (req.link_mode) dev.set_link_mode_locked(*req.link_mode);
-  if (req.ifalias) dev.set_alias_locked(*req.ifalias);
+  if (req.operstate) dev.set_operstate_locked(*this, *req.operstate);
+  if (req.link_mode) dev.set_link_mode_locked(*this, *req.link_mode);
+  if (req.ifalias) dev.set_alias_locked(*this, *req.ifalias);
   return ok();
 }
 
@@ -291,7 +291,7 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
     ifindex = *i;
   }
   Device* d = dev.release();
-  d->set_name_locked(final_name);
+  d->set_name_locked(*this, final_name);
   DeviceAccess::set_ifindex(*d, ifindex);
   // Linux: only drivers with a hardware address set perm_addr (NET_ADDR_PERM); random and
   // user-set addresses leave it empty, so IFLA_PERM_ADDRESS is not reported for them.

@@ -129,7 +129,7 @@ std::uint8_t Device::reported_operstate() const {
   return is_up() ? operstate() : std::uint8_t(IF_OPER_DOWN);
 }
 
-void Device::set_name_locked(std::string_view name) {
+void Device::set_name_locked(const Control&, std::string_view name) {
   NameBox b;
   b.len = static_cast<std::uint8_t>(std::min<std::size_t>(name.size(), 15));
   std::memcpy(b.s, name.data(), b.len);
@@ -160,20 +160,20 @@ std::string Device::alias() const {
   return b ? b->s : std::string{};
 }
 
-void Device::set_address_locked(const HwAddr& a) {
+void Device::set_address_locked(const Control&, const HwAddr& a) {
   publish_value(*this, address_, address0_, AddrBox{a});
 }
-void Device::set_broadcast_locked(const HwAddr& a) {
+void Device::set_broadcast_locked(const Control&, const HwAddr& a) {
   publish_value(*this, broadcast_, broadcast0_, AddrBox{a});
 }
-void Device::set_perm_address_locked(const HwAddr& a) {
+void Device::set_perm_address_locked(const Control&, const HwAddr& a) {
   publish(*this, perm_address_, new const AddrBox{a});
 }
-void Device::set_alias_locked(std::string_view alias) {
+void Device::set_alias_locked(const Control&, std::string_view alias) {
   publish(*this, alias_, alias.empty() ? nullptr : new const TextBox{std::string(alias)});
 }
 
-bool Device::set_carrier_locked(bool on) {
+bool Device::set_carrier_locked(const Control&, bool on) {
   if (carrier_.exchange(on, std::memory_order_relaxed) == on) return false;
   // Linux: netif_carrier_on/off do not count changes of a device not yet registered.
   if (state() != RegState::Uninitialized)

@@ -23,9 +23,9 @@ namespace {
 constexpr std::size_t kEthHeader = 14;
 
 // Publishes `next` (nothing if empty) and retires the old hooks. Context: control lock.
-void publish_hooks(Device& dev, std::unique_ptr<RxHooks> next) {
+void publish_hooks(const Control& ctl, Device& dev, std::unique_ptr<RxHooks> next) {
   if (next && !next->vlans && !next->handler && !next->queue) next.reset();
-  const RxHooks* old = dev.exchange_rx_hooks_locked(next.release());
+  const RxHooks* old = dev.exchange_rx_hooks_locked(ctl, next.release());
   rcu::retire(const_cast<RxHooks*>(old));
 }
 
@@ -227,7 +227,7 @@ Device* find_vlan_hook(const Device& lower, std::uint16_t protocol, std::uint16_
   return h && h->vlans ? h->vlans->find(protocol, id) : nullptr;
 }
 
-void add_vlan_hook(Control&, Device& lower, const VlanHook& h) {
+void add_vlan_hook(Control& ctl, Device& lower, const VlanHook& h) {
   const RxHooks* cur = lower.rx_hooks_rcu();
   if (cur && cur->vlans) {  // in place: no copy of the hooks
     cur->vlans->set(h.protocol, h.id, h.vlan);
@@ -236,10 +236,10 @@ void add_vlan_hook(Control&, Device& lower, const VlanHook& h) {
   auto next = copy_hooks(lower);
   next->vlans = std::make_shared<VlanTable>();
   next->vlans->set(h.protocol, h.id, h.vlan);
-  publish_hooks(lower, std::move(next));
+  publish_hooks(ctl, lower, std::move(next));
 }
 
-void remove_vlan_hook(Control&, Device& lower, const VlanHook& h) {
+void remove_vlan_hook(Control& ctl, Device& lower, const VlanHook& h) {
   const RxHooks* cur = lower.rx_hooks_rcu();
   if (!cur || !cur->vlans) return;
   VlanTable& t = *cur->vlans;
@@ -247,35 +247,35 @@ void remove_vlan_hook(Control&, Device& lower, const VlanHook& h) {
   if (t.size() > 0) return;
   auto next = copy_hooks(lower);  // the last vlan went: drop the table
   next->vlans.reset();
-  publish_hooks(lower, std::move(next));
+  publish_hooks(ctl, lower, std::move(next));
 }
 
-void set_rx_handler(Control&, Device& dev, const RxHandler* h, std::vector<Device*> devs) {
+void set_rx_handler(Control& ctl, Device& dev, const RxHandler* h, std::vector<Device*> devs) {
   auto next = copy_hooks(dev);
   next->handler = h;
   next->handler_devs = h ? std::move(devs) : std::vector<Device*>{};
-  publish_hooks(dev, std::move(next));
+  publish_hooks(ctl, dev, std::move(next));
 }
 
-Result<std::shared_ptr<RxQueue>> open_rx_queue(Control&, Device& dev, std::size_t capacity) {
+Result<std::shared_ptr<RxQueue>> open_rx_queue(Control& ctl, Device& dev, std::size_t capacity) {
   if (dev.state() != RegState::Registered)
     return fail(ENODEV, "device \"{}\" is not registered", dev.name());
   auto q = std::make_shared<RxQueue>(capacity);
   auto next = copy_hooks(dev);
   next->queue = q;
-  publish_hooks(dev, std::move(next));
+  publish_hooks(ctl, dev, std::move(next));
   return q;
 }
 
-void close_rx_queue(Control&, Device& dev) {
+void close_rx_queue(Control& ctl, Device& dev) {
   if (!dev.rx_hooks_rcu()) return;
   auto next = copy_hooks(dev);
   next->queue.reset();
-  publish_hooks(dev, std::move(next));
+  publish_hooks(ctl, dev, std::move(next));
 }
 
-void clear_rx_hooks(Device& dev) {
-  publish_hooks(dev, nullptr);
+void clear_rx_hooks(Control& ctl, Device& dev) {
+  publish_hooks(ctl, dev, nullptr);
 }
 
 }  // namespace ifcore

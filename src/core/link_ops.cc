@@ -37,14 +37,14 @@ Result<void> Control::open(Device& dev) {
   if (dev.is_up()) return ok();
   auto& impl = engine_->impl();
   IFCORE_TRY(impl.call_chain(*this, EventInfo{NetdevEvent::PreUp, dev}));
-  dev.set_flags_locked(dev.flags() | IFF_UP);
+  dev.set_flags_locked(*this, dev.flags() | IFF_UP);
   auto r = dev.kind().open(*this, dev);
   if (!r) {
-    dev.set_flags_locked(dev.flags() & ~IFF_UP);
+    dev.set_flags_locked(*this, dev.flags() & ~IFF_UP);
     impl.linkwatch->open_failed(*this, dev);
     return r;
   }
-  dev.set_activated_locked();
+  dev.set_activated_locked(*this);
   (void)impl.call_chain(*this, EventInfo{NetdevEvent::Up, dev});
   return ok();
 }
@@ -55,7 +55,7 @@ Result<void> Control::close(Device& dev) {
   Device* one = &dev;
   impl.call_chain_many(*this, NetdevEvent::GoingDown, std::span<Device* const>(&one, 1));
   dev.kind().stop(*this, dev);
-  dev.set_flags_locked(dev.flags() & ~IFF_UP);
+  dev.set_flags_locked(*this, dev.flags() & ~IFF_UP);
   impl.call_chain_many(*this, NetdevEvent::Down, std::span<Device* const>(&one, 1));
   return ok();
 }
@@ -70,18 +70,18 @@ Result<void> Control::change_flags(Device& dev, std::uint32_t flags) {
   std::uint32_t next = (old & ~kUserFlags) | (flags & kUserFlags);
   if ((flags ^ old) & IFF_UP) {
     if (flags & IFF_UP) {
-      dev.set_flags_locked(next & ~IFF_UP);
+      dev.set_flags_locked(*this, next & ~IFF_UP);
       auto r = open(dev);
       if (!r) {
-        dev.set_flags_locked(old);
+        dev.set_flags_locked(*this, old);
         return r;
       }
     } else {
-      dev.set_flags_locked(next | IFF_UP);
+      dev.set_flags_locked(*this, next | IFF_UP);
       IFCORE_TRY(close(dev));
     }
   } else {
-    dev.set_flags_locked(next);
+    dev.set_flags_locked(*this, next);
   }
   std::uint32_t changed = (old ^ dev.flags()) & ~IFF_UP;
   // Linux: __dev_notify_flags sends CHANGE for other flag changes of an up device.
@@ -99,7 +99,7 @@ Result<void> Control::set_mtu(Device& dev, std::uint32_t mtu) {
   pre.old_mtu = old;
   pre.new_mtu = mtu;
   IFCORE_TRY(impl.call_chain(*this, pre));
-  dev.set_mtu_locked(mtu);
+  dev.set_mtu_locked(*this, mtu);
   EventInfo ev{NetdevEvent::ChangeMtu, dev};
   ev.old_mtu = old;
   ev.new_mtu = mtu;
@@ -120,7 +120,7 @@ Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
   EventInfo pre{NetdevEvent::PreChangeAddr, dev};
   pre.new_addr = &addr;
   IFCORE_TRY(impl.call_chain(*this, pre));
-  dev.set_address_locked(addr);
+  dev.set_address_locked(*this, addr);
   EventInfo ev{NetdevEvent::ChangeAddr, dev};
   ev.new_addr = &addr;
   (void)impl.call_chain(*this, ev);
@@ -132,7 +132,7 @@ Result<void> Control::set_address_from_kind(Device& dev, const HwAddr& addr) {
     return fail(EINVAL, "address of {} bytes does not match the device's {}", addr.size(),
                 dev.address().size());
   if (addr == dev.address()) return ok();
-  dev.set_address_locked(addr);
+  dev.set_address_locked(*this, addr);
   EventInfo ev{NetdevEvent::ChangeAddr, dev};
   ev.new_addr = &addr;
   (void)engine_->impl().call_chain(*this, ev);
@@ -143,7 +143,7 @@ Result<void> Control::set_broadcast(Device& dev, const HwAddr& addr) {
   if (addr.size() != dev.broadcast().size())
     return fail_log_only(EINVAL, "broadcast address of {} bytes does not match the device's {}",
                          addr.size(), dev.broadcast().size());
-  dev.set_broadcast_locked(addr);
+  dev.set_broadcast_locked(*this, addr);
   notify_change(dev);
   return ok();
 }
@@ -168,7 +168,7 @@ Result<void> Control::rename(Device& dev, std::string_view name) {
   pre.new_name = next;
   IFCORE_TRY(impl.call_chain(*this, pre));
   IFCORE_TRY(reg.rename(dev, old, next));
-  dev.set_name_locked(next);
+  dev.set_name_locked(*this, next);
   EventInfo ev{NetdevEvent::ChangeName, dev};
   ev.old_name = old;
   ev.new_name = next;
@@ -179,7 +179,7 @@ Result<void> Control::rename(Device& dev, std::string_view name) {
 Result<void> Control::set_alias(Device& dev, std::string_view alias) {
   // Linux: IFALIASZ is 256 bytes including the NUL.
   if (alias.size() >= 256) return fail(EINVAL, "alias is longer than 255 bytes");
-  dev.set_alias_locked(alias);
+  dev.set_alias_locked(*this, alias);
   notify_change(dev);
   return ok();
 }
@@ -199,14 +199,14 @@ Result<void> Control::del_altname(Device& dev, std::string_view name) {
 
 Result<void> Control::set_group(Device& dev, std::uint32_t group) {
   if (dev.group() == group) return ok();
-  dev.set_group_locked(group);
+  dev.set_group_locked(*this, group);
   notify_change(dev);
   return ok();
 }
 
 Result<void> Control::set_txqlen(Device& dev, std::uint32_t txqlen) {
   if (dev.txqlen() == txqlen) return ok();
-  dev.set_txqlen_locked(txqlen);
+  dev.set_txqlen_locked(*this, txqlen);
   notify_change(dev);
   return ok();
 }
@@ -287,13 +287,13 @@ void Control::set_carrier(Device& dev, bool on) {
   // Linux: netif_carrier_on/off flip the bit and count the change at once; the link watch
   // sets the operstate, (de)activates the transmit path and notifies Change, at once or
   // later per the policy (core/linkwatch.h).
-  if (!dev.set_carrier_locked(on)) return;
+  if (!dev.set_carrier_locked(*this, on)) return;
   engine_->impl().linkwatch->fire(*this, dev);
 }
 
 void Control::set_operstate(Device& dev, std::uint8_t operstate) {
   if (dev.operstate() == operstate) return;
-  dev.set_operstate_locked(operstate);
+  dev.set_operstate_locked(*this, operstate);
   notify_change(dev);
 }
 
@@ -338,7 +338,7 @@ Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_
   dev.ns().registry().erase(dev, dev.name(), dev.ifindex());
   DeviceAccess::set_ns(dev, to);
   DeviceAccess::set_ifindex(dev, ifindex);
-  dev.set_name_locked(name);
+  dev.set_name_locked(*this, name);
   auto ins = dst.insert(dev, name, ifindex);
   DeviceAccess::set_state(dev, RegState::Registered);
   if (!ins) return ins;  // cannot happen: checked above under the same lock

@@ -173,9 +173,9 @@ void LinkWatch::deliver(Control& ctl, Device& dev) {
   // Linux: linkwatch_do_dev: rfc2863_policy, then for an up device dev_activate or
   // dev_deactivate and netdev_state_change.
   std::uint8_t op = derived_operstate(dev);
-  if (op != dev.operstate()) dev.set_operstate_locked(op);
+  if (op != dev.operstate()) dev.set_operstate_locked(ctl, op);
   if (dev.is_up() && !(DeviceAccess::lw_transit(dev) & kClosing)) {
-    dev.set_tx_active_locked(dev.carrier());
+    dev.set_tx_active_locked(ctl, dev.carrier());
     ++stats_.notified;
     ctl.notify_change(dev);
   }
@@ -246,7 +246,7 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
     case NetdevEvent::Register:
       // Linux: linkwatch_init_dev: a device registered without carrier gets its operstate.
       if (!dev.carrier() || dev.link_mode() != IF_LINK_MODE_DEFAULT)
-        dev.set_operstate_locked(derived_operstate(dev));
+        dev.set_operstate_locked(ctl, derived_operstate(dev));
       break;
     case NetdevEvent::PreUp:
       mark(dev, kOpening, true);
@@ -254,7 +254,7 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
     case NetdevEvent::Up: {
       mark(dev, kOpening, false);
       // Linux: __dev_open runs dev_activate: with carrier the transmit path starts now.
-      if (dev.carrier()) dev.set_tx_active_locked(true);
+      if (dev.carrier()) dev.set_tx_active_locked(ctl, true);
       TimePoint now = impl_.engine.time().now();
       if (auto it = pending_.find(id); it != pending_.end()) {
         if (it->second.wait == Wait::Budget ? it->second.due <= now : kernel_urgent(dev)) {
@@ -272,7 +272,7 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
     case NetdevEvent::GoingDown:
       // Linux: dev_close runs dev_deactivate: frames are dropped from now on.
       mark(dev, kClosing, true);
-      dev.set_tx_active_locked(false);
+      dev.set_tx_active_locked(ctl, false);
       break;
     case NetdevEvent::Down: {
       mark(dev, kClosing, false);
@@ -290,8 +290,8 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
       if (!buckets_.empty()) buckets_.erase(id);
       mark(dev, kOpening, false);
       mark(dev, kClosing, false);
-      dev.set_tx_active_locked(false);
-      clear_rx_hooks(dev);  // frame.h: no frame reaches it from now on
+      dev.set_tx_active_locked(ctl, false);
+      clear_rx_hooks(ctl, dev);  // frame.h: no frame reaches it from now on
       break;
     default:
       break;

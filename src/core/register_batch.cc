@@ -78,7 +78,8 @@ void restore_allocators(const std::map<Namespace*, int>& saved) {
 }
 
 // Names (resolving patterns in order), indexes and lists one device.
-Result<void> list_one(Registry& reg, Device& dev, const std::string& name, int ifindex) {
+Result<void> list_one(const Control& ctl, Registry& reg, Device& dev, const std::string& name,
+                      int ifindex) {
   std::string final_name = name;
   if (name.find('%') != std::string::npos) {
     auto n = reg.resolve_pattern(name);
@@ -90,7 +91,7 @@ Result<void> list_one(Registry& reg, Device& dev, const std::string& name, int i
     if (!i) return fail(i.error());
     ifindex = *i;
   }
-  dev.set_name_locked(final_name);
+  dev.set_name_locked(ctl, final_name);
   DeviceAccess::set_ifindex(dev, ifindex);
   return reg.insert(dev, final_name, ifindex);
 }
@@ -117,7 +118,7 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   devs.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     Device* d = items[i].dev.release();
-    auto listed = list_one(d->ns().registry(), *d, items[i].name, items[i].ifindex);
+    auto listed = list_one(*this, d->ns().registry(), *d, items[i].name, items[i].ifindex);
     if (!listed) {
       delete d;
       unlist_and_free(devs, items);

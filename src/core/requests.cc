@@ -282,7 +282,7 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
   IFCORE_TRY(change_settings(*this, dev, req, log));
   // What follows cannot fail.
   if (req.link_mode && *req.link_mode != dev.link_mode()) {
-    dev.set_link_mode_locked(*req.link_mode);
+    dev.set_link_mode_locked(*this, *req.link_mode);
     notify_change(dev);
   }
   if (req.carrier) set_carrier(dev, *req.carrier != 0);  // dummy_change_carrier

@@ -28,7 +28,7 @@ void close_many(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
   impl.call_chain_many(ctl, NetdevEvent::GoingDown, up, defer);
   for (Device* d : up) {
     d->kind().stop(ctl, *d);
-    d->set_flags_locked(d->flags() & ~IFF_UP);
+    d->set_flags_locked(ctl, d->flags() & ~IFF_UP);
   }
   impl.call_chain_many(ctl, NetdevEvent::Down, up, defer);
   // The kernel of seed 002 deactivated each device with its own grace period.

@@ -10,9 +10,9 @@ namespace ifcore::kinds {
 Result<std::unique_ptr<Device>> Dummy::prepare_link(Control& ctl, Namespace& ns,
                                                     const LinkRequest& req) const {
   auto dev = ctl.alloc_device(*this, ns);
-  dev->set_flags_locked((dev->flags() | IFF_NOARP) & ~IFF_MULTICAST);
-  dev->set_mtu_range_locked(0, 0);  // Linux: dummy has min_mtu 0, max_mtu 0 (no maximum)
-  dev->set_operstate_locked(IF_OPER_UNKNOWN);
+  dev->set_flags_locked(ctl, (dev->flags() | IFF_NOARP) & ~IFF_MULTICAST);
+  dev->set_mtu_range_locked(ctl, 0, 0);  // Linux: dummy has min_mtu 0, max_mtu 0 (no maximum)
+  dev->set_operstate_locked(ctl, IF_OPER_UNKNOWN);
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
   return dev;
 }

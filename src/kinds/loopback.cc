@@ -26,14 +26,14 @@ Result<void> Loopback::del_link(Control&, Device& dev, UnregisterBatch&) const {
 
 Result<void> Loopback::init(Control& ctl, Namespace& ns) {
   auto dev = ctl.alloc_device(*this, ns);
-  dev->set_hw_type_locked(ARPHRD_LOOPBACK);
-  dev->set_mtu_locked(65536);
-  dev->set_mtu_range_locked(0, 0);
-  dev->set_flags_locked(IFF_LOOPBACK);
-  dev->set_address_locked(HwAddr::ethernet({0, 0, 0, 0, 0, 0}));
-  dev->set_broadcast_locked(HwAddr::ethernet({0, 0, 0, 0, 0, 0}));
-  dev->set_txqlen_locked(1000);
-  dev->set_operstate_locked(IF_OPER_UNKNOWN);
+  dev->set_hw_type_locked(ctl, ARPHRD_LOOPBACK);
+  dev->set_mtu_locked(ctl, 65536);
+  dev->set_mtu_range_locked(ctl, 0, 0);
+  dev->set_flags_locked(ctl, IFF_LOOPBACK);
+  dev->set_address_locked(ctl, HwAddr::ethernet({0, 0, 0, 0, 0, 0}));
+  dev->set_broadcast_locked(ctl, HwAddr::ethernet({0, 0, 0, 0, 0, 0}));
+  dev->set_txqlen_locked(ctl, 1000);
+  dev->set_operstate_locked(ctl, IF_OPER_UNKNOWN);
   auto r = ctl.register_device(std::move(dev), "lo", 1);
   if (!r) return fail(r.error());
   ns.set_loopback_locked(*r);

@@ -251,12 +251,12 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
 
   auto dev = ctl.alloc_device(*this, ns);
   // Linux: mtu defaults to the lower's; range 68..the lower's maximum.
-  dev->set_mtu_range_locked(68, lower->max_mtu());
-  dev->set_mtu_locked(lower->mtu());
-  if (priv->mode == MACVLAN_MODE_PASSTHRU) dev->set_address_locked(lower->address());
-  dev->set_carrier_locked(lower->carrier() && lower->is_up());
-  dev->set_operstate_locked(IF_OPER_DOWN);
-  dev->set_link_locked(lower);
+  dev->set_mtu_range_locked(ctl, 68, lower->max_mtu());
+  dev->set_mtu_locked(ctl, lower->mtu());
+  if (priv->mode == MACVLAN_MODE_PASSTHRU) dev->set_address_locked(ctl, lower->address());
+  dev->set_carrier_locked(ctl, lower->carrier() && lower->is_up());
+  dev->set_operstate_locked(ctl, IF_OPER_DOWN);
+  dev->set_link_locked(ctl, lower);
   priv->lower = Ref(*lower, "macvlan");
   dev->set_priv(std::move(priv));
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
@@ -354,7 +354,7 @@ bool Macvlan::xmit(Device& dev, Frame&& f) const {
 void Macvlan::uninit(Control& ctl, Device& dev) const {
   if (auto* v = macvlan_of(dev); v && v->lower && v->lower->state() == RegState::Registered)
     refresh_rx(ctl, *v->lower);  // `dev` is unregistering: macvlans_on leaves it out
-  dev.set_link_locked(nullptr);
+  dev.set_link_locked(ctl, nullptr);
   if (auto* v = macvlan_of(dev)) v->lower.reset();
 }
 

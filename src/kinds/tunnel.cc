@@ -207,15 +207,15 @@ Result<Device*> Tunnel::new_link(Control& ctl, Namespace& ns, const LinkRequest&
   auto dev = ctl.alloc_device(*this, ns);
   // Linux: ipip_tunnel_setup / ipgre_tunnel_setup: no Ethernet header, a 4-byte address
   // (the local end) and broadcast (the remote end), NOARP.
-  dev->set_hw_type_locked(flavor_ == Flavor::Ipip ? ARPHRD_TUNNEL : ARPHRD_IPGRE);
-  dev->set_address_locked(ipv4_hwaddr(p.local));
-  dev->set_broadcast_locked(ipv4_hwaddr(p.remote));
-  dev->set_perm_address_locked(ipv4_hwaddr(p.local));
-  dev->set_flags_locked(flags_for(p));
+  dev->set_hw_type_locked(ctl, flavor_ == Flavor::Ipip ? ARPHRD_TUNNEL : ARPHRD_IPGRE);
+  dev->set_address_locked(ctl, ipv4_hwaddr(p.local));
+  dev->set_broadcast_locked(ctl, ipv4_hwaddr(p.remote));
+  dev->set_perm_address_locked(ctl, ipv4_hwaddr(p.local));
+  dev->set_flags_locked(ctl, flags_for(p));
   std::uint32_t h = header_len(flavor_, p);
-  dev->set_mtu_range_locked(kMinMtu, kIpMaxMtu - h);
-  dev->set_mtu_locked(bound_mtu(ctl, ns, flavor_, p));
-  dev->set_operstate_locked(IF_OPER_UNKNOWN);
+  dev->set_mtu_range_locked(ctl, kMinMtu, kIpMaxMtu - h);
+  dev->set_mtu_locked(ctl, bound_mtu(ctl, ns, flavor_, p));
+  dev->set_operstate_locked(ctl, IF_OPER_UNKNOWN);
   auto priv = std::make_unique<TunnelPriv>();
   priv->p = p;
   dev->set_priv(std::move(priv));
@@ -233,7 +233,7 @@ Kind::Undo Tunnel::save_link(Device& dev) const {
           mtu = dev.mtu(), p2p = dev.flags() & IFF_POINTOPOINT](Control& ctl) -> Result<void> {
     TunnelPriv& t = *tunnel_of(*d);
     t.p = p;
-    d->set_flags_locked((d->flags() & ~IFF_POINTOPOINT) | p2p);
+    d->set_flags_locked(ctl, (d->flags() & ~IFF_POINTOPOINT) | p2p);
     if (d->address() != address) IFCORE_TRY(ctl.set_address(*d, address));
     if (d->broadcast() != broadcast) IFCORE_TRY(ctl.set_broadcast(*d, broadcast));
     if (d->mtu() != mtu) IFCORE_TRY(ctl.set_mtu(*d, mtu));
@@ -254,7 +254,7 @@ Result<void> Tunnel::change_link(Control& ctl, Device& dev, const LinkRequest& r
   if (next.remote != t.p.remote) (void)ctl.set_broadcast(dev, ipv4_hwaddr(next.remote));
   bool rebind = next.link != t.p.link || header_len(flavor_, next) != header_len(flavor_, t.p);
   t.p = next;
-  dev.set_flags_locked((dev.flags() & ~IFF_POINTOPOINT) | flags_for(next));
+  dev.set_flags_locked(ctl, (dev.flags() & ~IFF_POINTOPOINT) | flags_for(next));
   if (rebind && !req.mtu) (void)ctl.set_mtu(dev, bound_mtu(ctl, dev.ns(), flavor_, next));
   (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
   return ok();

@@ -62,25 +62,25 @@ std::uint32_t num_queues() {
 // Linux: veth_setup (ether_setup). Carrier goes off once registered (veth_newlink).
 std::unique_ptr<Device> alloc_end(Control& ctl, const Kind& kind, Namespace& ns) {
   auto dev = ctl.alloc_device(kind, ns);
-  dev->set_queues_locked(num_queues(), num_queues());
-  dev->set_operstate_locked(IF_OPER_DOWN);
+  dev->set_queues_locked(ctl, num_queues(), num_queues());
+  dev->set_operstate_locked(ctl, IF_OPER_DOWN);
   dev->set_priv(std::make_unique<VethPriv>());
   return dev;
 }
 
 // Unlinks `dev` and its peer from each other (Linux: the RCU_INIT_POINTERs of
 // veth_dellink; the frame path sees no peer from now on).
-void untie(Device& dev) {
+void untie(Control& ctl, Device& dev) {
   auto* me = priv_of<VethPriv>(dev);
   if (!me) return;
   if (Device* other_dev = me->peer) {
     if (auto* other = priv_of<VethPriv>(*other_dev); other && other->peer == &dev) {
       other->peer = nullptr;
-      other_dev->set_link_locked(nullptr);
+      other_dev->set_link_locked(ctl, nullptr);
     }
   }
   me->peer = nullptr;
-  dev.set_link_locked(nullptr);
+  dev.set_link_locked(ctl, nullptr);
 }
 
 }  // namespace
@@ -154,8 +154,8 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   }
   priv_of<VethPriv>(**p)->peer = *d;
   priv_of<VethPriv>(**d)->peer = *p;
-  (*p)->set_link_locked(*d);
-  (*d)->set_link_locked(*p);
+  (*p)->set_link_locked(ctl, *d);
+  (*d)->set_link_locked(ctl, *p);
   // Linux turns each end's carrier off right after registering it, and its link watch runs
   // those events once the pair is tied: the operstates it derives see the peer
   // (LOWERLAYERDOWN once up). The kernel policy's one-second window opens here.
@@ -166,12 +166,12 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   return *d;
 }
 
-Result<void> Veth::del_link(Control&, Device& dev, UnregisterBatch& batch) const {
+Result<void> Veth::del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const {
   // Linux: veth_dellink queues both ends in the caller's list and unties them at once, so
   // the batch's notifications carry no IFLA_LINK (`ip monitor` prints "@NONE").
   batch.add(dev);
   Device* p = peer(dev);
-  untie(dev);
+  untie(ctl, dev);
   if (p && p->state() == RegState::Registered) batch.add(*p);
   return ok();
 }
@@ -200,8 +200,8 @@ bool Veth::xmit(Device& dev, Frame&& f) const {
   return true;
 }
 
-void Veth::uninit(Control&, Device& dev) const {
-  untie(dev);  // a device unregistered without del_link (its namespace went)
+void Veth::uninit(Control& ctl, Device& dev) const {
+  untie(ctl, dev);  // a device unregistered without del_link (its namespace went)
 }
 
 void Veth::install(Engine& engine) {

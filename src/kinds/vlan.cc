@@ -197,17 +197,17 @@ Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   auto dev = ctl.alloc_device(*this, ns);
   // Linux: vlan_setup (mtu range 0..ETH_MAX_MTU) and vlan_dev_init (lower's flags and
   // address, carrier from the lower).
-  dev->set_mtu_range_locked(0, 65535);
-  dev->set_mtu_locked(lower.mtu());
-  dev->set_flags_locked(lower.flags() &
-                        ~(IFF_UP | IFF_PROMISC | IFF_ALLMULTI | IFF_MASTER | IFF_SLAVE));
-  dev->set_address_locked(lower.address());
-  dev->set_broadcast_locked(lower.broadcast());
+  dev->set_mtu_range_locked(ctl, 0, 65535);
+  dev->set_mtu_locked(ctl, lower.mtu());
+  dev->set_flags_locked(
+      ctl, lower.flags() & ~(IFF_UP | IFF_PROMISC | IFF_ALLMULTI | IFF_MASTER | IFF_SLAVE));
+  dev->set_address_locked(ctl, lower.address());
+  dev->set_broadcast_locked(ctl, lower.broadcast());
   // The operstate is left as registration makes it (Linux: linkwatch_init_dev derives it
   // only for a device without carrier; one with carrier keeps IF_OPER_UNKNOWN until a
   // carrier change reaches the link watch, and an up vlan on a dummy says `state UNKNOWN`).
-  dev->set_carrier_locked(lower.carrier() && lower.is_up());
-  dev->set_link_locked(&lower);
+  dev->set_carrier_locked(ctl, lower.carrier() && lower.is_up());
+  dev->set_link_locked(ctl, &lower);
   auto priv = std::make_unique<VlanPriv>();
   priv->lower = Ref(lower, "vlan");
   priv->id = static_cast<std::uint16_t>(*id);
@@ -301,7 +301,7 @@ bool Vlan::xmit(Device& dev, Frame&& f) const {
 void Vlan::uninit(Control& ctl, Device& dev) const {
   if (auto* v = vlan_of(dev); v && v->lower)
     remove_vlan_hook(ctl, *v->lower, VlanHook{v->protocol, v->id, &dev});
-  dev.set_link_locked(nullptr);
+  dev.set_link_locked(ctl, nullptr);
   if (auto* v = vlan_of(dev)) v->lower.reset();
 }
 

@@ -115,10 +115,10 @@ Result<Device*> Vrf::new_link(Control& ctl, Namespace& ns, const LinkRequest& re
   // operstate UP "to avoid confusion").
   auto dev = ctl.alloc_device(*this, ns);
   dev->set_priv(std::move(priv));
-  dev->set_flags_locked(IFF_MASTER | IFF_NOARP);
-  dev->set_mtu_range_locked(kMinMtu, kMaxMtu);
-  dev->set_mtu_locked(kMaxMtu);
-  dev->set_operstate_locked(IF_OPER_UP);
+  dev->set_flags_locked(ctl, IFF_MASTER | IFF_NOARP);
+  dev->set_mtu_range_locked(ctl, kMinMtu, kMaxMtu);
+  dev->set_mtu_locked(ctl, kMaxMtu);
+  dev->set_operstate_locked(ctl, IF_OPER_UP);
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
   return ctl.register_device(std::move(dev), req.name.value_or("vrf%d"), req.ifindex);
 }

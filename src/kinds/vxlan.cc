@@ -215,14 +215,14 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
   Device* lower = nullptr;
   IFCORE_TRY(check_conf(ctl, ns, *this, c, nullptr, &lower));
   auto dev = ctl.alloc_device(*this, ns);
-  dev->set_mtu_range_locked(68, 65535);
+  dev->set_mtu_range_locked(ctl, 68, 65535);
   // Linux: vxlan_dev_configure — under a lower device, its mtu less the headers.
   if (lower) {
     std::uint32_t room = c.ipv6() ? kHeadroom6 : kHeadroom4;
-    dev->set_mtu_locked(lower->mtu() > room + 68 ? lower->mtu() - room : 68);
+    dev->set_mtu_locked(ctl, lower->mtu() > room + 68 ? lower->mtu() - room : 68);
   }
   // Linux: a vxlan device keeps its carrier on and has no link state (operstate UNKNOWN).
-  dev->set_operstate_locked(IF_OPER_UNKNOWN);
+  dev->set_operstate_locked(ctl, IF_OPER_UNKNOWN);
   auto priv = std::make_unique<VxlanPriv>();
   priv->conf = c;
   if (lower) priv->lower = Ref(*lower, "vxlan");

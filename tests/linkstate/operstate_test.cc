@@ -158,7 +158,7 @@ TEST_F(OperstateTest, TunnelsAreUpWhenAdminUp) {
 TEST_F(OperstateTest, DormantLinkModeReportsDormant) {
   auto ctl = engine->control();
   auto [a, b] = veth_ab(ctl);
-  a->set_link_mode_locked(IF_LINK_MODE_DORMANT);
+  a->set_link_mode_locked(ctl, IF_LINK_MODE_DORMANT);
   ASSERT_TRUE(ctl.open(*a));
   ASSERT_TRUE(ctl.open(*b));
   EXPECT_EQ(a->reported_operstate(), IF_OPER_DORMANT);
