@@ -87,6 +87,25 @@ Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequ
                                     const std::vector<Device*>& extra_devs);
 Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& req,
                                const IpAddr& dst, std::uint32_t table, std::uint8_t type);
+
+// A preferred source must be an address of the namespace (Linux: fib_valid_prefsrc,
+// ip6_route_info_create's ipv6_chk_addr).
+Result<void> check_prefsrc(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  if (req.prefsrc && !inet::is_local_address(ctl, ns, *req.prefsrc))
+    return fail(EINVAL,
+                req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
+  return ok();
+}
+
+// What every user route starts from: its family, table, destination and tos.
+void start_user_route(RouteInfo& i, const RouteRequest& req, std::uint32_t table,
+                      const IpAddr& dst) {
+  i.family = req.family;
+  i.table = table;
+  i.dst = dst;
+  i.dst_len = req.dst_len;
+  i.tos = req.tos;
+}
 }  // namespace
 
 Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
@@ -175,18 +194,12 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   auto dev = req.nexthops.empty() ? resolve_nexthop(ctl, ns, req, table, type)
                                   : Result<Device*>(hop_devs.front());
   if (!dev) return fail(std::move(dev).error());
-  if (req.prefsrc && !inet::is_local_address(ctl, ns, *req.prefsrc))
-    return fail(EINVAL,
-                req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
+  IFCORE_TRY(check_prefsrc(ctl, ns, req));
 
   Route r;
   RouteInfo& i = r.info;
-  i.family = req.family;
-  i.table = table;
-  i.dst = dst;
-  i.dst_len = req.dst_len;
+  start_user_route(i, req, table, dst);
   set_source(i, req);
-  i.tos = req.tos;
   if (multipath) {
     if (!req.nexthops.front().gateway.empty()) i.gateway = req.nexthops.front().gateway;
     for (std::size_t h = 0; h < req.nexthops.size(); ++h) {
@@ -285,19 +298,13 @@ Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& 
   if (!nh) return fail(EINVAL, "Nexthop id does not exist");
   std::uint8_t scope = req.scope.value_or(RT_SCOPE_UNIVERSE);
   IFCORE_TRY(nexthop_check_route(st, *nh, req.family, scope, false));
-  if (req.prefsrc && !inet::is_local_address(ctl, ns, *req.prefsrc))
-    return fail(EINVAL,
-                req.family == AF_INET ? "Invalid prefsrc address" : "Invalid source address");
+  IFCORE_TRY(check_prefsrc(ctl, ns, req));
   std::vector<NextHop> hops;
   std::vector<Device*> devs;
   nexthop_hops(st, *nh, hops, devs);
   Route r;
   RouteInfo& i = r.info;
-  i.family = req.family;
-  i.table = table;
-  i.dst = dst;
-  i.dst_len = req.dst_len;
-  i.tos = req.tos;
+  start_user_route(i, req, table, dst);
   i.type = type;
   set_route_hops(i, hops, nh->info.blackhole, nh->info.is_group());
   i.nhid = nh->info.id;
