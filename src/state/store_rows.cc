@@ -6,6 +6,7 @@ namespace ifcore::state::detail {
 
 // ---- what a notification becomes
 
+
 void key_add(Bytes& k, const void* p, std::size_t n) {
   auto len = static_cast<std::uint8_t>(n);
   k.push_back(len);
