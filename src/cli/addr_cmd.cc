@@ -26,23 +26,6 @@ const char* family_name(int f) {
   return f == AF_INET ? "inet" : f == AF_INET6 ? "inet6" : "unknown";
 }
 
-std::string scope_name(std::uint8_t s) {
-  switch (s) {
-    case RT_SCOPE_UNIVERSE:
-      return "global";
-    case RT_SCOPE_SITE:
-      return "site";
-    case RT_SCOPE_LINK:
-      return "link";
-    case RT_SCOPE_HOST:
-      return "host";
-    case RT_SCOPE_NOWHERE:
-      return "nowhere";
-    default:
-      return std::to_string(s);
-  }
-}
-
 Result<std::uint8_t> parse_scope(const std::string& s) {
   if (s == "global" || s == "universe") return RT_SCOPE_UNIVERSE;
   if (s == "site") return RT_SCOPE_SITE;
@@ -75,7 +58,7 @@ void print_addr(Ctx& c, const wire::AddrMessage& a, bool deleted) {
     o.kv("broadcast", a.broadcast->to_string(), "brd " + a.broadcast->to_string() + " ");
   if (a.anycast) o.kv("anycast", a.anycast->to_string(), "any " + a.anycast->to_string() + " ");
   if (a.rt_priority) o.kv("metric", *a.rt_priority, fmt::format("metric {} ", *a.rt_priority));
-  o.kv("scope", scope_name(a.scope), "scope " + scope_name(a.scope) + " ");
+  o.kv("scope", rt_scope_name(a.scope), "scope " + rt_scope_name(a.scope) + " ");
   static const std::pair<std::uint32_t, const char*> kFlags[] = {
       {IFA_F_SECONDARY, "secondary"},
       {IFA_F_NODAD, "nodad"},
