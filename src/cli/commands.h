@@ -44,6 +44,12 @@ void print_nh_info(Ctx& c, std::uint32_t id);
 // rtnl_rtscope_n2a) and the RTNH_F_* / RTM_F_* flag words (print_rt_flags; in JSON an
 // array "flags", always there).
 std::string rt_scope_name(std::uint8_t s);
+// The route types by number (RTN_*), as iproute2 names them (routes and rules).
+inline constexpr const char* kRouteTypes[] = {"none",     "unicast",   "local",     "broadcast",
+                                              "anycast",  "multicast", "blackhole", "unreachable",
+                                              "prohibit", "throw",     "nat",       "xresolve"};
+// A routing table's name as iproute2's rt_tables has it, or its number (rule_print.cc).
+std::string table_name(std::uint32_t t);
 void print_rt_flags(Out& o, std::uint32_t flags);
 
 // Appends `type KIND [options]` for link add (link_build.cc): IFLA_LINKINFO with the

@@ -160,8 +160,8 @@ Result<RouteFilter> parse_route_filter(Ctx& c, Args& a, bool flush) {
       auto v = val();
       if (!v) return fail(v.error());
       int type = -1;
-      for (int t = 0; t < 12; ++t)
-        if (*v == kTypes[t]) type = t;
+      for (int t = 0; t < int(std::size(kRouteTypes)); ++t)
+        if (*v == kRouteTypes[t]) type = t;
       if (type < 0)
         if (auto n = parse_u32(*v, ""); n && *n < 32) type = int(*n);
       if (type < 0) return invarg("node type value is invalid\n", *v);

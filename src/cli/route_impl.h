@@ -24,11 +24,6 @@
 
 namespace ifcore::cli::route {
 
-// The route types' names (RTN_*), as `ip route` prints and reads them.
-inline const char* const kTypes[] = {"none",     "unicast",   "local",     "broadcast",
-                                     "anycast",  "multicast", "blackhole", "unreachable",
-                                     "prohibit", "throw",     "nat",       "xresolve"};
-
 struct MetricName {
   std::uint16_t type;
   const char* name;
@@ -38,7 +33,6 @@ struct MetricName {
 const MetricName* metric_of(const std::string& w);
 Result<wire::RouteMetric> metric_value(const MetricName& m, const std::string& v);
 void print_metrics(Out& o, const std::vector<wire::RouteMetric>& metrics);
-std::string table_name(std::uint32_t t);
 std::string proto_name(std::uint8_t p);
 std::optional<std::uint32_t> raw_u32(const wire::Message& m, std::uint16_t type);
 Result<void> finish(wire::MessageBuilder& b);

@@ -4,15 +4,6 @@
 
 namespace ifcore::cli::route {
 
-namespace {
-
-struct RouteArgs {
-  wire::RouteMessage r;
-  bool have_dst = false;
-};
-
-}  // namespace
-
 Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t flags) {
   wire::RouteMessage r;
   bool del = type == RTM_DELROUTE;
@@ -183,8 +174,8 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
       }
     } else {
       bool typed = false;
-      for (std::uint8_t t = 1; t < 12; ++t)
-        if (w == kTypes[t]) {
+      for (std::uint8_t t = 1; t < std::size(kRouteTypes); ++t)
+        if (w == kRouteTypes[t]) {
           r.type = t;
           typed = true;
         }

@@ -104,13 +104,6 @@ void print_metrics(Out& o, const std::vector<wire::RouteMetric>& metrics) {
   o.close();
 }
 
-std::string table_name(std::uint32_t t) {
-  if (t == RT_TABLE_MAIN) return "main";
-  if (t == RT_TABLE_LOCAL) return "local";
-  if (t == RT_TABLE_DEFAULT) return "default";
-  return std::to_string(t);
-}
-
 std::string proto_name(std::uint8_t p) {
   return rt_proto_name(p);
 }
@@ -190,7 +183,7 @@ void print_route(Ctx& c, const wire::Message& msg, const wire::RouteMessage& r,
   o.open_object();
   if (msg.hdr.nlmsg_type == RTM_DELROUTE) o.kv("deleted", true, "Deleted ");
   if (r.type != RTN_UNICAST || c.details) {
-    std::string t = r.type < 12 ? kTypes[r.type] : std::to_string(r.type);
+    std::string t = r.type < std::size(kRouteTypes) ? kRouteTypes[r.type] : std::to_string(r.type);
     o.kv("type", t, t + " ");
   }
   int full = r.family == AF_INET6 ? 128 : 32;

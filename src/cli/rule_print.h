@@ -10,12 +10,6 @@
 
 namespace ifcore::cli {
 
-// The route types by number (RTN_*), as iproute2 names them.
-inline constexpr const char* kRouteTypes[] = {"none",     "unicast",   "local",     "broadcast",
-                                              "anycast",  "multicast", "blackhole", "unreachable",
-                                              "prohibit", "throw",     "nat",       "xresolve"};
-
-std::string table_name(std::uint32_t t);
 std::string realm_name(std::uint32_t r);
 // An IP protocol's name from the protocols database, or its number.
 std::string ipproto_name(std::uint8_t p);
