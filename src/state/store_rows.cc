@@ -1,0 +1,390 @@
+// state/store_rows.cc — what a notification becomes in the state store: one row per
+// object, keyed by (namespace, type, key), with what is transient left out (store_impl.h).
+#include "state/store_impl.h"
+
+namespace ifcore::state::detail {
+
+// ---- what a notification becomes
+
+void key_add(Bytes& k, const void* p, std::size_t n) {
+  auto len = static_cast<std::uint8_t>(n);
+  k.push_back(len);
+  const auto* c = static_cast<const std::uint8_t*>(p);
+  k.insert(k.end(), c, c + n);
+}
+
+void key_attr(Bytes& k, const std::vector<RawAttr>& as, std::uint16_t type) {
+  const RawAttr* a = find(as, type);
+  if (a)
+    key_add(k, a->data.data(), a->data.size());
+  else
+    k.push_back(0xff);
+}
+
+// The attributes of `body` after a family header of `hdr` bytes, without those in `drop`.
+Bytes filtered(View body, std::size_t hdr, std::initializer_list<std::uint16_t> drop) {
+  Bytes out(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(std::min(hdr, body.size())));
+  out.resize(NLA_ALIGN(out.size()), 0);
+  if (body.size() <= hdr) return out;
+  View rest = body.subspan(NLA_ALIGN(hdr) <= body.size() ? NLA_ALIGN(hdr) : body.size());
+  std::size_t off = 0;
+  while (off + sizeof(nlattr) <= rest.size()) {
+    nlattr a;
+    std::memcpy(&a, rest.data() + off, sizeof(a));
+    if (a.nla_len < sizeof(nlattr) || off + a.nla_len > rest.size()) break;
+    std::uint16_t t = a.nla_type & NLA_TYPE_MASK;
+    if (std::find(drop.begin(), drop.end(), t) == drop.end()) {
+      out.insert(out.end(), rest.begin() + static_cast<std::ptrdiff_t>(off),
+                 rest.begin() + static_cast<std::ptrdiff_t>(off + a.nla_len));
+      out.resize(NLA_ALIGN(out.size()), 0);
+    }
+    off += NLA_ALIGN(a.nla_len);
+  }
+  return out;
+}
+
+// IFLA_LINKINFO without what changes by itself or is not kept: the bridge's timers and
+// identifiers it derives, and the port's data (IFLA_INFO_SLAVE_*).
+Bytes link_info_kept(View info) {
+  auto as = attrs_of(info);
+  Bytes out;
+  std::string kind = str_of(as, IFLA_INFO_KIND);
+  for (const auto& a : as) {
+    if (a.type == IFLA_INFO_SLAVE_KIND || a.type == IFLA_INFO_SLAVE_DATA) continue;
+    if (a.type == IFLA_INFO_DATA && kind == "bridge") {
+      Bytes data;
+      for (const auto& d : attrs_of(a.data)) {
+        switch (d.type) {
+          case IFLA_BR_ROOT_ID:
+          case IFLA_BR_BRIDGE_ID:
+          case IFLA_BR_ROOT_PORT:
+          case IFLA_BR_ROOT_PATH_COST:
+          case IFLA_BR_TOPOLOGY_CHANGE:
+          case IFLA_BR_TOPOLOGY_CHANGE_DETECTED:
+          case IFLA_BR_HELLO_TIMER:
+          case IFLA_BR_TCN_TIMER:
+          case IFLA_BR_TOPOLOGY_CHANGE_TIMER:
+          case IFLA_BR_GC_TIMER:
+          case IFLA_BR_PAD:
+            continue;
+          default:
+            put_attr(data, d.type, d.data);
+        }
+      }
+      put_attr(out, IFLA_INFO_DATA, data);
+      continue;
+    }
+    put_attr(out, a.type, a.data);
+  }
+  return out;
+}
+
+Row link_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "link";
+  auto ifi = header_of<ifinfomsg>(body);
+  r.dev = ifi.ifi_index;
+  key_add(r.key, &ifi.ifi_index, 4);
+  if (h.nlmsg_type == RTM_DELLINK) {
+    r.what = Kind::EraseDev;
+    return r;
+  }
+  r.what = Kind::Upsert;
+  ifinfomsg kept = ifi;
+  kept.ifi_flags &= ~static_cast<unsigned>(IFF_RUNNING | kIffLowerUp | kIffDormant);
+  kept.ifi_change = 0;
+  Bytes out(sizeof(kept));
+  std::memcpy(out.data(), &kept, sizeof(kept));
+  auto as = attrs_of(body.size() > sizeof(ifinfomsg) ? body.subspan(NLMSG_ALIGN(sizeof(ifinfomsg)))
+                                                     : View{});
+  std::string kind;
+  for (const auto& a : as) {
+    switch (a.type) {
+      case IFLA_STATS:
+      case IFLA_STATS64:
+      case IFLA_OPERSTATE:
+      case IFLA_CARRIER:
+      case IFLA_CARRIER_CHANGES:
+      case IFLA_CARRIER_UP_COUNT:
+      case IFLA_CARRIER_DOWN_COUNT:
+      case IFLA_AF_SPEC:
+      case IFLA_MAP:
+      case IFLA_XDP:
+      case IFLA_QDISC:
+      case IFLA_PROMISCUITY:
+      case IFLA_PAD:
+        break;
+      case IFLA_LINKINFO: {
+        kind = str_of(attrs_of(a.data), IFLA_INFO_KIND);
+        put_attr(out, IFLA_LINKINFO, link_info_kept(a.data));
+        break;
+      }
+      default:
+        put_attr(out, a.type, a.data);
+    }
+  }
+  r.body = std::move(out);
+  r.summary = fmt::format("{} ifindex {}{}{}", str_of(as, IFLA_IFNAME), ifi.ifi_index,
+                          kind.empty() ? "" : " kind ", kind);
+  return r;
+}
+
+Row addr_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "addr";
+  auto ifa = header_of<ifaddrmsg>(body);
+  auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(ifaddrmsg)))));
+  r.dev = static_cast<int>(ifa.ifa_index);
+  key_add(r.key, &ifa.ifa_family, 1);
+  key_add(r.key, &ifa.ifa_index, 4);
+  key_add(r.key, &ifa.ifa_prefixlen, 1);
+  key_attr(r.key, as, IFA_LOCAL);
+  key_attr(r.key, as, IFA_ADDRESS);
+  if (h.nlmsg_type == RTM_DELADDR) {
+    r.what = Kind::Erase;
+    return r;
+  }
+  r.what = Kind::Upsert;
+  constexpr std::uint32_t transient =
+      IFA_F_TENTATIVE | IFA_F_DADFAILED | IFA_F_DEPRECATED | IFA_F_OPTIMISTIC;
+  ifaddrmsg kept = ifa;
+  kept.ifa_flags &= static_cast<std::uint8_t>(~transient);
+  Bytes out(sizeof(kept));
+  std::memcpy(out.data(), &kept, sizeof(kept));
+  out.resize(NLMSG_ALIGN(out.size()), 0);
+  for (const auto& a : as) {
+    if (a.type == IFA_CACHEINFO && a.data.size() >= sizeof(ifa_cacheinfo)) {
+      ifa_cacheinfo ci;
+      std::memcpy(&ci, a.data.data(), sizeof(ci));
+      // Lifetimes become absolute deadlines (wall clock), so that a restart counts the
+      // time the daemon was away.
+      if (ci.ifa_valid != kForever) r.valid_until = wall_now() + ci.ifa_valid;
+      if (ci.ifa_prefered != kForever) r.preferred_until = wall_now() + ci.ifa_prefered;
+      continue;
+    }
+    if (a.type == IFA_FLAGS && a.data.size() >= 4) {
+      std::uint32_t f;
+      std::memcpy(&f, a.data.data(), 4);
+      put_u32(out, IFA_FLAGS, f & ~transient);
+      continue;
+    }
+    put_attr(out, a.type, a.data);
+  }
+  r.body = std::move(out);
+  const RawAttr* local = find(as, IFA_LOCAL);
+  if (!local) local = find(as, IFA_ADDRESS);
+  r.summary = fmt::format("{}/{} dev {}", local ? addr_text(ifa.ifa_family, local->data) : "?",
+                          ifa.ifa_prefixlen, ifa.ifa_index);
+  return r;
+}
+
+Row route_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "route";
+  auto rt = header_of<rtmsg>(body);
+  auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(rtmsg)))));
+  std::uint32_t table = u32_of(as, RTA_TABLE).value_or(rt.rtm_table);
+  key_add(r.key, &rt.rtm_family, 1);
+  key_add(r.key, &table, 4);
+  key_add(r.key, &rt.rtm_dst_len, 1);
+  key_attr(r.key, as, RTA_DST);
+  key_add(r.key, &rt.rtm_src_len, 1);
+  key_attr(r.key, as, RTA_SRC);
+  key_add(r.key, &rt.rtm_tos, 1);
+  key_attr(r.key, as, RTA_PRIORITY);
+  if (h.nlmsg_type == RTM_DELROUTE) {
+    r.what = Kind::Erase;
+    return r;
+  }
+  // What the engine makes by itself (local, connected, link-local and multicast routes)
+  // it makes again; cache entries are not configuration.
+  if (rt.rtm_protocol == RTPROT_KERNEL || (rt.rtm_flags & RTM_F_CLONED)) return r;
+  r.what = Kind::Upsert;
+  r.dev = static_cast<int>(u32_of(as, RTA_OIF).value_or(0));
+  // A route through a nexthop object is reported with that nexthop's gateway and device,
+  // which a request may not give beside the id.
+  if (find(as, RTA_NH_ID))
+    r.body = filtered(body, sizeof(rtmsg),
+                      {RTA_CACHEINFO, RTA_EXPIRES, RTA_OIF, RTA_GATEWAY, RTA_MULTIPATH, RTA_VIA});
+  else
+    r.body = filtered(body, sizeof(rtmsg), {RTA_CACHEINFO, RTA_EXPIRES});
+  const RawAttr* dst = find(as, RTA_DST);
+  r.summary = fmt::format("{}/{} table {}", dst ? addr_text(rt.rtm_family, dst->data) : "default",
+                          rt.rtm_dst_len, table);
+  return r;
+}
+
+Row rule_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "rule";
+  auto fr = header_of<fib_rule_hdr>(body);
+  auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(fib_rule_hdr)))));
+  // A rule is known by all it says (Linux: rule_exists compares every attribute).
+  r.key.assign(body.begin(), body.end());
+  const RawAttr* proto = find(as, FRA_PROTOCOL);
+  if (proto && !proto->data.empty() && proto->data[0] == RTPROT_KERNEL) {
+    // The default rules are the engine's own: one deleted by hand is kept as deleted (and
+    // deleted again at restore), and forgotten when it is made again. The l3mdev rule
+    // comes and goes with the vrfs.
+    if (find(as, FRA_L3MDEV)) return r;
+    r.type = "rule-deleted";
+    r.what = h.nlmsg_type == RTM_DELRULE ? Kind::Upsert : Kind::Erase;
+    if (r.what == Kind::Upsert) {
+      r.body.assign(body.begin(), body.end());
+      r.summary = fmt::format("family {} priority {} table {}", fr.family,
+                              u32_of(as, FRA_PRIORITY).value_or(0),
+                              u32_of(as, FRA_TABLE).value_or(fr.table));
+    }
+    return r;
+  }
+  if (h.nlmsg_type == RTM_DELRULE) {
+    r.what = Kind::Erase;
+    return r;
+  }
+  r.what = Kind::Upsert;
+  r.body.assign(body.begin(), body.end());
+  r.summary =
+      fmt::format("family {} priority {} table {}", fr.family, u32_of(as, FRA_PRIORITY).value_or(0),
+                  u32_of(as, FRA_TABLE).value_or(fr.table));
+  return r;
+}
+
+Row neigh_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "neigh";
+  auto nd = header_of<ndmsg>(body);
+  auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(ndmsg)))));
+  // Bridge and VXLAN forwarding entries are not kept (docs/STATE.md).
+  if (nd.ndm_family == AF_BRIDGE) return r;
+  r.dev = nd.ndm_ifindex;
+  key_add(r.key, &nd.ndm_family, 1);
+  key_add(r.key, &nd.ndm_ifindex, 4);
+  key_attr(r.key, as, NDA_DST);
+  // Only permanent entries are configuration; an entry that stops being one is forgotten.
+  if (h.nlmsg_type == RTM_DELNEIGH || !(nd.ndm_state & NUD_PERMANENT)) {
+    r.what = Kind::Erase;
+    return r;
+  }
+  r.what = Kind::Upsert;
+  r.body = filtered(body, sizeof(ndmsg), {NDA_CACHEINFO, NDA_PROBES});
+  const RawAttr* dst = find(as, NDA_DST);
+  r.summary =
+      fmt::format("{} dev {}", dst ? addr_text(nd.ndm_family, dst->data) : "?", nd.ndm_ifindex);
+  return r;
+}
+
+Row nexthop_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "nexthop";
+  auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(nhmsg)))));
+  std::uint32_t id = u32_of(as, NHA_ID).value_or(0);
+  key_add(r.key, &id, 4);
+  if (h.nlmsg_type == RTM_DELNEXTHOP) {
+    r.what = Kind::Erase;
+    return r;
+  }
+  r.what = Kind::Upsert;
+  r.dev = static_cast<int>(u32_of(as, NHA_OIF).value_or(0));
+  if (find(as, NHA_GROUP)) {
+    // A group request takes its members, type and resilience only (what the group
+    // reports besides, such as its statistics' state, it derives).
+    r.body.assign(body.begin(), body.begin() + NLMSG_ALIGN(sizeof(nhmsg)));
+    for (const auto& a : as)
+      if (a.type == NHA_ID || a.type == NHA_GROUP || a.type == NHA_GROUP_TYPE ||
+          a.type == NHA_FDB || a.type == NHA_RES_GROUP)
+        put_attr(r.body, a.type, a.data);
+  } else {
+    r.body.assign(body.begin(), body.end());
+  }
+  // The header as a request must have it (Linux: rtm_to_nh_config): the scope and the
+  // flags other than onlink are the engine's to derive.
+  nhmsg nh = header_of<nhmsg>(body);
+  nh.nh_scope = 0;
+  nh.resvd = 0;
+  nh.nh_flags &= RTNH_F_ONLINK;
+  std::memcpy(r.body.data(), &nh, sizeof(nh));
+  r.summary = fmt::format("id {}{}", id, find(as, NHA_GROUP) ? " group" : "");
+  return r;
+}
+
+// A sysctl written (rtnl's sysctl handler shows the tap the write that would make it again,
+// the device's ifindex as nlmsg_pid). A device's setting is known by the device's ifindex,
+// not its name, so that it follows a rename and goes with the device.
+Row sysctl_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "sysctl";
+  auto as = attrs_of(body.subspan(std::min<std::size_t>(body.size(), 4)));
+  std::string name = str_of(as, rtnl::IFCORE_SYSCTL_NAME);
+  std::string value = str_of(as, rtnl::IFCORE_SYSCTL_VALUE);
+  if (name.empty()) return r;
+  r.dev = static_cast<int>(h.nlmsg_pid);
+  std::string k = name;
+  if (r.dev) {
+    // net.ipvN.conf.DEVICE.KEY -> IFINDEX|net.ipvN.conf.*.KEY
+    auto conf = name.find(".conf.");
+    auto last = name.rfind('.');
+    if (conf == std::string::npos || last <= conf + 5) return r;
+    k = fmt::format("{}|{}*{}", r.dev, name.substr(0, conf + 6), name.substr(last));
+  }
+  r.key.assign(k.begin(), k.end());
+  r.what = Kind::Upsert;
+  r.body.assign(body.begin(), body.end());
+  r.summary = fmt::format("{} = {}", name, value);
+  return r;
+}
+
+Row row_of(const nlmsghdr& h, View body) {
+  switch (h.nlmsg_type) {
+    case rtnl::IFCORE_NLMSG_SYSCTL:
+      return sysctl_row(h, body);
+    case RTM_NEWLINK:
+    case RTM_DELLINK:
+      if (body.size() < sizeof(ifinfomsg)) return {};
+      return link_row(h, body);
+    case RTM_NEWADDR:
+    case RTM_DELADDR:
+      if (body.size() < sizeof(ifaddrmsg)) return {};
+      return addr_row(h, body);
+    case RTM_NEWROUTE:
+    case RTM_DELROUTE:
+      if (body.size() < sizeof(rtmsg)) return {};
+      return route_row(h, body);
+    case RTM_NEWRULE:
+    case RTM_DELRULE:
+      if (body.size() < sizeof(fib_rule_hdr)) return {};
+      return rule_row(h, body);
+    case RTM_NEWNEIGH:
+    case RTM_DELNEIGH:
+      if (body.size() < sizeof(ndmsg)) return {};
+      return neigh_row(h, body);
+    case RTM_NEWNEXTHOP:
+    case RTM_DELNEXTHOP:
+      if (body.size() < sizeof(nhmsg)) return {};
+      return nexthop_row(h, body);
+    default:
+      return {};
+  }
+}
+
+bool kept_type(std::uint16_t t) {
+  switch (t) {
+    case RTM_NEWLINK:
+    case RTM_DELLINK:
+    case RTM_NEWADDR:
+    case RTM_DELADDR:
+    case RTM_NEWROUTE:
+    case RTM_DELROUTE:
+    case RTM_NEWRULE:
+    case RTM_DELRULE:
+    case RTM_NEWNEIGH:
+    case RTM_DELNEIGH:
+    case RTM_NEWNEXTHOP:
+    case RTM_DELNEXTHOP:
+    case rtnl::IFCORE_NLMSG_SYSCTL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace ifcore::state::detail
