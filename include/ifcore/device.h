@@ -148,10 +148,11 @@ class Device {
 
   // --- a plug-in's state for this device (Linux: dev->ip_ptr, dev->ip6_ptr), in a slot
   // that Engine::claim_device_slot() handed out: one load instead of a table lookup. The
-  // plug-in owns the state and clears the slot before freeing it. Context: control lock.
+  // plug-in owns the state and clears the slot before freeing it. Context: control lock
+  // (the setter takes the caller's Control as proof).
   static constexpr int kPluginSlots = 4;
   void* plugin_slot_locked(int slot) const { return plugin_slots_[slot]; }
-  void set_plugin_slot_locked(int slot, void* p) { plugin_slots_[slot] = p; }
+  void set_plugin_slot_locked(const Control&, int slot, void* p) { plugin_slots_[slot] = p; }
 
   // --- kind-private state. Context: control lock (or the kind's own rules).
   DevicePriv* priv() const { return priv_.get(); }

@@ -64,7 +64,7 @@ RouteInfo report(const Route& r) {
   return i;
 }
 
-Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
+Route* insert(const Control& ctl, EngineProto& ep, Namespace& ns, Route&& r) {
   NetState& st = net_state(ns);
   Table& t = st.tables(r.info.family)[r.info.table];
   RouteList& v = t[key_of(r.info)];
@@ -77,7 +77,7 @@ Route* insert(EngineProto& ep, Namespace& ns, Route&& r) {
   auto node = v.emplace(at, std::move(r));
   node->self = node;
   Route* p = &*node;
-  if (p->dev) dev_state(ep, *p->dev).routes.push(p);
+  if (p->dev) dev_state(ctl, ep, *p->dev).routes.push(p);
   return p;
 }
 
@@ -400,7 +400,7 @@ void fib_insert_kernel(Control& ctl, Namespace& ns, Device& dev, const RouteInfo
   r.origin = origin;
   r.dev = &dev;
   r.dst = dst_alloc(ep, dev);
-  Route* p = insert(ep, ns, std::move(r));
+  Route* p = insert(ctl, ep, ns, std::move(r));
   if (route_news_wanted(ep, ns, p->info.family)) notify_route(ep, ns, ProtoEvent::New, report(*p));
 }
 
@@ -426,10 +426,10 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
       dst_free(ep, *r, std::move(r->dst));
       Route::Hop next = std::move(r->extra.front());
       r->extra.erase(r->extra.begin());
-      std::erase(dev_state(ep, *next.dev).extra_routes, r);
+      std::erase(dev_state(ctl, ep, *next.dev).extra_routes, r);
       r->dev = next.dev;
       r->dst = std::move(next.dst);
-      dev_state(ep, *r->dev).routes.push(r);
+      dev_state(ctl, ep, *r->dev).routes.push(r);
     } else {
       for (std::size_t i = 0; i < r->extra.size(); ++i)
         if (r->extra[i].dev == &dev) {
@@ -475,7 +475,7 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
 void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del,
                   bool down) {
   EngineProto& ep = engine_proto(ctl.engine());
-  DevState& ds = dev_state(ep, dev);
+  DevState& ds = dev_state(ctl, ep, dev);
   Borrowed<std::pair<RouteInfo, Origin>> borrowed(ep.want_scratch);
   auto& want = *borrowed;
   if (family == AF_INET && ds.in) desired_v4(dev, *ds.in, want);

@@ -32,7 +32,7 @@ IpAddr source_of(const RouteRequest& req);
 void set_source(RouteInfo& i, const RouteRequest& req);
 bool same_source(const RouteInfo& i, const RouteRequest& req);
 RouteInfo report(const Route& r);
-Route* insert(EngineProto& ep, Namespace& ns, Route&& r);
+Route* insert(const Control& ctl, EngineProto& ep, Namespace& ns, Route&& r);
 void release_hops(EngineProto& ep, Route* r);
 void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify);
 bool is_connected(const Route& r);

@@ -50,20 +50,21 @@ Result<Device*> fib_resolve_hop(Control& ctl, Namespace& ns, int family, const I
   return resolve_nexthop(ctl, ns, req, RT_TABLE_MAIN, RTN_UNICAST);
 }
 
-void fib_bind_hops(EngineProto& ep, Route* r, const std::vector<inet::NextHop>& hops,
-                   const std::vector<Device*>& devs, bool blackhole, bool group) {
+void fib_bind_hops(const Control& ctl, EngineProto& ep, Route* r,
+                   const std::vector<inet::NextHop>& hops, const std::vector<Device*>& devs,
+                   bool blackhole, bool group) {
   release_hops(ep, r);
   if (!blackhole && r->info.type == RTN_BLACKHOLE) r->info.type = RTN_UNICAST;
   set_route_hops(r->info, hops, blackhole, group);
   r->dev = devs.empty() ? nullptr : devs.front();
   if (r->dev) {
     r->dst = dst_alloc(ep, *r->dev);
-    dev_state(ep, *r->dev).routes.push(r);
+    dev_state(ctl, ep, *r->dev).routes.push(r);
   }
   for (std::size_t h = 1; hops.size() > 1 && h < devs.size(); ++h) {
     if (!devs[h]) continue;
     r->extra.push_back(Route::Hop{devs[h], dst_alloc(ep, *devs[h])});
-    dev_state(ep, *devs[h]).extra_routes.push_back(r);
+    dev_state(ctl, ep, *devs[h]).extra_routes.push_back(r);
   }
 }
 
@@ -279,8 +280,8 @@ Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequ
   if (r.dev) r.dst = dst_alloc(ep, *r.dev);
   for (std::size_t h = 1; h < extra_devs.size(); ++h)
     if (extra_devs[h]) r.extra.push_back(Route::Hop{extra_devs[h], dst_alloc(ep, *extra_devs[h])});
-  Route* p = insert(ep, ns, std::move(r));
-  for (Route::Hop& h : p->extra) dev_state(ep, *h.dev).extra_routes.push_back(p);
+  Route* p = insert(ctl, ep, ns, std::move(r));
+  for (Route::Hop& h : p->extra) dev_state(ctl, ep, *h.dev).extra_routes.push_back(p);
   if (p->nh) p->nh->routes.push_back(p);
   RouteInfo out = report(*p);
   notify_route(ep, ns, ProtoEvent::New, out);

@@ -201,7 +201,7 @@ class InetSubscriber final : public Subscriber {
     RetireScope scope(ep, ev.batched);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
-      DevState& ds = dev_state(ep, dev);
+      DevState& ds = dev_state(ctl, ep, dev);
       if (!ds.in) {
         ds.in = std::make_unique<InDev>(dev);
         ds.in->conf = net_state(dev.ns()).default4;

@@ -303,7 +303,7 @@ class Inet6Subscriber final : public Subscriber {
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
       // Linux: addrconf_notify(NETDEV_REGISTER) -> ipv6_add_dev when the mtu allows IPv6.
-      DevState& ds = dev_state(ep, dev);
+      DevState& ds = dev_state(ctl, ep, dev);
       if (!ds.in6 && dev.mtu() >= kIpv6MinMtu) {
         ds.in6 = std::make_unique<Inet6Dev>(dev);
         ds.in6->conf = net_state(dev.ns()).default6;
@@ -360,7 +360,7 @@ class Inet6Subscriber final : public Subscriber {
         }
         // inet6 is the last protocol subscriber at priority 0: the device's state goes.
         fib_flush_dev(ctl, ns, dev, AF_INET, Which::All, false);
-        drop_dev_state(ep, dev);
+        drop_dev_state(ctl, ep, dev);
         break;
       default:
         break;

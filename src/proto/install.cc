@@ -106,14 +106,14 @@ void retire_flush_now(EngineProto& ep) {
   });
 }
 
-DevState& dev_state(EngineProto& ep, Device& d) {
+DevState& dev_state(const Control& ctl, EngineProto& ep, Device& d) {
   if (DevState* ds = find_dev(ep, d)) return *ds;
   auto* ds = new DevState;
   ds->next = ep.dev_states;
   if (ds->next) ds->next->prev = ds;
   ep.dev_states = ds;
   if (ep.dev_slot >= 0)
-    d.set_plugin_slot_locked(ep.dev_slot, ds);
+    d.set_plugin_slot_locked(ctl, ep.dev_slot, ds);
   else
     ep.devs.emplace(&d, ds);
   return *ds;
@@ -125,11 +125,11 @@ DevState* find_dev(EngineProto& ep, const Device& d) {
   return it == ep.devs.end() ? nullptr : it->second;
 }
 
-void drop_dev_state(EngineProto& ep, Device& d) {
+void drop_dev_state(const Control& ctl, EngineProto& ep, Device& d) {
   DevState* ds = find_dev(ep, d);
   if (!ds) return;
   if (ep.dev_slot >= 0)
-    d.set_plugin_slot_locked(ep.dev_slot, nullptr);
+    d.set_plugin_slot_locked(ctl, ep.dev_slot, nullptr);
   else
     ep.devs.erase(&d);
   (ds->prev ? ds->prev->next : ep.dev_states) = ds->next;

@@ -134,7 +134,8 @@ Result<Nexthop> make_single(Control& ctl, Namespace& ns, const NexthopRequest& r
 // The routes that name `nh`, or a group holding it, take their hops again (after a
 // replace, or a group's member went); `announce`: RTM_NEWROUTE for each (Linux:
 // nexthop_replace_notify in compat mode, for the nexthop's routes and then its groups').
-void rebind_routes(EngineProto& ep, Namespace& ns, NetState& st, Nexthop& nh, bool announce) {
+void rebind_routes(const Control& ctl, EngineProto& ep, Namespace& ns, NetState& st, Nexthop& nh,
+                   bool announce) {
   std::vector<inet::NextHop> hops;
   std::vector<Device*> devs;
   auto rebind = [&](Nexthop& n) {
@@ -142,7 +143,7 @@ void rebind_routes(EngineProto& ep, Namespace& ns, NetState& st, Nexthop& nh, bo
     devs.clear();
     nexthop_hops(st, n, hops, devs);
     for (Route* r : n.routes) {
-      fib_bind_hops(ep, r, hops, devs, n.info.blackhole, n.info.is_group());
+      fib_bind_hops(ctl, ep, r, hops, devs, n.info.blackhole, n.info.is_group());
       if (announce && route_news_wanted(ep, ns, r->info.family))
         notify_route(ep, ns, ProtoEvent::New, fib_report(*r));
     }
@@ -157,20 +158,21 @@ void unlink_device(EngineProto& ep, Nexthop& nh) {
   if (DevState* ds = find_dev(ep, *nh.ref)) std::erase(ds->nexthops, nh.info.id);
 }
 
-void link_device(EngineProto& ep, Nexthop& nh) {
-  if (nh.ref) dev_state(ep, *nh.ref).nexthops.push_back(nh.info.id);
+void link_device(const Control& ctl, EngineProto& ep, Nexthop& nh) {
+  if (nh.ref) dev_state(ctl, ep, *nh.ref).nexthops.push_back(nh.info.id);
 }
 
-void remove_nexthop(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t id, bool announce);
+void remove_nexthop(const Control& ctl, EngineProto& ep, Namespace& ns, NetState& st,
+                    std::uint32_t id, bool announce);
 
 // Linux: remove_nh_grp_entry — `member` leaves the group `gid`; the last member takes the
 // group with it.
-void leave_group(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t gid,
-                 std::uint32_t member, bool announce) {
+void leave_group(const Control& ctl, EngineProto& ep, Namespace& ns, NetState& st,
+                 std::uint32_t gid, std::uint32_t member, bool announce) {
   Nexthop* g = nexthop_find(st, gid);
   if (!g) return;
   if (g->info.group.size() == 1) {
-    remove_nexthop(ep, ns, st, gid, announce);
+    remove_nexthop(ctl, ep, ns, st, gid, announce);
     return;
   }
   std::erase_if(g->info.group, [&](const NexthopMember& m) { return m.id == member; });
@@ -179,13 +181,14 @@ void leave_group(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t gid
   std::vector<inet::NextHop> hops;
   std::vector<Device*> devs;
   nexthop_hops(st, *g, hops, devs);
-  for (Route* r : g->routes) fib_bind_hops(ep, r, hops, devs, false, true);
+  for (Route* r : g->routes) fib_bind_hops(ctl, ep, r, hops, devs, false, true);
   if (announce) notify(ep, ns, ProtoEvent::New, *g);
 }
 
 // Linux: remove_nexthop — RTM_DELNEXTHOP (for a user's delete), the routes that name it
 // (IPv6 ones announced: nexthop_compat_mode), then its place in its groups (newest first).
-void remove_nexthop(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t id, bool announce) {
+void remove_nexthop(const Control& ctl, EngineProto& ep, Namespace& ns, NetState& st,
+                    std::uint32_t id, bool announce) {
   auto it = st.nexthops.find(id);
   if (it == st.nexthops.end()) return;
   Nexthop& nh = *it->second;
@@ -204,7 +207,7 @@ void remove_nexthop(EngineProto& ep, Namespace& ns, NetState& st, std::uint32_t 
   retire_hooked(ep, it->second.release());
   st.nexthops.erase(it);
   for (auto p = parents.rbegin(); p != parents.rend(); ++p)
-    leave_group(ep, ns, st, *p, id, announce);
+    leave_group(ctl, ep, ns, st, *p, id, announce);
 }
 
 // Linux: replace_nexthop — checks that what uses `old` can use `req`'s nexthop, then swaps
@@ -265,10 +268,10 @@ Result<void> replace(Control& ctl, Namespace& ns, NetState& st, Nexthop& old,
     made->info.id = old.info.id;
     old.info = made->info;
     old.ref = std::move(made->ref);
-    link_device(ep, old);
+    link_device(ctl, ep, old);
   }
   notify(ep, ns, ProtoEvent::New, old);
-  rebind_routes(ep, ns, st, old, true);
+  rebind_routes(ctl, ep, ns, st, old, true);
   return ok();
 }
 
@@ -391,7 +394,7 @@ Result<NexthopInfo> add_nexthop(Control& ctl, Namespace& ns, const NexthopReques
   auto [it, fresh] = st.nexthops.emplace(id, std::make_unique<Nexthop>(std::move(nh)));
   Nexthop& n = *it->second;
   if (n.info.group_type == NEXTHOP_GRP_TYPE_RES && group) res_table_create(ep, ns, n, now_of(ep));
-  link_device(ep, n);
+  link_device(ctl, ep, n);
   for (const NexthopMember& m : n.info.group)
     if (Nexthop* x = nexthop_find(st, m.id)) x->parents.push_back(id);
   notify(ep, ns, ProtoEvent::New, n);
@@ -404,7 +407,7 @@ Result<void> delete_nexthop(Control& ctl, Namespace& ns, std::uint32_t id) {
   RetireScope scope(ep);
   NetState& st = net_state(ns);
   if (!nexthop_find(st, id)) return fail(ENOENT);
-  remove_nexthop(ep, ns, st, id, true);
+  remove_nexthop(ctl, ep, ns, st, id, true);
   res_arm(ctl);
   return ok();
 }
@@ -483,7 +486,7 @@ class NexthopSubscriber final : public Subscriber {
       if (keep_blackhole && nh->info.blackhole)
         ds->nexthops.push_back(id);
       else
-        remove_nexthop(ep, ns, st, id, false);
+        remove_nexthop(ctl, ep, ns, st, id, false);
     }
     res_arm(ctl);
     return ok();

@@ -379,11 +379,12 @@ class RetireScope {
 EngineProto& engine_proto(Engine& e);
 // Per-namespace state. Context: control lock; the namespace was initialized by our hooks.
 NetState& net_state(Namespace& ns);
-// Per-device state, made on first use (nullptr from find_dev if none). Context: control lock.
-DevState& dev_state(EngineProto& ep, Device& d);
+// Per-device state, made on first use (nullptr from find_dev if none). Context: control lock,
+// which `ctl` proves.
+DevState& dev_state(const Control& ctl, EngineProto& ep, Device& d);
 DevState* find_dev(EngineProto& ep, const Device& d);
 // Frees the device's state (at Unregister, when the last protocol is done with it).
-void drop_dev_state(EngineProto& ep, Device& d);
+void drop_dev_state(const Control& ctl, EngineProto& ep, Device& d);
 
 // Listeners. Context: control lock.
 void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a);
@@ -455,8 +456,9 @@ Result<Device*> fib_resolve_hop(Control& ctl, Namespace& ns, int family, const I
 // device lists follow, its gateway and oif are the first hop's, and two hops or more are
 // its multipath (an IPv6 route's even of one, from a `group`). `blackhole`: it answers as
 // a blackhole route. Context: control lock.
-void fib_bind_hops(EngineProto& ep, Route* r, const std::vector<inet::NextHop>& hops,
-                   const std::vector<Device*>& devs, bool blackhole, bool group);
+void fib_bind_hops(const Control& ctl, EngineProto& ep, Route* r,
+                   const std::vector<inet::NextHop>& hops, const std::vector<Device*>& devs,
+                   bool blackhole, bool group);
 // Removes `r` from its table (RTM_DELROUTE if `notify`); `r` is freed.
 void fib_erase(EngineProto& ep, Namespace& ns, Route* r, bool notify);
 // `r` as it is reported (its hops' link state added).
