@@ -94,6 +94,16 @@ const std::pair<std::uint8_t, const char*> kRtProtos[] = {
     {RTPROT_EIGRP, "eigrp"}};
 }  // namespace
 
+std::optional<std::uint32_t> table_number(const std::string& s) {
+  if (s == "unspec") return RT_TABLE_UNSPEC;
+  if (s == "default") return RT_TABLE_DEFAULT;
+  if (s == "main") return RT_TABLE_MAIN;
+  if (s == "local") return RT_TABLE_LOCAL;
+  auto n = parse_u32(s, "");
+  if (!n) return std::nullopt;
+  return *n;
+}
+
 std::string rt_proto_name(std::uint8_t p) {
   for (auto [n, name] : kRtProtos)
     if (n == p) return name;

@@ -56,6 +56,10 @@ Result<Prefix> prefix_or_exit(const std::string& s, int family);
 // Route and neighbour protocols by iproute2's built-in names (rt_names.c's table: kernel,
 // boot, static, zebra, bird, bgp, openr...), else the number.
 std::string rt_proto_name(std::uint8_t p);
+// A routing table's number from its name in rt_tables (unspec, default, main, local) or a
+// number, as iproute2's rtnl_rttable_a2n reads it for routes, rules and vrfs; nullopt if
+// it is neither.
+std::optional<std::uint32_t> table_number(const std::string& s);
 // A name of that table or a number below 256.
 std::optional<std::uint8_t> rt_proto_number(const std::string& s);
 

@@ -103,16 +103,14 @@ Result<RouteFilter> parse_route_filter(Ctx& c, Args& a, bool flush) {
         f.table.reset();
       } else if (*v == "cache") {
         f.cloned = true;
-      } else if (*v == "main") {
-        f.table = RT_TABLE_MAIN;
-      } else if (*v == "local") {
-        f.table = RT_TABLE_LOCAL;
-      } else if (*v == "default") {
-        f.table = RT_TABLE_DEFAULT;
       } else {
-        auto n = parse_u32(*v, "");
+        auto n = table_number(*v);
         if (!n) return invarg("table id value is invalid\n", *v);
-        f.table = *n;
+        // Table 0 (unspec) is every table, as `all` (iproute2: filter.tb 0).
+        if (*n == RT_TABLE_UNSPEC)
+          f.table.reset();
+        else
+          f.table = *n;
       }
     } else if (matches(w, "vrf")) {
       // iproute2: the vrf's table, without its local and broadcast routes.

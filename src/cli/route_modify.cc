@@ -44,18 +44,9 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
       table_given = true;
       auto v = val();
       if (!v) return fail(v.error());
-      std::uint32_t t = 0;
-      if (*v == "main")
-        t = RT_TABLE_MAIN;
-      else if (*v == "local")
-        t = RT_TABLE_LOCAL;
-      else if (*v == "default")
-        t = RT_TABLE_DEFAULT;
-      if (!t) {
-        auto n = parse_u32(*v, "\"table\" value is invalid\n");
-        if (!n) return fail(n.error());
-        t = *n;
-      }
+      auto tn = table_number(*v);
+      if (!tn) return invarg("\"table\" value is invalid\n", *v);
+      std::uint32_t t = *tn;
       if (t < 256)
         r.table = std::uint8_t(t);
       else

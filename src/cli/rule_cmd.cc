@@ -16,16 +16,6 @@
 namespace ifcore::cli {
 namespace {
 
-std::optional<std::uint32_t> table_number(const std::string& s) {
-  if (s == "unspec") return RT_TABLE_UNSPEC;
-  if (s == "default") return RT_TABLE_DEFAULT;
-  if (s == "main") return RT_TABLE_MAIN;
-  if (s == "local") return RT_TABLE_LOCAL;
-  auto n = parse_u32(s, "");
-  if (!n) return std::nullopt;
-  return *n;
-}
-
 std::optional<std::uint32_t> realm_number(const std::string& s) {
   if (s == "cosmos") return 0u;
   auto n = parse_u32(s, "");

@@ -127,19 +127,9 @@ Result<void> parse_vrf(wire::MessageBuilder& b, Args& a) {
     if (matches(w, "table")) {
       auto v = a.value();
       if (!v) return fail(v.error());
-      std::uint32_t t = 0;
-      if (*v == "main")
-        t = RT_TABLE_MAIN;
-      else if (*v == "local")
-        t = RT_TABLE_LOCAL;
-      else if (*v == "default")
-        t = RT_TABLE_DEFAULT;
-      else if (*v != "unspec") {
-        auto n = parse_u32(*v, "");
-        if (!n) return invarg("invalid table ID\n", *v);
-        t = *n;
-      }
-      b.put_u32(IFLA_VRF_TABLE, t);
+      auto t = table_number(*v);
+      if (!t) return invarg("invalid table ID\n", *v);
+      b.put_u32(IFLA_VRF_TABLE, *t);
     } else if (matches(w, "help")) {
       return die(1, "{}", kVrfUsage);
     } else {
