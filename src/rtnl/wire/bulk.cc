@@ -6,26 +6,16 @@
 #include <cerrno>
 #include <cstring>
 
+#include "rtnl/wire/bulk_nest.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::wire {
 
-namespace {
-constexpr std::size_t kIfinfoLen = NLMSG_ALIGN(sizeof(ifinfomsg));
-// Room left in one nest for items: 65535 minus the nest header, with margin.
-constexpr std::size_t kNestBudget = 65000;
-}  // namespace
+using bulk::kIfinfoLen;
 
 Result<std::optional<BulkDelete>> decode_bulk_delete(const Message& m) {
-  auto p = m.payload();
-  if (p.size() < sizeof(ifinfomsg))
-    return fail(EINVAL, "Invalid header length");  // Linux: __nlmsg_parse
-  auto attrs = parse_raw_attrs(p.subspan(kIfinfoLen), static_cast<int>(NLMSG_HDRLEN + kIfinfoLen));
-  if (!attrs) return fail(attrs.error());
-  std::optional<BulkDelete> out;
-  for (const RawAttr& a : *attrs) {
-    if (a.type != IFCORE_IFLA_BULK) continue;
-    if (!out) out.emplace();
+  BulkDelete out;
+  auto found = bulk::for_each_nest(m, [&](const RawAttr& a) -> Result<void> {
     auto items = parse_nested(a);
     if (!items) return fail(items.error());
     for (const RawAttr& x : *items) {
@@ -41,44 +31,30 @@ Result<std::optional<BulkDelete>> decode_bulk_delete(const Message& m) {
       } else {
         return fail_at(x.offset, EINVAL, "unknown attribute type {}", x.type);
       }
-      out->items.push_back(std::move(it));
+      out.items.push_back(std::move(it));
     }
-  }
-  if (out && out->items.empty()) return fail(EINVAL, "bulk delete names no device");
+    return ok();
+  });
+  if (!found) return fail(found.error());
+  if (!*found) return std::nullopt;
+  if (out.items.empty()) return fail(EINVAL, "bulk delete names no device");
   return out;
 }
 
 Result<void> encode_bulk_delete(MessageBuilder& b, const Header& h, const BulkDelete& req) {
-  b.begin(h);
-  b.put_struct(ifinfomsg{});
-  std::size_t nest = 0, used = 0;
-  bool open = false;
-  for (const BulkItem& it : req.items) {
-    if (!it.ifindex && !it.name) {
-      b.cancel();
-      return fail(EINVAL, "bulk item names neither ifindex nor name");
-    }
-    std::size_t len =
-        it.ifindex ? NLA_ALIGN(NLA_HDRLEN + 4) : NLA_ALIGN(NLA_HDRLEN + it.name->size() + 1);
-    if (open && used + len > kNestBudget) {
-      b.end_nest(nest);
-      open = false;
-    }
-    if (!open) {
-      nest = b.begin_nest(IFCORE_IFLA_BULK);
-      open = true;
-      used = 0;
-    }
+  auto size = [&](std::size_t i) -> Result<std::size_t> {
+    const BulkItem& it = req.items[i];
+    if (!it.ifindex && !it.name) return fail(EINVAL, "bulk item names neither ifindex nor name");
+    return it.ifindex ? NLA_ALIGN(NLA_HDRLEN + 4) : NLA_ALIGN(NLA_HDRLEN + it.name->size() + 1);
+  };
+  auto put = [&](std::size_t i) {
+    const BulkItem& it = req.items[i];
     if (it.ifindex)
       b.put_u32(IFCORE_BULK_IFINDEX, *it.ifindex);
     else
       b.put_string(IFCORE_BULK_IFNAME, *it.name);
-    used += len;
-  }
-  if (open) b.end_nest(nest);
-  auto e = b.end();
-  if (!e) return fail(e.error());
-  return ok();
+  };
+  return bulk::encode_nests(b, h, req.items.size(), size, put);
 }
 
 Result<void> encode_bulk_result(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid,

@@ -4,15 +4,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "rtnl/wire/bulk_nest.h"
 #include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::wire {
 
 namespace {
-
-constexpr std::size_t kIfinfoLen = NLMSG_ALIGN(sizeof(ifinfomsg));
-// Room left in one nest for items: 65535 minus the nest header, with margin.
-constexpr std::size_t kNestBudget = 65000;
 
 // An IFCORE_BULK_ADDR's payload read as the RTM_NEWADDR it stands for. Offsets in errors
 // are moved to the attribute's place in the request.
@@ -72,62 +69,19 @@ Result<std::span<const std::uint8_t>> encode_item(MessageBuilder& scratch,
 }  // namespace
 
 Result<std::optional<BulkCreate>> decode_bulk_create(const Message& m, const DecodeContext& ctx) {
-  auto p = m.payload();
-  if (p.size() < sizeof(ifinfomsg))
-    return fail(EINVAL, "Invalid header length");  // Linux: __nlmsg_parse
-  auto attrs = parse_raw_attrs(p.subspan(kIfinfoLen), static_cast<int>(NLMSG_HDRLEN + kIfinfoLen));
-  if (!attrs) return fail(attrs.error());
-  std::optional<BulkCreate> out;
-  for (const RawAttr& a : *attrs) {
-    if (a.type != IFCORE_IFLA_BULK) continue;
-    if (!out) {
-      // A DecodedLink is large: room for every item at once rather than moves as it grows
-      // (an item takes at least an ifinfomsg).
-      out.emplace();
-      out->items.reserve(p.size() / (NLA_HDRLEN + sizeof(ifinfomsg)));
-    }
-    IFCORE_TRY(decode_items(a, ctx, *out));
-  }
-  if (out && out->items.empty()) return fail(EINVAL, "create batch names no device");
+  BulkCreate out;
+  auto found = bulk::for_each_nest(m, [&](const RawAttr& a) -> Result<void> {
+    // A DecodedLink is large: room for every item at once rather than moves as it grows
+    // (an item takes at least an ifinfomsg).
+    if (out.items.capacity() == 0)
+      out.items.reserve(m.payload().size() / (NLA_HDRLEN + sizeof(ifinfomsg)));
+    return decode_items(a, ctx, out);
+  });
+  if (!found) return fail(found.error());
+  if (!*found) return std::nullopt;
+  if (out.items.empty()) return fail(EINVAL, "create batch names no device");
   return out;
 }
-
-namespace {
-
-// Writes the request with `n` items, `put(i)` writing item i (`size(i)` bytes) into the
-// open nest, splitting the list over IFCORE_IFLA_BULK nests of at most kNestBudget bytes.
-template <class Size, class Put>
-Result<void> encode_items(MessageBuilder& b, const Header& h, std::size_t n, Size&& size,
-                          Put&& put) {
-  b.begin(h);
-  b.put_struct(ifinfomsg{});
-  std::size_t nest = 0, used = 0;
-  bool open = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    auto len = size(i);
-    if (!len) {
-      b.cancel();
-      return fail(len.error());
-    }
-    if (open && used + *len > kNestBudget) {
-      b.end_nest(nest);
-      open = false;
-    }
-    if (!open) {
-      nest = b.begin_nest(IFCORE_IFLA_BULK);
-      open = true;
-      used = 0;
-    }
-    put(i);
-    used += *len;
-  }
-  if (open) b.end_nest(nest);
-  auto e = b.end();
-  if (!e) return fail(e.error());
-  return ok();
-}
-
-}  // namespace
 
 Result<void> encode_bulk_create(MessageBuilder& b, const Header& h,
                                 const std::vector<BulkLinkRequest>& items) {
@@ -141,7 +95,7 @@ Result<void> encode_bulk_create(MessageBuilder& b, const Header& h,
     return item.size();
   };
   auto put = [&](std::size_t) { b.put_raw(item.data(), item.size()); };
-  return encode_items(b, h, items.size(), size, put);
+  return bulk::encode_nests(b, h, items.size(), size, put);
 }
 
 Result<void> encode_bulk_create_bodies(MessageBuilder& b, const Header& h,
@@ -150,7 +104,7 @@ Result<void> encode_bulk_create_bodies(MessageBuilder& b, const Header& h,
     return NLA_ALIGN(NLA_HDRLEN + bodies[i].size());
   };
   auto put = [&](std::size_t i) { b.put_bytes(IFCORE_BULK_LINK, bodies[i]); };
-  return encode_items(b, h, bodies.size(), size, put);
+  return bulk::encode_nests(b, h, bodies.size(), size, put);
 }
 
 }  // namespace ifcore::wire
