@@ -79,6 +79,27 @@ Bytes link_info_kept(View info) {
   return out;
 }
 
+// Of a device's IFLA_AF_SPEC, only its IPv6 address generation mode is configuration (the
+// rest is statistics and settings that the sysctl rows keep): kept as an IFLA_AF_SPEC that
+// holds AF_INET6's IFLA_INET6_ADDR_GEN_MODE alone.
+namespace {
+
+void put_addr_gen_mode(Bytes& out, View af_spec) {
+  auto families = attrs_of(af_spec);
+  const RawAttr* in6 = find(families, AF_INET6);
+  if (!in6) return;
+  auto inner = attrs_of(in6->data);
+  const RawAttr* mode = find(inner, IFLA_INET6_ADDR_GEN_MODE);
+  if (!mode) return;
+  std::size_t spec = begin_nest(out, IFLA_AF_SPEC);
+  std::size_t fam = begin_nest(out, AF_INET6);
+  put_attr(out, IFLA_INET6_ADDR_GEN_MODE, mode->data);
+  end_nest(out, fam);
+  end_nest(out, spec);
+}
+
+}  // namespace
+
 Row link_row(const nlmsghdr& h, View body) {
   Row r;
   r.type = "link";
@@ -107,12 +128,14 @@ Row link_row(const nlmsghdr& h, View body) {
       case IFLA_CARRIER_CHANGES:
       case IFLA_CARRIER_UP_COUNT:
       case IFLA_CARRIER_DOWN_COUNT:
-      case IFLA_AF_SPEC:
       case IFLA_MAP:
       case IFLA_XDP:
       case IFLA_QDISC:
       case IFLA_PROMISCUITY:
       case IFLA_PAD:
+        break;
+      case IFLA_AF_SPEC:
+        put_addr_gen_mode(out, a.data);
         break;
       case IFLA_LINKINFO: {
         kind = str_of(attrs_of(a.data), IFLA_INFO_KIND);

@@ -88,6 +88,12 @@ configure() {
   I -n ns1 route add 192.168.6.0/24 via 192.168.5.254
   I sysctl -w net.ipv6.conf.default.forwarding=1 >/dev/null
   I link add d2 type dummy
+  # IPv6 address generation: none (no link-local when it comes up), random
+  I link add d3 type dummy
+  I link set d3 addrgenmode none
+  I link set d3 up
+  I link add d4 type dummy
+  I link set d4 addrgenmode random
   I sysctl -w net.ipv4.conf.d0.rp_filter=2 net.ipv4.conf.all.forwarding=1 >/dev/null
   I sysctl -w net.ipv4.conf.d0.forwarding=0 net.ipv4.fib_multipath_hash_policy=1 >/dev/null
   I link set d2 name d2renamed
