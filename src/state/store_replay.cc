@@ -569,7 +569,7 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   IFCORE_TRY(rp.raise_ports());
   IFCORE_TRY(rp.sysctls(false));
   // The rest, each after what it needs: addresses, nexthops (groups after their members),
-  // routes, rules, neighbours.
+  // routes, rules, neighbours, forwarding entries.
   auto all = [](const ObjRow&) { return true; };
   auto is_group = [](const ObjRow& r) {
     return r.msg.size() >= sizeof(nhmsg) &&
@@ -584,6 +584,15 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   IFCORE_TRY(rp.objects("rule", RTM_NEWRULE, NLM_F_CREATE | NLM_F_EXCL, all));
   IFCORE_TRY(rp.objects("rule-deleted", RTM_DELRULE, 0, all));
   IFCORE_TRY(rp.objects("neigh", RTM_NEWNEIGH, kPut, all));
+  // Forwarding entries: a bridge's replaced, a VXLAN's remotes appended (a MAC may have
+  // several).
+  auto vxlan_fdb = [](const ObjRow& r) {
+    return r.msg.size() >= sizeof(ndmsg) &&
+           find(attrs_of(View(r.msg).subspan(NLMSG_ALIGN(sizeof(ndmsg)))), NDA_DST) != nullptr;
+  };
+  auto bridge_fdb = [&](const ObjRow& r) { return !vxlan_fdb(r); };
+  IFCORE_TRY(rp.objects("fdb", RTM_NEWNEIGH, kPut, bridge_fdb));
+  IFCORE_TRY(rp.objects("fdb", RTM_NEWNEIGH, NLM_F_CREATE | NLM_F_APPEND, vxlan_fdb));
 
   engine.log(LogLevel::Info, rp.summary());
   if (!rp.lost.empty()) IFCORE_TRY(keep_lost(db_, rp.lost));

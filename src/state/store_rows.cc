@@ -272,13 +272,66 @@ Row rule_row(const nlmsghdr& h, View body) {
   return r;
 }
 
+// A forwarding entry (family AF_BRIDGE): a bridge's (NDA_MASTER names the bridge) or a
+// VXLAN's (NDA_DST names the remote); the entries of a device's own address lists are
+// derived and not kept. Static and permanent entries are configuration, learned ones and a
+// port's local ones are not. The row holds the request that makes the entry again (`bridge fdb
+// add|append`): `master` on a port, `self` on the bridge itself, NDA_MASTER and the times left out.
+Row fdb_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "fdb";
+  auto nd = header_of<ndmsg>(body);
+  auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(ndmsg)))));
+  auto master = u32_of(as, NDA_MASTER);
+  if (!master && !find(as, NDA_DST)) return r;
+  r.dev = nd.ndm_ifindex;
+  // A bridge's entry is known by its bridge, MAC and VLAN, as the bridge knows it (a port's
+  // own address is announced on the port when added and on the bridge when deleted); a
+  // VXLAN's by its device and remote.
+  key_add(r.key, master ? &*master : reinterpret_cast<const std::uint32_t*>(&nd.ndm_ifindex), 4);
+  key_attr(r.key, as, NDA_LLADDR);
+  key_attr(r.key, as, NDA_VLAN);
+  key_attr(r.key, as, NDA_DST);
+  key_attr(r.key, as, NDA_PORT);
+  key_attr(r.key, as, NDA_VNI);
+  key_attr(r.key, as, NDA_IFINDEX);
+  // A port's local (permanent) entries follow from its address, and may move to the bridge
+  // unannounced when the port leaves (Linux: fdb_delete_local): not kept.
+  const bool port_local =
+      master && static_cast<int>(*master) != nd.ndm_ifindex && (nd.ndm_state & NUD_PERMANENT);
+  if (h.nlmsg_type == RTM_DELNEIGH || !(nd.ndm_state & (NUD_PERMANENT | NUD_NOARP)) ||
+      (nd.ndm_flags & NTF_EXT_LEARNED) || port_local) {
+    r.what = Kind::Erase;
+    return r;
+  }
+  r.what = Kind::Upsert;
+  r.body = filtered(body, sizeof(ndmsg), {NDA_CACHEINFO, NDA_MASTER, NDA_PROBES});
+  ndmsg req = nd;
+  if (master)
+    req.ndm_flags = static_cast<std::uint8_t>(
+        (nd.ndm_flags & ~(NTF_SELF | NTF_MASTER)) |
+        (static_cast<int>(*master) == nd.ndm_ifindex ? NTF_SELF : NTF_MASTER));
+  std::memcpy(r.body.data(), &req, sizeof(req));
+  const RawAttr* mac = find(as, NDA_LLADDR);
+  std::string mac_text;
+  if (mac)
+    for (std::size_t i = 0; i < mac->data.size(); ++i)
+      mac_text += fmt::format("{}{:02x}", i ? ":" : "", mac->data[i]);
+  const RawAttr* dst = find(as, NDA_DST);
+  r.summary =
+      fmt::format("{} dev {}{}{}", mac_text.empty() ? "?" : mac_text, nd.ndm_ifindex,
+                  master ? fmt::format(" master {}", *master) : std::string(),
+                  dst ? " dst " + addr_text(dst->data.size() == 16 ? AF_INET6 : AF_INET, dst->data)
+                      : std::string());
+  return r;
+}
+
 Row neigh_row(const nlmsghdr& h, View body) {
   Row r;
   r.type = "neigh";
   auto nd = header_of<ndmsg>(body);
   auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(ndmsg)))));
-  // Bridge and VXLAN forwarding entries are not kept (docs/STATE.md).
-  if (nd.ndm_family == AF_BRIDGE) return r;
+  if (nd.ndm_family == AF_BRIDGE) return fdb_row(h, body);
   r.dev = nd.ndm_ifindex;
   key_add(r.key, &nd.ndm_family, 1);
   key_add(r.key, &nd.ndm_ifindex, 4);

@@ -58,7 +58,8 @@ configure() {
   I addr add 10.0.0.2/24 dev d0
   I addr add 2001:db8::1/64 dev d0 valid_lft 1000 preferred_lft 500
   I link add v0 type veth peer name v1
-  I link add br0 type bridge
+  # An address of its own: a bridge that took a port's keeps it at restore (docs/STATE.md)
+  I link add br0 address 02:00:00:00:01:00 type bridge
   I link set v0 master br0
   I link set br0 up
   I link set v0 up
@@ -66,6 +67,15 @@ configure() {
   I link add link d0 name mv0 type macvlan mode bridge
   I link set dev d0 group 7
   I link add vrf1 type vrf table 10
+  # Forwarding entries: a port's static one, the bridge's own, a VXLAN's remotes
+  I fdb add 02:00:00:00:00:aa dev v0 master static
+  I fdb add 02:00:00:00:00:cc dev br0 self permanent
+  I link add v2 type veth peer name v3
+  I link set v2 master br0
+  I fdb add 02:00:00:00:00:bb dev v2 master static
+  I link add vxl0 type vxlan id 42 dstport 4789 remote 10.1.1.1
+  I fdb add 02:00:00:00:00:dd dev vxl0 dst 10.2.2.2
+  I fdb append 00:00:00:00:00:00 dev vxl0 dst 10.2.2.3
   I link add d1 type dummy
   I link set d1 master vrf1
   I link set vrf1 up
@@ -105,7 +115,7 @@ snapshot() {  # the full dumps, the lifetimes that count down taken out
   for n in "" "-n ns1"; do
     # shellcheck disable=SC2086
     { I $n -d link show; I $n -d addr show; I $n route show table all; I $n -6 route show table all
-      I $n rule show; I $n -6 rule show; I $n neigh show; I $n nexthop show; } 2>&1
+      I $n rule show; I $n -6 rule show; I $n neigh show; I $n nexthop show; I $n fdb show; } 2>&1
   done | sed -E 's/(valid_lft|preferred_lft|expires) [0-9]+sec/\1 Nsec/g'
   I netns list
   local keys=(net.ipv6.conf.default.forwarding net.ipv6.conf.d2renamed.forwarding
@@ -126,7 +136,7 @@ roundtrip)
   diff -u "$dir/before" "$dir/after" || fail "the dumps differ after a restart"
   grep -q "restored 2 namespaces" "$dir/log" || fail "no restore report in the log"
   # A second restart, and the changes made after the first are kept too.
-  I link del vx0 && I link del vl10 && I addr del 10.0.0.2/24 dev d0 && I link set d0 mtu 1300 &&
+  I link del vx0 && I link del vl10 && I link set v2 nomaster && I fdb del 02:00:00:00:00:aa dev v0 master && I addr del 10.0.0.2/24 dev d0 && I link set d0 mtu 1300 &&
     I rule del priority 32767 && I -6 rule del priority 32766 || fail "changing"
   snapshot >"$dir/before"
   stop
@@ -136,7 +146,7 @@ roundtrip)
   stop
   "$ifc" state dump "$state" >"$dir/dump" || fail "ifc state dump"
   for want in "namespace ns1" "default link d0 ifindex 2 kind dummy" "default link v1" \
-    "default route 10.2.0.0/16 table 254" "default nexthop id 3 group" "default neigh 10.0.0.7" \
+    "default route 10.2.0.0/16 table 254" "default nexthop id 3 group" "default neigh 10.0.0.7" "default fdb 02:00:00:00:00:cc" \
     "default rule family 2 priority 100" "valid_until" "net.ipv6.conf.d2renamed.proxy_ndp = 1"; do
     grep -q "$want" "$dir/dump" || fail "ifc state dump lacks \"$want\": $(cat "$dir/dump")"
   done
