@@ -85,6 +85,35 @@ Bytes message(std::uint16_t type, std::uint16_t flags, std::uint32_t seq, View b
   return m;
 }
 
+// One request's answer: ok, or the error it got (with the extended ack's message).
+Result<void> answer_of(const std::vector<Bytes>& replies) {
+  for (const auto& d : replies) {
+    std::size_t off = 0;
+    while (off + sizeof(nlmsghdr) <= d.size()) {
+      nlmsghdr h;
+      std::memcpy(&h, d.data() + off, sizeof(h));
+      if (h.nlmsg_len < sizeof(h) || off + h.nlmsg_len > d.size()) break;
+      if (h.nlmsg_type == NLMSG_ERROR && h.nlmsg_len >= sizeof(h) + sizeof(nlmsgerr)) {
+        nlmsgerr e;
+        std::memcpy(&e, d.data() + off + sizeof(h), sizeof(e));
+        if (e.error != 0) {
+          std::string msg;
+          if (h.nlmsg_flags & NLM_F_ACK_TLVS) {
+            std::size_t tl = off + sizeof(h) + sizeof(nlmsgerr);
+            if (!(h.nlmsg_flags & NLM_F_CAPPED)) tl += e.msg.nlmsg_len - sizeof(nlmsghdr);
+            if (tl <= off + h.nlmsg_len)
+              msg =
+                  str_of(attrs_of(View(d.data() + tl, off + h.nlmsg_len - tl)), NLMSGERR_ATTR_MSG);
+          }
+          return fail(-e.error, "{}{}{}", std::strerror(-e.error), msg.empty() ? "" : ": ", msg);
+        }
+      }
+      off += NLMSG_ALIGN(h.nlmsg_len);
+    }
+  }
+  return ok();
+}
+
 std::string addr_text(int family, View b) {
   char buf[INET6_ADDRSTRLEN] = "?";
   if ((family == AF_INET && b.size() == 4) || (family == AF_INET6 && b.size() == 16))

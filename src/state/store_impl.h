@@ -74,6 +74,9 @@ void put_str(Bytes& b, std::uint16_t type, std::string_view s);
 std::size_t begin_nest(Bytes& b, std::uint16_t type);
 void end_nest(Bytes& b, std::size_t at);
 Bytes message(std::uint16_t type, std::uint16_t flags, std::uint32_t seq, View body);
+// The answer to one request the replay sent: ok, or the error it got (errno and the extended
+// ack's message).
+Result<void> answer_of(const std::vector<Bytes>& replies);
 std::string addr_text(int family, View b);
 std::int64_t wall_now();
 
