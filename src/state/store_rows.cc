@@ -79,11 +79,11 @@ Bytes link_info_kept(View info) {
   return out;
 }
 
+namespace {
+
 // Of a device's IFLA_AF_SPEC, only its IPv6 address generation mode is configuration (the
 // rest is statistics and settings that the sysctl rows keep): kept as an IFLA_AF_SPEC that
 // holds AF_INET6's IFLA_INET6_ADDR_GEN_MODE alone.
-namespace {
-
 void put_addr_gen_mode(Bytes& out, View af_spec) {
   auto families = attrs_of(af_spec);
   const RawAttr* in6 = find(families, AF_INET6);
@@ -288,7 +288,7 @@ Row fdb_row(const nlmsghdr& h, View body) {
   // A bridge's entry is known by its bridge, MAC and VLAN, as the bridge knows it (a port's
   // own address is announced on the port when added and on the bridge when deleted); a
   // VXLAN's by its device and remote.
-  key_add(r.key, master ? &*master : reinterpret_cast<const std::uint32_t*>(&nd.ndm_ifindex), 4);
+  key_add(r.key, master ? static_cast<const void*>(&*master) : &nd.ndm_ifindex, 4);
   key_attr(r.key, as, NDA_LLADDR);
   key_attr(r.key, as, NDA_VLAN);
   key_attr(r.key, as, NDA_DST);
