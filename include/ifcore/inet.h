@@ -517,6 +517,14 @@ class ProtoListener {
   virtual ~ProtoListener() = default;
   virtual void on_addr(Namespace& ns, ProtoEvent ev, const AddrInfo& a) {}
   virtual void on_route(Namespace& ns, ProtoEvent ev, const RouteInfo& r) {}
+  // The same with the notification's NLM_F_* flags, as Linux sets them on RTM_NEWROUTE:
+  // NLM_F_CREATE | NLM_F_EXCL for the first route of its key, NLM_F_CREATE (and
+  // NLM_F_APPEND when appended) beside routes of the same key, NLM_F_REPLACE for a route
+  // that took another's place; none on RTM_DELROUTE. By default it calls on_route.
+  virtual void on_route_flagged(Namespace& ns, ProtoEvent ev, const RouteInfo& r,
+                                std::uint16_t nlflags) {
+    on_route(ns, ev, r);
+  }
   virtual void on_neigh(Namespace& ns, ProtoEvent ev, const NeighInfo& n) {}
   virtual void on_rule(Namespace& ns, ProtoEvent ev, const RuleInfo& r) {}
   virtual void on_nexthop(Namespace& ns, ProtoEvent ev, const NexthopInfo& n) {}

@@ -64,16 +64,17 @@ RouteInfo report(const Route& r) {
   return i;
 }
 
-Route* insert(const Control& ctl, EngineProto& ep, Namespace& ns, Route&& r) {
+Route* insert(const Control& ctl, EngineProto& ep, Namespace& ns, Route&& r, Route* before) {
   NetState& st = net_state(ns);
   Table& t = st.tables(r.info.family)[r.info.table];
   RouteList& v = t[key_of(r.info)];
-  r.seq = st.route_seq++;
+  r.seq = before ? before->seq : st.route_seq++;
   r.table = &t;
   r.list = &v;
-  // After the last route that comes before it in its node's order (see node_before).
-  auto at = v.end();
-  while (at != v.begin() && node_before(r.info, std::prev(at)->info)) --at;
+  // Before `before`, or after the last route that comes before it in its node's order
+  // (see node_before).
+  auto at = before ? before->self : v.end();
+  while (!before && at != v.begin() && node_before(r.info, std::prev(at)->info)) --at;
   auto node = v.emplace(at, std::move(r));
   node->self = node;
   Route* p = &*node;
@@ -94,7 +95,7 @@ void release_hops(EngineProto& ep, Route* r) {
 }
 
 // Unlinks `r` from its table and device, frees its dst entry and then the route.
-void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
+void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify, bool whole) {
   if (!r->list) return;
   RouteList& v = *r->list;
   std::optional<RouteInfo> gone;
@@ -111,7 +112,19 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify) {
   RouteKey key = key_of(r->info);
   v.erase(r->self);
   if (v.empty()) t.erase(key);
-  if (gone) notify_route(ep, ns, ProtoEvent::Del, *gone);
+  if (!gone) return;
+  if (whole || gone->family != AF_INET6 || gone->nexthops.empty() || gone->nhid) {
+    notify_route(ep, ns, ProtoEvent::Del, *gone);
+    return;
+  }
+  // Linux: the siblings of a route that goes as its device closes were never marked dead.
+  const int closing = ep.closing ? ep.closing->ifindex() : 0;
+  for (inet::NextHop h : gone->nexthops) {
+    if (closing && h.oif == closing)
+      h.flags = (h.flags & ~std::uint32_t{RTNH_F_DEAD | RTNH_F_LINKDOWN}) |
+                (ep.closing_linkdown ? RTNH_F_LINKDOWN : 0);
+    notify_route(ep, ns, ProtoEvent::Del, sibling_of(*gone, h));
+  }
 }
 
 bool is_connected(const Route& r) {
@@ -400,8 +413,14 @@ void fib_insert_kernel(Control& ctl, Namespace& ns, Device& dev, const RouteInfo
   r.origin = origin;
   r.dev = &dev;
   r.dst = dst_alloc(ep, dev);
+  // Linux: fib_magic asks NLM_F_CREATE | NLM_F_APPEND; addrconf's routes ask nothing, so
+  // that IPv6 says NLM_F_CREATE alone beside a route of the same key.
+  const bool first = same_key_routes(net_state(ns), r.info).empty();
+  std::uint16_t flags = NLM_F_CREATE | (first ? NLM_F_EXCL : 0);
+  if (!first && info.family == AF_INET) flags |= NLM_F_APPEND;
   Route* p = insert(ctl, ep, ns, std::move(r));
-  if (route_news_wanted(ep, ns, p->info.family)) notify_route(ep, ns, ProtoEvent::New, report(*p));
+  if (route_news_wanted(ep, ns, p->info.family))
+    notify_route(ep, ns, ProtoEvent::New, report(*p), flags);
 }
 
 void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which which, bool notify) {
@@ -417,42 +436,13 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
       if (h.dev != &dev && h.dev->is_up()) return true;
     return false;
   };
-  // IPv6 keeps a multipath route's hops as sibling routes: an unregister takes only the
-  // hop through the device (Linux: fib6_ifdown), and one hop left is an ordinary route.
-  auto drop_hop = [&](Route* r) {
-    std::size_t h = 0;  // index in info.nexthops
-    if (r->dev == &dev) {
-      if (DevState* own = find_dev(ep, dev)) own->routes.erase(r);
-      dst_free(ep, *r, std::move(r->dst));
-      Route::Hop next = std::move(r->extra.front());
-      r->extra.erase(r->extra.begin());
-      std::erase(dev_state(ctl, ep, *next.dev).extra_routes, r);
-      r->dev = next.dev;
-      r->dst = std::move(next.dst);
-      dev_state(ctl, ep, *r->dev).routes.push(r);
-    } else {
-      for (std::size_t i = 0; i < r->extra.size(); ++i)
-        if (r->extra[i].dev == &dev) {
-          h = i + 1;
-          dst_free_hop(ep, &dev, std::move(r->extra[i].dst));
-          r->extra.erase(r->extra.begin() + static_cast<std::ptrdiff_t>(i));
-          break;
-        }
-      std::erase(ds->extra_routes, r);
-    }
-    r->info.nexthops.erase(r->info.nexthops.begin() + static_cast<std::ptrdiff_t>(h));
-    const inet::NextHop& first = r->info.nexthops.front();
-    r->info.gateway = first.gateway;
-    r->info.oif = first.oif;
-    if (r->info.nexthops.size() == 1) r->info.nexthops.clear();
-  };
   if (!ds->extra_routes.empty()) {
     std::vector<Route*> extra = ds->extra_routes;
     for (Route* r : extra) {
       // A route naming a nexthop object goes with the object (nexthop.cc), not here.
       if (r->info.family != family || r->nh) continue;
       if (which == Which::All && family == AF_INET6)
-        drop_hop(r);
+        drop_hops_through(ctl, ns, r, dev, notify);
       else if (which == Which::All || (which == Which::User && !hops_up(*r)))
         erase(ep, ns, r, notify);
     }
@@ -465,7 +455,7 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
     bool user = r->origin == Origin::User;
     if (which == Which::User && user && !r->extra.empty() && hops_up(*r)) continue;
     if (which == Which::All && family == AF_INET6 && !r->extra.empty()) {
-      drop_hop(r);
+      drop_hops_through(ctl, ns, r, dev, notify);
       continue;
     }
     if (which == Which::All || (which == Which::User) == user) erase(ep, ns, r, notify);

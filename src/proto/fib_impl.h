@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -32,9 +33,25 @@ IpAddr source_of(const RouteRequest& req);
 void set_source(RouteInfo& i, const RouteRequest& req);
 bool same_source(const RouteInfo& i, const RouteRequest& req);
 RouteInfo report(const Route& r);
-Route* insert(const Control& ctl, EngineProto& ep, Namespace& ns, Route&& r);
+// Adds `r` to its table: before `before` (a route of its key and metric, whose place and
+// order it takes), or after the routes of its key that come before it or with it.
+Route* insert(const Control& ctl, EngineProto& ep, Namespace& ns, Route&& r,
+              Route* before = nullptr);
+// The routes of `i`'s table with its key and metric (IPv4: and tos; IPv6: and source
+// prefix), in their order (Linux: fib_find_alias's run of aliases, the routes of a fib6
+// node at one metric).
+std::vector<Route*> same_key_routes(NetState& st, const RouteInfo& i);
 void release_hops(EngineProto& ep, Route* r);
-void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify);
+// Unlinks `r` from its table and device, frees its dst entries and then the route;
+// `notify`: announces it, an IPv6 multipath route sibling by sibling, each as a route of
+// its own (Linux: fib6_del_route), or with `whole` as one (__ip6_del_rt_siblings, a
+// user's delete without a gateway).
+void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify, bool whole = false);
+// `r` (a multipath route) as its hop `h` alone: an IPv6 sibling as Linux reports it.
+RouteInfo sibling_of(const RouteInfo& r, const inet::NextHop& h);
+// Takes the hops through `dev` out of the IPv6 multipath route `r` (an unregister: Linux's
+// fib6_ifdown deletes those siblings, `notify`: each announced); none left, the route.
+void drop_hops_through(Control& ctl, Namespace& ns, Route* r, const Device& dev, bool notify);
 bool is_connected(const Route& r);
 bool same_derived(const RouteInfo& a, const RouteInfo& b);
 RouteInfo kernel_route(int family, std::uint32_t table, std::uint8_t type, const IpAddr& dst,
@@ -48,6 +65,15 @@ bool needs_dev(std::uint8_t type);
 // The first hop's gateway and device, and two hops or more as the multipath.
 void set_route_hops(RouteInfo& i, const std::vector<inet::NextHop>& hops, bool blackhole,
                     bool group);
+// Adds the route `r` that `req` made (its info set, `r.dev` its first hop's device; a
+// multipath route's hops' devices in `extra_devs`, the first one's included) among the
+// routes of its key, as the request's flags say, and announces it (fib_insert.cc).
+Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequest& req, Route&& r,
+                                    const std::vector<Device*>& extra_devs);
+// Takes the hop through `gateway` (and device `oif`, if not 0) out of the multipath route
+// `r`, which keeps the others (one left: a plain route); the hop taken, or nullopt if `r`
+// has no such hop or only one (Linux: ip6_route_del deletes one sibling).
+std::optional<inet::NextHop> remove_hop(Control& ctl, Route& r, const IpAddr& gateway, int oif);
 Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest& req,
                                 std::uint32_t table, std::uint8_t type);
 

@@ -84,8 +84,16 @@ using namespace ifcore::proto;
 using namespace ifcore::proto::fib;
 
 namespace {
-Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequest& req, Route&& r,
-                                    const std::vector<Device*>& extra_devs);
+// Deletes the sibling of `r` through `gateway` (and `oif`), announced as a route of its own.
+bool delete_sibling(Control& ctl, Namespace& ns, Route& r, const IpAddr& gateway, int oif) {
+  auto gone = remove_hop(ctl, r, gateway, oif);
+  if (!gone) return false;
+  EngineProto& ep = engine_proto(ctl.engine());
+  if (!route_news_wanted(ep, ns, r.info.family)) return true;
+  notify_route(ep, ns, ProtoEvent::Del, sibling_of(report(r), *gone));
+  return true;
+}
+
 Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& req,
                                const IpAddr& dst, std::uint32_t table, std::uint8_t type);
 
@@ -233,61 +241,6 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
 
 namespace {
 
-// Adds the route `r` that `req` made (its info set, `r.dev` its first hop's device) to
-// its table, as the request's flags say; `extra_devs` are a multipath route's hops'
-// devices (the first one's included). Linux: fib_table_insert, fib6_add_rt2node.
-Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequest& req, Route&& r,
-                                    const std::vector<Device*>& extra_devs) {
-  RouteInfo& i = r.info;
-  const IpAddr& dst = i.dst;
-  const std::uint32_t table = i.table;
-  // Existing routes with the same key (Linux: fib_table_insert, fib6_add_rt2node).
-  EngineProto& ep = engine_proto(ctl.engine());
-  NetState& st = net_state(ns);
-  Route* same = nullptr;     // same key and metric
-  Route* same_nh = nullptr;  // ... and the same next hop
-  auto t = st.tables(req.family).find(table);
-  if (t != st.tables(req.family).end()) {
-    auto k = t->second.find(RouteKey{dst, req.dst_len});
-    if (k != t->second.end())
-      for (auto& x : k->second) {
-        if (x.info.priority != i.priority || x.info.tos != i.tos) continue;
-        if (x.info.src_len != i.src_len || x.info.src != i.src) continue;
-        if (!same) same = &x;
-        if (x.info.oif == i.oif && x.info.gateway == i.gateway && x.info.type == i.type) {
-          same_nh = &x;
-          break;
-        }
-      }
-  }
-  // IPv4 treats any route with the same key as "the same"; IPv6 the same next hop, or any
-  // route of the same metric when NLM_F_EXCL is set (fib6_add_rt2node).
-  Route* clash = req.family == AF_INET ? same : (req.excl && same ? same : same_nh);
-  if (req.replace) {
-    Route* old = req.family == AF_INET ? same : (same_nh ? same_nh : same);
-    // Linux: fib_table_insert answers ENOENT alone; fib6_add_1 explains it.
-    if (!old && !req.create) {
-      if (req.family == AF_INET6) return fail(ENOENT, "Can not replace route - no match found");
-      return fail(ENOENT);
-    }
-    if (old) erase(ep, ns, old, false);
-  } else {
-    if (clash && (req.excl || same_nh)) return fail(EEXIST);
-    // Linux: IPv4 needs NLM_F_CREATE (fib_table_insert: ENOENT); IPv6 warns ("NLM_F_CREATE
-    // should be set when creating new route") and adds the route all the same.
-    if (!req.create && req.family == AF_INET) return fail(ENOENT);
-  }
-  if (r.dev) r.dst = dst_alloc(ep, *r.dev);
-  for (std::size_t h = 1; h < extra_devs.size(); ++h)
-    if (extra_devs[h]) r.extra.push_back(Route::Hop{extra_devs[h], dst_alloc(ep, *extra_devs[h])});
-  Route* p = insert(ctl, ep, ns, std::move(r));
-  for (Route::Hop& h : p->extra) dev_state(ctl, ep, *h.dev).extra_routes.push_back(p);
-  if (p->nh) p->nh->routes.push_back(p);
-  RouteInfo out = report(*p);
-  notify_route(ep, ns, ProtoEvent::New, out);
-  return out;
-}
-
 // A route that names a nexthop object (Linux: fib_create_info with fc_nh_id, then
 // fib_check_nexthop; ip6_route_info_create, fib6_check_nexthop).
 Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& req,
@@ -353,10 +306,23 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
     if (req.type && *req.type && i.type != *req.type) continue;
     if (req.protocol && *req.protocol && i.protocol != *req.protocol) continue;
     if (req.scope && *req.scope != RT_SCOPE_NOWHERE && i.scope != *req.scope) continue;
-    if (req.oif && i.oif != req.oif) continue;
-    if (req.gateway && !req.gateway->empty() && i.gateway != *req.gateway) continue;
     if (req.prefsrc && i.prefsrc != *req.prefsrc) continue;
     if (req.nhid && i.nhid != req.nhid) continue;  // Linux: fib_nh_match, ip6_route_del
+    // Linux: ip6_route_del looks at each sibling of a multipath route: a gateway deletes
+    // that one alone, a device without one the whole route.
+    if (req.family == AF_INET6 && i.nexthops.size() > 1 && !i.nhid) {
+      if (req.gateway && !req.gateway->empty()) {
+        if (delete_sibling(ctl, ns, x, *req.gateway, req.oif)) return ok();
+        continue;
+      }
+      if (req.oif && std::none_of(i.nexthops.begin(), i.nexthops.end(),
+                                  [&](const NextHop& h) { return h.oif == req.oif; }))
+        continue;
+      erase(ep, ns, &x, true, true);
+      return ok();
+    }
+    if (req.oif && i.oif != req.oif) continue;
+    if (req.gateway && !req.gateway->empty() && i.gateway != *req.gateway) continue;
     erase(ep, ns, &x, true);
     return ok();
   }

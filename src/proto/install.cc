@@ -143,8 +143,9 @@ void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const Addr
   for (auto* l : ep.listeners) l->on_addr(ns, ev, shown);
 }
 
-void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const RouteInfo& r) {
-  for (auto* l : ep.listeners) l->on_route(ns, ev, r);
+void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const RouteInfo& r,
+                  std::uint16_t nlflags) {
+  for (auto* l : ep.listeners) l->on_route_flagged(ns, ev, r, nlflags);
 }
 
 void notify_netconf(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev,

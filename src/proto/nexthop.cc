@@ -145,7 +145,7 @@ void rebind_routes(const Control& ctl, EngineProto& ep, Namespace& ns, NetState&
     for (Route* r : n.routes) {
       fib_bind_hops(ctl, ep, r, hops, devs, n.info.blackhole, n.info.is_group());
       if (announce && route_news_wanted(ep, ns, r->info.family))
-        notify_route(ep, ns, ProtoEvent::New, fib_report(*r));
+        notify_route(ep, ns, ProtoEvent::New, fib_report(*r), NLM_F_REPLACE);
     }
   };
   rebind(nh);

@@ -388,7 +388,9 @@ void drop_dev_state(const Control& ctl, EngineProto& ep, Device& d);
 
 // Listeners. Context: control lock.
 void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a);
-void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const RouteInfo& r);
+// `nlflags`: the RTM_NEWROUTE's NLM_F_* flags (see ProtoListener::on_route_flagged).
+void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const RouteInfo& r,
+                  std::uint16_t nlflags = 0);
 void notify_netconf(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev,
                     const inet::NetconfInfo& n);
 

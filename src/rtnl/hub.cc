@@ -117,8 +117,8 @@ void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, 
     if (s != skip && s->ns_id() == ns_id && s->member(group)) s->enqueue(msg);
 }
 
-wire::Header Hub::notify_header(int ns_id, std::uint16_t type) const {
-  wire::Header h{type, 0, 0, 0};
+wire::Header Hub::notify_header(int ns_id, std::uint16_t type, std::uint16_t flags) const {
+  wire::Header h{type, flags, 0, 0};
   if (scope && scope->echo && scope->ns_id == ns_id) {
     // Linux: rtmsg_ifinfo_build_skb (and rtnl_notify's callers) carry the request's seq
     // and port id when it asked for an echo.

@@ -96,7 +96,7 @@ class Hub final : public Subscriber {
   bool wanted(int ns_id, unsigned group, bool echoable = true);
   // The header of a notification: seq 0 and pid 0, or the requester's for NLM_F_ECHO.
   // Context: control lock.
-  wire::Header notify_header(int ns_id, std::uint16_t type) const;
+  wire::Header notify_header(int ns_id, std::uint16_t type, std::uint16_t flags = 0) const;
 
   void add(SessionImpl* s);
   void remove(SessionImpl* s);

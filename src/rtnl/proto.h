@@ -29,7 +29,8 @@ class ProtoPublisher final : public inet::ProtoListener {
  public:
   explicit ProtoPublisher(Hub& hub) : hub_(hub) {}
   void on_addr(Namespace& ns, inet::ProtoEvent ev, const inet::AddrInfo& a) override;
-  void on_route(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r) override;
+  void on_route_flagged(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r,
+                        std::uint16_t nlflags) override;
   bool wants_routes(Namespace& ns, int family) const override;
   void on_neigh(Namespace& ns, inet::ProtoEvent ev, const inet::NeighInfo& n) override;
   void on_rule(Namespace& ns, inet::ProtoEvent ev, const inet::RuleInfo& r) override;

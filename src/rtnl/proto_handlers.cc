@@ -242,12 +242,13 @@ void ProtoPublisher::on_addr(Namespace& ns, inet::ProtoEvent ev, const inet::Add
   if (wire::encode_addr(b, h, addr_message(a))) hub_.publish(ns.id(), group, b.bytes());
 }
 
-void ProtoPublisher::on_route(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r) {
+void ProtoPublisher::on_route_flagged(Namespace& ns, inet::ProtoEvent ev, const inet::RouteInfo& r,
+                                      std::uint16_t nlflags) {
   unsigned group = route_group(r.family);
   if (!hub_.wanted(ns.id(), group)) return;
   std::uint16_t type =
       ev == inet::ProtoEvent::New ? std::uint16_t{RTM_NEWROUTE} : std::uint16_t{RTM_DELROUTE};
-  wire::Header h = hub_.notify_header(ns.id(), type);
+  wire::Header h = hub_.notify_header(ns.id(), type, nlflags);
   wire::MessageBuilder b;
   if (wire::encode_route(b, h, route_message(r, hub_.engine().time().now())))
     hub_.publish(ns.id(), group, b.bytes());

@@ -18,10 +18,15 @@ struct FullRecorder : inet::ProtoListener {
                                  a.local.to_string(), a.prefixlen, a.ifindex, a.flags));
   }
   void on_route(Namespace&, inet::ProtoEvent ev, const inet::RouteInfo& r) override {
+    std::string gw = r.gateway.empty() ? "-" : r.gateway.to_string();
+    if (!r.nexthops.empty()) {
+      gw.clear();
+      for (const inet::NextHop& h : r.nexthops)
+        gw += (gw.empty() ? "" : ",") + h.gateway.to_string();
+    }
     events.push_back(fmt::format("{}route {}/{} t{} type{} oif{} m{} gw{} f{:x}",
                                  ev == inet::ProtoEvent::New ? '+' : '-', r.dst.to_string(),
-                                 r.dst_len, r.table, r.type, r.oif, r.priority,
-                                 r.gateway.empty() ? "-" : r.gateway.to_string(), r.flags));
+                                 r.dst_len, r.table, r.type, r.oif, r.priority, gw, r.flags));
   }
 };
 
@@ -78,7 +83,9 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
     auto r6 = route_req("2001:db9::", 64);
     r6.gateway = ip(gw);
     r6.oif = d0;
-    r6.excl = false;  // Linux: with NLM_F_EXCL the second is EEXIST (fib6_add_rt2node)
+    // Linux: with NLM_F_EXCL the second is EEXIST; without, it joins the first as its
+    // sibling (fib6_add_rt2node), announced as the route with the new hop first.
+    r6.excl = false;
     ASSERT_TRUE(inet::add_route(ctl, n, r6));
   }
   auto v = ctl.create_link(n, with_mac(vlan_req("d0.5", d0, 5), 2));
@@ -120,7 +127,7 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       "+route 172.16.0.0/16 t254 type1 oif$D m0 gw10.0.0.254 f0",
       "+route 172.16.0.0/16 t254 type1 oif$D m0 gw10.0.0.253 f0",
       "+route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::2 f0",
-      "+route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::1 f0",
+      "+route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::1,fe80::2 f0",
       "+addr fe80::ff:fe00:2/64 if$V f80",
       "+route fe80::/64 t254 type1 oif$V m256 gw- f0",
       "+route fe80::ff:fe00:2/128 t255 type2 oif$V m0 gw- f0",
@@ -134,7 +141,8 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       // routes through it with the derived ones: fib6_ifdown at NETDEV_DOWN), then its
       // addresses in list order, as `ip monitor` shows Linux 6.18 deleting a settled veth
       // with these addresses: no route says linkdown (the carrier was there until the
-      // close, and an IPv4 local route's next hop is never marked).
+      // close, and an IPv4 local route's next hop is never marked); the siblings of the
+      // multipath route one by one (fib6_del_route).
       "-route 2001:db8::/64 t254 type1 oif$D m256 gw- f0",
       "-route 2001:db8:1::/64 t254 type1 oif$D m256 gw- f0",
       "-route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::2 f0",
@@ -184,9 +192,11 @@ TEST_F(LifecycleTest, RoutesWithOneKeyAndMetricAreFlushedInTableOrder) {
     r.excl = false;  // Linux: with NLM_F_EXCL the second is EEXIST (fib6_add_rt2node)
     ASSERT_TRUE(inet::add_route(ctl, n, r));
   }
+  // Linux: each joins the first as a sibling (fib6_add_rt2node): one multipath route.
   std::vector<std::string> listed;
   for (auto& r : inet::list_routes(ctl, n, AF_INET6))
-    if (r.dst == ip("2001:db9::")) listed.push_back(r.gateway.to_string());
+    if (r.dst == ip("2001:db9::"))
+      for (auto& h : r.nexthops) listed.push_back(h.gateway.to_string());
   ASSERT_EQ(listed, gws);
   struct Gateways : inet::ProtoListener {
     std::vector<std::string> seen;

@@ -321,8 +321,8 @@ TEST_F(RouteTest, DeletingTheLastIpv4AddressFlushesTheDevicesRoutes) {
   EXPECT_TRUE(routes_of(ctl, ns(ctl), AF_INET, d->ifindex()).empty());
 }
 
-// Linux (fib6_add_rt2node, fib_table_insert): routes with one key are listed by metric, and
-// a new route goes after those of its metric.
+// Linux (fib6_add_rt2node): routes with one key are listed by metric; a route with a
+// gateway joins the one of its metric as its last sibling (one multipath route).
 TEST_F(RouteTest, RoutesWithOneKeyAreListedByMetricThenByArrival) {
   auto ctl = engine->control();
   Device* d = with_addrs(ctl, "d0", "10.0.0.1", "2001:db8::1");
@@ -341,13 +341,17 @@ TEST_F(RouteTest, RoutesWithOneKeyAreListedByMetricThenByArrival) {
   auto order = [&] {
     std::vector<std::string> got;
     for (const inet::RouteInfo& r : inet::list_routes(ctl, ns(ctl), AF_INET6))
-      if (r.dst == ip("2001:db9::"))
-        got.push_back(fmt::format("{} {}", r.priority, r.gateway.to_string()));
+      if (r.dst == ip("2001:db9::")) {
+        std::string gws = r.gateway.to_string();
+        if (!r.nexthops.empty()) gws.clear();
+        for (const inet::NextHop& h : r.nexthops)
+          gws += (gws.empty() ? "" : ",") + h.gateway.to_string();
+        got.push_back(fmt::format("{} {}", r.priority, gws));
+      }
     return got;
   };
-  EXPECT_EQ(order(),
-            (std::vector<std::string>{"50 2001:db8::f", "100 2001:db8::b", "100 2001:db8::d",
-                                      "200 2001:db8::c", "300 2001:db8::a", "300 2001:db8::e"}));
+  EXPECT_EQ(order(), (std::vector<std::string>{"50 2001:db8::f", "100 2001:db8::b,2001:db8::d",
+                                               "200 2001:db8::c", "300 2001:db8::a,2001:db8::e"}));
   // Removing one from the middle, the first and the last keeps the others in their order.
   for (Add a : {Add{100, "2001:db8::b"}, Add{50, "2001:db8::f"}, Add{300, "2001:db8::e"}}) {
     auto r = route_req("2001:db9::", 64);
