@@ -434,9 +434,10 @@ Result<void> do_route(Ctx& c, Args& a) {
   std::string cmd = a.take();
   if (matches(cmd, "add")) return route_modify(c, a, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL);
   if (matches(cmd, "change")) return route_modify(c, a, RTM_NEWROUTE, NLM_F_REPLACE);
-  if (matches(cmd, "append")) return route_modify(c, a, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_APPEND);
   if (matches(cmd, "replace"))
     return route_modify(c, a, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE);
+  if (matches(cmd, "prepend")) return route_modify(c, a, RTM_NEWROUTE, NLM_F_CREATE);
+  if (matches(cmd, "append")) return route_modify(c, a, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_APPEND);
   if (matches(cmd, "delete")) return route_modify(c, a, RTM_DELROUTE, 0);
   if (matches(cmd, "show") || matches(cmd, "list")) return route_show(c, a);
   if (matches(cmd, "get")) return route_get(c, a);

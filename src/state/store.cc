@@ -68,7 +68,7 @@ Result<std::unique_ptr<Store>> Store::open(const Options& opts) {
                  "CREATE TABLE objects(ns TEXT NOT NULL, type TEXT NOT NULL, key BLOB NOT NULL, "
                  "  dev INTEGER NOT NULL, seq INTEGER NOT NULL, valid_until INTEGER, "
                  "  preferred_until INTEGER, summary TEXT NOT NULL, msg BLOB NOT NULL, "
-                 "  PRIMARY KEY(ns, type, key));"
+                 "  pos INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(ns, type, key));"
                  "CREATE INDEX objects_dev ON objects(ns, dev);"
                  "CREATE TABLE lost(ns TEXT NOT NULL, type TEXT NOT NULL, summary TEXT NOT NULL, "
                  "  msg BLOB NOT NULL, error TEXT NOT NULL, at INTEGER NOT NULL);"
@@ -81,6 +81,10 @@ Result<std::unique_ptr<Store>> Store::open(const Options& opts) {
     sqlite3_finalize(s);
     if (rc != SQLITE_DONE) return fail(sql_error(st->db_, "state file"));
   }
+  // A file from before routes kept their order has no `pos`: its routes get 0 (the order
+  // of their changes).
+  if (!has_column(st->db_, "objects", "pos"))
+    IFCORE_TRY(st->exec("ALTER TABLE objects ADD COLUMN pos INTEGER NOT NULL DEFAULT 0"));
   IFCORE_TRY(st->prepare());
   if (opts.sync == Sync::Batch) st->syncer_ = std::thread([p = st.get()] { p->syncer(); });
   return st;
@@ -98,7 +102,7 @@ Store::~Store() {
     syncer_.join();
   }
   if (wal_fd_ >= 0) close(wal_fd_);
-  for (auto* s : {upsert_, erase_, erase_dev_, erase_ns_objs_, upsert_ns_, erase_ns_})
+  for (auto* s : {upsert_, erase_, erase_dev_, erase_ns_objs_, upsert_ns_, erase_ns_, route_group_})
     if (s) sqlite3_finalize(s);
   if (db_) sqlite3_close(db_);
 }
@@ -119,8 +123,9 @@ Result<void> Store::prepare() {
     const char* sql;
   } ps[] = {
       {&upsert_,
-       "INSERT INTO objects(ns, type, key, dev, seq, valid_until, preferred_until, summary, msg) "
-       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(ns, type, key) DO UPDATE SET "
+       "INSERT INTO objects(ns, type, key, dev, seq, valid_until, preferred_until, summary, msg, "
+       "pos) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT(ns, type, key) DO UPDATE "
+       "SET "
        "dev=excluded.dev, seq=excluded.seq, valid_until=excluded.valid_until, "
        "preferred_until=excluded.preferred_until, summary=excluded.summary, msg=excluded.msg "
        "WHERE objects.msg IS NOT excluded.msg OR objects.dev IS NOT excluded.dev OR "
@@ -133,6 +138,9 @@ Result<void> Store::prepare() {
        "INSERT INTO namespaces(name, id, seq) VALUES(?1, ?2, ?3) ON CONFLICT(name) DO UPDATE "
        "SET id=excluded.id WHERE namespaces.id IS NOT excluded.id"},
       {&erase_ns_, "DELETE FROM namespaces WHERE name=?1"},
+      {&route_group_,
+       "SELECT key, pos FROM objects WHERE ns=?1 AND type='route' AND key>=?2 AND key<?3 "
+       "ORDER BY pos, seq"},
   };
   for (auto& p : ps)
     if (sqlite3_prepare_v3(db_, p.sql, -1, SQLITE_PREPARE_PERSISTENT, p.s, nullptr) != SQLITE_OK)
@@ -183,6 +191,10 @@ Result<void> Store::apply(const std::string& ns, std::span<const std::uint8_t> m
     if (h.nlmsg_len < sizeof(h) || off + h.nlmsg_len > msg.size()) break;
     View body = msg.subspan(off + NLMSG_HDRLEN, h.nlmsg_len - NLMSG_HDRLEN);
     off += NLMSG_ALIGN(h.nlmsg_len);
+    if (h.nlmsg_type == RTM_NEWROUTE || h.nlmsg_type == RTM_DELROUTE) {
+      if (body.size() >= sizeof(rtmsg)) IFCORE_TRY(apply_route(ns, h, body));
+      continue;
+    }
     Row r = row_of(h, body);
     int rc = SQLITE_DONE;
     switch (r.what) {
@@ -199,6 +211,7 @@ Result<void> Store::apply(const std::string& ns, std::span<const std::uint8_t> m
                  .opt(7, r.preferred_until)
                  .text(8, r.summary)
                  .blob(9, r.body)
+                 .i64(10, 0)
                  .step();
         break;
       case Kind::Erase:

@@ -31,6 +31,7 @@
 
 struct sqlite3;
 struct sqlite3_stmt;
+struct nlmsghdr;
 
 namespace ifcore::state {
 
@@ -77,6 +78,9 @@ class Store final : public daemon::StateHook, public PernetHooks {
   Result<void> replay(Engine& engine, rtnl::Server& server);
   // Applies one recorded change to the open transaction.
   Result<void> apply(const std::string& ns, std::span<const std::uint8_t> msg);
+  // A route's RTM_NEWROUTE or RTM_DELROUTE (store_routes.cc).
+  Result<void> apply_route(const std::string& ns, const nlmsghdr& h,
+                           std::span<const std::uint8_t> body);
   void tap(int ns_id, std::span<const std::uint8_t> msg);
   void syncer();
 
@@ -97,6 +101,7 @@ class Store final : public daemon::StateHook, public PernetHooks {
   sqlite3_stmt* erase_ns_objs_ = nullptr;
   sqlite3_stmt* upsert_ns_ = nullptr;
   sqlite3_stmt* erase_ns_ = nullptr;
+  sqlite3_stmt* route_group_ = nullptr;
   Engine* engine_ = nullptr;
   rtnl::Server* server_ = nullptr;
   bool attached_ = false;

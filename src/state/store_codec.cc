@@ -194,6 +194,16 @@ Result<bool> check_db(sqlite3* db, const std::string& path) {
   return true;
 }
 
+bool has_column(sqlite3* db, const char* table, const char* column) {
+  sqlite3_stmt* s = nullptr;
+  std::string sql = fmt::format("PRAGMA table_info({})", table);
+  bool found = false;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK)
+    while (!found && sqlite3_step(s) == SQLITE_ROW) found = column_text(s, 1) == column;
+  sqlite3_finalize(s);
+  return found;
+}
+
 // Reads the kept rows: namespaces in the order they were made, objects in the order they
 // changed. Errors: the file cannot be read; what was read before stays in the vectors.
 Result<void> load_rows(sqlite3* db, std::vector<NsRow>& nss, std::vector<ObjRow>& rows) {
@@ -207,8 +217,11 @@ Result<void> load_rows(sqlite3* db, std::vector<NsRow>& nss, std::vector<ObjRow>
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) return fail(sql_error(db, "state file: read"));
   rc = sqlite3_prepare_v2(db,
-                          "SELECT ns, type, key, dev, seq, valid_until, preferred_until, summary, "
-                          "msg FROM objects ORDER BY seq",
+                          has_column(db, "objects", "pos")
+                              ? "SELECT ns, type, key, dev, seq, valid_until, preferred_until, "
+                                "summary, msg, pos FROM objects ORDER BY seq"
+                              : "SELECT ns, type, key, dev, seq, valid_until, preferred_until, "
+                                "summary, msg, 0 FROM objects ORDER BY seq",
                           -1, &s, nullptr);
   while (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     rc = SQLITE_OK;
@@ -224,6 +237,7 @@ Result<void> load_rows(sqlite3* db, std::vector<NsRow>& nss, std::vector<ObjRow>
     r.summary = column_text(s, 7);
     View m = column_blob(s, 8);
     r.msg.assign(m.begin(), m.end());
+    r.pos = sqlite3_column_int64(s, 9);
     rows.push_back(std::move(r));
   }
   sqlite3_finalize(s);

@@ -25,6 +25,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -100,13 +101,30 @@ struct Row {
   std::string summary;
 };
 
+// Routes (store_routes.cc): one row per IPv4 alias or IPv6 sibling, keyed by the key they
+// share (route_base) and what tells them apart.
+struct RouteRow {
+  Bytes key;
+  int dev = 0;
+  Bytes body;
+  std::string summary;
+};
+struct RouteRows {
+  bool del = false, replace = false, append = false;  // RTM_DELROUTE, NLM_F_* of a NEW
+  Bytes base;                                         // the key they share
+  std::vector<RouteRow> rows;                         // none: not kept (kernel, cloned)
+};
+Bytes route_base(View body);
+RouteRows route_rows(const nlmsghdr& h, View body);
+// True for a row of an IPv6 hop with a gateway (one sibling of a multipath route).
+bool route_sibling(View key, std::size_t base_len);
+
 void key_add(Bytes& k, const void* p, std::size_t n);
 void key_attr(Bytes& k, const std::vector<RawAttr>& as, std::uint16_t type);
 Bytes filtered(View body, std::size_t hdr, std::initializer_list<std::uint16_t> drop);
 Bytes link_info_kept(View info);
 Row link_row(const nlmsghdr& h, View body);
 Row addr_row(const nlmsghdr& h, View body);
-Row route_row(const nlmsghdr& h, View body);
 Row rule_row(const nlmsghdr& h, View body);
 Row neigh_row(const nlmsghdr& h, View body);
 Row nexthop_row(const nlmsghdr& h, View body);
@@ -159,9 +177,22 @@ struct ObjRow {
   std::int64_t seq = 0;
   std::optional<std::int64_t> valid_until, preferred_until;
   std::string summary;
-  Bytes msg;  // the body
+  Bytes msg;             // the body
+  std::int64_t pos = 0;  // routes: the place among those of its key
 };
 
+// One route request of the replay: the rows it restores (an IPv4 alias, an IPv6 route
+// without siblings, or an IPv6 route's siblings as one multipath route), its body and
+// flags; in the order the replay sends them.
+struct RouteReplay {
+  std::vector<const ObjRow*> rows;
+  Bytes body;
+  std::uint16_t flags = 0;
+};
+std::vector<RouteReplay> route_replays(const std::vector<ObjRow>& rows);
+
+// True if `table` has a column `column`.
+bool has_column(sqlite3* db, const char* table, const char* column);
 // Reads every namespace and object row of the file.
 Result<void> load_rows(sqlite3* db, std::vector<NsRow>& nss, std::vector<ObjRow>& rows);
 

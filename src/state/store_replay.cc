@@ -71,6 +71,7 @@ class Replayer {
   Result<void> raise_ports();
   template <class Pick>
   Result<void> objects(const char* type, std::uint16_t msg_type, std::uint16_t flags, Pick&& pick);
+  Result<void> routes();
   // The log line: what was restored, and how many records were not.
   std::string summary() const;
 
@@ -516,6 +517,20 @@ Result<void> Replayer::objects(const char* type, std::uint16_t msg_type, std::ui
   return ok();
 }
 
+// 5. Routes, each key's together in their order (store_routes.cc).
+Result<void> Replayer::routes() {
+  for (const RouteReplay& q : route_replays(rows_)) {
+    const ObjRow& r = *q.rows.front();
+    IFCORE_TRY(ns_ok(r));
+    if (!known_ns_.count(r.ns)) continue;
+    if (auto res = send(r.ns, RTM_NEWROUTE, q.flags, q.body); !res)
+      for (const ObjRow* each : q.rows) IFCORE_TRY(failed(*each, res.error()));
+    else
+      restored_["route"] += q.rows.size();
+  }
+  return ok();
+}
+
 }  // namespace
 
 Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
@@ -551,7 +566,7 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   IFCORE_TRY(rp.objects("addr", RTM_NEWADDR, kPut, all));
   IFCORE_TRY(rp.objects("nexthop", RTM_NEWNEXTHOP, kPut, not_group));
   IFCORE_TRY(rp.objects("nexthop", RTM_NEWNEXTHOP, kPut, is_group));
-  IFCORE_TRY(rp.objects("route", RTM_NEWROUTE, kPut, all));
+  IFCORE_TRY(rp.routes());
   IFCORE_TRY(rp.objects("rule", RTM_NEWRULE, NLM_F_CREATE | NLM_F_EXCL, all));
   IFCORE_TRY(rp.objects("rule-deleted", RTM_DELRULE, 0, all));
   IFCORE_TRY(rp.objects("neigh", RTM_NEWNEIGH, kPut, all));

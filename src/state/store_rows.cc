@@ -201,42 +201,6 @@ Row addr_row(const nlmsghdr& h, View body) {
   return r;
 }
 
-Row route_row(const nlmsghdr& h, View body) {
-  Row r;
-  r.type = "route";
-  auto rt = header_of<rtmsg>(body);
-  auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(rtmsg)))));
-  std::uint32_t table = u32_of(as, RTA_TABLE).value_or(rt.rtm_table);
-  key_add(r.key, &rt.rtm_family, 1);
-  key_add(r.key, &table, 4);
-  key_add(r.key, &rt.rtm_dst_len, 1);
-  key_attr(r.key, as, RTA_DST);
-  key_add(r.key, &rt.rtm_src_len, 1);
-  key_attr(r.key, as, RTA_SRC);
-  key_add(r.key, &rt.rtm_tos, 1);
-  key_attr(r.key, as, RTA_PRIORITY);
-  if (h.nlmsg_type == RTM_DELROUTE) {
-    r.what = Kind::Erase;
-    return r;
-  }
-  // What the engine makes by itself (local, connected, link-local and multicast routes)
-  // it makes again; cache entries are not configuration.
-  if (rt.rtm_protocol == RTPROT_KERNEL || (rt.rtm_flags & RTM_F_CLONED)) return r;
-  r.what = Kind::Upsert;
-  r.dev = static_cast<int>(u32_of(as, RTA_OIF).value_or(0));
-  // A route through a nexthop object is reported with that nexthop's gateway and device,
-  // which a request may not give beside the id.
-  if (find(as, RTA_NH_ID))
-    r.body = filtered(body, sizeof(rtmsg),
-                      {RTA_CACHEINFO, RTA_EXPIRES, RTA_OIF, RTA_GATEWAY, RTA_MULTIPATH, RTA_VIA});
-  else
-    r.body = filtered(body, sizeof(rtmsg), {RTA_CACHEINFO, RTA_EXPIRES});
-  const RawAttr* dst = find(as, RTA_DST);
-  r.summary = fmt::format("{}/{} table {}", dst ? addr_text(rt.rtm_family, dst->data) : "default",
-                          rt.rtm_dst_len, table);
-  return r;
-}
-
 Row rule_row(const nlmsghdr& h, View body) {
   Row r;
   r.type = "rule";
@@ -421,10 +385,6 @@ Row row_of(const nlmsghdr& h, View body) {
     case RTM_DELADDR:
       if (body.size() < sizeof(ifaddrmsg)) return {};
       return addr_row(h, body);
-    case RTM_NEWROUTE:
-    case RTM_DELROUTE:
-      if (body.size() < sizeof(rtmsg)) return {};
-      return route_row(h, body);
     case RTM_NEWRULE:
     case RTM_DELRULE:
       if (body.size() < sizeof(fib_rule_hdr)) return {};

@@ -85,6 +85,21 @@ configure() {
   I -6 route add 2001:db8:1::/48 via 2001:db8::fe dev d0
   I -6 route add 2001:db8:7::/64 from 2001:db8:8::/64 dev d0
   I -6 route add 2001:db8:7::/64 from 2001:db8:9::/64 dev d0 metric 7
+  # Routes that share a key keep their order: IPv4's aliases, IPv6's siblings.
+  I route add 10.4.0.0/16 via 10.0.0.251 dev d0
+  I route append 10.4.0.0/16 via 10.0.0.252 dev d0
+  I route prepend 10.4.0.0/16 via 10.0.0.253 dev d0
+  I route prepend 10.4.0.0/16 via 10.0.0.249 dev d0
+  I route replace 10.4.0.0/16 via 10.0.0.250 dev d0
+  I route del 10.4.0.0/16 via 10.0.0.251
+  I route append 10.4.0.0/16 via 10.0.0.251 dev d0 metric 3
+  I route add 10.5.0.0/16 nexthop via 10.0.0.251 weight 2 nexthop via 10.0.0.252
+  I -6 route add 2001:db8:5::/64 via 2001:db8::a dev d0
+  I -6 route append 2001:db8:5::/64 nexthop via 2001:db8::b dev d0 weight 3 nexthop via 2001:db8::c dev d0
+  I -6 route prepend 2001:db8:5::/64 via 2001:db8::d dev d0
+  I -6 route del 2001:db8:5::/64 via 2001:db8::c
+  I -6 route prepend 2001:db8:5::/64 dev d1
+  I -6 route append 2001:db8:5::/64 via 2001:db8::e dev d0 metric 9
   I rule add from 10.9.0.0/16 table 100 priority 100
   I neigh add 10.0.0.7 lladdr 02:00:00:00:00:07 dev d0
   I nexthop add id 1 via 10.0.0.253 dev d0
