@@ -142,6 +142,13 @@ void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std:
   publish(ns_id, RTNLGRP_LINK, b.bytes());
 }
 
+void Hub::record_link(Control& ctl, const Device& dev) {
+  if (!tap) return;
+  wire::MessageBuilder b;
+  if (encode_device(b, wire::Header{RTM_NEWLINK, 0, 0, 0}, dev, 0, 0))
+    tap(dev.ns().id(), b.bytes());
+}
+
 Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
   if (ev.replay) return ok();  // replays and re-broadcasts are not news to clients
   Device& dev = ev.dev;

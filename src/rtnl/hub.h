@@ -87,6 +87,10 @@ class Hub final : public Subscriber {
   // Sends RTM_NEWLINK / RTM_DELLINK about `dev` to the sessions of its namespace that joined
   // RTNLGRP_LINK (and to the requester for NLM_F_ECHO). Context: control lock.
   void publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change);
+  // The device's RTM_NEWLINK for the tap alone (clients hear nothing): a change Linux does
+  // not announce with one, as a down bridge port's settings (Linux: only AF_BRIDGE's
+  // IFLA_PROTINFO), for what is kept (ifcored --state). Context: control lock.
+  void record_link(Control& ctl, const Device& dev);
   // Sends one encoded message to the sessions of namespace `ns_id` in `group`. With
   // `echoable` false the message is never echoed to the requester (Linux: rtnl_notify
   // without the request's header, as netconf's notifications are sent): it is broadcast

@@ -116,6 +116,8 @@ Result<void> check_af_spec(const Device* dev, const LinkRequest& req) {
 Result<void> change_link(Hub& hub, Control& ctl, Device& dev, const LinkRequest& req) {
   IFCORE_TRY(check_af_spec(&dev, req));
   IFCORE_TRY(ctl.change_link(dev, req));
+  // Linux announces a port's settings only while it is up (netdev_state_change).
+  if (req.has_slave_data && !dev.is_up()) hub.record_link(ctl, dev);
   if (!req.inet6_addr_gen_mode) return ok();
   // Linux: inet6_set_link_af sets the mode; the addresses stay as they are.
   auto conf = inet::inet6_conf(ctl, dev.ns(), dev.ifindex());

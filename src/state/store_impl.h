@@ -123,6 +123,9 @@ void key_add(Bytes& k, const void* p, std::size_t n);
 void key_attr(Bytes& k, const std::vector<RawAttr>& as, std::uint16_t type);
 Bytes filtered(View body, std::size_t hdr, std::initializer_list<std::uint16_t> drop);
 Bytes link_info_kept(View info);
+// A bridge port's kept settings as the IFLA_LINKINFO of a request that sets them again
+// (IFLA_INFO_SLAVE_KIND "bridge" and IFLA_INFO_SLAVE_DATA); empty if none are kept.
+Bytes port_settings(const std::vector<RawAttr>& link_attrs);
 Row link_row(const nlmsghdr& h, View body);
 Row addr_row(const nlmsghdr& h, View body);
 Row rule_row(const nlmsghdr& h, View body);

@@ -462,6 +462,11 @@ Result<void> Replayer::set_one(const LinkKey& k, const LinkInfo& l) {
   if (l.master) put_u32(b, IFLA_MASTER, *l.master);
   copy_attr(b, l.as, IFLA_IFALIAS);
   IFCORE_TRY(send(k.first, RTM_NEWLINK, 0, b));
+  if (Bytes ps = port_settings(l.as); l.master && !ps.empty()) {
+    Bytes pb = ifinfo(l.ifi.ifi_index);
+    pb.insert(pb.end(), ps.begin(), ps.end());
+    IFCORE_TRY(send(k.first, RTM_NEWLINK, 0, pb));
+  }
   if (const RawAttr* props = find(l.as, IFLA_PROP_LIST)) {
     Bytes pb = ifinfo(l.ifi.ifi_index);
     put_attr(pb, IFLA_PROP_LIST | NLA_F_NESTED, props->data);

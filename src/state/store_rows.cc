@@ -43,14 +43,71 @@ Bytes filtered(View body, std::size_t hdr, std::initializer_list<std::uint16_t> 
   return out;
 }
 
+namespace {
+
+// A bridge port's settings (IFLA_INFO_SLAVE_DATA), without what the bridge derives (its
+// STP state, identifiers, timers and counts).
+bool port_setting(std::uint16_t t) {
+  switch (t) {
+    case IFLA_BRPORT_PRIORITY:
+    case IFLA_BRPORT_COST:
+    case IFLA_BRPORT_MODE:
+    case IFLA_BRPORT_GUARD:
+    case IFLA_BRPORT_PROTECT:
+    case IFLA_BRPORT_FAST_LEAVE:
+    case IFLA_BRPORT_LEARNING:
+    case IFLA_BRPORT_UNICAST_FLOOD:
+    case IFLA_BRPORT_PROXYARP:
+    case IFLA_BRPORT_PROXYARP_WIFI:
+    case IFLA_BRPORT_MULTICAST_ROUTER:
+    case IFLA_BRPORT_MCAST_FLOOD:
+    case IFLA_BRPORT_MCAST_TO_UCAST:
+    case IFLA_BRPORT_VLAN_TUNNEL:
+    case IFLA_BRPORT_BCAST_FLOOD:
+    case IFLA_BRPORT_GROUP_FWD_MASK:
+    case IFLA_BRPORT_NEIGH_SUPPRESS:
+    case IFLA_BRPORT_ISOLATED:
+    case IFLA_BRPORT_MCAST_EHT_HOSTS_LIMIT:
+    case IFLA_BRPORT_LOCKED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Bytes port_settings(const std::vector<RawAttr>& link_attrs) {
+  Bytes out;
+  const RawAttr* info = find(link_attrs, IFLA_LINKINFO);
+  if (!info) return out;
+  auto as = attrs_of(info->data);
+  const RawAttr* data = find(as, IFLA_INFO_SLAVE_DATA);
+  if (str_of(as, IFLA_INFO_SLAVE_KIND) != "bridge" || !data) return out;
+  std::size_t nest = begin_nest(out, IFLA_LINKINFO);
+  put_str(out, IFLA_INFO_SLAVE_KIND, "bridge");
+  put_attr(out, IFLA_INFO_SLAVE_DATA | NLA_F_NESTED, data->data);
+  end_nest(out, nest);
+  return out;
+}
+
 // IFLA_LINKINFO without what changes by itself or is not kept: the bridge's timers and
-// identifiers it derives, and the port's data (IFLA_INFO_SLAVE_*).
+// identifiers it derives, a bridge port's derived state, any other port data.
 Bytes link_info_kept(View info) {
   auto as = attrs_of(info);
   Bytes out;
   std::string kind = str_of(as, IFLA_INFO_KIND);
+  const bool bridge_port = str_of(as, IFLA_INFO_SLAVE_KIND) == "bridge";
   for (const auto& a : as) {
-    if (a.type == IFLA_INFO_SLAVE_KIND || a.type == IFLA_INFO_SLAVE_DATA) continue;
+    if ((a.type == IFLA_INFO_SLAVE_KIND || a.type == IFLA_INFO_SLAVE_DATA) && !bridge_port)
+      continue;
+    if (a.type == IFLA_INFO_SLAVE_DATA) {
+      Bytes data;
+      for (const auto& d : attrs_of(a.data))
+        if (port_setting(d.type)) put_attr(data, d.type, d.data);
+      put_attr(out, IFLA_INFO_SLAVE_DATA, data);
+      continue;
+    }
     if (a.type == IFLA_INFO_DATA && kind == "bridge") {
       Bytes data;
       for (const auto& d : attrs_of(a.data)) {

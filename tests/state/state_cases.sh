@@ -61,6 +61,7 @@ configure() {
   # An address of its own: a bridge that took a port's keeps it at restore (docs/STATE.md)
   I link add br0 address 02:00:00:00:01:00 type bridge
   I link set v0 master br0
+  I link set v0 type bridge_slave cost 7 priority 3 hairpin on learning off isolated on
   I link set br0 up
   I link set v0 up
   I link add link d0 name vl10 type vlan id 10
@@ -72,6 +73,7 @@ configure() {
   I fdb add 02:00:00:00:00:cc dev br0 self permanent
   I link add v2 type veth peer name v3
   I link set v2 master br0
+  I link set v2 type bridge_slave cost 9 guard on  # a port that stays down: no RTM_NEWLINK
   I fdb add 02:00:00:00:00:bb dev v2 master static
   I link add vxl0 type vxlan id 42 dstport 4789 remote 10.1.1.1
   I fdb add 02:00:00:00:00:dd dev vxl0 dst 10.2.2.2
