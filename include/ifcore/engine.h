@@ -190,8 +190,10 @@ class Control {
   Namespace* find_namespace(std::string_view name) const;
   Namespace* find_namespace_by_id(int id) const;
   std::vector<Namespace*> namespaces() const;  // in order of creation
-  // Errors: EEXIST (name taken), EINVAL (bad name), ENOSPC (Policies::max_namespaces).
-  Result<Namespace*> create_namespace(std::string_view name);
+  // `id`: the namespace's id (its netnsid as others see it), if not the next one (a
+  // restored namespace takes the one it had). Errors: EEXIST (name or id taken), EINVAL
+  // (bad name, negative id), ENOSPC (Policies::max_namespaces).
+  Result<Namespace*> create_namespace(std::string_view name, std::optional<int> id = std::nullopt);
   // Unregisters every device of the namespace in ONE batch, then frees the namespace.
   Result<void> destroy_namespace(Namespace& ns);
 

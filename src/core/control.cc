@@ -58,16 +58,20 @@ std::vector<Namespace*> Control::namespaces() const {
   return out;
 }
 
-Result<Namespace*> Control::create_namespace(std::string_view name) {
+Result<Namespace*> Control::create_namespace(std::string_view name, std::optional<int> id) {
   if (name.empty() || name.size() > 255 || name == "." || name == ".." ||
       name.find('/') != std::string_view::npos)
     return fail(EINVAL, "namespace name \"{}\" is not valid", name);
   if (find_namespace(name)) return fail(EEXIST, "namespace \"{}\" already exists", name);
+  if (id && *id < 0) return fail(EINVAL, "namespace id {} is not valid", *id);
+  if (id && find_namespace_by_id(*id)) return fail(EEXIST, "namespace id {} is taken", *id);
   auto& impl = engine_->impl();
   // Linux: copy_net_ns refuses a namespace past the user's max_net_namespaces with ENOSPC.
   if (std::size_t max = impl.policies.max_namespaces; max && impl.namespaces.size() >= max)
     return fail(ENOSPC, "namespace \"{}\": the limit of {} namespaces is reached", name, max);
-  auto* ns = new Namespace(*engine_, std::string(name), impl.next_ns_id++);
+  const int nid = id.value_or(impl.next_ns_id);
+  impl.next_ns_id = std::max(impl.next_ns_id, nid + 1);
+  auto* ns = new Namespace(*engine_, std::string(name), nid);
   impl.namespaces.emplace_back(ns);
   for (std::size_t i = 0; i < impl.pernet.size(); ++i) {
     auto r = impl.pernet[i]->init(*this, *ns);

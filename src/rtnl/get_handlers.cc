@@ -212,14 +212,16 @@ Result<void> handle_getnsid(Request& r) {
   return emit_nsid(r, 0, *peer);
 }
 
-// ifcore: RTM_NEWNSID with IFCORE_NETNSA_NAME makes a namespace (its id is assigned).
+// ifcore: RTM_NEWNSID with IFCORE_NETNSA_NAME makes a namespace (its id is the next one, or
+// NETNSA_NSID's).
 Result<void> handle_newnsid(Request& r) {
   auto n = wire::decode_nsid(r.m);
   if (!n) return fail(n.error());
   IFCORE_TRY(check_nsid_refs(*n));
   if (!n->name) return fail(EINVAL, "namespace name is missing");
   Control ctl = r.s.hub().engine().control();
-  auto made = ctl.create_namespace(*n->name);
+  auto id = n->nsid && *n->nsid != NETNSA_NSID_NOT_ASSIGNED ? n->nsid : std::nullopt;
+  auto made = ctl.create_namespace(*n->name, id);
   if (!made) return fail(made.error());
   if (r.flags() & NLM_F_ECHO) return emit_nsid(r, 0, **made);
   return ok();

@@ -178,7 +178,9 @@ Result<void> Replayer::namespaces() {
     ns_by_old_id_[n.id] = n.name;
     Control ctl = engine_.control();
     if (!ctl.find_namespace(n.name)) {
-      auto made = ctl.create_namespace(n.name);
+      // The id it had (other namespaces' devices name it by it), unless it is taken.
+      auto made = ctl.create_namespace(
+          n.name, ctl.find_namespace_by_id(n.id) ? std::nullopt : std::optional<int>(n.id));
       if (!made) {
         if (!recover_)
           return fail(made.error().code, "cannot restore namespace {}: {}", n.name,

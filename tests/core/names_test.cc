@@ -134,3 +134,30 @@ TEST_F(Names, AnUpDeviceIsRenamedAndFoundByItsNewName) {
 
 }  // namespace
 }  // namespace ifcore
+
+namespace ifcore {
+namespace {
+
+using NamespaceIds = test::CoreTest;
+
+// A namespace takes the next id, or the one it is given (a restored namespace keeps its
+// own); a taken or negative id is refused and changes nothing.
+TEST_F(NamespaceIds, ANamespaceTakesTheNextIdOrTheOneItIsGiven) {
+  auto ctl = engine->control();
+  auto a = ctl.create_namespace("a");
+  ASSERT_TRUE(a);
+  auto c = ctl.create_namespace("c", (*a)->id() + 5);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ((*c)->id(), (*a)->id() + 5);
+  auto taken = ctl.create_namespace("d", (*c)->id());
+  ASSERT_FALSE(taken);
+  EXPECT_EQ(taken.error().code, EEXIST);
+  EXPECT_EQ(ctl.create_namespace("d", -2).error().code, EINVAL);
+  EXPECT_EQ(ctl.find_namespace("d"), nullptr);
+  auto next = ctl.create_namespace("d");
+  ASSERT_TRUE(next);
+  EXPECT_EQ((*next)->id(), (*c)->id() + 1);
+}
+
+}  // namespace
+}  // namespace ifcore

@@ -113,6 +113,12 @@ configure() {
   I -n ns1 link set vx1 up
   I -n ns1 addr add 192.168.5.1/24 dev vx1
   I -n ns1 route add 192.168.6.0/24 via 192.168.5.254
+  # A namespace whose id is not the next one (another made before it went): its id, which
+  # the veth end in the default namespace shows as its link-netnsid, is kept.
+  I netns add ns2
+  I netns add ns3
+  I netns del ns2
+  I link add vy0 type veth peer name vy1 netns ns3
   I sysctl -w net.ipv6.conf.default.forwarding=1 >/dev/null
   I link add d2 type dummy
   # IPv6 address generation: none (no link-local when it comes up), random
@@ -129,7 +135,7 @@ configure() {
   set +e
 }
 snapshot() {  # the full dumps, the lifetimes that count down taken out
-  for n in "" "-n ns1"; do
+  for n in "" "-n ns1" "-n ns3"; do
     # shellcheck disable=SC2086
     { I $n -d link show; I $n -d addr show; I $n route show table all; I $n -6 route show table all
       I $n rule show; I $n -6 rule show; I $n neigh show; I $n nexthop show; I $n fdb show; } 2>&1
@@ -151,7 +157,7 @@ roundtrip)
   start
   snapshot >"$dir/after"
   diff -u "$dir/before" "$dir/after" || fail "the dumps differ after a restart"
-  grep -q "restored 2 namespaces" "$dir/log" || fail "no restore report in the log"
+  grep -q "restored 3 namespaces" "$dir/log" || fail "no restore report in the log"
   # A second restart, and the changes made after the first are kept too.
   I link del vx0 && I link del vl10 && I link set v2 nomaster && I fdb del 02:00:00:00:00:aa dev v0 master && I addr del 10.0.0.2/24 dev d0 && I link set d0 mtu 1300 &&
     I rule del priority 32767 && I -6 rule del priority 32766 || fail "changing"
