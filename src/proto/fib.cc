@@ -211,6 +211,14 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
   int oif = dev.ifindex();
   const std::uint32_t l3 = l3mdev_fib_table(dev);
   const std::uint32_t local_tb = l3 ? l3 : RT_TABLE_LOCAL, main_tb = l3 ? l3 : RT_TABLE_MAIN;
+  // Linux: addrconf_add_mroute, from addrconf_dev_config once the link is ready or from
+  // addrconf_add_dev when an address is added to an up device: before the addresses' routes.
+  if (up && in6.mroute && !(dev.flags() & IFF_LOOPBACK)) {
+    static const IpAddr kFf00 = *IpAddr::parse("ff00::");
+    out.push_back({kernel_route(AF_INET6, local_tb, RTN_MULTICAST, kFf00, 8, RT_SCOPE_UNIVERSE, {},
+                                kPrioAddrconf, oif),
+                   Origin::Mcast});
+  }
   for (auto& ifa : in6.addrs) {
     const AddrInfo& a = ifa->info;
     // Linux: the prefix route comes with the address on an up device, tentative or not
@@ -234,14 +242,6 @@ void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInf
       out.push_back(
           {kernel_route(AF_INET6, local_tb, RTN_LOCAL, a.local, 128, RT_SCOPE_UNIVERSE, {}, 0, oif),
            Origin::Addr});
-  }
-  // Linux: addrconf_add_mroute, from addrconf_dev_config once the link is ready or from
-  // addrconf_add_dev when an address is added to an up device.
-  if (up && in6.mroute && !(dev.flags() & IFF_LOOPBACK)) {
-    static const IpAddr kFf00 = *IpAddr::parse("ff00::");
-    out.push_back({kernel_route(AF_INET6, local_tb, RTN_MULTICAST, kFf00, 8, RT_SCOPE_UNIVERSE, {},
-                                kPrioAddrconf, oif),
-                   Origin::Mcast});
   }
 }
 

@@ -107,11 +107,13 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
         s.replace(p, from.size(), to);
     return s;
   };
+  // Up: the multicast route first (Linux: addrconf_add_dev's addrconf_add_mroute comes
+  // before addrconf_addr_gen), then the link-local address's routes.
   std::vector<std::string> want_up = {
       "+addr fe80::ff:fe00:1/64 if$D f80",
+      "+route ff00::/8 t255 type5 oif$D m256 gw- f0",
       "+route fe80::/64 t254 type1 oif$D m256 gw- f0",
       "+route fe80::ff:fe00:1/128 t255 type2 oif$D m0 gw- f0",
-      "+route ff00::/8 t255 type5 oif$D m256 gw- f0",
       "+addr 10.0.0.1/24 if$D f80",
       "+route 10.0.0.1/32 t255 type2 oif$D m0 gw- f0",
       "+route 10.0.0.0/24 t254 type1 oif$D m0 gw- f0",
@@ -129,9 +131,9 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       "+route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::2 f0",
       "+route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::1,fe80::2 f0",
       "+addr fe80::ff:fe00:2/64 if$V f80",
+      "+route ff00::/8 t255 type5 oif$V m256 gw- f0",
       "+route fe80::/64 t254 type1 oif$V m256 gw- f0",
       "+route fe80::ff:fe00:2/128 t255 type2 oif$V m0 gw- f0",
-      "+route ff00::/8 t255 type5 oif$V m256 gw- f0",
       "+addr 2001:db8:5::1/64 if$V f80",
       "+route 2001:db8:5::/64 t254 type1 oif$V m256 gw- f0",
       "+route 2001:db8:5::1/128 t255 type2 oif$V m0 gw- f0",
