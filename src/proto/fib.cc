@@ -312,8 +312,8 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
   // Before that, a device without IPv6 (an mtu below 1280) is ENODEV alone.
   auto up6 = [&](Device* d) -> Result<Device*> {
     if (!d) return d;
-    DevState* ds = find_dev(engine_proto(ctl.engine()), *d);
-    if (!ds || !ds->in6) return fail_log_only(ENODEV, "device \"{}\" has no IPv6", d->name());
+    if (!dev_conf6(engine_proto(ctl.engine()), *d))
+      return fail_log_only(ENODEV, "device \"{}\" has no IPv6", d->name());
     if (!d->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
     return d;
   };

@@ -157,8 +157,8 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
   // where the input device forwards; else the answer is EHOSTUNREACH.
   if (f == AF_INET && flow.iif && r->info.type != RTN_LOCAL) {
     Device* in_dev = ctl.find(ns, flow.iif);
-    DevState* ds = in_dev ? find_dev(ep, *in_dev) : nullptr;
-    if (!ds || !ds->in || !ds->in->conf.forwarding) return fail(EHOSTUNREACH);
+    auto conf = in_dev ? dev_conf4(ep, *in_dev) : std::nullopt;
+    if (!conf || !conf->forwarding) return fail(EHOSTUNREACH);
   }
   // A lookup's answer carries no next-hop flags (no `linkdown`): the route's own fields.
   RouteInfo out = r->info;

@@ -34,6 +34,17 @@ IpAddr prefix_of(const IpAddr& a, int len) {
 
 namespace {
 
+// Linux: devinet_copy_dflt_conf — the settings a write of the default gives the devices
+// that never wrote their own, each with its Own4 bit: f(bit, member).
+template <class F>
+void for_each_propagated(F f) {
+  f(inet::kOwn4Promote, &Inet4Conf::promote_secondaries);
+  f(inet::kOwn4RpFilter, &Inet4Conf::rp_filter);
+  f(inet::kOwn4ProxyArp, &Inet4Conf::proxy_arp);
+  f(inet::kOwn4IgnoreLinkdown, &Inet4Conf::ignore_routes_with_linkdown);
+  f(inet::kOwn4BcForwarding, &Inet4Conf::bc_forwarding);
+}
+
 // Linux: inet_ifa_match — `a` lies in the subnet of `ifa`.
 bool in_subnet(const IpAddr& a, const AddrInfo& ifa) {
   return prefix_of(a, ifa.prefixlen) == prefix_of(ifa.address, ifa.prefixlen);
@@ -148,7 +159,7 @@ void del_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t id
 Result<std::pair<Device*, InDev*>> find_in_dev(Control& ctl, Namespace& ns, int ifindex) {
   Device* dev = ctl.find(ns, ifindex);
   if (!dev) return fail(ENODEV, "ipv4: Device not found");
-  DevState* ds = find_dev(engine_proto(ctl.engine()), *dev);
+  DevState* ds = find_or_make_dev(ctl, engine_proto(ctl.engine()), *dev);
   if (!ds || !ds->in) return fail(ENODEV, "ipv4: Device not found");
   return std::pair{dev, ds->in.get()};
 }
@@ -200,20 +211,15 @@ class InetSubscriber final : public Subscriber {
     EngineProto& ep = engine_proto(ctl.engine());
     RetireScope scope(ep, ev.batched);
     Device& dev = ev.dev;
-    if (ev.event == NetdevEvent::Register) {
-      DevState& ds = dev_state(ctl, ep, dev);
-      if (!ds.in) {
-        ds.in = std::make_unique<InDev>(dev);
-        ds.in->conf = net_state(dev.ns()).default4;
-        ds.in->conf.mc_forwarding = 0;  // Linux: inetdev_init, never inherited
-        // Linux: inetdev_init -> devinet_sysctl_register announces the settings.
-        netconf_new4(ep, dev.ns(), dev, ds.in->conf);
-      }
-      return ok();
-    }
-    DevState* ds = find_dev(ep, dev);
-    if (!ds || !ds->in) return ok();
+    if (ev.event == NetdevEvent::Register) return on_register(ctl, ep, dev);
     Namespace& ns = dev.ns();
+    if (idle_snap(ep, dev)) {
+      // Idle: no address to rename or remove; up, it gets its state (and lo its address).
+      if (ev.event == NetdevEvent::Unregister) netconf_del(ep, ns, AF_INET, dev);
+      if (ev.event != NetdevEvent::Up) return ok();
+    }
+    DevState* ds = find_or_make_dev(ctl, ep, dev);
+    if (!ds || !ds->in) return ok();
     switch (ev.event) {
       case NetdevEvent::Up:
         if (dev.flags() & IFF_LOOPBACK) {
@@ -264,9 +270,34 @@ class InetSubscriber final : public Subscriber {
     }
     return ok();
   }
+
+ private:
+  // Linux: inetdev_init -> devinet_sysctl_register announces the settings. The device is
+  // registered idle (its in_device is made when first needed), unless a device below the
+  // IPv6 minimum mtu, which inet6 registers without an inet6_dev (made at once).
+  static Result<void> on_register(Control& ctl, EngineProto& ep, Device& dev) {
+    if (dev.mtu() >= kIpv6MinMtu && register_idle(ctl, ep, dev)) {
+      netconf_new4(ep, dev.ns(), dev, idle_snap(ep, dev)->c4);
+      return ok();
+    }
+    DevState& ds = dev_state(ctl, ep, dev);
+    if (!ds.in) {
+      ds.in = std::make_unique<InDev>(dev);
+      ds.in->conf = net_state(dev.ns()).default4;
+      ds.in->conf.mc_forwarding = 0;  // Linux: inetdev_init, never inherited
+      netconf_new4(ep, dev.ns(), dev, ds.in->conf);
+    }
+    return ok();
+  }
 };
 
 }  // namespace
+
+Inet4Conf idle_conf4(const ConfSnap& s, const NetState& st) {
+  Inet4Conf c = s.c4;
+  for_each_propagated([&](std::uint32_t, auto field) { c.*field = st.default4.*field; });
+  return c;
+}
 
 void expire_address4(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t idx) {
   del_ifa(ctl, ns, dev, in, idx);  // Linux: check_lifetime's inet_del_ifa
@@ -345,9 +376,10 @@ Result<Inet4Conf> inet4_conf(Control& ctl, Namespace& ns, int ifindex) {
   NetState& st = net_state(ns);
   if (ifindex == kConfAll) return st.all4;
   if (ifindex == kConfDefault) return st.default4;
-  auto found = find_in_dev(ctl, ns, ifindex);
-  if (!found) return fail(std::move(found).error());
-  return found->second->conf;
+  Device* dev = ctl.find(ns, ifindex);
+  auto conf = dev ? dev_conf4(engine_proto(ctl.engine()), *dev) : std::nullopt;
+  if (!conf) return fail(ENODEV, "ipv4: Device not found");
+  return *conf;
 }
 
 Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c,
@@ -364,17 +396,15 @@ Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
     // Linux: devinet_conf_proc -> devinet_copy_dflt_conf — a default written goes to the
     // devices that never wrote their own (forwarding, devinet_sysctl_forward, does not).
     // Silently: Linux announces only the scope written.
-    auto copy_key = [&](std::uint32_t bit, auto field) {
+    // Idle devices read these from the default (idle_conf4); the others' change is not
+    // announced, and the new default is a new snapshot for devices registered later.
+    conf_snap_reset(ep, st);
+    for_each_propagated([&](std::uint32_t bit, auto field) {
       if (was.*field == want.*field) return;
       for (Device* d : ns.devices_locked())
         if (DevState* ds = find_dev(ep, *d); ds && ds->in && !(ds->in->own & bit))
           ds->in->conf.*field = want.*field;
-    };
-    copy_key(kOwn4Promote, &Inet4Conf::promote_secondaries);
-    copy_key(kOwn4RpFilter, &Inet4Conf::rp_filter);
-    copy_key(kOwn4ProxyArp, &Inet4Conf::proxy_arp);
-    copy_key(kOwn4IgnoreLinkdown, &Inet4Conf::ignore_routes_with_linkdown);
-    copy_key(kOwn4BcForwarding, &Inet4Conf::bc_forwarding);
+    });
     return ok();
   }
   if (ifindex == kConfAll) {
@@ -388,9 +418,11 @@ Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
     netconf_changed4(ep, ns, kConfAll, was, want);
     if (!(copy & kCopyForwarding) || was.forwarding == want.forwarding) return ok();
     st.default4.forwarding = want.forwarding;
+    conf_snap_reset(ep, st);
     netconf_forwarding(ep, ns, AF_INET, kConfDefault, want.forwarding);
+    // Each device gets its own value: an idle one its state (Linux walks them all too).
     for (Device* d : ns.devices_locked()) {
-      DevState* ds = find_dev(ep, *d);
+      DevState* ds = find_or_make_dev(ctl, ep, *d);
       if (!ds || !ds->in) continue;
       ds->in->conf.forwarding = want.forwarding;
       ds->in->own |= kOwn4Forwarding;

@@ -80,8 +80,6 @@ void release_inet6_dev(EngineProto& ep, std::unique_ptr<Inet6Dev> in6) {
   retire_hooked_then(ep, in6.release(), teardown_stage1);
 }
 
-constexpr std::uint32_t kIpv6MinMtu = 1280;  // Linux: IPV6_MIN_MTU
-
 bool dad_ready(const Device& dev) {
   return dev.is_up() && dev.carrier();
 }
@@ -290,7 +288,7 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
 Result<std::pair<Device*, Inet6Dev*>> find_in6_dev(Control& ctl, Namespace& ns, int ifindex) {
   Device* dev = ctl.find(ns, ifindex);
   if (!dev) return fail(ENODEV, "ipv6: device not found");
-  DevState* ds = find_dev(engine_proto(ctl.engine()), *dev);
+  DevState* ds = find_or_make_dev(ctl, engine_proto(ctl.engine()), *dev);
   if (!ds || !ds->in6) return fail(ENODEV, "ipv6: device not found");
   return std::pair{dev, ds->in6.get()};
 }
@@ -302,7 +300,12 @@ class Inet6Subscriber final : public Subscriber {
     RetireScope scope(ep, ev.batched);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
-      // Linux: addrconf_notify(NETDEV_REGISTER) -> ipv6_add_dev when the mtu allows IPv6.
+      // Linux: addrconf_notify(NETDEV_REGISTER) -> ipv6_add_dev when the mtu allows IPv6
+      // (announced as the idle device's settings when inet registered it idle).
+      if (const ConfSnap* idle = idle_snap(ep, dev)) {
+        netconf_new6(ep, dev.ns(), dev, idle->c6);
+        return ok();
+      }
       DevState& ds = dev_state(ctl, ep, dev);
       if (!ds.in6 && dev.mtu() >= kIpv6MinMtu) {
         ds.in6 = std::make_unique<Inet6Dev>(dev);
@@ -312,9 +315,19 @@ class Inet6Subscriber final : public Subscriber {
       }
       return ok();
     }
-    DevState* ds = find_dev(ep, dev);
-    if (!ds) return ok();  // a legacy re-broadcast: everything is gone already
     Namespace& ns = dev.ns();
+    if (idle_snap(ep, dev)) {
+      // Idle (down, no address, no route): unregistered as if its inet6_dev had nothing
+      // to take down; any other event gives it its state first.
+      if (ev.event == NetdevEvent::Unregister) {
+        netconf_del(ep, ns, AF_INET6, dev);
+        drop_dev_state(ctl, ep, dev);
+        return ok();
+      }
+      if (ev.event == NetdevEvent::Down) return ok();
+    }
+    DevState* ds = find_or_make_dev(ctl, ep, dev);
+    if (!ds) return ok();  // a legacy re-broadcast: everything is gone already
     switch (ev.event) {
       case NetdevEvent::Up:
       case NetdevEvent::Change:
@@ -451,8 +464,8 @@ IpAddr inet6_select_addr(EngineProto& ep, const Device& dev, const IpAddr& dst) 
 }
 
 bool inet6_enabled(EngineProto& ep, const Device& dev) {
-  DevState* ds = find_dev(ep, dev);
-  return ds && ds->in6 && !ds->in6->conf.disable_ipv6;
+  auto conf = dev_conf6(ep, dev);
+  return conf && !conf->disable_ipv6;
 }
 
 void inet6_subscribe(Control& ctl) {
@@ -485,9 +498,10 @@ Result<Inet6Conf> inet6_conf(Control& ctl, Namespace& ns, int ifindex) {
   NetState& st = net_state(ns);
   if (ifindex == kConfAll) return st.all6;
   if (ifindex == kConfDefault) return st.default6;
-  auto found = find_in6_dev(ctl, ns, ifindex);
-  if (!found) return fail(std::move(found).error());
-  return found->second->conf;
+  Device* dev = ctl.find(ns, ifindex);
+  auto conf = dev ? dev_conf6(engine_proto(ctl.engine()), *dev) : std::nullopt;
+  if (!conf) return fail(ENODEV, "ipv6: device not found");
+  return *conf;
 }
 
 Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c,
@@ -498,6 +512,7 @@ Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
   if (ifindex == kConfDefault) {
     Inet6Conf was = st.default6;
     st.default6 = c;
+    conf_snap_reset(ep, st);  // idle devices keep theirs (Linux does not propagate)
     netconf_changed6(ep, ns, kConfDefault, was, c);
     return ok();
   }
@@ -532,11 +547,13 @@ Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet
     };
     Inet6Conf dflt_was = st.default6;
     copy_to(st.default6);
+    conf_snap_reset(ep, st);
     dflt_was.ignore_routes_with_linkdown = st.default6.ignore_routes_with_linkdown;
     netconf_changed6(ep, ns, kConfDefault, dflt_was, st.default6);
+    // Each device takes the copy: an idle one gets its state (Linux walks them all too).
     if (copy != kCopyNone)
       for (Device* d : ns.devices_locked())
-        if (DevState* ds = find_dev(ep, *d); ds && ds->in6) {
+        if (DevState* ds = find_or_make_dev(ctl, ep, *d); ds && ds->in6) {
           Inet6Conf was = ds->in6->conf;
           Inet6Conf dc = was;
           copy_to_dev(dc);

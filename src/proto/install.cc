@@ -10,6 +10,7 @@
 #include <linux/if.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "base/rcu.h"
@@ -54,6 +55,7 @@ class Hooks final : public PernetHooks {
     st->tables6.clear();
     neigh_exit(ep_, *st);
     nexthop_exit(*st);
+    conf_snap_reset(ep_, *st);
   }
 
  private:
@@ -106,32 +108,117 @@ void retire_flush_now(EngineProto& ep) {
   });
 }
 
-DevState& dev_state(const Control& ctl, EngineProto& ep, Device& d) {
-  if (DevState* ds = find_dev(ep, d)) return *ds;
-  auto* ds = new DevState;
-  ds->next = ep.dev_states;
-  if (ds->next) ds->next->prev = ds;
-  ep.dev_states = ds;
-  if (ep.dev_slot >= 0)
-    d.set_plugin_slot_locked(ctl, ep.dev_slot, ds);
-  else
-    ep.devs.emplace(&d, ds);
-  return *ds;
-}
+namespace {
 
-DevState* find_dev(EngineProto& ep, const Device& d) {
-  if (ep.dev_slot >= 0) return static_cast<DevState*>(d.plugin_slot_locked(ep.dev_slot));
+// A device's slot holds its DevState, or, with the low bit set, the ConfSnap of an idle
+// device (both are aligned: the bit is free).
+constexpr std::uintptr_t kIdleTag = 1;
+
+void* raw_slot(EngineProto& ep, const Device& d) {
+  if (ep.dev_slot >= 0) return d.plugin_slot_locked(ep.dev_slot);
   auto it = ep.devs.find(&d);
   return it == ep.devs.end() ? nullptr : it->second;
 }
 
-void drop_dev_state(const Control& ctl, EngineProto& ep, Device& d) {
-  DevState* ds = find_dev(ep, d);
-  if (!ds) return;
+void set_raw_slot(const Control& ctl, EngineProto& ep, Device& d, void* p) {
   if (ep.dev_slot >= 0)
-    d.set_plugin_slot_locked(ctl, ep.dev_slot, nullptr);
+    d.set_plugin_slot_locked(ctl, ep.dev_slot, p);
+  else if (p)
+    ep.devs[&d] = p;
   else
     ep.devs.erase(&d);
+}
+
+ConfSnap* as_snap(void* p) {
+  auto v = reinterpret_cast<std::uintptr_t>(p);
+  return v & kIdleTag ? reinterpret_cast<ConfSnap*>(v & ~kIdleTag) : nullptr;
+}
+
+void snap_release(EngineProto& ep, ConfSnap* s) {
+  if (s && --s->users == 0) ep.snaps.erase(s->self);
+}
+
+// The idle device's state, as Register would have made it.
+void make_from_snap(Device& d, const ConfSnap& s, DevState& ds) {
+  ds.in = std::make_unique<InDev>(d);
+  ds.in->conf = idle_conf4(s, net_state(d.ns()));
+  ds.in6 = std::make_unique<Inet6Dev>(d);
+  ds.in6->conf = s.c6;
+}
+
+}  // namespace
+
+DevState& dev_state(const Control& ctl, EngineProto& ep, Device& d) {
+  void* p = raw_slot(ep, d);
+  ConfSnap* idle = as_snap(p);
+  if (p && !idle) return *static_cast<DevState*>(p);
+  auto* ds = new DevState;
+  ds->next = ep.dev_states;
+  if (ds->next) ds->next->prev = ds;
+  ep.dev_states = ds;
+  if (idle) {
+    make_from_snap(d, *idle, *ds);
+    snap_release(ep, idle);
+  }
+  set_raw_slot(ctl, ep, d, ds);
+  return *ds;
+}
+
+DevState* find_dev(EngineProto& ep, const Device& d) {
+  void* p = raw_slot(ep, d);
+  return as_snap(p) ? nullptr : static_cast<DevState*>(p);
+}
+
+DevState* find_or_make_dev(const Control& ctl, EngineProto& ep, Device& d) {
+  return as_snap(raw_slot(ep, d)) ? &dev_state(ctl, ep, d) : find_dev(ep, d);
+}
+
+const ConfSnap* idle_snap(EngineProto& ep, const Device& d) {
+  return as_snap(raw_slot(ep, d));
+}
+
+bool register_idle(const Control& ctl, EngineProto& ep, Device& d) {
+  if (raw_slot(ep, d)) return false;
+  NetState& st = net_state(d.ns());
+  if (!st.snap) {
+    ConfSnap& s = ep.snaps.emplace_front();
+    s.self = ep.snaps.begin();
+    s.c4 = st.default4;
+    s.c4.mc_forwarding = 0;  // Linux: inetdev_init, never inherited
+    s.c6 = st.default6;
+    s.users = 1;  // the namespace's
+    st.snap = &s;
+  }
+  ++st.snap->users;
+  set_raw_slot(ctl, ep, d,
+               reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(st.snap) | kIdleTag));
+  return true;
+}
+
+void conf_snap_reset(EngineProto& ep, NetState& st) {
+  snap_release(ep, std::exchange(st.snap, nullptr));
+}
+
+std::optional<Inet4Conf> dev_conf4(EngineProto& ep, const Device& d) {
+  if (const ConfSnap* s = idle_snap(ep, d)) return idle_conf4(*s, net_state(d.ns()));
+  DevState* ds = find_dev(ep, d);
+  if (!ds || !ds->in) return std::nullopt;
+  return ds->in->conf;
+}
+
+std::optional<Inet6Conf> dev_conf6(EngineProto& ep, const Device& d) {
+  if (const ConfSnap* s = idle_snap(ep, d)) return s->c6;
+  DevState* ds = find_dev(ep, d);
+  if (!ds || !ds->in6) return std::nullopt;
+  return ds->in6->conf;
+}
+
+void drop_dev_state(const Control& ctl, EngineProto& ep, Device& d) {
+  void* p = raw_slot(ep, d);
+  if (!p) return;
+  set_raw_slot(ctl, ep, d, nullptr);
+  if (ConfSnap* idle = as_snap(p)) return snap_release(ep, idle);
+  auto* ds = static_cast<DevState*>(p);
   (ds->prev ? ds->prev->next : ep.dev_states) = ds->next;
   if (ds->next) ds->next->prev = ds->prev;
   delete ds;
@@ -204,6 +291,11 @@ inet::LinkAfInfo link_af_info(const Device& dev) {
   r.loopback = (dev.flags() & IFF_LOOPBACK) != 0;
   auto* ep = dev.engine().plugin_data<EngineProto>(&kEngineTag);
   if (!ep) return r;
+  if (const ConfSnap* idle = idle_snap(*ep, dev)) {  // down, no address: no flags
+    r.conf4 = idle_conf4(*idle, net_state(dev.ns()));
+    r.conf6 = idle->c6;
+    return r;
+  }
   DevState* ds = find_dev(*ep, dev);
   if (!ds) return r;
   if (ds->in) r.conf4 = ds->in->conf;

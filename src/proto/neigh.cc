@@ -383,7 +383,7 @@ Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
     return report(*p);
   }
   if (!dev) return fail(EINVAL, "Device not specified");
-  DevState* has = find_dev(ep, *dev);
+  DevState* has = find_or_make_dev(ctl, ep, *dev);
   if (req.family == AF_INET6 && (!has || !has->in6 || has->in6->conf.disable_ipv6))
     return fail(EINVAL, "IPv6 is disabled on this device");
   if (req.family == AF_INET && (!has || !has->in))

@@ -135,10 +135,10 @@ std::vector<NetconfInfo> list_netconf(Control& ctl, Namespace& ns, int family) {
   NetState& st = net_state(ns);
   std::vector<NetconfInfo> out;
   for (Device* d : ns.devices_locked()) {
-    DevState* ds = find_dev(ep, *d);
-    if (!ds) continue;
-    if (family == AF_INET && ds->in) out.push_back(netconf_full4(d->ifindex(), ds->in->conf));
-    if (family == AF_INET6 && ds->in6) out.push_back(netconf_full6(d->ifindex(), ds->in6->conf));
+    if (family == AF_INET)
+      if (auto c = dev_conf4(ep, *d)) out.push_back(netconf_full4(d->ifindex(), *c));
+    if (family == AF_INET6)
+      if (auto c = dev_conf6(ep, *d)) out.push_back(netconf_full6(d->ifindex(), *c));
   }
   if (family == AF_INET) {
     out.push_back(netconf_full4(kConfAll, st.all4));

@@ -17,6 +17,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <type_traits>
 #include <unordered_map>
@@ -27,6 +28,7 @@
 #include "ifcore/engine.h"
 #include "ifcore/inet.h"
 #include "ifcore/timer.h"
+#include "proto/idle.h"
 
 namespace ifcore::proto {
 
@@ -210,6 +212,9 @@ struct NetState {
   inet::MultipathHashConf mp_hash;  // the fib_multipath_hash_* sysctls (multipath.cc)
   Inet4Conf all4, default4;
   Inet6Conf all6, default6;
+  // The snapshot of default4/default6 that devices registered now refer to (made at the
+  // first registration after a write of either; see ConfSnap).
+  ConfSnap* snap = nullptr;
   // The local address of every address on the namespace's devices, both families, with
   // how many devices have it: a route's prefsrc is checked without a walk of them all.
   std::map<IpAddr, std::uint32_t> local_addrs;
@@ -291,7 +296,8 @@ struct EngineProto {
   // when every slot was taken by other plug-ins (dev_slot -1), through `devs`.
   DevState* dev_states = nullptr;
   int dev_slot = -1;
-  std::unordered_map<const Device*, DevState*> devs;  // only when dev_slot is -1
+  std::unordered_map<const Device*, void*> devs;  // only when dev_slot is -1
+  std::list<ConfSnap> snaps;                      // every settings snapshot still referred to
   std::vector<Garbage> garbage;
   RcuHook* retired = nullptr;  // see retire_hooked
   // While IPv6 closes `closing` (addrconf_ifdown at a down): the link state its routes'
@@ -379,13 +385,18 @@ class RetireScope {
 EngineProto& engine_proto(Engine& e);
 // Per-namespace state. Context: control lock; the namespace was initialized by our hooks.
 NetState& net_state(Namespace& ns);
-// Per-device state, made on first use (nullptr from find_dev if none). Context: control lock,
-// which `ctl` proves.
+// Per-device state, made on first use (nullptr from find_dev if none, or if the device is
+// idle). An idle device's state is made from its settings snapshot: an InDev and an
+// Inet6Dev with the settings the device has, no address. Context: control lock, which
+// `ctl` proves.
 DevState& dev_state(const Control& ctl, EngineProto& ep, Device& d);
 DevState* find_dev(EngineProto& ep, const Device& d);
-// Frees the device's state (at Unregister, when the last protocol is done with it).
+// find_dev, making the state of an idle device (a request that needs it: an address, a
+// setting written, a neighbour).
+DevState* find_or_make_dev(const Control& ctl, EngineProto& ep, Device& d);
+// Frees the device's state, or its reference to its snapshot (at Unregister, when the
+// last protocol is done with it).
 void drop_dev_state(const Control& ctl, EngineProto& ep, Device& d);
-
 // Listeners. Context: control lock.
 void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const AddrInfo& a);
 // `nlflags`: the RTM_NEWROUTE's NLM_F_* flags (see ProtoListener::on_route_flagged).
