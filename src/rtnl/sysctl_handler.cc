@@ -199,14 +199,14 @@ std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
 
 // ifcored --state keeps what is written (Server::set_tap): a write that succeeded is shown
 // to the tap as the request that would make it again, the setting's full name and the value
-// it now has, with the device's ifindex as nlmsg_pid (0: all, default, the namespace's own).
-// Context: control lock.
+// it now has (and the one it had, IFCORE_SYSCTL_WAS), with the device's ifindex as
+// nlmsg_pid (0: all, default, the namespace's own). Context: control lock.
 void tap_write(Request& r, const Namespace& ns, const std::string& full, const std::string& value,
-               int ifindex) {
+               const std::string& was, int ifindex) {
   Hub& hub = r.s.hub();
   if (!hub.tap) return;
   wire::MessageBuilder b;
-  if (!encode_sysctl_request(b, 0, SysctlRequest{full, value})) return;
+  if (!encode_sysctl_request(b, 0, SysctlRequest{full, value, was})) return;
   std::vector<std::uint8_t> m = b.take();
   if (m.size() < sizeof(nlmsghdr)) return;
   std::uint32_t pid = static_cast<std::uint32_t>(ifindex);
@@ -234,12 +234,13 @@ Result<void> handle_net_sysctl(Request& r, const SysctlRequest& req, const Sysct
     auto ns = session_ns(ctl, r.s);
     if (!ns) return fail(ns.error());
     inet::MultipathHashConf c = inet::multipath_hash_conf(ctl, **ns);
+    const std::string was = std::to_string(k->get(c));
     if (value) {
       k->set(c, *value);
       IFCORE_TRY(inet::set_multipath_hash_conf(ctl, **ns, c));
     }
     rep.value = std::to_string(k->get(c));
-    if (value) tap_write(r, **ns, full, rep.value, 0);
+    if (value) tap_write(r, **ns, full, rep.value, was, 0);
   }
   return emit(r.out, [&](wire::MessageBuilder& b) {
     return encode_sysctl_reply(b, r.seq(), r.port(), rep);
@@ -277,10 +278,13 @@ Result<void> handle_sysctl(Request& r) {
     if (!ns) return fail(ns.error());
     auto scope = scope_of(ctl, **ns, *name, full);
     if (!scope) return fail(scope.error());
+    auto before = apply(ctl, **ns, *scope, *k, std::nullopt, full);
+    if (!before) return fail(before.error());
     auto v = apply(ctl, **ns, *scope, *k, value, full);
     if (!v) return fail(v.error());
     rep.value = std::to_string(*v);
-    if (value) tap_write(r, **ns, full, rep.value, *scope > 0 ? *scope : 0);
+    if (value)
+      tap_write(r, **ns, full, rep.value, std::to_string(*before), *scope > 0 ? *scope : 0);
   }
   return emit(r.out, [&](wire::MessageBuilder& b) {
     return encode_sysctl_reply(b, r.seq(), r.port(), rep);

@@ -201,17 +201,21 @@ Result<void> Store::apply(const std::string& ns, std::span<const std::uint8_t> m
       case Kind::None:
         continue;
       case Kind::Upsert:
+        if (h.nlmsg_type == rtnl::IFCORE_NLMSG_SYSCTL && !r.dev)
+          IFCORE_TRY(keep_default(ns, r, body));
+        ++seq_;
+        // A link row's `pos`: when the device was made (a conflict keeps the first).
         rc = Stmt(upsert_)
                  .text(1, ns)
                  .text(2, r.type)
                  .blob(3, r.key)
                  .i64(4, r.dev)
-                 .i64(5, ++seq_)
+                 .i64(5, seq_)
                  .opt(6, r.valid_until)
                  .opt(7, r.preferred_until)
                  .text(8, r.summary)
                  .blob(9, r.body)
-                 .i64(10, 0)
+                 .i64(10, std::string_view(r.type) == "link" ? seq_ : 0)
                  .step();
         break;
       case Kind::Erase:

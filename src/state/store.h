@@ -35,6 +35,10 @@ struct nlmsghdr;
 
 namespace ifcore::state {
 
+namespace detail {
+struct Row;
+}
+
 enum class Sync {
   Full,   // every commit is synced before its replies go (synchronous=FULL)
   Batch,  // commits reach the file at once, a sync at most every batch_interval
@@ -78,6 +82,10 @@ class Store final : public daemon::StateHook, public PernetHooks {
   Result<void> replay(Engine& engine, rtnl::Server& server);
   // Applies one recorded change to the open transaction.
   Result<void> apply(const std::string& ns, std::span<const std::uint8_t> msg);
+  // Before a `default` that devices copy only when made is written: the value it replaces,
+  // kept if a device was made meanwhile (store_defaults.cc).
+  Result<void> keep_default(const std::string& ns, const detail::Row& r,
+                            std::span<const std::uint8_t> msg);
   // A route's RTM_NEWROUTE or RTM_DELROUTE (store_routes.cc).
   Result<void> apply_route(const std::string& ns, const nlmsghdr& h,
                            std::span<const std::uint8_t> body);

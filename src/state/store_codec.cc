@@ -194,6 +194,20 @@ Result<bool> check_db(sqlite3* db, const std::string& path) {
   return true;
 }
 
+Bytes ifinfo(int index, std::uint32_t flags, std::uint32_t change) {
+  ifinfomsg ifi{};
+  ifi.ifi_index = index;
+  ifi.ifi_flags = flags;
+  ifi.ifi_change = change;
+  Bytes b(sizeof(ifi));
+  std::memcpy(b.data(), &ifi, sizeof(ifi));
+  return b;
+}
+
+void copy_attr(Bytes& b, const std::vector<RawAttr>& as, std::uint16_t type) {
+  if (const RawAttr* a = find(as, type)) put_attr(b, type, a->data);
+}
+
 bool has_column(sqlite3* db, const char* table, const char* column) {
   sqlite3_stmt* s = nullptr;
   std::string sql = fmt::format("PRAGMA table_info({})", table);

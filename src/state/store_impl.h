@@ -194,6 +194,22 @@ struct RouteReplay {
 };
 std::vector<RouteReplay> route_replays(const std::vector<ObjRow>& rows);
 
+// An ifinfomsg for device `index` with these flags; an attribute of `as` copied to `b`.
+Bytes ifinfo(int index, std::uint32_t flags = 0, std::uint32_t change = 0);
+void copy_attr(Bytes& b, const std::vector<RawAttr>& as, std::uint16_t type);
+
+// Settings whose `default` a device copies only when it is made (store_defaults.cc):
+// every IPv6 one, IPv4's forwarding (Linux's devinet_copy_dflt_conf copies the others to
+// the devices that never set them).
+bool copied_at_creation(std::string_view name);
+// A device made before the `default` write in force now, whose setting must be written
+// with the value it took then: its link row, the setting's name with "default", the value.
+struct DeviceDefault {
+  const ObjRow* link;
+  std::string name, value;
+};
+std::vector<DeviceDefault> device_defaults(const std::vector<ObjRow>& rows);
+
 // True if `table` has a column `column`.
 bool has_column(sqlite3* db, const char* table, const char* column);
 // Reads every namespace and object row of the file.

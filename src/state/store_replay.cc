@@ -26,20 +26,6 @@ struct LinkInfo {
   bool short_row = false;  // too short to read: fails when the devices are made
 };
 
-Bytes ifinfo(int index, std::uint32_t flags = 0, std::uint32_t change = 0) {
-  ifinfomsg ifi{};
-  ifi.ifi_index = index;
-  ifi.ifi_flags = flags;
-  ifi.ifi_change = change;
-  Bytes b(sizeof(ifi));
-  std::memcpy(b.data(), &ifi, sizeof(ifi));
-  return b;
-}
-
-void copy_attr(Bytes& b, const std::vector<RawAttr>& as, std::uint16_t type) {
-  if (const RawAttr* a = find(as, type)) put_attr(b, type, a->data);
-}
-
 // What a create request says of a device besides its kind: name, index and the generic
 // attributes Control::apply_create_attrs takes.
 void identity(Bytes& b, const LinkInfo& l) {
@@ -72,6 +58,7 @@ class Replayer {
   template <class Pick>
   Result<void> objects(const char* type, std::uint16_t msg_type, std::uint16_t flags, Pick&& pick);
   Result<void> routes();
+  Result<void> creation_defaults();
   // The log line: what was restored, and how many records were not.
   std::string summary() const;
 
@@ -524,6 +511,22 @@ Result<void> Replayer::objects(const char* type, std::uint16_t msg_type, std::ui
   return ok();
 }
 
+// 3b. A device made before the `default` now in force was written gets the value it took
+// (store_defaults.cc); one without that protocol has no such setting.
+Result<void> Replayer::creation_defaults() {
+  for (const DeviceDefault& d : device_defaults(rows_)) {
+    auto l = links_.find({d.link->ns, d.link->dev});
+    if (!known_ns_.count(d.link->ns) || l == links_.end() || l->second.name.empty()) continue;
+    Bytes body(4, 0);
+    std::string name = d.name;
+    name.replace(name.find(".default."), 9, "." + l->second.name + ".");
+    put_str(body, rtnl::IFCORE_SYSCTL_NAME, name);
+    put_str(body, rtnl::IFCORE_SYSCTL_VALUE, d.value);
+    (void)send(d.link->ns, rtnl::IFCORE_NLMSG_SYSCTL, 0, body);
+  }
+  return ok();
+}
+
 // 5. Routes, each key's together in their order (store_routes.cc).
 Result<void> Replayer::routes() {
   for (const RouteReplay& q : route_replays(rows_)) {
@@ -560,6 +563,7 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   IFCORE_TRY(rp.create_links());
   IFCORE_TRY(rp.set_links());
   IFCORE_TRY(rp.raise_ports());
+  IFCORE_TRY(rp.creation_defaults());
   IFCORE_TRY(rp.sysctls(false));
   // The rest, each after what it needs: addresses, nexthops (groups after their members),
   // routes, rules, neighbours, forwarding entries.

@@ -425,7 +425,7 @@ Row sysctl_row(const nlmsghdr& h, View body) {
   }
   r.key.assign(k.begin(), k.end());
   r.what = Kind::Upsert;
-  r.body.assign(body.begin(), body.end());
+  r.body = filtered(body, 4, {rtnl::IFCORE_SYSCTL_WAS});  // the write that makes it again
   r.summary = fmt::format("{} = {}", name, value);
   return r;
 }

@@ -127,6 +127,9 @@ configure() {
   I link set d3 up
   I link add d4 type dummy
   I link set d4 addrgenmode random
+  # IPv6 defaults reach a device only when it is made: d0 keeps 0 (made before the first
+  # write), d2 and d3 keep 1 (made between the writes).
+  I sysctl -w net.ipv6.conf.default.forwarding=0 >/dev/null
   I sysctl -w net.ipv4.conf.d0.rp_filter=2 net.ipv4.conf.all.forwarding=1 >/dev/null
   I sysctl -w net.ipv4.conf.d0.forwarding=0 net.ipv4.fib_multipath_hash_policy=1 >/dev/null
   I link set d2 name d2renamed
@@ -142,6 +145,7 @@ snapshot() {  # the full dumps, the lifetimes that count down taken out
   done | sed -E 's/(valid_lft|preferred_lft|expires) [0-9]+sec/\1 Nsec/g'
   I netns list
   local keys=(net.ipv6.conf.default.forwarding net.ipv6.conf.d2renamed.forwarding
+    net.ipv6.conf.d0.forwarding net.ipv6.conf.d3.forwarding
     net.ipv4.conf.d0.rp_filter net.ipv4.conf.all.forwarding net.ipv4.conf.d0.forwarding
     net.ipv4.conf.d1.forwarding net.ipv4.fib_multipath_hash_policy net.ipv6.conf.d2renamed.proxy_ndp)
   I sysctl "${keys[@]}"

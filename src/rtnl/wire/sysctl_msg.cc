@@ -48,6 +48,7 @@ Result<void> encode_sysctl_request(wire::MessageBuilder& b, std::uint32_t seq,
   b.put_struct(rtgenmsg{AF_UNSPEC});
   b.put_string(IFCORE_SYSCTL_NAME, req.name);
   if (req.value) b.put_string(IFCORE_SYSCTL_VALUE, *req.value);
+  if (req.was) b.put_string(IFCORE_SYSCTL_WAS, *req.was);
   return end_message(b);
 }
 

@@ -24,7 +24,9 @@ enum : std::uint16_t {
   IFCORE_SYSCTL_UNSPEC,
   IFCORE_SYSCTL_NAME,   // string: dotted name, "net.ipv6.conf.all.forwarding"
   IFCORE_SYSCTL_VALUE,  // string: request: the value to write (absent: read); reply: the value
-  IFCORE_SYSCTL_MAX = IFCORE_SYSCTL_VALUE,
+  IFCORE_SYSCTL_WAS,    // string: what the server shows a tap (ifcored --state): the value the
+                        // write replaced; ignored in a request
+  IFCORE_SYSCTL_MAX = IFCORE_SYSCTL_WAS,
 };
 
 // Longest name and value accepted (ERANGE beyond).
@@ -34,6 +36,7 @@ inline constexpr std::size_t kSysctlMaxValue = 255;
 struct SysctlRequest {
   std::string name;
   std::optional<std::string> value;  // set: a write
+  std::optional<std::string> was;    // IFCORE_SYSCTL_WAS (encoded only; a request's is ignored)
 };
 
 struct SysctlReply {
