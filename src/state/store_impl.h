@@ -123,6 +123,11 @@ void key_add(Bytes& k, const void* p, std::size_t n);
 void key_attr(Bytes& k, const std::vector<RawAttr>& as, std::uint16_t type);
 Bytes filtered(View body, std::size_t hdr, std::initializer_list<std::uint16_t> drop);
 Bytes link_info_kept(View info);
+struct ObjRow;
+// The bridges (namespace, ifindex) whose address is their ports' lowest: made again
+// without one, they take it from their ports again and follow them as before (Linux:
+// br_stp_recalculate_bridge_id changes a bridge's address that was not set).
+std::set<std::pair<std::string, int>> bridges_addressed_by_ports(const std::vector<ObjRow>& rows);
 // A bridge port's kept settings as the IFLA_LINKINFO of a request that sets them again
 // (IFLA_INFO_SLAVE_KIND "bridge" and IFLA_INFO_SLAVE_DATA); empty if none are kept.
 Bytes port_settings(const std::vector<RawAttr>& link_attrs);

@@ -23,14 +23,15 @@ struct LinkInfo {
   std::optional<std::uint32_t> link, master;
   std::optional<std::int32_t> link_netnsid;
   bool done = false;
-  bool short_row = false;  // too short to read: fails when the devices are made
+  bool short_row = false;           // too short to read: fails when the devices are made
+  bool address_from_ports = false;  // see bridges_addressed_by_ports
 };
 
 // What a create request says of a device besides its kind: name, index and the generic
 // attributes Control::apply_create_attrs takes.
 void identity(Bytes& b, const LinkInfo& l) {
   copy_attr(b, l.as, IFLA_IFNAME);
-  copy_attr(b, l.as, IFLA_ADDRESS);
+  if (!l.address_from_ports) copy_attr(b, l.as, IFLA_ADDRESS);
   copy_attr(b, l.as, IFLA_MTU);
   copy_attr(b, l.as, IFLA_TXQLEN);
   copy_attr(b, l.as, IFLA_GROUP);
@@ -246,35 +247,29 @@ void Replayer::read_links() {
     if (auto n = u32_of(l.as, IFLA_LINK_NETNSID)) l.link_netnsid = static_cast<std::int32_t>(*n);
     links_.emplace(LinkKey(r.ns, l.ifi.ifi_index), std::move(l));
   }
-  for (const auto& [k, l] : links_) {
+  const auto from_ports = bridges_addressed_by_ports(rows_);
+  for (auto& [k, l] : links_) {
+    l.address_from_ports = from_ports.count(k) > 0;
     if (l.master && *l.master) ++ports_of_[{k.first, static_cast<int>(*l.master)}];
     if (l.kind == "veth" && l.link && *l.link)
       veth_named_by_[{lower_ns(l), static_cast<int>(*l.link)}] = k;
   }
 }
 
-// Right after its create, a device is set as it was (up included, but for a master,
-// which comes up after its ports join it): a device made later on top of it then finds
-// it as it did (Linux: a vlan made on a lower device that is up stays down; one that is
-// there when the lower device comes up comes up with it).
 // The device's IPv6 address generation mode, before it comes up (its link-local address
-// follows from the mode). Stable-privacy needs the stable_secret, which the sysctls bring
-// back after the devices: it is not sent (docs/STATE.md).
+// follows from the mode): the link row keeps IFLA_AF_SPEC with the mode alone.
 Result<void> Replayer::set_addr_gen_mode(const LinkKey& k, const LinkInfo& l) {
   const RawAttr* spec = find(l.as, IFLA_AF_SPEC);
   if (!spec) return ok();
-  auto families = attrs_of(spec->data);
-  const RawAttr* in6 = find(families, AF_INET6);
-  if (!in6) return ok();
-  auto inner = attrs_of(in6->data);
-  const RawAttr* mode = find(inner, IFLA_INET6_ADDR_GEN_MODE);
-  if (!mode || mode->data.size() != 1 || mode->data[0] == IN6_ADDR_GEN_MODE_STABLE_PRIVACY)
-    return ok();
   Bytes b = ifinfo(l.ifi.ifi_index);
   put_attr(b, IFLA_AF_SPEC, spec->data);
   return send(k.first, RTM_NEWLINK, 0, b);
 }
 
+// Right after its create, a device is set as it was (up included, but for a master,
+// which comes up after its ports join it): a device made later on top of it then finds
+// it as it did (Linux: a vlan made on a lower device that is up stays down; one that is
+// there when the lower device comes up comes up with it).
 Result<void> Replayer::settle_new(const LinkKey& k, const LinkInfo& l) {
   IFCORE_TRY(set_addr_gen_mode(k, l));
   std::uint32_t change = kUserFlags & ~static_cast<std::uint32_t>(IFF_PROMISC);

@@ -77,6 +77,34 @@ bool port_setting(std::uint16_t t) {
 
 }  // namespace
 
+std::set<std::pair<std::string, int>> bridges_addressed_by_ports(const std::vector<ObjRow>& rows) {
+  struct Seen {
+    Bytes own, lowest;
+    bool bridge = false;
+  };
+  std::map<std::pair<std::string, int>, Seen> seen;
+  for (const ObjRow& r : rows) {
+    if (r.type != "link" || r.msg.size() < sizeof(ifinfomsg)) continue;
+    auto ifi = header_of<ifinfomsg>(r.msg);
+    auto as = attrs_of(View(r.msg).subspan(NLMSG_ALIGN(sizeof(ifinfomsg))));
+    const RawAttr* a = find(as, IFLA_ADDRESS);
+    if (!a) continue;
+    Bytes addr(a->data.begin(), a->data.end());
+    Seen& self = seen[{r.ns, ifi.ifi_index}];
+    self.own = addr;
+    if (const RawAttr* li = find(as, IFLA_LINKINFO))
+      self.bridge = str_of(attrs_of(li->data), IFLA_INFO_KIND) == "bridge";
+    if (auto m = u32_of(as, IFLA_MASTER); m && *m) {
+      Seen& master = seen[{r.ns, static_cast<int>(*m)}];
+      if (master.lowest.empty() || addr < master.lowest) master.lowest = addr;
+    }
+  }
+  std::set<std::pair<std::string, int>> out;
+  for (const auto& [k, s] : seen)
+    if (s.bridge && !s.lowest.empty() && s.own == s.lowest) out.insert(k);
+  return out;
+}
+
 Bytes port_settings(const std::vector<RawAttr>& link_attrs) {
   Bytes out;
   const RawAttr* info = find(link_attrs, IFLA_LINKINFO);

@@ -58,8 +58,13 @@ configure() {
   I addr add 10.0.0.2/24 dev d0
   I addr add 2001:db8::1/64 dev d0 valid_lft 1000 preferred_lft 500
   I link add v0 type veth peer name v1
-  # An address of its own: a bridge that took a port's keeps it at restore (docs/STATE.md)
+  # An address of its own (br0), and one taken from its ports (br1: it keeps following them)
   I link add br0 address 02:00:00:00:01:00 type bridge
+  I link add br1 type bridge
+  I link add p1 address 02:00:00:00:02:02 type dummy
+  I link add p2 address 02:00:00:00:02:01 type dummy
+  I link set p1 master br1
+  I link set p2 master br1
   I link set v0 master br0
   I link set v0 type bridge_slave cost 7 priority 3 hairpin on learning off isolated on
   I link set br0 up
@@ -164,7 +169,8 @@ roundtrip)
   grep -q "restored 3 namespaces" "$dir/log" || fail "no restore report in the log"
   # A second restart, and the changes made after the first are kept too.
   I link del vx0 && I link del vl10 && I link set v2 nomaster && I fdb del 02:00:00:00:00:aa dev v0 master && I addr del 10.0.0.2/24 dev d0 && I link set d0 mtu 1300 &&
-    I rule del priority 32767 && I -6 rule del priority 32766 || fail "changing"
+    I rule del priority 32767 && I -6 rule del priority 32766 && I link set p2 nomaster || fail "changing"
+  I link show br1 | grep -q "link/ether 02:00:00:00:02:02 " || fail "br1 does not follow its ports after a restart"
   snapshot >"$dir/before"
   stop
   start
