@@ -130,10 +130,18 @@ Result<void> Loop::bind_socket() {
   lfd_ = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (lfd_ < 0) return fail(errno, "socket: {}", std::strerror(errno));
   // bind(2) makes the path appear, and a client that sees it and connects before listen(2)
-  // gets ECONNREFUSED: listen comes right after bind (the mode is set once listening).
+  // gets ECONNREFUSED: listen comes right after bind, and the mode is set between them, so
+  // that a client that can connect finds it set. Anyone may connect and read, as anyone
+  // may open a NETLINK_ROUTE socket; changes are authorised per peer (SO_PEERCRED), never
+  // by the file's mode.
+  const char* step = "bind";
   auto bind_and_listen = [&]() -> int {
+    step = "bind";
     if (bind(lfd_, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) < 0) return errno;
     bound_ = true;
+    step = "chmod";
+    if (chmod(cfg_.socket_path.c_str(), 0666) < 0) return errno;
+    step = "listen";
     if (listen(lfd_, 128) < 0) return errno;
     return 0;
   };
@@ -148,11 +156,7 @@ Result<void> Loop::bind_socket() {
     unlink(cfg_.socket_path.c_str());
     e = bind_and_listen();
   }
-  if (e) return fail(e, "bind {}: {}", cfg_.socket_path, std::strerror(e));
-  // Anyone may connect and read, as anyone may open a NETLINK_ROUTE socket; changes are
-  // authorised per peer (SO_PEERCRED), never by the file's mode.
-  if (chmod(cfg_.socket_path.c_str(), 0666) < 0)
-    return fail(errno, "chmod {}: {}", cfg_.socket_path, std::strerror(errno));
+  if (e) return fail(e, "{} {}: {}", step, cfg_.socket_path, std::strerror(e));
   return ok();
 }
 
