@@ -106,6 +106,7 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify, bool whole) {
         i.type != RTN_LOCAL && i.type != RTN_ANYCAST && !r->nh)
       gone->flags = (gone->flags & ~RTNH_F_LINKDOWN) | (ep.closing_linkdown ? RTNH_F_LINKDOWN : 0);
   }
+  std::vector<inet::RouteMetrics> hop_metrics = std::move(r->hop_metrics);
   if (r->nh) std::erase(r->nh->routes, r);
   release_hops(ep, r);
   Table& t = *r->table;
@@ -113,17 +114,20 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify, bool whole) {
   v.erase(r->self);
   if (v.empty()) t.erase(key);
   if (!gone) return;
+  const std::vector<inet::RouteMetrics> metrics = std::move(hop_metrics);
   if (whole || gone->family != AF_INET6 || gone->nexthops.empty() || gone->nhid) {
     notify_route(ep, ns, ProtoEvent::Del, *gone);
     return;
   }
   // Linux: the siblings of a route that goes as its device closes were never marked dead.
   const int closing = ep.closing ? ep.closing->ifindex() : 0;
-  for (inet::NextHop h : gone->nexthops) {
+  for (std::size_t i = 0; i < gone->nexthops.size(); ++i) {
+    inet::NextHop h = gone->nexthops[i];
     if (closing && h.oif == closing)
       h.flags = (h.flags & ~std::uint32_t{RTNH_F_DEAD | RTNH_F_LINKDOWN}) |
                 (ep.closing_linkdown ? RTNH_F_LINKDOWN : 0);
-    notify_route(ep, ns, ProtoEvent::Del, sibling_of(*gone, h));
+    notify_route(ep, ns, ProtoEvent::Del,
+                 sibling_of(*gone, h, i < metrics.size() ? &metrics[i] : nullptr));
   }
 }
 

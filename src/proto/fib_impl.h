@@ -48,7 +48,9 @@ void release_hops(EngineProto& ep, Route* r);
 // user's delete without a gateway).
 void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify, bool whole = false);
 // `r` (a multipath route) as its hop `h` alone: an IPv6 sibling as Linux reports it.
-RouteInfo sibling_of(const RouteInfo& r, const inet::NextHop& h);
+// `metrics`: the sibling's own, if it has them (Route::hop_metrics).
+RouteInfo sibling_of(const RouteInfo& r, const inet::NextHop& h,
+                     const inet::RouteMetrics* metrics = nullptr);
 // Takes the hops through `dev` out of the IPv6 multipath route `r` (an unregister: Linux's
 // fib6_ifdown deletes those siblings, `notify`: each announced); none left, the route.
 void drop_hops_through(Control& ctl, Namespace& ns, Route* r, const Device& dev, bool notify);
@@ -71,9 +73,10 @@ void set_route_hops(RouteInfo& i, const std::vector<inet::NextHop>& hops, bool b
 Result<RouteInfo> insert_user_route(Control& ctl, Namespace& ns, const RouteRequest& req, Route&& r,
                                     const std::vector<Device*>& extra_devs);
 // Takes the hop through `gateway` (and device `oif`, if not 0) out of the multipath route
-// `r`, which keeps the others (one left: a plain route); the hop taken, or nullopt if `r`
-// has no such hop or only one (Linux: ip6_route_del deletes one sibling).
-std::optional<inet::NextHop> remove_hop(Control& ctl, Route& r, const IpAddr& gateway, int oif);
+// `r`, which keeps the others (one left: a plain route); the sibling taken, as a route of
+// its own, or nullopt if `r` has no such hop or only one (Linux: ip6_route_del deletes one
+// sibling).
+std::optional<RouteInfo> remove_hop(Control& ctl, Route& r, const IpAddr& gateway, int oif);
 Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest& req,
                                 std::uint32_t table, std::uint8_t type);
 

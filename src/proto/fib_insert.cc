@@ -120,16 +120,24 @@ RouteInfo join(Control& ctl, Namespace& ns, Route& group, const Route& r,
   EngineProto& ep = engine_proto(ctl.engine());
   std::vector<inet::NextHop> hops = hops_of(group.info);
   std::vector<Device*> devs = devs_of(group);
+  std::vector<inet::RouteMetrics> metrics = group.hop_metrics;
+  if (metrics.empty()) metrics.assign(hops.size(), group.info.metrics);
   const bool multipath = !r.info.nexthops.empty();
-  for (const inet::NextHop& h : hops_of(r.info)) hops.push_back(h);
+  for (const inet::NextHop& h : hops_of(r.info)) {
+    hops.push_back(h);
+    metrics.push_back(r.info.metrics);
+  }
   if (multipath)
     devs.insert(devs.end(), extra_devs.begin(), extra_devs.end());
   else
     devs.push_back(r.dev);
   fib_bind_hops(ctl, ep, &group, hops, devs, false, false);
+  group.hop_metrics = std::move(metrics);
   RouteInfo out = report(group);
-  if (!multipath)
+  if (!multipath) {  // rt6_fill_node of the new sibling: its own metrics
     std::rotate(out.nexthops.rbegin(), out.nexthops.rbegin() + 1, out.nexthops.rend());
+    out.metrics = r.info.metrics;
+  }
   notify_route(ep, ns, inet::ProtoEvent::New, out, nlflags);
   return report(group);
 }
@@ -190,8 +198,10 @@ std::vector<Route*> same_key_routes(NetState& st, const RouteInfo& i) {
   return out;
 }
 
-RouteInfo sibling_of(const RouteInfo& r, const inet::NextHop& h) {
+RouteInfo sibling_of(const RouteInfo& r, const inet::NextHop& h,
+                     const inet::RouteMetrics* metrics) {
   RouteInfo out = r;
+  if (metrics) out.metrics = *metrics;
   out.nexthops.clear();
   out.gateway = h.gateway;
   out.oif = h.oif;
@@ -199,42 +209,63 @@ RouteInfo sibling_of(const RouteInfo& r, const inet::NextHop& h) {
   return out;
 }
 
-void drop_hops_through(Control& ctl, Namespace& ns, Route* r, const Device& dev, bool notify) {
-  EngineProto& ep = engine_proto(ctl.engine());
-  const RouteInfo shown = report(*r);
+namespace {
+
+// Keeps the hops of `r` that `keep(i)` takes (their devices bound again, their siblings'
+// metrics kept) and returns the others, each as the sibling Linux announces; `r` keeps one
+// hop at least, and its hops have their devices.
+template <class Keep>
+std::vector<RouteInfo> keep_hops(Control& ctl, Route& r, Keep keep) {
+  const RouteInfo shown = report(r);
   std::vector<inet::NextHop> hops = hops_of(shown), kept;
-  std::vector<Device*> devs = devs_of(*r), kept_devs;
-  if (devs.size() != hops.size()) return;
+  std::vector<Device*> devs = devs_of(r), kept_devs;
+  std::vector<inet::RouteMetrics> metrics = r.hop_metrics, kept_metrics;
+  if (metrics.size() != hops.size()) metrics.assign(hops.size(), r.info.metrics);
   std::vector<RouteInfo> gone;
   for (std::size_t i = 0; i < hops.size(); ++i) {
-    if (devs[i] == &dev) {
-      gone.push_back(sibling_of(shown, hops[i]));
+    if (!keep(i, devs[i])) {
+      gone.push_back(sibling_of(shown, hops[i], &metrics[i]));
       continue;
     }
     hops[i].flags = onlink(hops[i].flags);
     kept.push_back(hops[i]);
     kept_devs.push_back(devs[i]);
+    kept_metrics.push_back(std::move(metrics[i]));
   }
-  if (gone.empty()) return;
-  if (kept.empty()) return erase(ep, ns, r, notify);
-  fib_bind_hops(ctl, ep, r, kept, kept_devs, false, false);
+  if (gone.empty()) return gone;
+  fib_bind_hops(ctl, engine_proto(ctl.engine()), &r, kept, kept_devs, false, false);
+  r.info.metrics = kept_metrics.front();
+  if (kept.size() < 2) kept_metrics.clear();
+  r.hop_metrics = std::move(kept_metrics);
+  return gone;
+}
+
+bool hops_bound(const Route& r) {
+  return devs_of(r).size() == hops_of(r.info).size();
+}
+
+}  // namespace
+
+void drop_hops_through(Control& ctl, Namespace& ns, Route* r, const Device& dev, bool notify) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  const std::vector<Device*> devs = devs_of(*r);
+  if (!hops_bound(*r) || std::find(devs.begin(), devs.end(), &dev) == devs.end()) return;
+  if (std::all_of(devs.begin(), devs.end(), [&](const Device* d) { return d == &dev; }))
+    return erase(ep, ns, r, notify);
+  auto gone = keep_hops(ctl, *r, [&](std::size_t, const Device* d) { return d != &dev; });
   if (!notify || !route_news_wanted(ep, ns, AF_INET6)) return;
   for (const RouteInfo& g : gone) notify_route(ep, ns, inet::ProtoEvent::Del, g);
 }
 
-std::optional<inet::NextHop> remove_hop(Control& ctl, Route& r, const IpAddr& gateway, int oif) {
-  std::vector<inet::NextHop> hops = hops_of(r.info);
-  std::vector<Device*> devs = devs_of(r);
-  if (hops.size() < 2 || devs.size() != hops.size()) return std::nullopt;
+std::optional<RouteInfo> remove_hop(Control& ctl, Route& r, const IpAddr& gateway, int oif) {
+  const std::vector<inet::NextHop> hops = hops_of(r.info);
+  if (hops.size() < 2 || !hops_bound(r)) return std::nullopt;
   auto it = std::find_if(hops.begin(), hops.end(), [&](const inet::NextHop& h) {
     return h.gateway == gateway && (!oif || h.oif == oif);
   });
   if (it == hops.end()) return std::nullopt;
-  inet::NextHop gone = *it;
-  devs.erase(devs.begin() + (it - hops.begin()));
-  hops.erase(it);
-  fib_bind_hops(ctl, engine_proto(ctl.engine()), &r, hops, devs, false, false);
-  return gone;
+  const auto at = static_cast<std::size_t>(it - hops.begin());
+  return keep_hops(ctl, r, [&](std::size_t i, const Device*) { return i != at; }).front();
 }
 
 }  // namespace ifcore::proto::fib

@@ -90,7 +90,7 @@ bool delete_sibling(Control& ctl, Namespace& ns, Route& r, const IpAddr& gateway
   if (!gone) return false;
   EngineProto& ep = engine_proto(ctl.engine());
   if (!route_news_wanted(ep, ns, r.info.family)) return true;
-  notify_route(ep, ns, ProtoEvent::Del, sibling_of(report(r), *gone));
+  notify_route(ep, ns, ProtoEvent::Del, *gone);
   return true;
 }
 

@@ -87,6 +87,10 @@ struct Route {
     std::unique_ptr<DstEntry> dst;
   };
   std::vector<Hop> extra;
+  // An IPv6 multipath route made of siblings (routes with a gateway that joined it, each
+  // with its own metrics, as Linux keeps a fib6_info per sibling): each hop's metrics, the
+  // first's being info.metrics; empty otherwise (fib_insert.cc).
+  std::vector<inet::RouteMetrics> hop_metrics;
   // The nexthop object the route names (info.nhid), whose `routes` list it is on; its hops
   // are that object's (nexthop.cc binds them). Null for a route with its own next hop.
   struct Nexthop* nh = nullptr;
