@@ -204,8 +204,12 @@ std::vector<RouteReplay> route_replays(const std::vector<ObjRow>& rows) {
       q.flags = NLM_F_CREATE | (i == 0 ? NLM_F_REPLACE : NLM_F_APPEND);
       q.rows.push_back(g->rows[i]);
       std::size_t j = i + 1;
+      // Siblings go together while they say the same besides their hop (their metrics:
+      // each request's are its siblings').
+      const Bytes same = without_hops(g->rows[i]->msg);
       if (route_sibling(g->rows[i]->key, base_len))
-        while (j < g->rows.size() && route_sibling(g->rows[j]->key, base_len))
+        while (j < g->rows.size() && route_sibling(g->rows[j]->key, base_len) &&
+               without_hops(g->rows[j]->msg) == same)
           q.rows.push_back(g->rows[j++]);
       if (q.rows.size() == 1) {
         q.body = q.rows.front()->msg;
@@ -302,7 +306,10 @@ Result<void> Store::apply_route(const std::string& ns, const nlmsghdr& h, View b
     pos = gone.front()->pos;
     for (const Member* m : gone) IFCORE_TRY(erase(m->key));
   }
-  for (const RouteRow& r : rr.rows) IFCORE_TRY(write(r, has(r.key) ? 0 : pos++));
+  // A row already kept stays as it is: a sibling that joins is announced with the route's
+  // other hops but its own metrics (rt6_fill_node of the new sibling).
+  for (const RouteRow& r : rr.rows)
+    if (!has(r.key)) IFCORE_TRY(write(r, pos++));
   return ok();
 }
 

@@ -107,6 +107,9 @@ configure() {
   I -6 route del 2001:db8:5::/64 via 2001:db8::c
   I -6 route prepend 2001:db8:5::/64 dev d1
   I -6 route append 2001:db8:5::/64 via 2001:db8::e dev d0 metric 9
+  # A sibling with metrics of its own keeps them (seen when the first sibling goes).
+  I -6 route add 2001:db8:6::/64 via 2001:db8::a dev d0
+  I -6 route append 2001:db8:6::/64 via 2001:db8::b dev d0 mtu 1400
   I rule add from 10.9.0.0/16 table 100 priority 100
   I neigh add 10.0.0.7 lladdr 02:00:00:00:00:07 dev d0
   I nexthop add id 1 via 10.0.0.253 dev d0
@@ -169,7 +172,10 @@ roundtrip)
   grep -q "restored 3 namespaces" "$dir/log" || fail "no restore report in the log"
   # A second restart, and the changes made after the first are kept too.
   I link del vx0 && I link del vl10 && I link set v2 nomaster && I fdb del 02:00:00:00:00:aa dev v0 master && I addr del 10.0.0.2/24 dev d0 && I link set d0 mtu 1300 &&
-    I rule del priority 32767 && I -6 rule del priority 32766 && I link set p2 nomaster || fail "changing"
+    I rule del priority 32767 && I -6 rule del priority 32766 && I link set p2 nomaster &&
+    I -6 route del 2001:db8:6::/64 via 2001:db8::a || fail "changing"
+  I -6 route show 2001:db8:6::/64 | grep -q "via 2001:db8::b dev d0 metric 1024 mtu 1400" ||
+    fail "a sibling lost its mtu: $(I -6 route show 2001:db8:6::/64)"
   I link show br1 | grep -q "link/ether 02:00:00:00:02:02 " || fail "br1 does not follow its ports after a restart"
   snapshot >"$dir/before"
   stop
