@@ -39,6 +39,14 @@ inline inet::RouteRequest route_req(std::string_view dst, int len) {
   return r;
 }
 
+// A route's gateway, or its hops' joined by commas ("gw1,gw2"); "-" for none.
+inline std::string gateways_of(const inet::RouteInfo& r) {
+  if (r.nexthops.empty()) return r.gateway.empty() ? "-" : r.gateway.to_string();
+  std::string out;
+  for (const inet::NextHop& h : r.nexthops) out += (out.empty() ? "" : ",") + h.gateway.to_string();
+  return out;
+}
+
 // Records notifications as "+addr 10.0.0.1/24" / "-route 10.0.0.0/24 t254".
 struct Recorder : inet::ProtoListener {
   std::vector<std::string> events;

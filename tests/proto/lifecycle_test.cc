@@ -18,12 +18,7 @@ struct FullRecorder : inet::ProtoListener {
                                  a.local.to_string(), a.prefixlen, a.ifindex, a.flags));
   }
   void on_route(Namespace&, inet::ProtoEvent ev, const inet::RouteInfo& r) override {
-    std::string gw = r.gateway.empty() ? "-" : r.gateway.to_string();
-    if (!r.nexthops.empty()) {
-      gw.clear();
-      for (const inet::NextHop& h : r.nexthops)
-        gw += (gw.empty() ? "" : ",") + h.gateway.to_string();
-    }
+    const std::string gw = gateways_of(r);
     events.push_back(fmt::format("{}route {}/{} t{} type{} oif{} m{} gw{} f{:x}",
                                  ev == inet::ProtoEvent::New ? '+' : '-', r.dst.to_string(),
                                  r.dst_len, r.table, r.type, r.oif, r.priority, gw, r.flags));

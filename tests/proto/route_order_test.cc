@@ -14,12 +14,8 @@ struct FlagRecorder : inet::ProtoListener {
   void on_route_flagged(Namespace&, inet::ProtoEvent ev, const inet::RouteInfo& r,
                         std::uint16_t nlflags) override {
     if (r.protocol == RTPROT_KERNEL) return;
-    std::string gws = r.gateway.empty() ? "-" : r.gateway.to_string();
-    if (!r.nexthops.empty()) gws.clear();
-    for (const inet::NextHop& h : r.nexthops)
-      gws += (gws.empty() ? "" : ",") + h.gateway.to_string();
-    events.push_back(
-        fmt::format("{} {:x} {}", ev == inet::ProtoEvent::New ? '+' : '-', nlflags, gws));
+    events.push_back(fmt::format("{} {:x} {}", ev == inet::ProtoEvent::New ? '+' : '-', nlflags,
+                                 gateways_of(r)));
   }
 };
 
@@ -56,12 +52,7 @@ class RouteOrderTest : public EngineTest {
   std::vector<std::string> gateways(Control& ctl, int family) {
     std::vector<std::string> out;
     for (const inet::RouteInfo& r : inet::list_routes(ctl, ns(ctl), family)) {
-      if (r.protocol == RTPROT_KERNEL) continue;
-      std::string gws = r.gateway.to_string();
-      if (!r.nexthops.empty()) gws.clear();
-      for (const inet::NextHop& h : r.nexthops)
-        gws += (gws.empty() ? "" : ",") + h.gateway.to_string();
-      out.push_back(gws);
+      if (r.protocol != RTPROT_KERNEL) out.push_back(gateways_of(r));
     }
     return out;
   }

@@ -341,13 +341,8 @@ TEST_F(RouteTest, RoutesWithOneKeyAreListedByMetricThenByArrival) {
   auto order = [&] {
     std::vector<std::string> got;
     for (const inet::RouteInfo& r : inet::list_routes(ctl, ns(ctl), AF_INET6))
-      if (r.dst == ip("2001:db9::")) {
-        std::string gws = r.gateway.to_string();
-        if (!r.nexthops.empty()) gws.clear();
-        for (const inet::NextHop& h : r.nexthops)
-          gws += (gws.empty() ? "" : ",") + h.gateway.to_string();
-        got.push_back(fmt::format("{} {}", r.priority, gws));
-      }
+      if (r.dst == ip("2001:db9::"))
+        got.push_back(fmt::format("{} {}", r.priority, gateways_of(r)));
     return got;
   };
   EXPECT_EQ(order(), (std::vector<std::string>{"50 2001:db8::f", "100 2001:db8::b,2001:db8::d",
