@@ -100,23 +100,55 @@ RefShards::Arena* RefShards::arena_for_thread() {
   return a;
 }
 
+namespace {
+
+// The calling thread's free slots (RefShards::alloc_slot), returned when it exits.
+struct SlotCache {
+  std::vector<std::uint32_t> slots;
+  ~SlotCache() {
+    if (!slots.empty()) RefShards::instance().give_back(slots);
+  }
+};
+thread_local SlotCache t_slots;
+
+}  // namespace
+
 std::uint32_t RefShards::alloc_slot() {
-  MutexLock lk(mu_);
-  if (!free_slots_.empty()) {
-    auto s = free_slots_.back();
-    free_slots_.pop_back();
-    return s;
+  auto& mine = t_slots.slots;
+  if (mine.empty()) {
+    MutexLock lk(mu_);
+    while (mine.size() < kSlotRun && !free_slots_.empty()) {
+      mine.push_back(free_slots_.back());
+      free_slots_.pop_back();
+    }
+    // New slots for the rest of the run, pushed highest first so that they go out in order.
+    std::uint32_t fresh = std::min<std::uint32_t>(
+        static_cast<std::uint32_t>(kSlotRun - mine.size()), kChunk * kMaxChunks - next_slot_);
+    for (std::uint32_t i = fresh; i-- > 0;) mine.push_back(next_slot_ + i);
+    next_slot_ += fresh;
+    if (mine.empty()) {
+      std::fprintf(stderr, "ifcore: out of reference slots (%u devices alive)\n", next_slot_);
+      std::abort();
+    }
   }
-  if (next_slot_ >= kChunk * kMaxChunks) {
-    std::fprintf(stderr, "ifcore: out of reference slots (%u devices alive)\n", next_slot_);
-    std::abort();
-  }
-  return next_slot_++;
+  auto s = mine.back();
+  mine.pop_back();
+  return s;
 }
 
 void RefShards::free_slot(std::uint32_t slot) {
+  auto& mine = t_slots.slots;
+  mine.push_back(slot);
+  if (mine.size() < 2 * kSlotRun) return;
   MutexLock lk(mu_);
-  free_slots_.push_back(slot);
+  free_slots_.insert(free_slots_.end(), mine.end() - kSlotRun, mine.end());
+  mine.resize(mine.size() - kSlotRun);
+}
+
+void RefShards::give_back(std::vector<std::uint32_t>& slots) {
+  MutexLock lk(mu_);
+  free_slots_.insert(free_slots_.end(), slots.begin(), slots.end());
+  slots.clear();
 }
 
 std::int64_t RefShards::fold(std::uint32_t slot) {

@@ -34,9 +34,15 @@ class RefShards {
 
   static RefShards& instance();
 
-  // Slots. Context: any thread. A freed slot must read zero in every arena.
+  // Slots. Context: any thread. A freed slot must read zero in every arena. Each thread
+  // keeps a few free slots of its own, taken from and given back to the shared list in
+  // runs (kSlotRun), so that threads that make and free devices at once (two namespaces'
+  // writers, the RCU callback thread) do not take turns at mu_ for every device.
   std::uint32_t alloc_slot();
   void free_slot(std::uint32_t slot);
+  static constexpr std::size_t kSlotRun = 64;
+  // Moves a thread's cached slots back to the shared list (at the thread's exit).
+  void give_back(std::vector<std::uint32_t>& slots);
 
   // Sums the slot over every arena and zeroes it. Context: after the grace period that
   // follows setting the device's dying flag (no concurrent writers of this slot).
