@@ -13,6 +13,7 @@
 #include "bench/scenarios/floor.h"
 #include "bench/scenarios/link_dump.h"
 #include "bench/scenarios/neigh_batch.h"
+#include "bench/scenarios/parallel.h"
 #include "bench/scenarios/runner.h"
 #include "bench/scenarios/shim_batch.h"
 #include "ifcore/version.h"
@@ -57,12 +58,13 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", kFairnessName);
     fmt::print("{}\n", kFloorName);
     fmt::print("{}\n", kLinkDumpName);
+    fmt::print("{}\n", kParallelName);
     return 0;
   }
-  // The shim's cost, the neighbours' batch, fairness, the floor and the link dump are sections of
-  // their own, after the suite's table: in the default suite, or when named. A section named among
-  // the scenarios is taken out of the list (and the suite's table is skipped when nothing else was
-  // asked for); with no names, every section runs.
+  // The shim's cost, the neighbours' batch, fairness, the floor, the parallel namespaces and the
+  // link dump are sections of their own, after the suite's table: in the default suite, or when
+  // named. A section named among the scenarios is taken out of the list (and the suite's table is
+  // skipped when nothing else was asked for); with no names, every section runs.
   auto take = [&](const char* section) {
     auto it = std::find(names.begin(), names.end(), section);
     if (it == names.end()) return names.empty();
@@ -71,7 +73,7 @@ int main(int argc, char** argv) {
     return true;
   };
   bool shim = take(kShimBatchName), neigh = take(kNeighBatchName), fairness = take(kFairnessName),
-       floor = take(kFloorName), link_dump = take(kLinkDumpName);
+       floor = take(kFloorName), link_dump = take(kLinkDumpName), parallel = take(kParallelName);
   // The sections of their own (after the suite's table, or alone when only they are named).
   auto sections = [&]() {
     if (shim) {
@@ -92,6 +94,12 @@ int main(int argc, char** argv) {
         if (n >= 10000) sizes.push_back(n);
       if (auto f = measure_floor(sizes, o.repeat))
         print_floor(*f, stdout);
+      else
+        fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
+    }
+    if (parallel) {
+      if (auto f = measure_parallel_namespaces(5000, 20, o.repeat))
+        print_parallel_namespaces(*f, stdout);
       else
         fmt::print(stderr, "ifcore-bench: {}\n", f.error().message);
     }

@@ -12,6 +12,7 @@
 // offers every mutation. Reads need no lock: see Namespace::find_*_rcu and rcu.h.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -177,6 +179,14 @@ struct LeakReport {
 
 // The control handle: proof that the caller holds the engine's control lock.
 // Context of every method: the lock is held by this handle's owner thread.
+//
+// Two scopes (docs/CONCURRENCY.md): Engine::control() holds the whole engine; a
+// namespace's control (Engine::control(Namespace&)) holds that namespace alone, so that
+// controls of different namespaces run at once. A namespace's control changes only its
+// own namespace's devices: a request that reaches another namespace (a device moved, made
+// or linked there, a veth whose peer is there, a device with an upper or lower there),
+// or the engine itself (namespaces, subscribers, pernet hooks, policies), fails with
+// EXDEV, changing nothing, and needs the engine-wide control.
 class Control {
  public:
   Control(Control&& o) noexcept;
@@ -185,6 +195,17 @@ class Control {
   ~Control();
 
   Engine& engine() const { return *engine_; }
+  // The namespace this control holds alone; nullptr for the engine-wide control.
+  Namespace* scope() const { return scope_; }
+  // Whether this control may change `ns`, or `dev` (its namespace, and every device it
+  // is linked to: its uppers and lowers, and its link(), a veth's peer or a vlan's lower).
+  bool covers(const Namespace& ns) const { return !scope_ || scope_ == &ns; }
+  bool covers(const Device& dev) const;
+  // ok() if covers(dev) (or ns); else EXDEV with a message that says what it needs.
+  Result<void> check_covers(const Device& dev) const;
+  Result<void> check_covers(const Namespace& ns) const;
+  // ok() for the engine-wide control; EXDEV for a namespace's (`what` needs the engine).
+  Result<void> check_engine_wide(std::string_view what) const;
 
   // ---- namespaces
   Namespace* find_namespace(std::string_view name) const;
@@ -319,9 +340,35 @@ class Control {
 
  private:
   friend class Engine;
+  friend class PluginGuard;
+  friend struct StatsCounters;
   explicit Control(Engine& e);
+  Control(Engine& e, Namespace& ns);
+  void flush_tally();
   Engine* engine_;
-  std::unique_lock<std::mutex> lock_;
+  std::unique_lock<std::shared_mutex> lock_;    // engine-wide
+  std::shared_lock<std::shared_mutex> shared_;  // a namespace's: the control lock shared...
+  std::unique_lock<std::mutex> ns_lock_;        // ...and the namespace's own
+  Namespace* scope_ = nullptr;
+  // A namespace's control counts the engine's statistics here (Stats: registered,
+  // unregistered, batches, notifier passes, calls, ticks) and adds them once when it goes,
+  // so that controls of two namespaces do not write the same counters at every event.
+  std::array<std::uint64_t, 6> tally_{};
+};
+
+// Held around a call into a plug-in's engine-wide state (what is not declared concurrent:
+// Kind::concurrent, SubscribeOptions::concurrent) under a namespace's control: takes the
+// engine's plug-in lock, which keeps controls of other namespaces out of that state.
+// Nothing under the engine-wide control, which no other control runs beside. Recursive.
+class PluginGuard {
+ public:
+  explicit PluginGuard(const Control& ctl, bool needed = true);
+  ~PluginGuard();
+  PluginGuard(const PluginGuard&) = delete;
+  PluginGuard& operator=(const PluginGuard&) = delete;
+
+ private:
+  Engine* engine_ = nullptr;  // set when it holds the lock
 };
 
 class Engine {
@@ -331,8 +378,14 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Takes the control lock. Context: not inside an rcu::ReadGuard; not re-entrant.
+  // Takes the control lock for the whole engine. Context: not inside an rcu::ReadGuard;
+  // not re-entrant (a thread holds at most one Control).
   Control control();
+  // Takes the control lock for `ns` alone (shared with other namespaces' controls, then
+  // the namespace's own lock): changes inside `ns` run beside those of other namespaces.
+  // `ns` must stay alive (only the engine-wide control destroys a namespace). Context: as
+  // control().
+  Control control(Namespace& ns);
 
   // Plug-ins. Kinds must outlive the engine (use static instances or add_kind).
   void register_kind(const Kind& kind);

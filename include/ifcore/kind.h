@@ -133,6 +133,11 @@ class Kind {
   // for a kind that checks a new device against its others (a tunnel's endpoints, a VXLAN's
   // VNI) without a walk of every device.
   virtual bool listed_by_kind() const { return false; }
+  // The kind's methods touch only their devices and those devices' namespace, and no
+  // state of the kind shared across namespaces: a namespace's control (Engine::control(
+  // Namespace&)) calls them without the engine's plug-in lock (PluginGuard, engine.h), so
+  // that two namespaces make such devices at once. False (the default): under that lock.
+  virtual bool concurrent() const { return false; }
 };
 
 }  // namespace ifcore

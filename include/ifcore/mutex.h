@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <shared_mutex>
 
 #if defined(__clang__)
 #define IFCORE_TSA(x) __attribute__((x))
@@ -47,6 +48,16 @@ class IFCORE_CAPABILITY("mutex") Mutex {
  private:
   friend class MutexLock;
   std::mutex m_;
+};
+
+// A reader-writer mutex: the engine's control lock, held exclusively by an engine-wide
+// Control and shared by a namespace's (engine.h). Only Control takes it.
+class IFCORE_CAPABILITY("mutex") SharedMutex {
+ public:
+  std::shared_mutex& native() { return m_; }
+
+ private:
+  std::shared_mutex m_;
 };
 
 // Holds a Mutex for its scope; unlock() and lock() let it go and take it again early, and

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ifcore/mutex.h"
+
 namespace ifcore {
 
 class Device;
@@ -76,6 +78,9 @@ class Namespace {
   Device* loopback_ = nullptr;
   std::unordered_map<const void*, std::shared_ptr<void>> data_;
   bool dying_ = false;
+  // Held by a Control of this namespace alone (Engine::control(Namespace&)), inside the
+  // engine's control lock taken shared (LOCK ORDERING: after the control lock).
+  Mutex mu_;
 };
 
 }  // namespace ifcore

@@ -113,6 +113,11 @@ struct SubscribeOptions {
   // subscriber's on_event, and most of them care for three or four of the seventeen
   // events). on_batch is always called.
   EventMask events = kAllEvents;
+  // The subscriber touches only the device it is told of and that device's namespace, so
+  // that controls of two namespaces (Engine::control(Namespace&)) may call it at once.
+  // When false, a namespace's control calls it under the engine's plug-in lock
+  // (PluginGuard, engine.h).
+  bool concurrent = false;
 };
 
 using SubscriptionId = std::uint64_t;

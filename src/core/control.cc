@@ -21,21 +21,97 @@ namespace ifcore {
 // control lock natively, and everything that needs it takes a Control&.
 Control::Control(Engine& e) : engine_(&e), lock_(e.impl().control.native()) {}
 
-Control::Control(Control&& o) noexcept : engine_(o.engine_), lock_(std::move(o.lock_)) {}
+Control::Control(Engine& e, Namespace& ns)
+    : engine_(&e), shared_(e.impl().control.native()), ns_lock_(ns.mu_.native()), scope_(&ns) {}
+
+Control::Control(Control&& o) noexcept
+    : engine_(o.engine_),
+      lock_(std::move(o.lock_)),
+      shared_(std::move(o.shared_)),
+      ns_lock_(std::move(o.ns_lock_)),
+      scope_(o.scope_),
+      tally_(std::exchange(o.tally_, {})) {}
 
 Control::~Control() {
-  if (!lock_.owns_lock()) return;
+  if (!lock_.owns_lock() && !ns_lock_.owns_lock()) return;
   // Linux: rtnl_unlock runs the todo list. Under the legacy policies the caller waits
   // here, without the lock, for each device's references, as netdev_run_todo did.
   auto& impl = engine_->impl();
   std::vector<Device*> todo;
-  todo.swap(impl.legacy_todo);
   Policies p = impl.policies;
-  lock_.unlock();
+  {
+    PluginGuard g(*this);
+    todo.swap(impl.legacy_todo);
+  }
+  flush_tally();
+  if (lock_.owns_lock()) lock_.unlock();
+  if (ns_lock_.owns_lock()) ns_lock_.unlock();
+  if (shared_.owns_lock()) shared_.unlock();
   if (todo.empty()) return;
   // Linux (netdev_run_todo): one barrier for the whole list, then wait per device.
   impl.barrier(p);
   for (Device* d : todo) impl.legacy_wait(*d);
+}
+
+void Control::flush_tally() {
+  if (!scope_) return;
+  auto& st = engine_->impl().stats;
+  for (std::size_t i = 0; i < tally_.size(); ++i)
+    if (tally_[i])
+      st.of(static_cast<StatsCounters::Tally>(i))
+          .fetch_add(std::exchange(tally_[i], 0), std::memory_order_relaxed);
+}
+
+bool Control::covers(const Device& dev) const {
+  if (!scope_) return true;
+  if (&dev.ns() != scope_) return false;
+  for (const Device* d : dev.uppers_locked())
+    if (&d->ns() != scope_) return false;
+  for (const Device* d : dev.lowers_locked())
+    if (&d->ns() != scope_) return false;
+  const Device* other = dev.link();
+  return !other || &other->ns() == scope_;
+}
+
+Result<void> Control::check_covers(const Device& dev) const {
+  if (covers(dev)) return ok();
+  return fail(EXDEV,
+              "device \"{}\" reaches beyond namespace \"{}\": this needs the engine's control",
+              dev.name(), scope_->name());
+}
+
+Result<void> Control::check_covers(const Namespace& ns) const {
+  if (covers(ns)) return ok();
+  return fail(EXDEV, "namespace \"{}\" is not under this control (it holds \"{}\")", ns.name(),
+              scope_->name());
+}
+
+Result<void> Control::check_engine_wide(std::string_view what) const {
+  if (!scope_) return ok();
+  return fail(EXDEV, "{} needs the engine's control (this one holds namespace \"{}\")", what,
+              scope_->name());
+}
+
+namespace {
+
+// A change of the engine itself through a namespace's control: a caller's bug.
+void require_engine_wide(const Control& ctl, std::string_view what) {
+  auto r = ctl.check_engine_wide(what);
+  if (r) return;
+  ctl.engine().log(LogLevel::Error, r.error().message);
+  std::abort();
+}
+
+}  // namespace
+
+PluginGuard::PluginGuard(const Control& ctl, bool needed) {
+  if (!needed || !ctl.scope_) return;
+  engine_ = &ctl.engine();
+  engine_->impl().plugins.lock();
+}
+
+PluginGuard::~PluginGuard() {
+  if (engine_) engine_->impl().plugins.unlock();
 }
 
 // ---------------------------------------------------------------- namespaces
@@ -59,6 +135,7 @@ std::vector<Namespace*> Control::namespaces() const {
 }
 
 Result<Namespace*> Control::create_namespace(std::string_view name, std::optional<int> id) {
+  IFCORE_TRY(check_engine_wide("creating a namespace"));
   if (name.empty() || name.size() > 255 || name == "." || name == ".." ||
       name.find('/') != std::string_view::npos)
     return fail(EINVAL, "namespace name \"{}\" is not valid", name);
@@ -85,6 +162,7 @@ Result<Namespace*> Control::create_namespace(std::string_view name, std::optiona
 }
 
 Result<void> Control::destroy_namespace(Namespace& ns) {
+  IFCORE_TRY(check_engine_wide("destroying a namespace"));
   auto& impl = engine_->impl();
   auto it = std::find_if(impl.namespaces.begin(), impl.namespaces.end(),
                          [&](auto& p) { return p.get() == &ns; });
@@ -128,6 +206,7 @@ const Kind* Control::find_kind(std::string_view name) const {
 }
 
 SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {
+  require_engine_wide(*this, "subscribing");
   auto& impl = engine_->impl();
   bool replay = opts.replay;
   EventMask events = opts.events;
@@ -150,6 +229,7 @@ SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {
 }
 
 void Control::unsubscribe(SubscriptionId id, bool replay_down) {
+  require_engine_wide(*this, "unsubscribing");
   auto& impl = engine_->impl();
   const NotifierChain::Entry* entry = impl.chain.find(id);
   EventMask events = entry ? entry->events : 0;
@@ -174,6 +254,7 @@ void Control::unsubscribe(SubscriptionId id, bool replay_down) {
 }
 
 void Control::set_priority(SubscriptionId id, int priority) {
+  require_engine_wide(*this, "a subscriber's priority");
   engine_->impl().chain.set_priority(id, priority);
 }
 
@@ -182,10 +263,12 @@ const Policies& Control::policies() const {
 }
 
 void Control::on_policies_changed(std::function<void(Control&, const Policies&)> fn) {
+  require_engine_wide(*this, "a policies observer");
   engine_->impl().policy_observers.push_back(std::move(fn));
 }
 
 Result<void> Control::add_pernet(PernetHooks& hooks) {
+  IFCORE_TRY(check_engine_wide("a pernet hook"));
   auto& impl = engine_->impl();
   std::vector<Namespace*> done;
   for (auto& ns : impl.namespaces) {
@@ -201,6 +284,7 @@ Result<void> Control::add_pernet(PernetHooks& hooks) {
 }
 
 void Control::remove_pernet(PernetHooks& hooks) {
+  require_engine_wide(*this, "a pernet hook");
   auto& v = engine_->impl().pernet;
   auto it = std::find(v.begin(), v.end(), &hooks);
   if (it == v.end()) return;
@@ -268,6 +352,7 @@ Result<void> Control::check_device_room(const Namespace& ns, std::size_t count) 
 
 Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::string_view name,
                                          int ifindex) {
+  IFCORE_TRY(check_covers(dev->ns()));
   auto& impl = engine_->impl();
   Namespace& ns = dev->ns();
   IFCORE_TRY(check_device_room(ns, 1));
@@ -306,24 +391,24 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
   }
   reg.maybe_resize();
   DeviceAccess::set_state(*d, RegState::Registered);
-  StatsCounters::add_locked(impl.stats.devices_registered, 1);
+  impl.stats.count(*this, StatsCounters::Registered, 1);
   // Linux: register_netdevice sends REGISTER; a veto unregisters the device again.
   EventInfo ev{NetdevEvent::Register, *d};
   EventInfo un{NetdevEvent::Unregister, *d};
   auto r = impl.call_chain(*this, ev, &un);
   if (!r) {
-    impl.discard_registered(std::span<Device* const>(&d, 1));
+    impl.discard_registered(*this, std::span<Device* const>(&d, 1));
     return fail(std::move(r).error());
   }
   return d;
 }
 
-void Engine::Impl::discard_registered(std::span<Device* const> devs) {
+void Engine::Impl::discard_registered(Control& ctl, std::span<Device* const> devs) {
   for (Device* d : devs) {
     d->ns().registry().erase(*d, d->name(), d->ifindex());
     DeviceAccess::set_state(*d, RegState::Unregistered);
   }
-  StatsCounters::add_locked(stats.devices_registered, -static_cast<std::int64_t>(devs.size()));
+  stats.count(ctl, StatsCounters::Registered, -static_cast<std::uint64_t>(devs.size()));
   // Nobody else saw them for long: one grace period, then free.
   DeviceAccess::kill_refs(*this, devs);
   std::vector<Device*> held;

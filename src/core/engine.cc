@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <shared_mutex>
 #include <thread>
 
 #include "base/rcu.h"
@@ -37,9 +39,23 @@ void Engine::Impl::barrier(const Policies& p) {
   StatsCounters::add(stats.barrier_ns, Clock::now() - t0);
 }
 
+namespace {
+
+// Whether a call must hold the plug-in lock (under a namespace's control; PluginGuard does
+// nothing under the engine's): a subscriber it reaches is not concurrent. `event` nullopt:
+// every subscriber is reached (on_batch).
+bool needs_plugin_lock(const NotifierChain::List& list, std::optional<NetdevEvent> event) {
+  return std::any_of(list.begin(), list.end(), [&](const NotifierChain::Entry& e) {
+    return !e.concurrent && (!event || e.wants(*event));
+  });
+}
+
+}  // namespace
+
 Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, const EventInfo* undo) {
   const std::uint64_t t0 = ticks::now();
-  NotifierChain::Call call(chain);
+  NotifierChain::Call call(chain, !ctl.scope());
+  PluginGuard guard(ctl, ctl.scope() && needs_plugin_lock(call.list(), ev.event));
   std::size_t reached = 0, calls = 0;
   Result<void> result;
   for (const auto& e : call.list()) {
@@ -58,9 +74,9 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, const E
                              to_string(ev.event), ev.dev.name(), r.error().message));
     }
   }
-  StatsCounters::add_locked(stats.notifier_calls, calls);
-  StatsCounters::add_locked(stats.notifier_passes, 1);
-  StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
+  stats.count(ctl, StatsCounters::Calls, calls);
+  stats.count(ctl, StatsCounters::Passes, 1);
+  stats.count(ctl, StatsCounters::Ticks, ticks::now() - t0);
   if (!result && undo) {
     const auto& list = call.list();
     for (std::size_t i = 0; i < reached; ++i)
@@ -92,7 +108,8 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
                                    bool batched) {
   if (devs.empty()) return;
   const std::uint64_t t0 = ticks::now();
-  NotifierChain::Call call(chain);
+  NotifierChain::Call call(chain, !ctl.scope());
+  PluginGuard guard(ctl, ctl.scope() && needs_plugin_lock(call.list(), event));
   // The subscribers that take the event, picked once for the whole batch.
   std::vector<const NotifierChain::Entry*> takers;
   takers.reserve(call.list().size());
@@ -119,9 +136,9 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
                                to_string(event), d->name(), r.error().message));
     }
   }
-  StatsCounters::add_locked(stats.notifier_calls, calls);
-  StatsCounters::add_locked(stats.notifier_passes, 1);
-  StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
+  stats.count(ctl, StatsCounters::Calls, calls);
+  stats.count(ctl, StatsCounters::Passes, 1);
+  stats.count(ctl, StatsCounters::Ticks, ticks::now() - t0);
 }
 
 namespace {
@@ -140,7 +157,8 @@ void undo_register(Control& ctl, const std::vector<const NotifierChain::Entry*>&
 Result<void> Engine::Impl::call_register_many(Control& ctl, std::span<Device* const> devs,
                                               std::size_t& vetoed) {
   const std::uint64_t t0 = ticks::now();
-  NotifierChain::Call call(chain);
+  NotifierChain::Call call(chain, !ctl.scope());
+  PluginGuard guard(ctl, ctl.scope() && needs_plugin_lock(call.list(), NetdevEvent::Register));
   std::vector<const NotifierChain::Entry*> takers;
   takers.reserve(call.list().size());
   for (const auto& e : call.list())
@@ -165,19 +183,20 @@ Result<void> Engine::Impl::call_register_many(Control& ctl, std::span<Device* co
   if (!result)
     for (std::size_t i = vetoed; i-- > 0;)
       undo_register(ctl, takers, takers.size(), chain, *devs[i]);
-  StatsCounters::add_locked(stats.notifier_calls, calls);
-  StatsCounters::add_locked(stats.notifier_passes, 1);
-  StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
+  stats.count(ctl, StatsCounters::Calls, calls);
+  stats.count(ctl, StatsCounters::Passes, 1);
+  stats.count(ctl, StatsCounters::Ticks, ticks::now() - t0);
   return result;
 }
 
 void Engine::Impl::call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs) {
   if (devs.empty()) return;
   const std::uint64_t t0 = ticks::now();
-  NotifierChain::Call call(chain);
+  NotifierChain::Call call(chain, !ctl.scope());
+  PluginGuard guard(ctl, ctl.scope() && needs_plugin_lock(call.list(), std::nullopt));
   for (const auto& e : call.list()) e.sub->on_batch(ctl, event, devs);
-  StatsCounters::add_locked(stats.notifier_calls, call.list().size());
-  StatsCounters::add_locked(stats.notifier_ticks, ticks::now() - t0);
+  stats.count(ctl, StatsCounters::Calls, call.list().size());
+  stats.count(ctl, StatsCounters::Ticks, ticks::now() - t0);
 }
 
 // ---------------------------------------------------------------- Engine
@@ -221,6 +240,10 @@ Control Engine::control() {
   return Control(*this);
 }
 
+Control Engine::control(Namespace& ns) {
+  return Control(*this, ns);
+}
+
 void Engine::register_kind(const Kind& kind) {
   auto ctl = control();
   impl_->set_kind(kind);
@@ -233,7 +256,7 @@ void Engine::add_kind(std::unique_ptr<Kind> kind) {
 }
 
 Policies Engine::policies() const {
-  MutexLock lk(impl_->control);
+  std::shared_lock lk(impl_->control.native());  // they change under the exclusive lock
   return impl_->policies;
 }
 

@@ -111,6 +111,23 @@ struct StatsCounters {
   static void add_locked(std::atomic<std::int64_t>& a, Duration d) {
     add_locked(a, std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
   }
+  // The counters a control's holder changes, in the order of Control::tally_.
+  enum Tally : std::size_t { Registered, Unregistered, Batches, Passes, Calls, Ticks };
+  std::atomic<std::uint64_t>& of(Tally t) {
+    std::atomic<std::uint64_t>* c[] = {&devices_registered, &devices_unregistered, &batches,
+                                       &notifier_passes,    &notifier_calls,       &notifier_ticks};
+    return *c[t];
+  }
+  // Counts `n` (wrapping: a negative count is its two's complement) for `ctl`'s holder: at
+  // once under the engine-wide control; in the control's tally under a namespace's, added
+  // when it goes (Control::flush_tally), so that two namespaces' controls do not take turns
+  // at the same counters' cache line at every event.
+  void count(Control& ctl, Tally t, std::uint64_t n) {
+    if (ctl.scope_)
+      ctl.tally_[t] += n;
+    else
+      add_locked(of(t), n);
+  }
 };
 
 // Frees devices once their last reference drops (Linux: netdev_run_todo +
@@ -190,14 +207,67 @@ class Finalizer {
   std::thread thread_;
 };
 
+// The plug-in lock (Engine::Impl::plugins): recursive, as plug-ins call back into the
+// chain. A waiter spins a little, then yields: a holder keeps it for one chain call or one
+// protocol request, about a microsecond, which is less than a futex's sleep and wake-up.
+class PluginLock {
+ public:
+  void lock() {
+    const std::uintptr_t me = self();
+    if (owner_.load(std::memory_order_relaxed) == me) {
+      ++depth_;
+      return;
+    }
+    for (int spins = 0;; ++spins) {
+      std::uintptr_t none = 0;
+      if (owner_.load(std::memory_order_relaxed) == 0 &&
+          owner_.compare_exchange_weak(none, me, std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
+        depth_ = 1;
+        return;
+      }
+      if (spins < 100)
+        pause();
+      else
+        std::this_thread::yield();
+    }
+  }
+  void unlock() {
+    if (--depth_ == 0) owner_.store(0, std::memory_order_release);
+  }
+
+ private:
+  static std::uintptr_t self() {
+    thread_local const char tag = 0;
+    return reinterpret_cast<std::uintptr_t>(&tag);
+  }
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  // Its own cache line: the plug-ins' state it guards is read beside it.
+  alignas(64) std::atomic<std::uintptr_t> owner_{0};
+  int depth_ = 0;  // written by the owner alone
+};
+
 struct Engine::Impl {
   explicit Impl(Engine& e);
   ~Impl();
 
   Engine& engine;
-  // The control lock ("rtnl"), held by a Control (LOCK ORDERING: first of all). What it
-  // guards takes a Control& (the analysis cannot follow a lock held across calls).
-  Mutex control;
+  // The control lock ("rtnl"), held by a Control (LOCK ORDERING: first of all): exclusively
+  // by an engine-wide one, shared by a namespace's, which then takes that namespace's lock
+  // (Namespace::mu_, LOCK ORDERING: second). What it guards takes a Control& (the analysis
+  // cannot follow a lock held across calls).
+  SharedMutex control;
+  // The plug-ins' engine-wide state (the protocols' tables of every device, the link
+  // watch's queue, the kinds' watches, rtnetlink's hub...) under namespaces' controls:
+  // taken (PluginGuard, engine.h) by a namespace's Control around a call into what is not
+  // declared concurrent. Recursive: a plug-in may call back into the chain. An
+  // engine-wide Control never takes it, as no other Control can run beside it.
+  // LOCK ORDERING: third, after the namespace's lock; before every lock below.
+  PluginLock plugins;
   Policies policies;                                   // control lock to write; copied under it
   std::vector<std::unique_ptr<Namespace>> namespaces;  // control lock
   int next_ns_id = 0;
@@ -265,7 +335,7 @@ struct Engine::Impl {
   // Takes registered devices that nobody was told about for good (a vetoed Register) out of
   // their registries and frees them after one grace period, or when their last reference
   // goes. Context: control lock.
-  void discard_registered(std::span<Device* const> devs);
+  void discard_registered(Control& ctl, std::span<Device* const> devs);
   // The legacy wait for one device, run by the caller after dropping the control lock.
   void legacy_wait(Device& d);
 };

@@ -34,6 +34,8 @@ bool is_above_or_same(const Device& lower, const Device& upper) {
 }  // namespace
 
 Result<void> Control::open(Device& dev) {
+  IFCORE_TRY(check_covers(dev));
+  PluginGuard guard(*this, !dev.kind().concurrent());  // the kind's own state
   if (dev.is_up()) return ok();
   auto& impl = engine_->impl();
   IFCORE_TRY(impl.call_chain(*this, EventInfo{NetdevEvent::PreUp, dev}));
@@ -41,6 +43,7 @@ Result<void> Control::open(Device& dev) {
   auto r = dev.kind().open(*this, dev);
   if (!r) {
     dev.set_flags_locked(*this, dev.flags() & ~IFF_UP);
+    PluginGuard lw(*this);
     impl.linkwatch->open_failed(*this, dev);
     return r;
   }
@@ -50,6 +53,8 @@ Result<void> Control::open(Device& dev) {
 }
 
 Result<void> Control::close(Device& dev) {
+  IFCORE_TRY(check_covers(dev));
+  PluginGuard guard(*this, !dev.kind().concurrent());  // the kind's own state
   if (!dev.is_up()) return ok();
   auto& impl = engine_->impl();
   Device* one = &dev;
@@ -61,6 +66,7 @@ Result<void> Control::close(Device& dev) {
 }
 
 Result<void> Control::change_flags(Device& dev, std::uint32_t flags) {
+  IFCORE_TRY(check_covers(dev));
   // Linux: __dev_change_flags. Only these flags are the user's to set; IFF_UP goes
   // through open/close; the rest are kept.
   constexpr std::uint32_t kUserFlags = IFF_DEBUG | IFF_NOTRAILERS | IFF_NOARP | IFF_DYNAMIC |
@@ -90,6 +96,8 @@ Result<void> Control::change_flags(Device& dev, std::uint32_t flags) {
 }
 
 Result<void> Control::set_mtu(Device& dev, std::uint32_t mtu) {
+  IFCORE_TRY(check_covers(dev));
+  PluginGuard guard(*this, !dev.kind().concurrent());  // the kind's own state
   IFCORE_TRY(dev.validate_mtu(mtu));
   std::uint32_t old = dev.mtu();
   if (mtu == old) return ok();
@@ -108,6 +116,8 @@ Result<void> Control::set_mtu(Device& dev, std::uint32_t mtu) {
 }
 
 Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
+  IFCORE_TRY(check_covers(dev));
+  PluginGuard guard(*this, !dev.kind().concurrent());  // the kind's own state
   HwAddr old = dev.address();
   if (addr.size() != old.size())
     return fail_log_only(EINVAL, "address of {} bytes does not match the device's {}", addr.size(),
@@ -140,6 +150,7 @@ Result<void> Control::set_address_from_kind(Device& dev, const HwAddr& addr) {
 }
 
 Result<void> Control::set_broadcast(Device& dev, const HwAddr& addr) {
+  IFCORE_TRY(check_covers(dev));
   if (addr.size() != dev.broadcast().size())
     return fail_log_only(EINVAL, "broadcast address of {} bytes does not match the device's {}",
                          addr.size(), dev.broadcast().size());
@@ -149,6 +160,7 @@ Result<void> Control::set_broadcast(Device& dev, const HwAddr& addr) {
 }
 
 Result<void> Control::rename(Device& dev, std::string_view name) {
+  IFCORE_TRY(check_covers(dev));
   std::string old = dev.name();
   if (name == old) return ok();
   Registry& reg = dev.ns().registry();
@@ -177,6 +189,7 @@ Result<void> Control::rename(Device& dev, std::string_view name) {
 }
 
 Result<void> Control::set_alias(Device& dev, std::string_view alias) {
+  IFCORE_TRY(check_covers(dev));
   // Linux: IFALIASZ is 256 bytes including the NUL.
   if (alias.size() >= 256) return fail(EINVAL, "alias is longer than 255 bytes");
   dev.set_alias_locked(*this, alias);
@@ -185,6 +198,7 @@ Result<void> Control::set_alias(Device& dev, std::string_view alias) {
 }
 
 Result<void> Control::add_altname(Device& dev, std::string_view name) {
+  IFCORE_TRY(check_covers(dev));
   // Linux: rtnl_alt_ifname's policy (IFLA_ALT_IFNAME, ALTIFNAMSIZ - 1) and
   // netdev_name_node_alt_create, which checks nothing but that the name is free: "a:b",
   // "." and "x%d" are altnames Linux accepts, and so is "" (an attribute holding a NUL).
@@ -194,10 +208,12 @@ Result<void> Control::add_altname(Device& dev, std::string_view name) {
 }
 
 Result<void> Control::del_altname(Device& dev, std::string_view name) {
+  IFCORE_TRY(check_covers(dev));
   return dev.ns().registry().del_alt_name(dev, name);
 }
 
 Result<void> Control::set_group(Device& dev, std::uint32_t group) {
+  IFCORE_TRY(check_covers(dev));
   if (dev.group() == group) return ok();
   dev.set_group_locked(*this, group);
   notify_change(dev);
@@ -205,6 +221,7 @@ Result<void> Control::set_group(Device& dev, std::uint32_t group) {
 }
 
 Result<void> Control::set_txqlen(Device& dev, std::uint32_t txqlen) {
+  IFCORE_TRY(check_covers(dev));
   if (dev.txqlen() == txqlen) return ok();
   dev.set_txqlen_locked(*this, txqlen);
   notify_change(dev);
@@ -212,6 +229,8 @@ Result<void> Control::set_txqlen(Device& dev, std::uint32_t txqlen) {
 }
 
 Result<void> Control::link_upper(Device& lower, Device& upper, bool master) {
+  IFCORE_TRY(check_covers(lower));
+  IFCORE_TRY(check_covers(upper));
   // Linux: __netdev_upper_dev_link.
   if (&lower == &upper) return fail(EBUSY, "device \"{}\" cannot be its own upper", lower.name());
   bool loop = is_above_or_same(upper, lower);  // `lower` is `upper` or above it
@@ -269,6 +288,9 @@ void Control::unlink_upper(Device& lower, Device& upper) {
 }
 
 Result<void> Control::set_master(Device& port, Device* master) {
+  IFCORE_TRY(check_covers(port));
+  if (master) IFCORE_TRY(check_covers(*master));
+  PluginGuard guard(*this, !port.kind().concurrent() || (master && !master->kind().concurrent()));
   // Linux: do_set_master.
   Device* cur = port.master();
   if (cur == master) return ok();
@@ -288,6 +310,7 @@ void Control::set_carrier(Device& dev, bool on) {
   // sets the operstate, (de)activates the transmit path and notifies Change, at once or
   // later per the policy (core/linkwatch.h).
   if (!dev.set_carrier_locked(*this, on)) return;
+  PluginGuard guard(*this);  // the link watch's queue is the engine's
   engine_->impl().linkwatch->fire(*this, dev);
 }
 
@@ -298,6 +321,7 @@ void Control::set_operstate(Device& dev, std::uint8_t operstate) {
 }
 
 Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_view new_name) {
+  IFCORE_TRY(check_engine_wide("moving a device to another namespace"));
   // Linux: __dev_change_net_namespace.
   if (&dev.ns() == &to) return ok();
   // Linux 6.18's extack for a netns_immutable device (lo, a vrf).

@@ -367,26 +367,32 @@ TimePoint poll_link_watch(LinkWatch& lw, Control& ctl, TimePoint now) {
 }
 
 void run_link_watch(Control& ctl) {
+  PluginGuard guard(ctl);  // the link watch's queue
   ctl.engine().impl().linkwatch->run_due(ctl);
 }
 
 std::size_t link_watch_pending(Control& ctl) {
+  PluginGuard guard(ctl);  // the link watch's queue
   return ctl.engine().impl().linkwatch->pending();
 }
 
 bool link_watch_pending(Control& ctl, const Device& dev) {
+  PluginGuard guard(ctl);  // the link watch's queue
   return ctl.engine().impl().linkwatch->pending(dev);
 }
 
 LinkWatchStats link_watch_stats(Control& ctl) {
+  PluginGuard guard(ctl);  // the link watch's queue
   return ctl.engine().impl().linkwatch->stats();
 }
 
 LinkWatchTuning link_watch_tuning(Control& ctl) {
+  PluginGuard guard(ctl);  // the link watch's queue
   return ctl.engine().impl().linkwatch->tuning();
 }
 
 void set_link_watch_tuning(Control& ctl, const LinkWatchTuning& t) {
+  PluginGuard guard(ctl);  // the link watch's queue
   ctl.engine().impl().linkwatch->set_tuning(t);
 }
 

@@ -61,7 +61,7 @@ bool is_vetoable(NetdevEvent e) {
 
 SubscriptionId NotifierChain::add(Subscriber& s, const SubscribeOptions& o) {
   List next = *list_;
-  Entry e{next_id_++, o.priority, next_seq_++, &s, o.name, o.events};
+  Entry e{next_id_++, o.priority, next_seq_++, &s, o.name, o.events, o.concurrent};
   auto pos = std::find_if(next.begin(), next.end(),
                           [&](const Entry& x) { return x.priority < e.priority; });
   next.insert(pos, e);

@@ -2,7 +2,8 @@
 // subscription. Copy-on-write: a call iterates the list of its start, so a subscriber may
 // subscribe or unsubscribe others (or itself) while being called.
 //
-// Context: every method runs under the control lock.
+// Context: every method runs under the control lock (add, remove and set_priority under
+// the engine-wide control).
 #pragma once
 
 #include <memory>
@@ -24,6 +25,7 @@ class NotifierChain {
     Subscriber* sub;
     std::string name;
     EventMask events = kAllEvents;
+    bool concurrent = false;  // SubscribeOptions::concurrent
     bool wants(NetdevEvent e) const { return takes(events, e); }
   };
   using List = std::vector<Entry>;
@@ -38,11 +40,17 @@ class NotifierChain {
   // One call of the chain: the list of its start, valid until the call ends even if the
   // chain changes meanwhile (a list replaced during a call is kept until the outermost call
   // ends). Cheaper than a snapshot: no reference is counted per call. Calls nest.
+  //
+  // Under a namespace's control (`counted` false) the chain cannot change (only the
+  // engine-wide control subscribes and unsubscribes), and calls of several namespaces
+  // run at once: nothing is counted.
   class Call {
    public:
-    explicit Call(NotifierChain& c) : chain_(c), list_(*c.list_) { ++c.calls_; }
+    Call(NotifierChain& c, bool counted) : chain_(c), list_(*c.list_), counted_(counted) {
+      if (counted_) ++c.calls_;
+    }
     ~Call() {
-      if (--chain_.calls_ == 0) chain_.replaced_.clear();
+      if (counted_ && --chain_.calls_ == 0) chain_.replaced_.clear();
     }
     Call(const Call&) = delete;
     Call& operator=(const Call&) = delete;
@@ -51,6 +59,7 @@ class NotifierChain {
    private:
     NotifierChain& chain_;
     const List& list_;
+    bool counted_;
   };
 
  private:

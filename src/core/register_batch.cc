@@ -112,6 +112,9 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   batch.items_.clear();
   if (items.empty()) return std::vector<Device*>{};
   auto& impl = engine_->impl();
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (auto r = check_covers(items[i].dev->ns()); !r)
+      return tl::unexpected(item_error(i, std::move(r).error()));
   if (auto c = check_items(*this, items); !c) return tl::unexpected(std::move(c).error());
   auto saved = save_allocators(items);
   std::vector<Device*> devs;
@@ -129,11 +132,11 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   }
   for (const auto& [ns, next] : saved) ns->registry().maybe_resize();
   for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Registered);
-  StatsCounters::add_locked(impl.stats.devices_registered, devs.size());
+  impl.stats.count(*this, StatsCounters::Registered, devs.size());
   // One Register pass for the whole batch; a veto undoes it all.
   std::size_t vetoed = 0;
   if (auto r = impl.call_register_many(*this, devs, vetoed); !r) {
-    impl.discard_registered(devs);
+    impl.discard_registered(*this, devs);
     restore_allocators(saved);
     return tl::unexpected(item_error(vetoed, std::move(r).error()));
   }

@@ -5,6 +5,7 @@
 // Lock order: runs under the control lock.
 #include <net/if.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <functional>
 
@@ -33,9 +34,11 @@ Result<void> validate_generic(const LinkRequest& req) {
 }  // namespace
 
 Result<Device*> Control::create_link(Namespace& ns, const LinkRequest& req) {
+  IFCORE_TRY(check_covers(ns));
   if (!req.kind) return fail(EOPNOTSUPP, "Unknown device type");
   const Kind* kind = find_kind(*req.kind);
   if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
+  PluginGuard guard(*this, !kind->concurrent());  // the kind's own state
   IFCORE_TRY(validate_generic(req));
   if (req.master) {
     if (*req.master && !find(ns, static_cast<int>(*req.master)))
@@ -90,6 +93,12 @@ Result<std::unique_ptr<Device>> prepare_one(Control& ctl, Namespace& ns, const L
 }  // namespace
 
 BatchResult Control::create_links(Namespace& ns, std::span<const LinkRequest> reqs) {
+  if (auto r = check_covers(ns); !r) return tl::unexpected(BatchError{std::nullopt, r.error()});
+  const bool shared = std::any_of(reqs.begin(), reqs.end(), [&](const LinkRequest& r) {
+    const Kind* k = r.kind ? find_kind(*r.kind) : nullptr;
+    return !k || !k->concurrent();
+  });
+  PluginGuard guard(*this, shared);  // a kind's own state
   RegisterBatch batch;
   for (std::size_t i = 0; i < reqs.size(); ++i) {
     auto dev = prepare_one(*this, ns, reqs[i]);
@@ -273,8 +282,14 @@ Result<void> change_settings(Control& ctl, Device& dev, const LinkRequest& req, 
 }  // namespace
 
 Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
+  IFCORE_TRY(check_covers(dev));
   auto t = check_link_change(*this, dev, req);
   if (!t) return fail(std::move(t).error());
+  if (t->ns) IFCORE_TRY(check_engine_wide("moving a device to another namespace"));
+  if (t->master) IFCORE_TRY(check_covers(*t->master));
+  // The kind's (and a master's) own state.
+  PluginGuard guard(*this,
+                    !dev.kind().concurrent() || (t->master && !t->master->kind().concurrent()));
   // Applied in Linux's order (do_setlink), each step with its undo.
   UndoLog log(*this, dev);
   IFCORE_TRY(change_identity(*this, dev, req, *t, log));

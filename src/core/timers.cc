@@ -128,10 +128,12 @@ void Timers::worker() {
 // ---------------------------------------------------------------- public functions
 
 TimerId add_timer(Control& ctl, std::function<void(Control&)> fn) {
+  PluginGuard guard(ctl);  // the engine's timers
   return ctl.engine().impl().timers.add(std::move(fn));
 }
 
 void arm_timer(Control& ctl, TimerId id, TimePoint at) {
+  PluginGuard guard(ctl);  // the engine's timers
   ctl.engine().impl().timers.arm(id, at);
 }
 
@@ -140,18 +142,22 @@ void post_timer(Engine& engine, TimerId id) {
 }
 
 void cancel_timer(Control& ctl, TimerId id) {
+  PluginGuard guard(ctl);  // the engine's timers
   ctl.engine().impl().timers.cancel(id);
 }
 
 void remove_timer(Control& ctl, TimerId id) {
+  PluginGuard guard(ctl);  // the engine's timers
   ctl.engine().impl().timers.remove(id);
 }
 
 std::optional<TimePoint> timer_deadline(Control& ctl, TimerId id) {
+  PluginGuard guard(ctl);  // the engine's timers
   return ctl.engine().impl().timers.deadline(id);
 }
 
 void run_timers(Control& ctl) {
+  PluginGuard guard(ctl);  // the engine's timers
   ctl.engine().impl().timers.run_due(ctl);
 }
 

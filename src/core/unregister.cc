@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <shared_mutex>
 #include <thread>
 #include <unordered_set>
 
@@ -85,12 +86,15 @@ void announce_and_unlink(Control& ctl, Engine::Impl& impl, std::span<Device* con
 }
 
 // 6. To the finalizer; the registry's reference dropped.
-void hand_over(Engine::Impl& impl, std::span<Device* const> devs, const Policies& p) {
+void hand_over(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs, const Policies& p) {
   bool caller_waits = p.ref_wait != RefWaitPolicy::Event;
   for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Unregistered);
-  StatsCounters::add_locked(impl.stats.devices_unregistered, devs.size());
+  impl.stats.count(ctl, StatsCounters::Unregistered, devs.size());
   impl.finalizer.adopt(devs, caller_waits);
-  if (caller_waits) impl.legacy_todo.insert(impl.legacy_todo.end(), devs.begin(), devs.end());
+  if (caller_waits) {
+    PluginGuard g(ctl);  // the todo list is the engine's
+    impl.legacy_todo.insert(impl.legacy_todo.end(), devs.begin(), devs.end());
+  }
   // The devices nobody else holds are freed here and now (Linux: netdev_run_todo finds
   // them at refcount 1 at once); the others when their last holder lets go. A legacy
   // caller waits for and releases its devices itself.
@@ -103,7 +107,7 @@ void hand_over(Engine::Impl& impl, std::span<Device* const> devs, const Policies
 
 void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
                       const Policies& p) {
-  StatsCounters::add_locked(impl.stats.batches, 1);
+  impl.stats.count(ctl, StatsCounters::Batches, 1);
   bool single = p.unregister == UnregisterPolicy::Single;
   // Subscribers may defer per-device cleanup to the UnregisterBatch event (EventInfo::
   // batched). Not under seed 002's per-device policy: there each device's cleanup starts
@@ -117,7 +121,7 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
   announce_and_unlink(ctl, impl, devs, defer);
   // 5. One grace period for the batch: references switch to exact counting.
   DeviceAccess::kill_refs(impl, devs);
-  hand_over(impl, devs, p);
+  hand_over(ctl, impl, devs, p);
 }
 
 }  // namespace
@@ -126,6 +130,8 @@ Result<void> Control::queue_unregister(Device& dev, UnregisterBatch& batch) {
   if (batch.contains(dev)) return ok();
   if (dev.state() != RegState::Registered)
     return fail(ENODEV, "device \"{}\" is not registered", dev.name());
+  IFCORE_TRY(check_covers(dev));
+  PluginGuard guard(*this, !dev.kind().concurrent());  // the kind's own state
   const std::size_t before = batch.size();
   IFCORE_TRY(dev.kind().del_link(*this, dev, batch));
   // Uppers stacked on this device, or on another the kind queued with it (a veth's peer),
@@ -149,6 +155,18 @@ void Control::commit(UnregisterBatch& batch) {
   devs.erase(std::remove_if(devs.begin(), devs.end(),
                             [](Device* d) { return d->state() != RegState::Registered; }),
              devs.end());
+  // A namespace's control commits its own devices only (queue_unregister checks them; one
+  // added to the batch by hand is the caller's bug), under the plug-in lock if a kind of
+  // theirs is not concurrent.
+  bool shared = false;
+  for (Device* d : devs) {
+    if (auto r = check_covers(*d); !r) {
+      engine_->log(LogLevel::Error, r.error().message);
+      std::abort();
+    }
+    shared = shared || !d->kind().concurrent();
+  }
+  PluginGuard guard(*this, shared);
   // The other live batches that list these devices lose them now (Linux: list_move takes
   // a device off the list it was on): they are freed once the commit is over, and a batch
   // committed later would read them.
@@ -192,7 +210,7 @@ void Engine::Impl::legacy_wait(Device& d) {
   // Linux: netdev_wait_allrefs — check, re-broadcast UNREGISTER every second, sleep.
   Policies p;
   {
-    MutexLock lk(control);
+    std::shared_lock lk(control.native());  // policies change under the exclusive lock
     p = policies;
   }
   auto t0 = Clock::now();

@@ -9,6 +9,7 @@ class Dummy final : public Kind {
  public:
   std::string_view name() const override { return "dummy"; }
   bool can_change_carrier() const override { return true; }  // dummy_change_carrier
+  bool concurrent() const override { return true; }          // its device alone, nothing shared
   Result<Device*> new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const override;
   Result<std::unique_ptr<Device>> prepare_link(Control& ctl, Namespace& ns,
                                                const LinkRequest& req) const override;

@@ -180,6 +180,8 @@ Result<void> dispatch(Control& ctl, Namespace& ns, const Request& q, bool add, B
 }  // namespace
 
 Result<void> add(Control& ctl, Namespace& ns, const Request& q) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the bridges' and VXLANs' tables, their listeners
   return dispatch(ctl, ns, q, true, kinds::bridge::fdb_add, kinds::vx::fdb_add,
                   [&](Device& dev, const HwAddr& addr, std::uint16_t vid) {
                     return dflt_add(ctl, dev, addr, q, vid);
@@ -187,12 +189,16 @@ Result<void> add(Control& ctl, Namespace& ns, const Request& q) {
 }
 
 Result<void> del(Control& ctl, Namespace& ns, const Request& q) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the bridges' and VXLANs' tables, their listeners
   return dispatch(
       ctl, ns, q, false, kinds::bridge::fdb_del, kinds::vx::fdb_del,
       [&](Device& dev, const HwAddr& addr, std::uint16_t) { return dflt_del(ctl, dev, addr, q); });
 }
 
 Result<void> flush(Control& ctl, Namespace& ns, const Request& q) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the bridges' and VXLANs' tables, their listeners
   // Linux: rtnl_fdb_del with NLM_F_BULK: the address and vlan are the drivers' to read.
   if (q.ifindex == 0) return fail(EINVAL, "invalid ifindex");
   Device* dev = ctl.find(ns, q.ifindex);
@@ -220,6 +226,8 @@ Result<void> flush(Control& ctl, Namespace& ns, const Request& q) {
 }
 
 Result<Entry> get(Control& ctl, Namespace& ns, const Request& q) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the bridges' and VXLANs' tables, their listeners
   // Linux: rtnl_fdb_get after valid_fdb_get_strict (the rtnetlink face checks the message).
   if (!q.lladdr) return fail(EINVAL, "Missing lookup address for fdb get request");
   auto v = vid_of(q);
@@ -256,6 +264,8 @@ Result<Entry> get(Control& ctl, Namespace& ns, const Request& q) {
 
 Result<std::vector<Entry>> dump(Control& ctl, Namespace& ns, int br_idx, int brport,
                                 const GroupsOf& groups) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the bridges' and VXLANs' tables, their listeners
   std::vector<Entry> out;
   Device* br_dev = nullptr;
   if (br_idx) {
@@ -286,15 +296,18 @@ Result<std::vector<Entry>> dump(Control& ctl, Namespace& ns, int br_idx, int brp
 }
 
 void add_listener(Control& ctl, Listener& l) {
+  PluginGuard guard(ctl);  // the bridges' and VXLANs' tables, their listeners
   state(ctl).listeners.push_back(&l);
 }
 
 void remove_listener(Control& ctl, Listener& l) {
+  PluginGuard guard(ctl);  // the bridges' and VXLANs' tables, their listeners
   auto& v = state(ctl).listeners;
   v.erase(std::remove(v.begin(), v.end(), &l), v.end());
 }
 
 void notify(Control& ctl, Namespace& ns, bool added, const Entry& e) {
+  PluginGuard guard(ctl);  // the bridges' and VXLANs' tables, their listeners
   for (Listener* l : state(ctl).listeners) l->on_fdb(ns, added, e);
 }
 

@@ -38,11 +38,13 @@ Result<Namespace*> peer_namespace(Control& ctl, Namespace& ns, const LinkRequest
   if (peer.net_ns_name) {
     Namespace* n = ctl.find_namespace(*peer.net_ns_name);
     if (!n) return fail(EINVAL, "namespace \"{}\" does not exist", *peer.net_ns_name);
+    IFCORE_TRY(ctl.check_covers(*n));
     return n;
   }
   if (peer.net_ns_id) {
     Namespace* n = ctl.find_namespace_by_id(*peer.net_ns_id);
     if (!n) return fail_log_only(EINVAL, "invalid target namespace id {}", *peer.net_ns_id);
+    IFCORE_TRY(ctl.check_covers(*n));
     return n;
   }
   return &ns;

@@ -39,6 +39,8 @@ RouteInfo cached_route4(const IpAddr& dst, std::uint8_t type, int oif, std::uint
 }  // namespace
 
 Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   const IpAddr& dst = given.dst;
   int oif = given.oif;
   if (dst.empty()) return fail(EINVAL, "missing destination address");

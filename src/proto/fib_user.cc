@@ -118,6 +118,8 @@ void start_user_route(RouteInfo& i, const RouteRequest& req, std::uint32_t table
 }  // namespace
 
 Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   RetireScope scope(engine_proto(ctl.engine()));
   if (req.family != AF_INET && req.family != AF_INET6)
     return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
@@ -277,6 +279,8 @@ Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& 
 }  // namespace
 
 Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   RetireScope scope(ep);
   NetState& st = net_state(ns);
@@ -331,6 +335,7 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
 
 std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
                                    std::optional<std::uint32_t> table) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   std::vector<RouteInfo> out;
   NetState& st = net_state(ns);
   for (int f : {AF_INET, AF_INET6}) {

@@ -331,6 +331,8 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<AddrInfo> add_address(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   RetireScope scope(engine_proto(ctl.engine()));
   if (req.family == AF_INET) return add_v4(ctl, ns, req);
   if (req.family == AF_INET6) return add_address6(ctl, ns, req);
@@ -338,6 +340,8 @@ Result<AddrInfo> add_address(Control& ctl, Namespace& ns, const AddrRequest& req
 }
 
 Result<void> delete_address(Control& ctl, Namespace& ns, const AddrRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   RetireScope scope(engine_proto(ctl.engine()));
   if (req.family == AF_INET) return del_v4(ctl, ns, req);
   if (req.family == AF_INET6) return delete_address6(ctl, ns, req);
@@ -349,6 +353,7 @@ bool is_local_address(Control&, Namespace& ns, const IpAddr& a) {
 }
 
 std::vector<AddrInfo> list_addresses(Control& ctl, Namespace& ns, int family, int ifindex) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   const TimePoint now = ctl.engine().time().now();
   std::vector<AddrInfo> out;
@@ -373,6 +378,8 @@ std::vector<AddrInfo> list_addresses(Control& ctl, Namespace& ns, int family, in
 }
 
 Result<Inet4Conf> inet4_conf(Control& ctl, Namespace& ns, int ifindex) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   NetState& st = net_state(ns);
   if (ifindex == kConfAll) return st.all4;
   if (ifindex == kConfDefault) return st.default4;
@@ -384,6 +391,8 @@ Result<Inet4Conf> inet4_conf(Control& ctl, Namespace& ns, int ifindex) {
 
 Result<void> set_inet4_conf(Control& ctl, Namespace& ns, int ifindex, const Inet4Conf& c,
                             unsigned copy, unsigned own) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   NetState& st = net_state(ns);
   EngineProto& ep = engine_proto(ctl.engine());
   // Linux: IPV4_DEVCONF_MC_FORWARDING is the multicast router's, read-only to sysctl.

@@ -495,6 +495,8 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<Inet6Conf> inet6_conf(Control& ctl, Namespace& ns, int ifindex) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   NetState& st = net_state(ns);
   if (ifindex == kConfAll) return st.all6;
   if (ifindex == kConfDefault) return st.default6;
@@ -506,6 +508,8 @@ Result<Inet6Conf> inet6_conf(Control& ctl, Namespace& ns, int ifindex) {
 
 Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c,
                             unsigned copy) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   NetState& st = net_state(ns);
   EngineProto& ep = engine_proto(ctl.engine());
   RetireScope scope(ep);

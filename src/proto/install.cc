@@ -278,10 +278,12 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 void add_listener(Control& ctl, ProtoListener& l) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   engine_proto(ctl.engine()).listeners.push_back(&l);
 }
 
 void remove_listener(Control& ctl, ProtoListener& l) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   auto& v = engine_proto(ctl.engine()).listeners;
   v.erase(std::remove(v.begin(), v.end(), &l), v.end());
 }
@@ -319,6 +321,7 @@ inet::LinkAfInfo link_af_info(const Device& dev) {
 }
 
 DstStats dst_stats(Control& ctl) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   return DstStats{ep.dst_live, ep.garbage.size()};
 }

@@ -137,10 +137,13 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 MultipathHashConf multipath_hash_conf(Control& ctl, Namespace& ns) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   return net_state(ns).mp_hash;
 }
 
 Result<void> set_multipath_hash_conf(Control& ctl, Namespace& ns, const MultipathHashConf& c) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   // Linux: proc_fib_multipath_hash_policy (0..3), proc_fib_multipath_hash_fields
   // (1..FIB_MULTIPATH_HASH_FIELD_ALL_MASK).
   if (c.policy4 > 3 || c.policy6 > 3) return fail(EINVAL, "multipath hash policy must be 0..3");
@@ -152,6 +155,7 @@ Result<void> set_multipath_hash_conf(Control& ctl, Namespace& ns, const Multipat
 }
 
 std::uint32_t multipath_hash(Control& ctl, Namespace& ns, const Flow& flow) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   return mp_hash(engine_proto(ctl.engine()), net_state(ns), flow);
 }
 

@@ -354,6 +354,8 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   RetireScope scope(ep);
   auto devr = checked_request(ctl, ns, req, true);
@@ -443,6 +445,8 @@ Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
 }
 
 Result<void> delete_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   RetireScope scope(ep);
   auto devr = checked_request(ctl, ns, req, false);
@@ -478,6 +482,7 @@ Result<void> delete_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) 
 
 std::vector<NeighInfo> list_neighs(Control& ctl, Namespace& ns, int family, bool proxy,
                                    int ifindex) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   std::vector<NeighInfo> out;
   NetState& st = net_state(ns);
@@ -511,6 +516,8 @@ std::vector<NeighInfo> list_neighs(Control& ctl, Namespace& ns, int family, bool
 }
 
 Result<NeighInfo> get_neigh(Control& ctl, Namespace& ns, const NeighRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   if (!req.dst) return fail(EINVAL, "Network address not specified");
   auto devr = request_device(ctl, ns, req);
   if (!devr) return fail(ENODEV, "Unknown device ifindex");
@@ -535,6 +542,7 @@ Result<NeighInfo> get_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
 }
 
 std::size_t neigh_count(Control& ctl) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   std::size_t n = 0;
   for (DevState* ds = ep.dev_states; ds; ds = ds->next) n += ds->neighs.size();

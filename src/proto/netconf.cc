@@ -116,6 +116,8 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<NetconfInfo> get_netconf(Control& ctl, Namespace& ns, int family, int ifindex) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   if (family == AF_INET) {
     auto c = inet4_conf(ctl, ns, ifindex);
     if (!c) return fail(c.error());
@@ -131,6 +133,7 @@ Result<NetconfInfo> get_netconf(Control& ctl, Namespace& ns, int family, int ifi
 
 // Linux: inet_netconf_dump_devconf, inet6_netconf_dump_devconf.
 std::vector<NetconfInfo> list_netconf(Control& ctl, Namespace& ns, int family) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   NetState& st = net_state(ns);
   std::vector<NetconfInfo> out;

@@ -343,6 +343,8 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<NexthopInfo> add_nexthop(Control& ctl, Namespace& ns, const NexthopRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   RetireScope scope(ep);
   NetState& st = net_state(ns);
@@ -403,6 +405,8 @@ Result<NexthopInfo> add_nexthop(Control& ctl, Namespace& ns, const NexthopReques
 }
 
 Result<void> delete_nexthop(Control& ctl, Namespace& ns, std::uint32_t id) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   EngineProto& ep = engine_proto(ctl.engine());
   RetireScope scope(ep);
   NetState& st = net_state(ns);
@@ -413,12 +417,15 @@ Result<void> delete_nexthop(Control& ctl, Namespace& ns, std::uint32_t id) {
 }
 
 Result<NexthopInfo> get_nexthop(Control& ctl, Namespace& ns, std::uint32_t id) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   Nexthop* nh = nexthop_find(net_state(ns), id);
   if (!nh) return fail(ENOENT);
   return reported(*nh, ctl.engine().time().now());
 }
 
 std::vector<NexthopInfo> list_nexthops(Control& ctl, Namespace& ns, const NexthopFilter& f) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   std::vector<NexthopInfo> out;
   const TimePoint now = ctl.engine().time().now();
   for (auto& [id, nh] : net_state(ns).nexthops) {

@@ -224,6 +224,8 @@ using namespace ifcore::proto;
 
 Result<std::vector<NexthopBucket>> list_nexthop_buckets(Control& ctl, Namespace& ns,
                                                         const NexthopBucketFilter& f) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   NetState& st = net_state(ns);
   const TimePoint now = ctl.engine().time().now();
   std::vector<NexthopBucket> out;
@@ -262,6 +264,8 @@ Result<std::vector<NexthopBucket>> list_nexthop_buckets(Control& ctl, Namespace&
 
 Result<NexthopBucket> get_nexthop_bucket(Control& ctl, Namespace& ns, std::uint32_t id,
                                          std::uint16_t index) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   auto g = find_resilient(net_state(ns), id);
   if (!g) return fail(g.error());
   if (index >= (*g)->res->buckets.size()) return fail(ENOENT, "Bucket index out of bounds");
@@ -269,6 +273,7 @@ Result<NexthopBucket> get_nexthop_bucket(Control& ctl, Namespace& ns, std::uint3
 }
 
 void nexthop_res_upkeep(Control& ctl) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   run_due(ctl);
 }
 

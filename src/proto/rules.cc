@@ -211,6 +211,8 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 Result<RuleInfo> add_rule(Control& ctl, Namespace& ns, const RuleRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   RuleInfo r = req.rule;
   if (r.family != AF_INET && r.family != AF_INET6)
     return fail(EAFNOSUPPORT, "Rule family not supported");
@@ -263,6 +265,8 @@ Result<RuleInfo> add_rule(Control& ctl, Namespace& ns, const RuleRequest& req) {
 }
 
 Result<void> delete_rule(Control& ctl, Namespace& ns, const RuleRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   int family = req.rule.family;
   if (family != AF_INET && family != AF_INET6)
     return fail(EAFNOSUPPORT, "Rule family not supported");
@@ -279,6 +283,7 @@ Result<void> delete_rule(Control& ctl, Namespace& ns, const RuleRequest& req) {
 }
 
 std::vector<RuleInfo> list_rules(Control& ctl, Namespace& ns, int family) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
   NetState& st = net_state(ns);
   std::vector<RuleInfo> out;
   for (int f : {AF_INET, AF_INET6}) {

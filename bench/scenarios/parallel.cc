@@ -1,0 +1,121 @@
+// bench/scenarios/parallel.cc — see parallel.h.
+#include "bench/scenarios/parallel.h"
+
+#include <fmt/core.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "bench/scenarios/bench.h"
+#include "bench/scenarios/paths.h"
+#include "ifcore/ifcore.h"
+
+namespace ifcore::bench {
+
+namespace {
+
+enum class Scope { Engine, Namespace };
+
+// One writer's rounds in `ns`: `names.size()` dummies made one by one, then deleted in one
+// batch, each round under one control.
+Result<void> write_rounds(Engine& eng, Namespace& ns, Scope scope,
+                          const std::vector<LinkRequest>& reqs, int rounds) {
+  std::vector<Device*> made;
+  made.reserve(reqs.size());
+  for (int r = 0; r < rounds; ++r) {
+    auto ctl = scope == Scope::Engine ? eng.control() : eng.control(ns);
+    made.clear();
+    for (const LinkRequest& req : reqs) {
+      auto d = ctl.create_link(ns, req);
+      if (!d) return fail(d.error().code, "create {}: {}", *req.name, d.error().message);
+      made.push_back(*d);
+    }
+    if (auto del = ctl.delete_links(made); !del) return del;
+  }
+  return ok();
+}
+
+// Devices made and deleted per second by `writers` writers, each in its own namespace.
+Result<double> throughput(int writers, Scope scope, int devices, int rounds) {
+  auto eng = make_engine();
+  std::vector<Namespace*> spaces;
+  {
+    auto ctl = eng->control();
+    for (int w = 0; w < writers; ++w) {
+      auto ns = ctl.create_namespace(fmt::format("writer{}", w));
+      if (!ns) return fail(ns.error());
+      spaces.push_back(*ns);
+    }
+  }
+  std::vector<LinkRequest> reqs(static_cast<std::size_t>(devices));
+  for (int i = 0; i < devices; ++i) {
+    reqs[static_cast<std::size_t>(i)].kind = "dummy";
+    reqs[static_cast<std::size_t>(i)].name = fmt::format("dummy{}", i);
+  }
+  // A round each first, so that the timed rounds reuse the allocator's memory.
+  for (Namespace* ns : spaces)
+    if (auto w = write_rounds(*eng, *ns, scope, reqs, 1); !w) return fail(w.error());
+  std::vector<Result<void>> results(spaces.size(), ok());
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < spaces.size(); ++w)
+    threads.emplace_back([&, w] {
+      ++ready;
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      results[w] = write_rounds(*eng, *spaces[w], scope, reqs, rounds);
+    });
+  while (ready.load() < writers) std::this_thread::yield();
+  auto t0 = BenchClock::now();
+  go.store(true, std::memory_order_release);
+  for (auto& t : threads) t.join();
+  double took = seconds_between(t0, BenchClock::now());
+  for (auto& r : results)
+    if (!r) return fail(r.error());
+  eng->drain();
+  return static_cast<double>(writers) * rounds * devices / took;
+}
+
+}  // namespace
+
+Result<ParallelFigures> measure_parallel_namespaces(int devices, int rounds, int repeat) {
+  ParallelFigures f;
+  f.devices = devices;
+  f.rounds = rounds;
+  f.repeat = repeat;
+  std::vector<double> wide, one, two;
+  for (int i = 0; i < repeat; ++i) {
+    for (auto [writers, scope, out] :
+         {std::tuple{1, Scope::Engine, &wide}, std::tuple{1, Scope::Namespace, &one},
+          std::tuple{2, Scope::Namespace, &two}}) {
+      auto t = throughput(writers, scope, devices, rounds);
+      if (!t) return fail(t.error());
+      out->push_back(*t);
+    }
+  }
+  f.engine_wide = median_of(wide);
+  f.one = median_of(one);
+  f.two = median_of(two);
+  return f;
+}
+
+void print_parallel_namespaces(const ParallelFigures& f, std::FILE* out) {
+  fmt::print(out,
+             "\n{}: each writer in its own namespace makes {} dummies one by one and deletes "
+             "them in one batch, {} rounds; devices made and deleted per second, median of {}\n",
+             kParallelName, f.devices, f.rounds, f.repeat);
+  auto row = [&](const char* what, double rate) {
+    fmt::print(out, "  {:<48} {:>12.0f} /s  {:>6.3f} µs a device\n", what, rate,
+               rate > 0 ? 1e6 / rate : 0);
+  };
+  row("1 writer, the engine's control", f.engine_wide);
+  row("1 writer, its namespace's control", f.one);
+  row("2 writers, each its namespace's control", f.two);
+  fmt::print(out, "  2 writers ÷ 1: {:.2f}× (target ≥ {:.1f}× on 2 CPUs): {}\n", f.ratio(),
+             kParallelTarget, f.ratio() >= kParallelTarget ? "met" : "MISSED");
+}
+
+}  // namespace ifcore::bench
