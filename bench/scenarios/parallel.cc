@@ -82,10 +82,7 @@ Result<double> throughput(int writers, Scope scope, int devices, int rounds) {
 }  // namespace
 
 Result<ParallelFigures> measure_parallel_namespaces(int devices, int rounds, int repeat) {
-  ParallelFigures f;
-  f.devices = devices;
-  f.rounds = rounds;
-  f.repeat = repeat;
+  ParallelFigures f{.devices = devices, .rounds = rounds, .repeat = repeat};
   std::vector<double> wide, one, two;
   for (int i = 0; i < repeat; ++i) {
     for (auto [writers, scope, out] :
