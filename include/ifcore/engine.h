@@ -206,6 +206,9 @@ class Control {
   Result<void> check_covers(const Namespace& ns) const;
   // ok() for the engine-wide control; EXDEV for a namespace's (`what` needs the engine).
   Result<void> check_engine_wide(std::string_view what) const;
+  // The same for what cannot fail: a namespace's control here is the caller's bug, logged
+  // (LogLevel::Error), then abort().
+  void require_engine_wide(std::string_view what) const;
 
   // ---- namespaces
   Namespace* find_namespace(std::string_view name) const;

@@ -92,17 +92,12 @@ Result<void> Control::check_engine_wide(std::string_view what) const {
               scope_->name());
 }
 
-namespace {
-
-// A change of the engine itself through a namespace's control: a caller's bug.
-void require_engine_wide(const Control& ctl, std::string_view what) {
-  auto r = ctl.check_engine_wide(what);
+void Control::require_engine_wide(std::string_view what) const {
+  auto r = check_engine_wide(what);
   if (r) return;
-  ctl.engine().log(LogLevel::Error, r.error().message);
+  engine_->log(LogLevel::Error, r.error().message);
   std::abort();
 }
-
-}  // namespace
 
 PluginGuard::PluginGuard(const Control& ctl, bool needed) {
   if (!needed || !ctl.scope_) return;
@@ -206,7 +201,7 @@ const Kind* Control::find_kind(std::string_view name) const {
 }
 
 SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {
-  require_engine_wide(*this, "subscribing");
+  require_engine_wide("subscribing");
   auto& impl = engine_->impl();
   bool replay = opts.replay;
   EventMask events = opts.events;
@@ -229,7 +224,7 @@ SubscriptionId Control::subscribe(Subscriber& s, SubscribeOptions opts) {
 }
 
 void Control::unsubscribe(SubscriptionId id, bool replay_down) {
-  require_engine_wide(*this, "unsubscribing");
+  require_engine_wide("unsubscribing");
   auto& impl = engine_->impl();
   const NotifierChain::Entry* entry = impl.chain.find(id);
   EventMask events = entry ? entry->events : 0;
@@ -254,7 +249,7 @@ void Control::unsubscribe(SubscriptionId id, bool replay_down) {
 }
 
 void Control::set_priority(SubscriptionId id, int priority) {
-  require_engine_wide(*this, "a subscriber's priority");
+  require_engine_wide("a subscriber's priority");
   engine_->impl().chain.set_priority(id, priority);
 }
 
@@ -263,7 +258,7 @@ const Policies& Control::policies() const {
 }
 
 void Control::on_policies_changed(std::function<void(Control&, const Policies&)> fn) {
-  require_engine_wide(*this, "a policies observer");
+  require_engine_wide("a policies observer");
   engine_->impl().policy_observers.push_back(std::move(fn));
 }
 
@@ -284,7 +279,7 @@ Result<void> Control::add_pernet(PernetHooks& hooks) {
 }
 
 void Control::remove_pernet(PernetHooks& hooks) {
-  require_engine_wide(*this, "a pernet hook");
+  require_engine_wide("a pernet hook");
   auto& v = engine_->impl().pernet;
   auto it = std::find(v.begin(), v.end(), &hooks);
   if (it == v.end()) return;

@@ -52,7 +52,8 @@ LinkWatch::LinkWatch(Engine::Impl& impl) : impl_(impl) {
       *this, SubscribeOptions{
                  "linkwatch", kPriority, false,
                  events_of(NetdevEvent::Register, NetdevEvent::PreUp, NetdevEvent::Up,
-                           NetdevEvent::GoingDown, NetdevEvent::Down, NetdevEvent::Unregister)});
+                           NetdevEvent::GoingDown, NetdevEvent::Down, NetdevEvent::Unregister),
+                 true});  // on_event takes the plug-in lock but at Register
 }
 
 LinkWatch::~LinkWatch() {
@@ -240,6 +241,8 @@ void LinkWatch::release_held(Control& ctl, TimePoint now) {
 }
 
 Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
+  // Register touches the device alone; the rest, the watch's queue (the engine's).
+  PluginGuard guard(ctl, ev.event != NetdevEvent::Register);
   Device& dev = ev.dev;
   const std::uint64_t id = dev.id();
   switch (ev.event) {

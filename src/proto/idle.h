@@ -37,6 +37,10 @@ struct ConfSnap {
 // A device registered idle: its slot names the namespace's current snapshot. Does nothing
 // (returns false) if the device already has state. Context: control lock, at Register.
 bool register_idle(const Control& ctl, EngineProto& ep, Device& d);
+// An idle device's Register or Unregister served without the plug-in lock, under a
+// namespace's control (inet's part for AF_INET, inet6's for AF_INET6), when it touches
+// nothing of the engine's; false (nothing done) otherwise, and under the engine's control.
+bool serve_idle_locally(const Control& ctl, EngineProto& ep, Device& d, NetdevEvent e, int family);
 // The snapshot of an idle device (nullptr: it has state, or none at all).
 const ConfSnap* idle_snap(EngineProto& ep, const Device& d);
 // An idle device's IPv4 settings: its snapshot's, with the settings a write of the

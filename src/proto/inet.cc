@@ -209,6 +209,8 @@ class InetSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    if (serve_idle_locally(ctl, ep, ev.dev, ev.event, AF_INET)) return ok();
+    PluginGuard guard(ctl);  // the protocols' engine-wide state
     RetireScope scope(ep, ev.batched);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) return on_register(ctl, ep, dev);
@@ -317,10 +319,10 @@ IpAddr inet_select_addr(EngineProto& ep, const Device& dev) {
 void inet_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<InetSubscriber>();
-  ctl.subscribe(*sub,
-                SubscribeOptions{"inet", 0, true,
-                                 events_of(NetdevEvent::Register, NetdevEvent::Up,
-                                           NetdevEvent::ChangeName, NetdevEvent::Unregister)});
+  ctl.subscribe(*sub, SubscribeOptions{"inet", 0, true,
+                                       events_of(NetdevEvent::Register, NetdevEvent::Up,
+                                                 NetdevEvent::ChangeName, NetdevEvent::Unregister),
+                                       true});  // the plug-in lock taken above when needed
   ep.subscribers.push_back(std::move(sub));
 }
 

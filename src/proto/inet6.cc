@@ -297,6 +297,8 @@ class Inet6Subscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    if (serve_idle_locally(ctl, ep, ev.dev, ev.event, AF_INET6)) return ok();
+    PluginGuard guard(ctl);  // the protocols' engine-wide state
     RetireScope scope(ep, ev.batched);
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) {
@@ -475,7 +477,8 @@ void inet6_subscribe(Control& ctl) {
       *sub, SubscribeOptions{"inet6", 0, true,
                              events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Change,
                                        NetdevEvent::ChangeMtu, NetdevEvent::Down,
-                                       NetdevEvent::Unregister, NetdevEvent::ChangeUpper)});
+                                       NetdevEvent::Unregister, NetdevEvent::ChangeUpper),
+                             true});  // the plug-in lock taken in on_event when needed
   ep.subscribers.push_back(std::move(sub));
 }
 

@@ -213,6 +213,25 @@ std::optional<Inet6Conf> dev_conf6(EngineProto& ep, const Device& d) {
   return ds->in6->conf;
 }
 
+bool serve_idle_locally(const Control& ctl, EngineProto& ep, Device& d, NetdevEvent e, int family) {
+  // Only what touches nothing of the engine's: no listener to tell (the netconf
+  // announcements), the state in the device's own slot, the namespace's snapshot made and
+  // not released to nothing (EngineProto::snaps is the engine's).
+  if (!ctl.scope() || !ep.listeners.empty() || ep.dev_slot < 0) return false;
+  void* p = raw_slot(ep, d);
+  if (e == NetdevEvent::Register) {
+    if (family == AF_INET6) return as_snap(p) != nullptr;  // inet registered it idle
+    if (p || d.mtu() < kIpv6MinMtu || !net_state(d.ns()).snap) return false;
+    return register_idle(ctl, ep, d);
+  }
+  ConfSnap* s = e == NetdevEvent::Unregister ? as_snap(p) : nullptr;
+  if (!s) return false;
+  if (family == AF_INET) return true;  // inet6 frees the slot
+  if (s->users <= 1) return false;     // the last user takes it off the engine's list
+  drop_dev_state(ctl, ep, d);
+  return true;
+}
+
 void drop_dev_state(const Control& ctl, EngineProto& ep, Device& d) {
   void* p = raw_slot(ep, d);
   if (!p) return;
@@ -278,12 +297,12 @@ namespace ifcore::inet {
 using namespace ifcore::proto;
 
 void add_listener(Control& ctl, ProtoListener& l) {
-  PluginGuard guard(ctl);  // the protocols' engine-wide state
+  ctl.require_engine_wide("a protocol listener");  // read without the plug-in lock
   engine_proto(ctl.engine()).listeners.push_back(&l);
 }
 
 void remove_listener(Control& ctl, ProtoListener& l) {
-  PluginGuard guard(ctl);  // the protocols' engine-wide state
+  ctl.require_engine_wide("a protocol listener");  // read without the plug-in lock
   auto& v = engine_proto(ctl.engine()).listeners;
   v.erase(std::remove(v.begin(), v.end(), &l), v.end());
 }

@@ -41,6 +41,7 @@ class L3mdevSubscriber final : public Subscriber {
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     std::uint32_t table = ev.dev.kind().l3mdev_table(ev.dev);
     if (ev.event != NetdevEvent::Register || !table) return ok();
+    PluginGuard guard(ctl);  // the rules' announcements reach the engine's listeners
     Namespace& ns = ev.dev.ns();
     NetState& st = net_state(ns);
     (void)st.tables4[table];
@@ -74,7 +75,8 @@ bool is_l3mdev_master(const Device& dev) {
 void l3mdev_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<L3mdevSubscriber>();
-  ctl.subscribe(*sub, SubscribeOptions{"l3mdev", 0, false, events_of(NetdevEvent::Register)});
+  ctl.subscribe(*sub, SubscribeOptions{"l3mdev", 0, false, events_of(NetdevEvent::Register),
+                                       true});  // the plug-in lock taken when needed
   ep.subscribers.push_back(std::move(sub));
 }
 

@@ -198,9 +198,11 @@ bool rule_matches(const Rule& r, const inet::Flow& fl, std::uint32_t l3mdev_tabl
 void rules_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<RulesSubscriber>();
+  // Concurrent: it reads and writes its namespace's rules alone.
   ctl.subscribe(*sub, SubscribeOptions{"fib_rules", 0, false,
                                        events_of(NetdevEvent::Register, NetdevEvent::Unregister,
-                                                 NetdevEvent::ChangeName)});
+                                                 NetdevEvent::ChangeName),
+                                       true});
   ep.subscribers.push_back(std::move(sub));
 }
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <future>
 #include <thread>
+#include <tuple>
 
 #include "base/rcu.h"
 #include "ifcore/inet.h"
@@ -133,6 +134,47 @@ TEST_F(NamespaceControlTest, WhatReachesAnotherNamespaceFailsWithExdevAndChanges
   EXPECT_FALSE(end_a->is_up());
   EXPECT_EQ(ctl.find(*b, "v2b"), nullptr);
   EXPECT_EQ(ctl.find_namespace("c"), nullptr);
+}
+
+// An idle device made and deleted under a namespace's control (without the plug-in lock when
+// nothing of the engine's is touched) has the settings one made under the engine's has,
+// before and after a write of the namespace's defaults, and the settings stay with the
+// devices that remain.
+TEST_F(NamespaceControlTest, IdleDevicesTakeTheSameSettingsUnderEitherControl) {
+  auto settings = [&](const char* name) {
+    auto ctl = engine->control();
+    int ifindex = ctl.find(*a, name)->ifindex();
+    auto c4 = inet::inet4_conf(ctl, *a, ifindex);
+    auto c6 = inet::inet6_conf(ctl, *a, ifindex);
+    EXPECT_TRUE(c4 && c6);
+    return std::tuple{c4->forwarding, c6->forwarding, c6->disable_ipv6};
+  };
+  auto make = [&](bool scoped, const char* name) {
+    auto ctl = scoped ? engine->control(*a) : engine->control();
+    ASSERT_TRUE(ctl.create_link(*a, test::link_req("dummy", name)));
+  };
+  make(true, "n1");
+  make(false, "e1");
+  EXPECT_EQ(settings("n1"), settings("e1"));
+  {
+    auto ctl = engine->control(*a);
+    auto d = inet::inet6_conf(ctl, *a, inet::kConfDefault);
+    ASSERT_TRUE(d);
+    d->forwarding = 1;
+    ASSERT_TRUE(inet::set_inet6_conf(ctl, *a, inet::kConfDefault, *d));
+  }
+  make(true, "n2");
+  make(false, "e2");
+  EXPECT_EQ(settings("n2"), settings("e2"));
+  EXPECT_EQ(std::get<1>(settings("n2")), 1);
+  EXPECT_EQ(std::get<1>(settings("n1")), 0);  // made before the write
+  {
+    auto ctl = engine->control(*a);
+    ASSERT_TRUE(ctl.delete_link(*ctl.find(*a, "e1")));
+    ASSERT_TRUE(ctl.delete_link(*ctl.find(*a, "n2")));
+  }
+  EXPECT_EQ(std::get<1>(settings("n1")), 0);
+  EXPECT_EQ(std::get<1>(settings("e2")), 1);
 }
 
 // Thread one holds a's control until thread two, with b's, has made, configured and
