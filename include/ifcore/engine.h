@@ -128,6 +128,12 @@ class UnregisterBatch {
   std::uint64_t token_ = 0;    // 0 until the first add
   std::uint64_t remarks_ = 0;  // the global re-mark count at the first add (see add())
   bool exact_ = false;         // a copy: marks are shared, always look up the list
+  // The namespace of the first device, set before the batch is linked, and whether a later
+  // device is elsewhere: a commit under a namespace's control reads (and takes its devices
+  // out of) only the batches that may hold devices of its namespace, which no other
+  // control is filling at the time (see Control::commit).
+  const Namespace* first_ns_ = nullptr;
+  bool mixed_ = false;
   // Devices of devices_[0, indexed_) by address, for the exact look-up (built lazily).
   mutable std::unordered_set<const Device*> index_;
   mutable std::size_t indexed_ = 0;

@@ -439,7 +439,9 @@ UnregisterBatch::UnregisterBatch(const UnregisterBatch& o)
     : devices_(o.devices_),
       token_(o.token_ == 0 ? 0 : next_batch_token.fetch_add(1, std::memory_order_relaxed)),
       remarks_(batch_remarks.load(std::memory_order_relaxed)),
-      exact_(o.token_ != 0) {
+      exact_(o.token_ != 0),
+      first_ns_(o.first_ns_),
+      mixed_(o.mixed_) {
   if (o.engine_ && !devices_.empty()) link(*o.engine_);
 }
 
@@ -464,6 +466,8 @@ UnregisterBatch& UnregisterBatch::operator=(UnregisterBatch&& o) noexcept {
     token_ = o.token_;
     remarks_ = o.remarks_;
     exact_ = o.exact_;
+    first_ns_ = std::exchange(o.first_ns_, nullptr);
+    mixed_ = std::exchange(o.mixed_, false);
     index_ = std::move(o.index_);
     indexed_ = o.indexed_;
     engine_ = std::exchange(o.engine_, nullptr);
@@ -524,7 +528,11 @@ void UnregisterBatch::add(Device& dev) {
   // Linux: unregister_netdevice_queue links dev->unreg_list into the caller's list.
   if (dev.batch_token_ != 0) batch_remarks.fetch_add(1, std::memory_order_relaxed);
   dev.batch_token_ = token_;
-  if (!engine_) link(dev.engine());
+  if (!engine_) {
+    if (devices_.empty()) first_ns_ = &dev.ns();
+    link(dev.engine());
+  }
+  if (&dev.ns() != first_ns_) mixed_ = true;
   devices_.push_back(&dev);
 }
 

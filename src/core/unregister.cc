@@ -169,13 +169,17 @@ void Control::commit(UnregisterBatch& batch) {
   PluginGuard guard(*this, shared);
   // The other live batches that list these devices lose them now (Linux: list_move takes
   // a device off the list it was on): they are freed once the commit is over, and a batch
-  // committed later would read them.
+  // committed later would read them. Under a namespace's control, only the batches that
+  // may hold its devices: one that another namespace's control is filling holds none of
+  // them, and is not read while it grows.
   {
     MutexLock lk(impl.batches_mu);
-    if (impl.live_batches && (impl.live_batches != &batch || batch.next_)) {
+    std::vector<UnregisterBatch*> others;
+    for (UnregisterBatch* b = impl.live_batches; b; b = b->next_)
+      if (b != &batch && (!scope_ || b->first_ns_ == scope_ || b->mixed_)) others.push_back(b);
+    if (!others.empty()) {
       std::unordered_set<const Device*> gone(devs.begin(), devs.end());
-      for (UnregisterBatch* b = impl.live_batches; b; b = b->next_)
-        if (b != &batch) b->forget(gone);
+      for (UnregisterBatch* b : others) b->forget(gone);
     }
   }
   // Noted before the commit: once committed, a device may be freed at any moment.
