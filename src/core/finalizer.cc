@@ -7,6 +7,7 @@
 // fin_caller_waits).
 #include <algorithm>
 
+#include "base/prefetch.h"
 #include "base/rcu.h"
 #include "core/engine_impl.h"
 
@@ -124,9 +125,7 @@ void Finalizer::release_locked_out(std::vector<Device*>& devs) {
   // Freed after readers that may still see them: one callback for the whole list.
   struct Released {
     std::vector<Device*> devs;
-    ~Released() {
-      for (Device* d : devs) delete d;
-    }
+    ~Released() { delete_prefetched(std::span<Device* const>(devs)); }
   };
   rcu::retire(new Released{devs});
   StatsCounters::add(impl_.stats.free_ns, Clock::now() - t0);
