@@ -351,6 +351,7 @@ class Control {
   friend class Engine;
   friend class PluginGuard;
   friend struct StatsCounters;
+  friend struct DeviceAccess;
   explicit Control(Engine& e);
   Control(Engine& e, Namespace& ns);
   void flush_tally();
@@ -363,6 +364,9 @@ class Control {
   // unregistered, batches, notifier passes, calls, ticks) and adds them once when it goes,
   // so that controls of two namespaces do not write the same counters at every event.
   std::array<std::uint64_t, 6> tally_{};
+  // Devices whose references a legacy-policy caller waits for once this control lets go
+  // of its locks (Linux: the todo list that rtnl_unlock runs).
+  std::vector<Device*> legacy_todo_;
 };
 
 // Held around a call into a plug-in's engine-wide state (what is not declared concurrent:

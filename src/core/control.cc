@@ -30,19 +30,16 @@ Control::Control(Control&& o) noexcept
       shared_(std::move(o.shared_)),
       ns_lock_(std::move(o.ns_lock_)),
       scope_(o.scope_),
-      tally_(std::exchange(o.tally_, {})) {}
+      tally_(std::exchange(o.tally_, {})),
+      legacy_todo_(std::move(o.legacy_todo_)) {}
 
 Control::~Control() {
   if (!lock_.owns_lock() && !ns_lock_.owns_lock()) return;
   // Linux: rtnl_unlock runs the todo list. Under the legacy policies the caller waits
   // here, without the lock, for each device's references, as netdev_run_todo did.
   auto& impl = engine_->impl();
-  std::vector<Device*> todo;
+  std::vector<Device*> todo = std::move(legacy_todo_);
   Policies p = impl.policies;
-  {
-    PluginGuard g(*this);
-    todo.swap(impl.legacy_todo);
-  }
   flush_tally();
   if (lock_.owns_lock()) lock_.unlock();
   if (ns_lock_.owns_lock()) ns_lock_.unlock();

@@ -76,7 +76,7 @@ const char* to_string(RegState s) {
 }
 
 Device::Device(Engine& engine, const Kind& kind, Namespace& ns)
-    : id_(engine.impl().next_device_id.fetch_add(1)),
+    : id_(engine.impl().take_device_id()),
       engine_(&engine),
       kind_(&kind),
       ns_(&ns),

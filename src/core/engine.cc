@@ -15,7 +15,31 @@
 
 namespace ifcore {
 
-Engine::Impl::Impl(Engine& e) : engine(e), finalizer(*this) {}
+namespace {
+
+std::atomic<std::uint64_t> next_engine_serial{1};
+
+}  // namespace
+
+Engine::Impl::Impl(Engine& e)
+    : engine(e),
+      serial(next_engine_serial.fetch_add(1, std::memory_order_relaxed)),
+      finalizer(*this) {}
+
+std::uint64_t Engine::Impl::take_device_id() {
+  // A thread's run of ids: engine-unique (each run is taken whole from the counter), in
+  // order within a thread, not across threads.
+  struct Run {
+    std::uint64_t serial = 0, next = 0, end = 0;
+  };
+  thread_local Run run;
+  if (run.serial != serial || run.next == run.end) {
+    run.serial = serial;
+    run.next = next_device_id.fetch_add(kIdRun, std::memory_order_relaxed);
+    run.end = run.next + kIdRun;
+  }
+  return run.next++;
+}
 Engine::Impl::~Impl() = default;
 
 void Engine::Impl::grace_period() {
@@ -41,27 +65,63 @@ void Engine::Impl::barrier(const Policies& p) {
 
 namespace {
 
-// Whether a call must hold the plug-in lock (under a namespace's control; PluginGuard does
-// nothing under the engine's): a subscriber it reaches is not concurrent. `event` nullopt:
-// every subscriber is reached (on_batch).
-bool needs_plugin_lock(const NotifierChain::List& list, std::optional<NetdevEvent> event) {
-  return std::any_of(list.begin(), list.end(), [&](const NotifierChain::Entry& e) {
-    return !e.concurrent && (!event || e.wants(*event));
-  });
-}
+// One pass of the chain, from its start to its end: the subscriber list held (counted only
+// under the engine's control: under a namespace's, the chain cannot change), the plug-in
+// lock when a subscriber the pass reaches is not concurrent (PluginGuard does nothing
+// under the engine's control), and the engine's statistics once it ends. `event` nullopt:
+// every subscriber is reached (on_batch), and the pass is not counted as one.
+class Pass {
+ public:
+  Pass(Engine::Impl& impl, Control& ctl, std::optional<NetdevEvent> event)
+      : impl_(impl),
+        ctl_(ctl),
+        counted_(event.has_value()),
+        t0_(ticks::now()),
+        call_(impl.chain, !ctl.scope()),
+        guard_(ctl, ctl.scope() && reaches_shared(call_.list(), event)) {}
+  Pass(const Pass&) = delete;
+  Pass& operator=(const Pass&) = delete;
+  ~Pass() {
+    impl_.stats.count(ctl_, StatsCounters::Calls, calls);
+    if (counted_) impl_.stats.count(ctl_, StatsCounters::Passes, 1);
+    impl_.stats.count(ctl_, StatsCounters::Ticks, ticks::now() - t0_);
+  }
+  const NotifierChain::List& list() const { return call_.list(); }
+  // The subscribers that take `event`, in the chain's order, picked once for a pass over
+  // many devices.
+  std::vector<const NotifierChain::Entry*> takers(NetdevEvent event) const {
+    std::vector<const NotifierChain::Entry*> out;
+    out.reserve(list().size());
+    for (const auto& e : list())
+      if (e.wants(event)) out.push_back(&e);
+    return out;
+  }
+  std::uint64_t calls = 0;  // subscriber calls made (an undo's are not counted)
+
+ private:
+  static bool reaches_shared(const NotifierChain::List& list, std::optional<NetdevEvent> event) {
+    return std::any_of(list.begin(), list.end(), [&](const NotifierChain::Entry& e) {
+      return !e.concurrent && (!event || e.wants(*event));
+    });
+  }
+  Engine::Impl& impl_;
+  Control& ctl_;
+  bool counted_;
+  std::uint64_t t0_;
+  NotifierChain::Call call_;
+  PluginGuard guard_;
+};
 
 }  // namespace
 
 Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, const EventInfo* undo) {
-  const std::uint64_t t0 = ticks::now();
-  NotifierChain::Call call(chain, !ctl.scope());
-  PluginGuard guard(ctl, ctl.scope() && needs_plugin_lock(call.list(), ev.event));
-  std::size_t reached = 0, calls = 0;
+  Pass pass(*this, ctl, ev.event);
+  std::size_t reached = 0;
   Result<void> result;
-  for (const auto& e : call.list()) {
+  for (const auto& e : pass.list()) {
     ++reached;
     if (!e.wants(ev.event)) continue;
-    ++calls;
+    ++pass.calls;
     auto r = e.sub->on_event(ctl, ev);
     if (!r) {
       if (is_vetoable(ev.event)) {
@@ -74,11 +134,8 @@ Result<void> Engine::Impl::call_chain(Control& ctl, const EventInfo& ev, const E
                              to_string(ev.event), ev.dev.name(), r.error().message));
     }
   }
-  stats.count(ctl, StatsCounters::Calls, calls);
-  stats.count(ctl, StatsCounters::Passes, 1);
-  stats.count(ctl, StatsCounters::Ticks, ticks::now() - t0);
   if (!result && undo) {
-    const auto& list = call.list();
+    const auto& list = pass.list();
     for (std::size_t i = 0; i < reached; ++i)
       if (list[i].wants(ev.event) && list[i].wants(undo->event) && chain.find(list[i].id))
         (void)list[i].sub->on_event(ctl, *undo);  // (one that left since hears nothing)
@@ -107,15 +164,8 @@ void prefetch_slots(const Device& d) {
 void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
                                    bool batched) {
   if (devs.empty()) return;
-  const std::uint64_t t0 = ticks::now();
-  NotifierChain::Call call(chain, !ctl.scope());
-  PluginGuard guard(ctl, ctl.scope() && needs_plugin_lock(call.list(), event));
-  // The subscribers that take the event, picked once for the whole batch.
-  std::vector<const NotifierChain::Entry*> takers;
-  takers.reserve(call.list().size());
-  for (const auto& e : call.list())
-    if (e.wants(event)) takers.push_back(&e);
-  std::uint64_t calls = 0;
+  Pass pass(*this, ctl, event);
+  const auto takers = pass.takers(event);
   const std::size_t n = devs.size();
   for (std::size_t i = 0; i < n; ++i) {
     // A batch of 10 000 devices does not fit in the cache, and every subscriber reads the
@@ -128,7 +178,7 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
     EventInfo ev{event, *d};
     ev.batched = batched;
     for (const auto* e : takers) {
-      ++calls;
+      ++pass.calls;
       auto r = e->sub->on_event(ctl, ev);
       if (!r)
         engine.log(LogLevel::Warning,
@@ -136,9 +186,6 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
                                to_string(event), d->name(), r.error().message));
     }
   }
-  stats.count(ctl, StatsCounters::Calls, calls);
-  stats.count(ctl, StatsCounters::Passes, 1);
-  stats.count(ctl, StatsCounters::Ticks, ticks::now() - t0);
 }
 
 namespace {
@@ -156,14 +203,8 @@ void undo_register(Control& ctl, const std::vector<const NotifierChain::Entry*>&
 
 Result<void> Engine::Impl::call_register_many(Control& ctl, std::span<Device* const> devs,
                                               std::size_t& vetoed) {
-  const std::uint64_t t0 = ticks::now();
-  NotifierChain::Call call(chain, !ctl.scope());
-  PluginGuard guard(ctl, ctl.scope() && needs_plugin_lock(call.list(), NetdevEvent::Register));
-  std::vector<const NotifierChain::Entry*> takers;
-  takers.reserve(call.list().size());
-  for (const auto& e : call.list())
-    if (e.wants(NetdevEvent::Register)) takers.push_back(&e);
-  std::uint64_t calls = 0;
+  Pass pass(*this, ctl, NetdevEvent::Register);
+  const auto takers = pass.takers(NetdevEvent::Register);
   Result<void> result;
   const std::size_t n = devs.size();
   for (std::size_t i = 0; i < n && result; ++i) {
@@ -171,7 +212,7 @@ Result<void> Engine::Impl::call_register_many(Control& ctl, std::span<Device* co
     if (i + kSlotsAhead < n) prefetch_slots(*devs[i + kSlotsAhead]);
     EventInfo ev{NetdevEvent::Register, *devs[i]};
     for (std::size_t j = 0; j < takers.size(); ++j) {
-      ++calls;
+      ++pass.calls;
       auto r = takers[j]->sub->on_event(ctl, ev);
       if (r) continue;
       vetoed = i;
@@ -183,20 +224,14 @@ Result<void> Engine::Impl::call_register_many(Control& ctl, std::span<Device* co
   if (!result)
     for (std::size_t i = vetoed; i-- > 0;)
       undo_register(ctl, takers, takers.size(), chain, *devs[i]);
-  stats.count(ctl, StatsCounters::Calls, calls);
-  stats.count(ctl, StatsCounters::Passes, 1);
-  stats.count(ctl, StatsCounters::Ticks, ticks::now() - t0);
   return result;
 }
 
 void Engine::Impl::call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs) {
   if (devs.empty()) return;
-  const std::uint64_t t0 = ticks::now();
-  NotifierChain::Call call(chain, !ctl.scope());
-  PluginGuard guard(ctl, ctl.scope() && needs_plugin_lock(call.list(), std::nullopt));
-  for (const auto& e : call.list()) e.sub->on_batch(ctl, event, devs);
-  stats.count(ctl, StatsCounters::Calls, call.list().size());
-  stats.count(ctl, StatsCounters::Ticks, ticks::now() - t0);
+  Pass pass(*this, ctl, std::nullopt);
+  for (const auto& e : pass.list()) e.sub->on_batch(ctl, event, devs);
+  pass.calls = pass.list().size();
 }
 
 // ---------------------------------------------------------------- Engine

@@ -58,6 +58,8 @@ struct DeviceAccess {
   // Sets the dying flag of every device, waits one grace period, folds the shards.
   static void kill_refs(Engine::Impl& impl, std::span<Device* const> devs);
   static void set_state(Device& d, RegState s) { d.state_.store(s, std::memory_order_release); }
+  // The devices a legacy-policy caller waits for once `ctl` lets go of its locks.
+  static std::vector<Device*>& legacy_todo(Control& ctl) { return ctl.legacy_todo_; }
   static void set_ifindex(Device& d, int i) { d.ifindex_.store(i, std::memory_order_release); }
   static void set_ns(Device& d, Namespace& ns) { d.ns_.store(&ns, std::memory_order_release); }
   static void set_master(Device& d, Device* m) { d.master_.store(m, std::memory_order_release); }
@@ -290,11 +292,14 @@ struct Engine::Impl {
   std::vector<std::pair<const void*, std::shared_ptr<void>>> plugin_data;
   int device_slots = 0;  // Engine::claim_device_slot
   StatsCounters stats;
+  // Device ids: taken by each thread in runs of kIdRun (Engine::Impl::take_device_id), so
+  // that writers of two namespaces do not write one counter at every device. `serial`
+  // tells the runs of this engine from those of one that had its address before.
+  static constexpr std::uint64_t kIdRun = 64;
   std::atomic<std::uint64_t> next_device_id{1};
+  const std::uint64_t serial;
+  std::uint64_t take_device_id();
   Finalizer finalizer;
-  // Devices a legacy-policy caller must wait for once it drops the control lock
-  // (Linux: the todo list run by rtnl_unlock).
-  std::vector<Device*> legacy_todo;
   // The live UnregisterBatches that hold devices of this engine, linked through their
   // prev_/next_ (engine.h). The batch lock guards the links, and the lists of the batches
   // while a commit takes its devices out of them; it nests inside the control lock and

@@ -92,8 +92,8 @@ void hand_over(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs, 
   impl.stats.count(ctl, StatsCounters::Unregistered, devs.size());
   impl.finalizer.adopt(devs, caller_waits);
   if (caller_waits) {
-    PluginGuard g(ctl);  // the todo list is the engine's
-    impl.legacy_todo.insert(impl.legacy_todo.end(), devs.begin(), devs.end());
+    auto& todo = DeviceAccess::legacy_todo(ctl);
+    todo.insert(todo.end(), devs.begin(), devs.end());
   }
   // The devices nobody else holds are freed here and now (Linux: netdev_run_todo finds
   // them at refcount 1 at once); the others when their last holder lets go. A legacy
