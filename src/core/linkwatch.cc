@@ -53,7 +53,7 @@ LinkWatch::LinkWatch(Engine::Impl& impl) : impl_(impl) {
                  "linkwatch", kPriority, false,
                  events_of(NetdevEvent::Register, NetdevEvent::PreUp, NetdevEvent::Up,
                            NetdevEvent::GoingDown, NetdevEvent::Down, NetdevEvent::Unregister),
-                 true});  // on_event takes the plug-in lock but at Register
+                 true});  // on_event takes the plug-in lock when it needs the queue
 }
 
 LinkWatch::~LinkWatch() {
@@ -90,7 +90,13 @@ bool LinkWatch::kernel_urgent(const Device& dev) const {
   return dev.is_up() && !in_transition(dev) && dev.kind().dies_with_lower();
 }
 
-bool LinkWatch::take_token(const Device& dev, TimePoint now, TimePoint* back) {
+void LinkWatch::enqueue(Device& dev, Wait wait, TimePoint at) {
+  DeviceAccess::lw_transit(dev) |= kQueued;
+  pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), wait, at});
+}
+
+bool LinkWatch::take_token(Device& dev, TimePoint now, TimePoint* back) {
+  DeviceAccess::lw_transit(dev) |= kQueued;
   Bucket& b = buckets_[dev.id()];
   double burst = std::max<double>(1.0, tuning_.burst);
   if (b.at == TimePoint{}) {
@@ -126,7 +132,7 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
   }
   if (adaptive) {
     if (in_transition(dev)) {  // delivered by the Up/Down that ends the transition
-      pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, now()});
+      enqueue(dev, Wait::Budget, now());
       return;
     }
     if (!dev.is_up()) {  // nothing to notify: only the operstate changes
@@ -138,7 +144,7 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
       // peer) are run by the link watch after the open, in the order they fired: the
       // opening device's first. Held until its Up, or until its open fails (open_failed);
       // no timer, so that the worker thread is not woken for them.
-      pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, now()});
+      enqueue(dev, Wait::Budget, now());
       held_.push_back(dev.id());
       return;
     }
@@ -148,12 +154,12 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
       return;
     }
     ++stats_.deferred;
-    pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Budget, back});
+    enqueue(dev, Wait::Budget, back);
     schedule(back);
     return;
   }
   TimePoint at = now();
-  pending_.emplace(dev.id(), Entry{Ref(dev, "linkwatch"), Wait::Window, at});
+  enqueue(dev, Wait::Window, at);
   if (kernel_urgent(dev)) {
     deliver(ctl, dev);
     return;
@@ -241,9 +247,13 @@ void LinkWatch::release_held(Control& ctl, TimePoint now) {
 }
 
 Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
-  // Register touches the device alone; the rest, the watch's queue (the engine's).
-  PluginGuard guard(ctl, ev.event != NetdevEvent::Register);
+  // Register touches the device alone, and so does the Unregister of a device that was
+  // never queued and is not opening (kQueued); the rest, the watch's queue (the engine's).
   Device& dev = ev.dev;
+  const bool alone = ev.event == NetdevEvent::Register ||
+                     (ev.event == NetdevEvent::Unregister &&
+                      !(DeviceAccess::lw_transit(dev) & (kQueued | kOpening)));
+  PluginGuard guard(ctl, !alone);
   const std::uint64_t id = dev.id();
   switch (ev.event) {
     case NetdevEvent::Register:
@@ -289,8 +299,8 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
     }
     case NetdevEvent::Unregister:
       // Linux: linkwatch_forget_dev; drops the event's reference.
-      if (!pending_.empty()) pending_.erase(id);
-      if (!buckets_.empty()) buckets_.erase(id);
+      if (!alone && !pending_.empty()) pending_.erase(id);
+      if (!alone && !buckets_.empty()) buckets_.erase(id);
       mark(dev, kOpening, false);
       mark(dev, kClosing, false);
       dev.set_tx_active_locked(ctl, false);

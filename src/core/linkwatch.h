@@ -60,8 +60,11 @@ class LinkWatch final : public Subscriber {
   bool in_transition(const Device& dev) const;
   // Sets or clears one of the transit marks (kOpening, kClosing). Context: control lock.
   void mark(Device& dev, std::uint8_t bit, bool on);
-  // Takes a token from `dev`'s bucket if one is there. Sets `*back` to when one will be.
-  bool take_token(const Device& dev, TimePoint now, TimePoint* back);
+  // Queues an event of `dev` in pending_ (and marks the device kQueued).
+  void enqueue(Device& dev, Wait wait, TimePoint at);
+  // Takes a token from `dev`'s bucket if one is there (making the bucket, and marking the
+  // device kQueued). Sets `*back` to when one will be.
+  bool take_token(Device& dev, TimePoint now, TimePoint* back);
   // Linux: linkwatch_do_dev. Removes the entry first.
   void deliver(Control& ctl, Device& dev);
   // deliver() for an adaptive (budget) event whose turn has come: it spends a token, which
@@ -83,8 +86,10 @@ class LinkWatch final : public Subscriber {
   std::unordered_map<std::uint64_t, Entry> pending_;   // by device id
   std::unordered_map<std::uint64_t, Bucket> buckets_;  // adaptive, by device id
   // Devices between PreUp and Up, or GoingDown and Down: a mark in the device
-  // (DeviceAccess::lw_transit), and how many are opening.
-  static constexpr std::uint8_t kOpening = 1, kClosing = 2;
+  // (DeviceAccess::lw_transit), and how many are opening. kQueued, never cleared: the
+  // device may have an entry in pending_ or buckets_; the Unregister of a device without
+  // it or kOpening touches the device alone, and runs without the plug-in lock.
+  static constexpr std::uint8_t kOpening = 1, kClosing = 2, kQueued = 4;
   std::size_t opening_ = 0;
   // Adaptive events of other devices fired while one opens (a veth end turning its peer's
   // carrier on): delivered in firing order after the opening device's own, at its Up.

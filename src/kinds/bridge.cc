@@ -115,6 +115,7 @@ class Watch final : public Subscriber {
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     Device& dev = ev.dev;
     if (&dev.kind() == &bridge_) {
+      PluginGuard guard(ctl);  // the bridge's own state
       Priv* self = bridge::priv(dev);
       if (!self) return ok();
       if (!self->adjusting && ev.event == NetdevEvent::ChangeMtu) self->mtu_set_by_user = true;
@@ -124,6 +125,7 @@ class Watch final : public Subscriber {
     }
     Device* br = dev.master();
     if (!br || &br->kind() != &bridge_) return ok();
+    PluginGuard guard(ctl);  // the bridge's own state
     Priv* port_of = bridge::priv(*br);
     if (!port_of || !port_of->find(dev)) return ok();
     switch (ev.event) {
@@ -348,7 +350,8 @@ void Bridge::install(Engine& engine) {
       watch, SubscribeOptions{
                  "bridge", 0, false,
                  events_of(NetdevEvent::Unregister, NetdevEvent::ChangeMtu, NetdevEvent::ChangeAddr,
-                           NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change)});
+                           NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change),
+                 true});  // the plug-in lock taken above for a bridge or a bridge's port
 }
 
 }  // namespace ifcore::kinds

@@ -12,6 +12,7 @@
 #include <linux/netlink.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <map>
 
@@ -37,6 +38,9 @@ struct Lists {
 struct State {
   std::vector<Listener*> listeners;
   std::map<const Device*, Lists> lists;  // control lock
+  // lists.size(), read by ListsWatch without the plug-in lock. A device's lists are made
+  // only under a control that covers it: a control that reads 0 knows its devices have none.
+  std::atomic<std::size_t> listed{0};
 };
 
 State& state(Control& ctl) {
@@ -77,7 +81,9 @@ Result<void> dflt_add(Control& ctl, Device& dev, const HwAddr& addr, const Reque
   if (q.flags_ext)
     return fail_log_only(EINVAL, "invalid flags given to default FDB implementation");
   if (vid) return fail_log_only(EINVAL, "vlans aren't supported yet for dev_uc|mc_add()");
-  Lists& l = state(ctl).lists[&dev];
+  State& s = state(ctl);
+  Lists& l = s.lists[&dev];
+  s.listed.store(s.lists.size(), std::memory_order_relaxed);
   bool uc = !addr.is_multicast() || link_local_group(addr);
   auto& list = uc ? l.uc : l.mc;
   if (std::find(list.begin(), list.end(), addr) != list.end()) {
@@ -322,7 +328,10 @@ class ListsWatch final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     auto* s = ctl.engine().plugin_data<fdb::State>(&fdb::kTag);
-    if (s) s->lists.erase(&ev.dev);
+    if (!s || s->listed.load(std::memory_order_relaxed) == 0) return ok();
+    PluginGuard guard(ctl);  // the lists are the engine's
+    s->lists.erase(&ev.dev);
+    s->listed.store(s->lists.size(), std::memory_order_relaxed);
     return ok();
   }
 };
@@ -333,7 +342,8 @@ void fdb_install(Engine& engine) {
   static ListsWatch watch;
   auto ctl = engine.control();
   engine.set_plugin_data(&fdb::kTag, std::make_shared<fdb::State>());
-  (void)ctl.subscribe(watch, SubscribeOptions{"fdb", 0, false, events_of(NetdevEvent::Unregister)});
+  (void)ctl.subscribe(watch, SubscribeOptions{"fdb", 0, false, events_of(NetdevEvent::Unregister),
+                                              true});  // the plug-in lock taken when needed
 }
 
 }  // namespace ifcore::kinds

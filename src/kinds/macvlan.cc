@@ -170,7 +170,9 @@ class LowerWatch final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     // The subscription's events (install): ChangeMtu, and Up, Down, Change, after which
-    // the macvlans take the lower's state.
+    // the macvlans take the lower's state. A device without uppers has no macvlan: no lock.
+    if (ev.dev.uppers_locked().empty()) return ok();
+    PluginGuard guard(ctl);  // the macvlans' state
     for (Device* m : macvlans_on(ev.dev)) {
       if (ev.event == NetdevEvent::ChangeMtu) {
         if (m->mtu() > ev.dev.mtu()) (void)ctl.set_mtu(*m, ev.dev.mtu());
@@ -366,7 +368,8 @@ void Macvlan::install(Engine& engine) {
   (void)ctl.subscribe(
       watch, SubscribeOptions{"macvlan", 0, false,
                               events_of(NetdevEvent::PreChangeMtu, NetdevEvent::ChangeMtu,
-                                        NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change)});
+                                        NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change),
+                              true});  // the plug-in lock taken above for a lower
 }
 
 }  // namespace ifcore::kinds

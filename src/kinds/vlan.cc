@@ -118,6 +118,10 @@ class LowerWatch final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     Device& lower = ev.dev;
+    // Concurrent: a device that is neither a vlan nor a lower (no uppers) is nothing to
+    // it; the others take the plug-in lock (the vlans' state).
+    if (lower.uppers_locked().empty() && !vlan_of(lower)) return ok();
+    PluginGuard guard(ctl);
     // PreChangeMtu of a vlan itself: Linux vlan_dev_change_mtu refuses more than the lower's.
     if (ev.event == NetdevEvent::PreChangeMtu) {
       // The errno alone (log_only).
@@ -313,7 +317,8 @@ void Vlan::install(Engine& engine) {
   (void)ctl.subscribe(
       watch, SubscribeOptions{"vlan", 0, false,
                               events_of(NetdevEvent::PreChangeMtu, NetdevEvent::ChangeMtu,
-                                        NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change)});
+                                        NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change),
+                              true});  // the plug-in lock taken above
 }
 
 }  // namespace ifcore::kinds

@@ -75,6 +75,7 @@ class Watch final : public Subscriber {
     if (ev.event != NetdevEvent::Unregister) return ok();
     Device* master = ev.dev.master();
     if (!master || &master->kind() != &vrf_) return ok();
+    PluginGuard guard(ctl);  // the VRF's own state
     release(ctl, *master, ev.dev);
     return ok();
   }
@@ -176,7 +177,9 @@ void Vrf::install(Engine& engine) {
   static Watch watch(kind);
   engine.register_kind(kind);
   auto ctl = engine.control();
-  (void)ctl.subscribe(watch, SubscribeOptions{"vrf", 0, false, events_of(NetdevEvent::Unregister)});
+  // Concurrent: it reads the device's master, and takes the plug-in lock for a VRF's port.
+  (void)ctl.subscribe(watch,
+                      SubscribeOptions{"vrf", 0, false, events_of(NetdevEvent::Unregister), true});
 }
 
 }  // namespace ifcore::kinds

@@ -36,6 +36,7 @@ void park_or_release(EngineProto& ep, Device* dev, bool pinnable, std::unique_pt
   --ep.dst_live;
   if (pinnable && dev && dev->state() != RegState::Registered) {
     ep.garbage.push_back(Garbage{dev, std::move(dst)});
+    ep.garbage_count.store(ep.garbage.size(), std::memory_order_relaxed);
     return;
   }
   retire_hooked(ep, dst.release());  // readers may still use it: drop the Ref after a grace period
@@ -45,21 +46,26 @@ class DstSubscriber final : public Subscriber {
  public:
   explicit DstSubscriber(EngineProto& ep) : ep_(ep) {}
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
-    RetireScope scope(ep_, ev.batched);
     // Linux: dst_dev_event(NETDEV_UNREGISTER) -> dst_ifdown for the garbage list. A legacy
-    // waiter's re-broadcast comes here again.
-    if (ev.event == NetdevEvent::Unregister) dst_ifdown(ep_, &ev.dev);
+    // waiter's re-broadcast comes here again. An empty list is read without the lock.
+    if (ev.event != NetdevEvent::Unregister || !garbage_waits()) return ok();
+    PluginGuard guard(ctl);
+    RetireScope scope(ep_, ev.batched);
+    dst_ifdown(ep_, &ev.dev);
     return ok();
   }
   void on_batch(Control& ctl, BatchEvent ev, std::span<Device* const> devs) override {
     // Under the event policy nobody re-broadcasts Unregister: sweep once more at the end of
     // the batch so that a priority-0 dst subscriber cannot leave a device pinned forever.
     if (ev != BatchEvent::UnregisterBatch || ep_.ref_wait != RefWaitPolicy::Event) return;
+    if (!garbage_waits()) return;
+    PluginGuard guard(ctl);
     RetireScope scope(ep_);
     for (Device* d : devs) dst_ifdown(ep_, d);
   }
 
  private:
+  bool garbage_waits() const { return ep_.garbage_count.load(std::memory_order_relaxed) != 0; }
   EngineProto& ep_;
 };
 
@@ -93,6 +99,7 @@ void dst_ifdown(EngineProto& ep, const Device* dev) {
     g[i] = std::move(g.back());
     g.pop_back();
   }
+  ep.garbage_count.store(g.size(), std::memory_order_relaxed);
 }
 
 void dst_subscribe(Control& ctl, EngineProto& ep) {
@@ -100,7 +107,8 @@ void dst_subscribe(Control& ctl, EngineProto& ep) {
   // Subscribed before inet, fib and inet6 so that at equal priority it runs first, as
   // dst_dev_notifier (registered at boot) did in 2.6.36.
   ep.dst_sub = ctl.subscribe(
-      *sub, SubscribeOptions{"dst", ep.dst_priority, true, event_bit(NetdevEvent::Unregister)});
+      *sub, SubscribeOptions{"dst", ep.dst_priority, true, event_bit(NetdevEvent::Unregister),
+                             true});  // the plug-in lock taken above when needed
   ep.subscribers.push_back(std::move(sub));
 }
 

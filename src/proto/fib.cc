@@ -533,9 +533,13 @@ class FibSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    // A device without state was never seen (or this is a legacy re-broadcast: everything
+    // is gone); the others' routes are the protocols' engine-wide state.
+    if (auto local = find_dev_locally(ep, ev.dev); local && !*local) return ok();
+    PluginGuard guard(ctl);
     RetireScope scope(ep, ev.batched);
     DevState* ds = find_dev(ep, ev.dev);
-    if (!ds) return ok();  // never seen (or a legacy re-broadcast: everything is gone)
+    if (!ds) return ok();
     Namespace& ns = ev.dev.ns();
     switch (ev.event) {
       case NetdevEvent::Up:
@@ -567,10 +571,10 @@ class FibSubscriber final : public Subscriber {
 void fib_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<FibSubscriber>();
-  ctl.subscribe(
-      *sub, SubscribeOptions{"fib", 0, true,
-                             events_of(NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Unregister,
-                                       NetdevEvent::ChangeUpper)});
+  ctl.subscribe(*sub, SubscribeOptions{"fib", 0, true,
+                                       events_of(NetdevEvent::Up, NetdevEvent::Down,
+                                                 NetdevEvent::Unregister, NetdevEvent::ChangeUpper),
+                                       true});  // the plug-in lock taken above when needed
   ep.subscribers.push_back(std::move(sub));
 }
 

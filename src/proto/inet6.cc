@@ -384,8 +384,11 @@ class Inet6Subscriber final : public Subscriber {
   }
   void on_batch(Control& ctl, BatchEvent ev, std::span<Device* const> devs) override {
     // The end of an unregister batch's pass: what its callbacks retired (they deferred,
-    // see RetireScope) goes to RCU in one callback.
-    if (ev == BatchEvent::UnregisterBatch) retire_flush(engine_proto(ctl.engine()));
+    // see RetireScope) goes to RCU in one callback. Nothing retired: no lock.
+    EngineProto& ep = engine_proto(ctl.engine());
+    if (ev != BatchEvent::UnregisterBatch || !ep.retired.load(std::memory_order_relaxed)) return;
+    PluginGuard guard(ctl);
+    retire_flush(ep);
   }
 };
 

@@ -86,9 +86,11 @@ NetState& net_state(Namespace& ns) {
 }
 
 EngineProto::~EngineProto() {
-  while (RcuHook* h = retired) {  // every grace period is over (the engine's barriers)
-    retired = h->next_retired;
+  // Every grace period is over (the engine's barriers).
+  for (RcuHook* h = retired.load(std::memory_order_relaxed); h;) {
+    RcuHook* next = h->next_retired;
     h->destroy(h);
+    h = next;
   }
   while (DevState* ds = dev_states) {
     dev_states = ds->next;
@@ -97,7 +99,7 @@ EngineProto::~EngineProto() {
 }
 
 void retire_flush_now(EngineProto& ep) {
-  RcuHook* head = std::exchange(ep.retired, nullptr);
+  RcuHook* head = ep.retired.exchange(nullptr, std::memory_order_relaxed);
   ep.neigh_retiring = nullptr;  // on its way with the rest
   rcu::call(&head->rcu, [](rcu_head* h) {
     for (auto* p = reinterpret_cast<RcuHook*>(h); p;) {
@@ -167,6 +169,11 @@ DevState& dev_state(const Control& ctl, EngineProto& ep, Device& d) {
 DevState* find_dev(EngineProto& ep, const Device& d) {
   void* p = raw_slot(ep, d);
   return as_snap(p) ? nullptr : static_cast<DevState*>(p);
+}
+
+std::optional<DevState*> find_dev_locally(EngineProto& ep, const Device& d) {
+  if (ep.dev_slot < 0) return std::nullopt;
+  return find_dev(ep, d);
 }
 
 DevState* find_or_make_dev(const Control& ctl, EngineProto& ep, Device& d) {

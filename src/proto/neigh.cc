@@ -201,6 +201,17 @@ void flush_dev(Control& ctl, Namespace& ns, Device& dev, bool skip_perm, bool pr
     }
 }
 
+// Whether flush_dev(..., proxies) would find nothing of `dev`, read without the plug-in
+// lock: no entry in the device's own state (find_dev_locally), and with `proxies` none in
+// its namespace's proxy lists (which its namespace's lock guards).
+bool nothing_to_flush(EngineProto& ep, Namespace& ns, const Device& dev, bool proxies) {
+  auto local = find_dev_locally(ep, dev);
+  if (!local || (*local && !(*local)->neighs.empty())) return false;
+  if (!proxies) return true;
+  const NetState& st = net_state(ns);
+  return st.neigh4.proxies.empty() && st.neigh6.proxies.empty();
+}
+
 Result<Device*> request_device(Control& ctl, Namespace& ns, const NeighRequest& req) {
   if (!req.ifindex) return static_cast<Device*>(nullptr);
   Device* dev = ctl.find(ns, req.ifindex);
@@ -309,8 +320,12 @@ class NeighSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
-    RetireScope scope(ep, ev.batched);
     Namespace& ns = ev.dev.ns();
+    // Concurrent: a device with nothing to flush takes no engine-wide lock.
+    const bool proxies = ev.event == NetdevEvent::Down || ev.event == NetdevEvent::Unregister;
+    if (nothing_to_flush(ep, ns, ev.dev, proxies)) return ok();
+    PluginGuard guard(ctl);
+    RetireScope scope(ep, ev.batched);
     switch (ev.event) {
       case NetdevEvent::Down:
       case NetdevEvent::Unregister:
@@ -333,10 +348,10 @@ class NeighSubscriber final : public Subscriber {
 void neigh_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<NeighSubscriber>();
-  ctl.subscribe(*sub,
-                SubscribeOptions{"neigh", 0, true,
-                                 events_of(NetdevEvent::Down, NetdevEvent::Change,
-                                           NetdevEvent::ChangeAddr, NetdevEvent::Unregister)});
+  ctl.subscribe(*sub, SubscribeOptions{"neigh", 0, true,
+                                       events_of(NetdevEvent::Down, NetdevEvent::Change,
+                                                 NetdevEvent::ChangeAddr, NetdevEvent::Unregister),
+                                       true});  // the plug-in lock taken above when needed
   ep.subscribers.push_back(std::move(sub));
 }
 

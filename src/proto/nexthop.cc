@@ -462,6 +462,11 @@ class NexthopSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
     EngineProto& ep = engine_proto(ctl.engine());
+    // The device's list of nexthops is read in its own state (find_dev_locally); only a
+    // device with some takes the plug-in lock.
+    if (auto local = find_dev_locally(ep, ev.dev); local && (!*local || (*local)->nexthops.empty()))
+      return ok();
+    PluginGuard guard(ctl);
     DevState* ds = find_dev(ep, ev.dev);
     if (!ds || ds->nexthops.empty()) return ok();
     bool flush = false, keep_blackhole = true;
@@ -507,7 +512,8 @@ void nexthop_subscribe(Control& ctl) {
   auto sub = std::make_unique<NexthopSubscriber>();
   ctl.subscribe(*sub, SubscribeOptions{"nexthop", 1, false,
                                        events_of(NetdevEvent::Down, NetdevEvent::Change,
-                                                 NetdevEvent::Unregister)});
+                                                 NetdevEvent::Unregister),
+                                       true});  // the plug-in lock taken above when needed
   ep.subscribers.push_back(std::move(sub));
 }
 

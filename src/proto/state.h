@@ -13,6 +13,7 @@
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 
+#include <atomic>
 #include <cstddef>
 #include <list>
 #include <map>
@@ -303,7 +304,11 @@ struct EngineProto {
   std::unordered_map<const Device*, void*> devs;  // only when dev_slot is -1
   std::list<ConfSnap> snaps;                      // every settings snapshot still referred to
   std::vector<Garbage> garbage;
-  RcuHook* retired = nullptr;  // see retire_hooked
+  // garbage.size(), read without the plug-in lock: an entry is parked only under a control
+  // that covers its device, so a control that reads 0 knows none waits for its devices.
+  std::atomic<std::size_t> garbage_count{0};
+  // See retire_hooked. Atomic: Inet6Subscriber::on_batch reads it without the plug-in lock.
+  std::atomic<RcuHook*> retired{nullptr};
   // While IPv6 closes `closing` (addrconf_ifdown at a down): the link state its routes'
   // RTM_DELROUTE carry is the one they were marked with, not the closed device's.
   const Device* closing = nullptr;
@@ -352,8 +357,8 @@ struct EngineProto {
 // another generation).
 inline void retire_hooked_then(EngineProto& ep, RcuHook* p, void (*after)(RcuHook*)) {
   p->destroy = after;
-  p->next_retired = ep.retired;
-  ep.retired = p;
+  p->next_retired = ep.retired.load(std::memory_order_relaxed);
+  ep.retired.store(p, std::memory_order_relaxed);
 }
 template <class T>
 void retire_hooked(EngineProto& ep, T* p) {
@@ -364,7 +369,7 @@ void retire_hooked(EngineProto& ep, T* p) {
 // Hands ep.retired to RCU. Context: control lock; never blocks.
 void retire_flush_now(EngineProto& ep);
 inline void retire_flush(EngineProto& ep) {
-  if (ep.retired) retire_flush_now(ep);
+  if (ep.retired.load(std::memory_order_relaxed)) retire_flush_now(ep);
 }
 // Every entry into the protocols (subscriber callbacks, the public calls that remove
 // addresses or routes) holds one: what it retired goes to RCU when it returns. A
@@ -395,6 +400,9 @@ NetState& net_state(Namespace& ns);
 // `ctl` proves.
 DevState& dev_state(const Control& ctl, EngineProto& ep, Device& d);
 DevState* find_dev(EngineProto& ep, const Device& d);
+// find_dev read in the device's own slot, without the plug-in lock (only a control that
+// covers the device writes it); nullopt when only EngineProto::devs could tell (no slot).
+std::optional<DevState*> find_dev_locally(EngineProto& ep, const Device& d);
 // find_dev, making the state of an idle device (a request that needs it: an address, a
 // setting written, a neighbour).
 DevState* find_or_make_dev(const Control& ctl, EngineProto& ep, Device& d);

@@ -4,6 +4,8 @@
 #include <sys/socket.h>
 
 #include <linux/if_addr.h>
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
 #include <linux/veth.h>
 
 #include <atomic>
@@ -12,7 +14,9 @@
 #include <tuple>
 
 #include "base/rcu.h"
+#include "ifcore/fdb.h"
 #include "ifcore/inet.h"
+#include "ifcore/nexthop.h"
 #include "support/engine_fixture.h"
 
 namespace ifcore {
@@ -244,6 +248,27 @@ TEST_F(NamespaceControlTest, ParallelChurnKeepsEveryNamespaceWhole) {
       auto v = ctl.create_link(*ns, veth_req("ve0", "ve1", ns->name()));
       if (!v) return void(++failures);
       made.push_back(*v);
+      // State that the Unregister pass's subscribers serve under the plug-in lock: a
+      // permanent neighbour, a nexthop, a device's own fdb list.
+      inet::NeighRequest nq;
+      nq.family = AF_INET;
+      nq.ifindex = (*v)->ifindex();
+      nq.dst = IpAddr::v4(0x0a630001u);
+      nq.lladdr = *HwAddr::parse("02:00:00:00:00:05");
+      nq.state = NUD_PERMANENT;
+      if (!inet::add_neigh(ctl, *ns, nq)) return void(++failures);
+      inet::NexthopRequest hq;
+      hq.family = AF_INET;
+      hq.gateway = IpAddr::v4(0x0a000000u | (static_cast<std::uint32_t>(id) << 16) | (1u << 8) | 2);
+      hq.oif = made[1]->ifindex();
+      if (!inet::add_nexthop(ctl, *ns, hq)) return void(++failures);
+      fdb::Request fq;
+      fq.ifindex = made[2]->ifindex();
+      fq.lladdr = *HwAddr::parse("02:00:00:00:00:06");
+      fq.flags = NTF_SELF;
+      fq.state = NUD_PERMANENT;
+      fq.nlflags = NLM_F_CREATE | NLM_F_EXCL;
+      if (!fdb::add(ctl, *ns, fq)) return void(++failures);
       if (!ctl.close(*made[0])) return void(++failures);
       if (!ctl.delete_links(made)) return void(++failures);
     }
