@@ -8,8 +8,10 @@
 #include <linux/netlink.h>
 #include <linux/veth.h>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -213,6 +215,31 @@ TEST_F(NamespaceControlTest, TwoNamespacesChangeAtOnce) {
   auto ctl = engine->control();
   EXPECT_NE(ctl.find(*a, "held"), nullptr);
   EXPECT_EQ(ctl.find(*b, "b0"), nullptr);
+}
+
+// Device ids are taken by each thread in runs: two writers at once still never give two
+// devices the same one, and a thread's own devices get theirs in order.
+TEST_F(NamespaceControlTest, DeviceIdsStayUniqueAcrossWriters) {
+  constexpr int kDevices = 300;  // several runs each
+  std::vector<std::uint64_t> ids[2];
+  auto writer = [&](Namespace* ns, std::vector<std::uint64_t>& out) {
+    auto ctl = engine->control(*ns);
+    for (int i = 0; i < kDevices; ++i) {
+      auto d = ctl.create_link(*ns, test::link_req("dummy", fmt::format("u{}", i)));
+      ASSERT_TRUE(d);
+      out.push_back((*d)->id());
+    }
+  };
+  std::thread wa(writer, a, std::ref(ids[0])), wb(writer, b, std::ref(ids[1]));
+  wa.join();
+  wb.join();
+  std::set<std::uint64_t> all;
+  for (auto& v : ids) {
+    ASSERT_EQ(v.size(), static_cast<std::size_t>(kDevices));
+    EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
+    all.insert(v.begin(), v.end());
+  }
+  EXPECT_EQ(all.size(), 2u * kDevices);
 }
 
 // Two writers churn their own namespaces (dummies one by one and in a batch, veth pairs
