@@ -9,6 +9,7 @@
 #include <shared_mutex>
 #include <thread>
 
+#include "base/prefetch.h"
 #include "base/rcu.h"
 #include "base/ticks.h"
 #include "core/engine_impl.h"
@@ -26,6 +27,8 @@ Engine::Impl::Impl(Engine& e)
       serial(next_engine_serial.fetch_add(1, std::memory_order_relaxed)),
       finalizer(*this) {}
 
+Engine::Impl::~Impl() = default;
+
 std::uint64_t Engine::Impl::take_device_id() {
   // A thread's run of ids: engine-unique (each run is taken whole from the counter), in
   // order within a thread, not across threads.
@@ -40,7 +43,6 @@ std::uint64_t Engine::Impl::take_device_id() {
   }
   return run.next++;
 }
-Engine::Impl::~Impl() = default;
 
 void Engine::Impl::grace_period() {
   auto t0 = Clock::now();
@@ -148,10 +150,7 @@ namespace {
 constexpr std::size_t kDeviceAhead = 4, kSlotsAhead = 2;
 
 void prefetch_device(const Device& d) {
-  const auto* p = reinterpret_cast<const char*>(&d);
-  __builtin_prefetch(p);
-  __builtin_prefetch(p + 64);
-  __builtin_prefetch(p + 128);
+  prefetch_lines(&d, 3 * kCacheLine);
 }
 
 void prefetch_slots(const Device& d) {

@@ -299,8 +299,10 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
     }
     case NetdevEvent::Unregister:
       // Linux: linkwatch_forget_dev; drops the event's reference.
-      if (!alone && !pending_.empty()) pending_.erase(id);
-      if (!alone && !buckets_.empty()) buckets_.erase(id);
+      if (!alone) {  // a device never queued is in neither map
+        pending_.erase(id);
+        buckets_.erase(id);
+      }
       mark(dev, kOpening, false);
       mark(dev, kClosing, false);
       dev.set_tx_active_locked(ctl, false);
