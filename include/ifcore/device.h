@@ -246,6 +246,8 @@ class Device {
   friend class Ref;
   friend struct DeviceAccess;  // core internals
   friend class UnregisterBatch;
+  // An Ethernet device (Linux: alloc_netdev + ether_setup): a random address, the
+  // broadcast address, IFF_BROADCAST | IFF_MULTICAST, mtu 1500 (68..65535), txqlen 1000.
   Device(Engine& engine, const Kind& kind, Namespace& ns);
 
   // RCU-published values. A device carries a box of each of its name, address and

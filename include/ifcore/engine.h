@@ -150,6 +150,7 @@ class RegisterBatch {
   // Adds `dev` (from alloc_device or Kind::prepare_link, not registered) to be named `name`
   // (which may hold one "%d") with `ifindex` (0 = allocate). Returns its position.
   std::size_t add(std::unique_ptr<Device> dev, std::string name, int ifindex = 0);
+  void reserve(std::size_t n) { items_.reserve(n); }
   std::size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
 

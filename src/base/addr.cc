@@ -15,24 +15,32 @@ HwAddr::HwAddr(std::span<const std::uint8_t> b) {
   std::copy_n(b.begin(), len_, bytes_.begin());
 }
 
+namespace {
+
+std::uint64_t random_seed() {
+  std::random_device rd;  // a large object: kept out of random_ether's frame
+  return (std::uint64_t{rd()} << 32) ^ rd();
+}
+
+}  // namespace
+
 HwAddr HwAddr::random_ether() {
   // splitmix64 over a per-thread random seed: 48 well-mixed bits per call at a fraction of
   // mt19937_64's cost (which refills 2.5 KiB of state every 312 calls). A device's address
   // must be unlikely to collide with another's; it need not be unpredictable.
-  thread_local std::uint64_t state =
-      (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  thread_local std::uint64_t state = random_seed();
   std::uint64_t r = (state += 0x9e3779b97f4a7c15ull);
   r = (r ^ (r >> 30)) * 0xbf58476d1ce4e5b9ull;
   r = (r ^ (r >> 27)) * 0x94d049bb133111ebull;
   r ^= r >> 31;
-  std::array<std::uint8_t, 6> b{};
-  for (auto& x : b) {
-    x = static_cast<std::uint8_t>(r);
-    r >>= 8;
-  }
-  b[0] &= 0xfe;  // unicast
-  b[0] |= 0x02;  // locally administered
-  return ethernet(b);
+  // The first byte: unicast (bit 0 clear), locally administered (bit 1 set). Each byte is
+  // written once: a byte rewritten and then read back with its neighbours stalls the load
+  // until every earlier store has reached the cache (those filling a new device included).
+  r = (r & ~std::uint64_t{0x01}) | 0x02;
+  HwAddr a;
+  for (std::size_t i = 0; i < 6; ++i) a.bytes_[i] = static_cast<std::uint8_t>(r >> (8 * i));
+  a.len_ = 6;
+  return a;
 }
 
 Result<HwAddr> HwAddr::parse(std::string_view text) {

@@ -297,16 +297,8 @@ void Control::notify_change(Device& dev, std::uint32_t flags_changed) {
 // ---------------------------------------------------------------- registration
 
 std::unique_ptr<Device> Control::alloc_device(const Kind& kind, Namespace& ns) {
-  // Linux: alloc_netdev + ether_setup defaults.
-  std::unique_ptr<Device> d(DeviceAccess::make(*engine_, kind, ns));
-  d->set_hw_type_locked(*this, ARPHRD_ETHER);
-  d->set_mtu_locked(*this, 1500);
-  d->set_mtu_range_locked(*this, 68, 65535);  // ETH_MIN_MTU .. ETH_MAX_MTU
-  d->set_flags_locked(*this, IFF_BROADCAST | IFF_MULTICAST);
-  d->set_txqlen_locked(*this, 1000);
-  d->set_address_locked(*this, HwAddr::random_ether());
-  d->set_broadcast_locked(*this, HwAddr::ethernet({0xff, 0xff, 0xff, 0xff, 0xff, 0xff}));
-  return d;
+  // Linux: alloc_netdev + ether_setup defaults, which the constructor sets.
+  return std::unique_ptr<Device>(DeviceAccess::make(*engine_, kind, ns));
 }
 
 Result<void> Control::apply_create_attrs(Device& dev, const LinkRequest& req) {

@@ -26,13 +26,18 @@ namespace {
 
 // Publishes a new box; the old one is freed after a grace period, or at once while the
 // device is not yet visible to any reader.
+//
+// Before the device is visible, a load and a store: an exchange is a locked instruction
+// that waits for every store before it, here those that fill the freshly allocated device.
 template <class Box>
 void publish(const Device& d, std::atomic<const Box*>& slot, const Box* next) {
+  if (d.state() == RegState::Uninitialized) {
+    delete slot.load(std::memory_order_relaxed);
+    slot.store(next, std::memory_order_release);
+    return;
+  }
   const Box* old = slot.exchange(next, std::memory_order_acq_rel);
-  if (d.state() == RegState::Uninitialized)
-    delete old;
-  else
-    rcu::retire(const_cast<Box*>(old));
+  rcu::retire(const_cast<Box*>(old));
 }
 
 // Publishes `value` for a field that has a box of its own in the device (`own`): while no
@@ -43,7 +48,8 @@ template <class Box>
 void publish_value(const Device& d, std::atomic<const Box*>& slot, Box& own, const Box& value) {
   if (d.state() == RegState::Uninitialized) {
     own = value;
-    const Box* old = slot.exchange(&own, std::memory_order_acq_rel);
+    const Box* old = slot.load(std::memory_order_relaxed);
+    slot.store(&own, std::memory_order_release);
     if (old != &own) delete old;
     return;
   }
@@ -75,13 +81,24 @@ const char* to_string(RegState s) {
   return "?";
 }
 
+namespace {
+const HwAddr kEtherBroadcast = HwAddr::ethernet({0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+}  // namespace
+
 Device::Device(Engine& engine, const Kind& kind, Namespace& ns)
     : id_(engine.impl().take_device_id()),
       engine_(&engine),
       kind_(&kind),
       ns_(&ns),
+      // Initialisations, not (fenced) stores; the address is made in its box, not copied
+      // from a temporary just written (see set_name_locked).
+      name_(&name0_),
+      flags_(IFF_BROADCAST | IFF_MULTICAST),
+      address_(&address0_),
+      broadcast_(&broadcast0_),
+      address0_{HwAddr::random_ether()},
+      broadcast0_{kEtherBroadcast},
       ref_slot_(RefShards::instance().alloc_slot()) {
-  name_.store(&name0_);
   if (engine.config().track_refs) tracker_ = std::make_unique<Tracker>();
 }
 
@@ -130,8 +147,17 @@ std::uint8_t Device::reported_operstate() const {
 }
 
 void Device::set_name_locked(const Control&, std::string_view name) {
+  const auto len = static_cast<std::uint8_t>(std::min<std::size_t>(name.size(), 15));
+  if (state() == RegState::Uninitialized && name_.load(std::memory_order_relaxed) == &name0_) {
+    // No reader yet: written in place. A box built aside and copied in would be read back
+    // while its bytes still wait in the store buffer behind the new device's stores.
+    std::memcpy(name0_.s, name.data(), len);
+    std::memset(name0_.s + len, 0, sizeof name0_.s - len);
+    name0_.len = len;
+    return;
+  }
   NameBox b;
-  b.len = static_cast<std::uint8_t>(std::min<std::size_t>(name.size(), 15));
+  b.len = len;
   std::memcpy(b.s, name.data(), b.len);
   publish_value(*this, name_, name0_, b);
 }

@@ -5,9 +5,12 @@
 // Lock order: runs under the control lock.
 #include <net/if.h>
 
+#include <algorithm>
+#include <bit>
 #include <cerrno>
+#include <functional>
 #include <map>
-#include <unordered_set>
+#include <set>
 #include <utility>
 
 #include "core/engine_impl.h"
@@ -28,18 +31,47 @@ BatchError item_error(std::size_t i, Error e) {
   return BatchError{i, std::move(e)};
 }
 
+// Marks each item whose name an earlier item of the batch already asked for in the same
+// namespace: an open-addressed table of item positions, with no allocation per item (a
+// batch may hold 10^5 devices).
+std::vector<bool> repeated_names(const Items& items) {
+  std::vector<bool> repeated(items.size());
+  const std::size_t mask = std::bit_ceil(2 * items.size() + 1) - 1;
+  std::vector<std::uint32_t> slots(mask + 1, 0);  // an item's position + 1; 0: free
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& it = items[i];
+    if (it.name.find('%') != std::string::npos) continue;  // resolved when listed
+    const Namespace* ns = &it.dev->ns();
+    std::size_t s = (std::hash<std::string_view>{}(it.name) ^ std::hash<const void*>{}(ns)) & mask;
+    for (;; s = (s + 1) & mask) {
+      if (slots[s] == 0) {
+        slots[s] = static_cast<std::uint32_t>(i + 1);
+        break;
+      }
+      const auto& seen = items[slots[s] - 1];
+      if (seen.name == it.name && &seen.dev->ns() == ns) {
+        repeated[i] = true;
+        break;
+      }
+    }
+  }
+  return repeated;
+}
+
 // The checks register_device makes one device at a time, made for the whole batch before
-// anything changes: names and ifindexes unique in the batch and in their namespace.
+// anything changes: names and ifindexes unique in the batch and in their namespace. The
+// first item that fails one is reported.
 tl::expected<void, BatchError> check_items(const Control& ctl, const Items& items) {
-  // Per namespace: the names and indexes the batch asks for (most batches have one).
-  std::map<const Namespace*, std::unordered_set<std::string_view>> names;
-  std::map<const Namespace*, std::unordered_set<int>> indexes;
-  std::map<const Namespace*, std::size_t> per_ns;
-  for (const auto& it : items) names[&it.dev->ns()].reserve(items.size());
+  const std::vector<bool> repeated = repeated_names(items);
+  std::set<std::pair<const Namespace*, int>> indexes;      // the ifindexes asked for (rare)
+  std::vector<std::pair<Namespace*, std::size_t>> per_ns;  // most batches have one
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& it = items[i];
     Namespace& ns = it.dev->ns();
-    ++per_ns[&ns];
+    auto counted =
+        std::find_if(per_ns.begin(), per_ns.end(), [&](auto& p) { return p.first == &ns; });
+    if (counted == per_ns.end()) counted = per_ns.emplace(per_ns.end(), &ns, 0);
+    ++counted->second;
     bool pattern = it.name.find('%') != std::string::npos;
     if (pattern && !is_name_pattern(it.name))
       return tl::unexpected(item_error(
@@ -49,14 +81,14 @@ tl::expected<void, BatchError> check_items(const Control& ctl, const Items& item
     if (!pattern) {
       if (auto v = validate_device_name(it.name); !v)
         return tl::unexpected(item_error(i, v.error()));
-      if (ns.registry().name_taken(it.name) || !names[&ns].insert(it.name).second)
+      if (repeated[i] || ns.registry().name_taken(it.name))
         return tl::unexpected(item_error(
             i, Error{EEXIST, fmt::format("device \"{}\" already exists", it.name), -1, true}));
     }
     if (it.ifindex < 0)
       return tl::unexpected(item_error(i, Error{EINVAL, "ifindex can't be negative"}));
     if (it.ifindex > 0 &&
-        (ns.registry().index_taken(it.ifindex) || !indexes[&ns].insert(it.ifindex).second))
+        (ns.registry().index_taken(it.ifindex) || !indexes.emplace(&ns, it.ifindex).second))
       return tl::unexpected(
           item_error(i, Error{EBUSY, fmt::format("ifindex {} is in use", it.ifindex)}));
   }
@@ -69,7 +101,8 @@ tl::expected<void, BatchError> check_items(const Control& ctl, const Items& item
 // The ifindex allocators of the namespaces a batch touches, as they were before it.
 std::map<Namespace*, int> save_allocators(const Items& items) {
   std::map<Namespace*, int> saved;
-  for (const auto& it : items) saved.emplace(&it.dev->ns(), it.dev->ns().registry().next_ifindex());
+  for (const auto& it : items)
+    saved.try_emplace(&it.dev->ns(), it.dev->ns().registry().next_ifindex());
   return saved;
 }
 
@@ -80,11 +113,13 @@ void restore_allocators(const std::map<Namespace*, int>& saved) {
 // Names (resolving patterns in order), indexes and lists one device.
 Result<void> list_one(const Control& ctl, Registry& reg, Device& dev, const std::string& name,
                       int ifindex) {
-  std::string final_name = name;
+  std::string resolved;
+  std::string_view final_name = name;
   if (name.find('%') != std::string::npos) {
     auto n = reg.resolve_pattern(name);
     if (!n) return fail(n.error());
-    final_name = std::move(*n);
+    resolved = std::move(*n);
+    final_name = resolved;
   }
   if (ifindex == 0) {
     auto i = reg.alloc_ifindex();

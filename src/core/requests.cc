@@ -78,8 +78,8 @@ Result<void> check_batchable(const LinkRequest& req) {
 }
 
 // Checks and prepares one request of a batch: the device, not registered.
-Result<std::unique_ptr<Device>> prepare_one(Control& ctl, Namespace& ns, const LinkRequest& req) {
-  const Kind* kind = req.kind ? ctl.find_kind(*req.kind) : nullptr;
+Result<std::unique_ptr<Device>> prepare_one(Control& ctl, Namespace& ns, const Kind* kind,
+                                            const LinkRequest& req) {
   if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
   IFCORE_TRY(check_batchable(req));
   IFCORE_TRY(validate_generic(req));
@@ -94,16 +94,23 @@ Result<std::unique_ptr<Device>> prepare_one(Control& ctl, Namespace& ns, const L
 
 BatchResult Control::create_links(Namespace& ns, std::span<const LinkRequest> reqs) {
   if (auto r = check_covers(ns); !r) return tl::unexpected(BatchError{std::nullopt, r.error()});
-  const bool shared = std::any_of(reqs.begin(), reqs.end(), [&](const LinkRequest& r) {
-    const Kind* k = r.kind ? find_kind(*r.kind) : nullptr;
-    return !k || !k->concurrent();
-  });
+  // Each request's kind, looked up once per run of requests that name the same one.
+  std::vector<const Kind*> kinds(reqs.size());
+  bool shared = false;
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    if (i > 0 && reqs[i].kind == reqs[i - 1].kind)
+      kinds[i] = kinds[i - 1];
+    else
+      kinds[i] = reqs[i].kind ? find_kind(*reqs[i].kind) : nullptr;
+    shared |= !kinds[i] || !kinds[i]->concurrent();
+  }
   PluginGuard guard(*this, shared);  // a kind's own state
   RegisterBatch batch;
+  batch.reserve(reqs.size());
   for (std::size_t i = 0; i < reqs.size(); ++i) {
-    auto dev = prepare_one(*this, ns, reqs[i]);
+    auto dev = prepare_one(*this, ns, kinds[i], reqs[i]);
     if (!dev) return tl::unexpected(BatchError{i, std::move(dev).error()});
-    std::string name = reqs[i].name.value_or(std::string(reqs[i].kind.value_or("")) + "%d");
+    std::string name = reqs[i].name ? *reqs[i].name : std::string(reqs[i].kind.value_or("")) + "%d";
     batch.add(std::move(*dev), std::move(name), reqs[i].ifindex);
   }
   auto devs = register_batch(batch);

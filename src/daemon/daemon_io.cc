@@ -321,7 +321,9 @@ int Loop::read_socket(Client& c) {
         c.after_dump.emplace_back(buf, buf + len);
       else
         handle_datagram(c, {buf, len});
-      if (len > kRecvKeep) madvise(buf + kRecvKeep, len - kRecvKeep, MADV_DONTNEED);
+      // Given back lazily: the kernel takes the pages only when it needs memory, so a
+      // client that sends big batches one after another does not fault them in each time.
+      if (len > kRecvKeep) madvise(buf + kRecvKeep, len - kRecvKeep, MADV_FREE);
       if (got == 1 || c.out.size() >= kSendBatch) flush(c);
     }
     if (eof) {
