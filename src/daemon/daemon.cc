@@ -366,7 +366,11 @@ Result<void> Loop::run() {
       served(spin);
       continue;
     }
-    int n = epoll_wait(ep_, evs.data(), static_cast<int>(evs.size()), spinning ? 0 : -1);
+    // A sleep with big datagrams' pages committed ends after kRecvTrimAfterMs to give them
+    // back, if nothing came in the meantime.
+    const bool trim = !spinning && rbuf_used_ > kRecvKeep;
+    int n = epoll_wait(ep_, evs.data(), static_cast<int>(evs.size()),
+                       spinning ? 0 : trim ? kRecvTrimAfterMs : -1);
     spin.last_epoll = Clock::now();
     if (!spinning) rings_awake();
     if (n < 0) {
@@ -379,6 +383,10 @@ Result<void> Loop::run() {
     // wakeup (the sweep's group delete of 100 devices on rings: 150-250 µs against 40-50).
     if (poll_rings() > 0) served(spin);
     if (n == 0) {
+      if (trim) {
+        trim_receive_buffers();
+        continue;
+      }
       reap();
       sched_yield();
       continue;

@@ -20,6 +20,7 @@
 
 #include <linux/netlink.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -259,6 +260,13 @@ int Loop::read_ring(Client& c) {
   return got;
 }
 
+void Loop::trim_receive_buffers() {
+  if (rbuf_used_ <= kRecvKeep) return;
+  for (unsigned k = 0; k < kRecvSlots; ++k)
+    madvise(rbuf_ + k * kRecvBuffer + kRecvKeep, rbuf_used_ - kRecvKeep, MADV_DONTNEED);
+  rbuf_used_ = 0;
+}
+
 int Loop::read_socket(Client& c) {
   // Reads what the client queued, up to a budget (other clients get their turn), up to
   // kRecvSlots datagrams per recvmmsg(2). The first read of a turn takes one datagram, and
@@ -321,9 +329,7 @@ int Loop::read_socket(Client& c) {
         c.after_dump.emplace_back(buf, buf + len);
       else
         handle_datagram(c, {buf, len});
-      // Given back lazily: the kernel takes the pages only when it needs memory, so a
-      // client that sends big batches one after another does not fault them in each time.
-      if (len > kRecvKeep) madvise(buf + kRecvKeep, len - kRecvKeep, MADV_FREE);
+      rbuf_used_ = std::max(rbuf_used_, len);
       if (got == 1 || c.out.size() >= kSendBatch) flush(c);
     }
     if (eof) {

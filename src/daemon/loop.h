@@ -43,8 +43,11 @@ inline constexpr int kDumpPartsPerTurn = 16;      // dump parts made for one cli
 // SO_SNDBUF the sender forces. A buffer twice that reads any datagram whole in ONE recv(2)
 // (no MSG_PEEK for its size first); its pages are only committed when a datagram fills them.
 inline constexpr std::size_t kRecvBuffer = std::size_t{8} << 20;
-inline constexpr std::size_t kRecvKeep = std::size_t{64}
-                                         << 10;  // committed pages kept after a big one
+// What stays committed of each buffer once the loop has slept kRecvTrimAfter with nothing
+// to do; until then a big datagram's pages stay, so that back-to-back batches do not fault
+// them in again.
+inline constexpr std::size_t kRecvKeep = std::size_t{64} << 10;
+inline constexpr int kRecvTrimAfterMs = 1000;
 // Datagrams per recvmmsg(2), each into a buffer of its own: a pipelining client (ip -batch)
 // costs one syscall per kRecvSlots requests. The buffers are address space (128 MiB of it),
 // not memory, until datagrams fill them.
@@ -214,6 +217,8 @@ class Loop {
   // msg_flags.
   std::array<mmsghdr, kRecvSlots> rmsgs_{};
   std::array<iovec, kRecvSlots> riov_{};
+  std::size_t rbuf_used_ = 0;  // the most bytes a buffer was filled with since the last trim
+  void trim_receive_buffers();
   std::vector<std::uint8_t> ring_in_;     // a request copied out of a request ring
   std::set<int> ring_fds_;                // the clients on mapped rings
   std::uint64_t connections_ = 0;         // connections accepted so far
