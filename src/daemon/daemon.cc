@@ -370,7 +370,9 @@ Result<void> Loop::run() {
     // back, if nothing came in the meantime.
     const bool trim = !spinning && rbuf_used_ > kRecvKeep;
     int n = epoll_wait(ep_, evs.data(), static_cast<int>(evs.size()),
-                       spinning ? 0 : trim ? kRecvTrimAfterMs : -1);
+                       spinning ? 0
+                       : trim   ? kRecvTrimAfterMs
+                                : -1);
     spin.last_epoll = Clock::now();
     if (!spinning) rings_awake();
     if (n < 0) {

@@ -30,9 +30,9 @@ Result<AddrMessage> decode_bulk_addr(const RawAttr& x) {
 }
 
 Result<void> decode_items(const RawAttr& nest, const DecodeContext& ctx, BulkCreate& out) {
-  auto items = parse_nested(nest);
+  auto items = walk_attrs(nest.data, nest.offset + NLA_HDRLEN);
   if (!items) return fail(items.error());
-  for (const RawAttr& x : *items) {
+  for (const RawAttr x : *items) {
     if (x.type == IFCORE_BULK_LINK) {
       BulkLink& item = out.items.emplace_back();
       IFCORE_TRY(decode_link_body_into(x.data, x.offset + NLA_HDRLEN, ctx, item.link));
@@ -70,13 +70,19 @@ Result<std::span<const std::uint8_t>> encode_item(MessageBuilder& scratch,
 
 Result<std::optional<BulkCreate>> decode_bulk_create(const Message& m, const DecodeContext& ctx) {
   BulkCreate out;
-  auto found = bulk::for_each_nest(m, [&](const RawAttr& a) -> Result<void> {
-    // A DecodedLink is large: room for every item at once rather than moves as it grows
-    // (an item takes at least an ifinfomsg).
-    if (out.items.capacity() == 0)
-      out.items.reserve(m.payload().size() / (NLA_HDRLEN + sizeof(ifinfomsg)));
-    return decode_items(a, ctx, out);
+  // A BulkLink is large (about 600 bytes): the links are counted first, so that the items
+  // are made in place once, neither moved as the list grows nor given room for as many as
+  // the bytes could hold (tens of megabytes for a batch of 10^4). Errors are left to the
+  // decoding below, which reports them in request order.
+  std::size_t links = 0;
+  (void)bulk::for_each_nest(m, [&](const RawAttr& a) -> Result<void> {
+    auto items = walk_attrs(a.data, a.offset + NLA_HDRLEN);
+    if (!items) return fail(items.error());
+    for (const RawAttr x : *items) links += x.type == IFCORE_BULK_LINK;
+    return ok();
   });
+  out.items.reserve(links);
+  auto found = bulk::for_each_nest(m, [&](const RawAttr& a) { return decode_items(a, ctx, out); });
   if (!found) return fail(found.error());
   if (!*found) return std::nullopt;
   if (out.items.empty()) return fail(EINVAL, "create batch names no device");
