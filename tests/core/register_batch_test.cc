@@ -4,6 +4,7 @@
 #include <net/if.h>
 
 #include <algorithm>
+#include <set>
 
 #include "support/engine_fixture.h"
 
@@ -123,6 +124,56 @@ TEST_F(RegisterBatchTest, NameTwiceInTheBatchIsRefusedBeforeAnyRegister) {
   EXPECT_EQ(made.error().error.code, EEXIST);
   EXPECT_EQ(engine->stats().notifier_passes, before.notifier_passes);
   EXPECT_EQ(listing(ctl), state);
+}
+
+TEST_F(RegisterBatchTest, ARepeatedNameAmongThousandsIsTheItemReported) {
+  auto ctl = engine->control();
+  auto state = listing(ctl);
+  std::vector<std::string> names;
+  for (int i = 0; i < 3000; ++i) names.push_back(fmt::format("r{}", i));
+  names.push_back("r1234");
+  names.push_back("r2999");
+  auto made = ctl.create_links(ns(ctl), dummies(names));
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(3000));
+  EXPECT_EQ(made.error().error.code, EEXIST);
+  EXPECT_EQ(made.error().error.message, "device \"r1234\" already exists");
+  EXPECT_EQ(listing(ctl), state);
+  names.resize(3000);  // the same names once each: made
+  made = ctl.create_links(ns(ctl), dummies(names));
+  ASSERT_TRUE(made) << made.error().error.message;
+  EXPECT_EQ(made->size(), 3000u);
+}
+
+TEST_F(RegisterBatchTest, AnUnknownKindAfterARunOfDummiesIsItsItem) {
+  auto ctl = engine->control();
+  auto reqs = dummies({"k0", "k1", "k2"});
+  reqs.push_back(test::link_req("nosuchkind", "k3"));
+  reqs.push_back(test::link_req("dummy", "k4"));
+  auto made = ctl.create_links(ns(ctl), reqs);
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(3));
+  EXPECT_EQ(made.error().error.code, EOPNOTSUPP);
+  EXPECT_EQ(made.error().error.message, "Unknown device type");
+  EXPECT_EQ(ctl.find(ns(ctl), "k0"), nullptr);
+}
+
+TEST_F(RegisterBatchTest, EachDeviceHasEthernetDefaultsAndAnAddressOfItsOwn) {
+  // Linux: alloc_netdev + ether_setup, then the dummy's setup (IFF_NOARP, no multicast).
+  auto ctl = engine->control();
+  auto made = ctl.create_links(ns(ctl), dummies({"a0", "a1", "a2", "a3"}));
+  ASSERT_TRUE(made) << made.error().error.message;
+  std::set<std::string> addresses;
+  for (Device* d : *made) {
+    EXPECT_EQ(d->flags(), static_cast<std::uint32_t>(IFF_BROADCAST | IFF_NOARP)) << d->name();
+    EXPECT_EQ(d->mtu(), 1500u);
+    EXPECT_EQ(d->txqlen(), 1000u);
+    EXPECT_EQ(d->broadcast().to_string(), "ff:ff:ff:ff:ff:ff");
+    EXPECT_TRUE(d->address().is_valid_ether()) << d->address().to_string();
+    EXPECT_EQ(d->address()[0] & 0x03, 0x02) << "locally administered unicast";
+    addresses.insert(d->address().to_string());
+  }
+  EXPECT_EQ(addresses.size(), made->size());
 }
 
 TEST_F(RegisterBatchTest, NameTakenInTheNamespace) {
