@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ifcore/mutex.h"
@@ -52,12 +52,22 @@ class Namespace {
 
   // Per-namespace state of plug-ins (protocol settings, route tables), keyed by the
   // plug-in's own tag address. Freed with the namespace. Context: control lock.
+  // A plug-in looks its state up for every device event: a list (there are a few plug-ins),
+  // not a hash table.
   template <class T>
   T* data_locked(const void* tag) const {
-    auto it = data_.find(tag);
-    return it == data_.end() ? nullptr : static_cast<T*>(it->second.get());
+    for (const auto& [t, p] : data_)
+      if (t == tag) return static_cast<T*>(p.get());
+    return nullptr;
   }
-  void set_data_locked(const void* tag, std::shared_ptr<void> p) { data_[tag] = std::move(p); }
+  void set_data_locked(const void* tag, std::shared_ptr<void> p) {
+    for (auto& [t, q] : data_)
+      if (t == tag) {
+        q = std::move(p);
+        return;
+      }
+    data_.emplace_back(tag, std::move(p));
+  }
 
   // The next ifindex the namespace will hand out (tests use it to check wrap-around).
   // Context: control lock.
@@ -76,7 +86,7 @@ class Namespace {
   const int id_;
   std::unique_ptr<Registry> registry_;
   Device* loopback_ = nullptr;
-  std::unordered_map<const void*, std::shared_ptr<void>> data_;
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> data_;
   bool dying_ = false;
   // Held by a Control of this namespace alone (Engine::control(Namespace&)), inside the
   // engine's control lock taken shared (LOCK ORDERING: after the control lock).
