@@ -43,7 +43,7 @@ inline constexpr int kDumpPartsPerTurn = 16;      // dump parts made for one cli
 // SO_SNDBUF the sender forces. A buffer twice that reads any datagram whole in ONE recv(2)
 // (no MSG_PEEK for its size first); its pages are only committed when a datagram fills them.
 inline constexpr std::size_t kRecvBuffer = std::size_t{8} << 20;
-// What stays committed of each buffer once the loop has slept kRecvTrimAfter with nothing
+// What stays committed of each buffer once the loop has slept kRecvTrimAfterMs with nothing
 // to do; until then a big datagram's pages stay, so that back-to-back batches do not fault
 // them in again.
 inline constexpr std::size_t kRecvKeep = std::size_t{64} << 10;
