@@ -30,7 +30,7 @@ Result<AddrMessage> decode_bulk_addr(const RawAttr& x) {
 }
 
 Result<void> decode_items(const RawAttr& nest, const DecodeContext& ctx, BulkCreate& out) {
-  auto items = walk_attrs(nest.data, nest.offset + NLA_HDRLEN);
+  auto items = walk_nested(nest);
   if (!items) return fail(items.error());
   for (const RawAttr x : *items) {
     if (x.type == IFCORE_BULK_LINK) {
@@ -76,7 +76,7 @@ Result<std::optional<BulkCreate>> decode_bulk_create(const Message& m, const Dec
   // decoding below, which reports them in request order.
   std::size_t links = 0;
   (void)bulk::for_each_nest(m, [&](const RawAttr& a) -> Result<void> {
-    auto items = walk_attrs(a.data, a.offset + NLA_HDRLEN);
+    auto items = walk_nested(a);
     if (!items) return fail(items.error());
     for (const RawAttr x : *items) links += x.type == IFCORE_BULK_LINK;
     return ok();

@@ -93,7 +93,7 @@ Result<void> decode_af_spec(const RawAttr& a, LinkRequest& req) {
 }
 
 Result<void> decode_link_info(const RawAttr& a, DecodedLink& out, const DecodeContext& ctx) {
-  auto raw = walk_attrs(a.data, a.offset + NLA_HDRLEN);
+  auto raw = walk_nested(a);
   if (!raw) return fail(raw.error());
   LinkRequest& req = out.req;
   std::optional<RawAttr> data, slave;

@@ -116,6 +116,12 @@ inline Result<std::vector<RawAttr>> parse_nested(const RawAttr& a) {
   return parse_raw_attrs(a.data, a.offset + NLA_HDRLEN);
 }
 
+// The payload of a nested attribute walked in place (walk_attrs), with no list built.
+// Errors: as parse_raw_attrs.
+inline Result<RawAttrs> walk_nested(const RawAttr& a) {
+  return walk_attrs(a.data, a.offset + NLA_HDRLEN);
+}
+
 // The first attribute of `type`, or nullptr.
 const RawAttr* find_raw(const std::vector<RawAttr>& list, std::uint16_t type);
 
