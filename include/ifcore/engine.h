@@ -174,6 +174,19 @@ struct BatchError {
 };
 using BatchResult = tl::expected<std::vector<Device*>, BatchError>;
 
+// The requests of a create batch, handed to Control::create_links one at a time, in order:
+// a decoder that keeps one request in memory instead of the whole list (10^4 requests of
+// about 600 bytes each would pass through the cache twice).
+class LinkRequestSource {
+ public:
+  virtual ~LinkRequestSource() = default;
+  // How many requests there are, or an estimate: room is reserved for this many.
+  virtual std::size_t size_hint() const = 0;
+  // The next request, valid until the next call; nullptr after the last. An error ends the
+  // batch as the error of the item whose turn it was.
+  virtual Result<const LinkRequest*> next() = 0;
+};
+
 // A report of a device that waits for its references too long.
 struct LeakReport {
   std::string name;
@@ -288,6 +301,9 @@ class Control {
   // master or another namespace. Errors: EOPNOTSUPP "kind \"K\" cannot be created in a
   // batch", the errors of create_link and register_batch, with the item at fault.
   BatchResult create_links(Namespace& ns, std::span<const LinkRequest> reqs);
+  // The same, reading each request once from `source` (each checked and prepared before the
+  // next is read); the source's error for an item is that item's.
+  BatchResult create_links(Namespace& ns, LinkRequestSource& source);
   // Change an existing device. Validates everything first; if a step fails, the steps
   // already made are undone, the kind's and a master's port attributes included
   // (Kind::save_link, Kind::save_slave), so a failed request changes nothing; an undo that

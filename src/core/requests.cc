@@ -17,9 +17,8 @@ namespace ifcore {
 namespace {
 
 // Linux: rtnl_dev_combine_flags.
-std::uint32_t combine_flags(const Device& dev, const LinkRequest& req) {
-  std::uint32_t flags = req.flags;
-  if (req.change) flags = (flags & req.change) | (dev.flags() & ~req.change);
+std::uint32_t combine_flags(const Device& dev, std::uint32_t flags, std::uint32_t change) {
+  if (change) flags = (flags & change) | (dev.flags() & ~change);
   return flags;
 }
 
@@ -55,7 +54,7 @@ Result<Device*> Control::create_link(Namespace& ns, const LinkRequest& req) {
     return fail(std::move(e));
   };
   if (req.flags || req.change) {
-    auto r = change_flags(dev, combine_flags(dev, req));
+    auto r = change_flags(dev, combine_flags(dev, req.flags, req.change));
     if (!r) return undo(std::move(r).error());
   }
   if (req.master && *req.master) {
@@ -92,38 +91,71 @@ Result<std::unique_ptr<Device>> prepare_one(Control& ctl, Namespace& ns, const K
 
 }  // namespace
 
-BatchResult Control::create_links(Namespace& ns, std::span<const LinkRequest> reqs) {
-  if (auto r = check_covers(ns); !r) return tl::unexpected(BatchError{std::nullopt, r.error()});
-  // Each request's kind, looked up once per run of requests that name the same one.
-  std::vector<const Kind*> kinds(reqs.size());
-  bool shared = false;
-  for (std::size_t i = 0; i < reqs.size(); ++i) {
-    if (i > 0 && reqs[i].kind == reqs[i - 1].kind)
-      kinds[i] = kinds[i - 1];
-    else
-      kinds[i] = reqs[i].kind ? find_kind(*reqs[i].kind) : nullptr;
-    shared |= !kinds[i] || !kinds[i]->concurrent();
+namespace {
+
+// A list of requests as a source.
+class SpanSource final : public LinkRequestSource {
+ public:
+  explicit SpanSource(std::span<const LinkRequest> reqs) : reqs_(reqs) {}
+  std::size_t size_hint() const override { return reqs_.size(); }
+  Result<const LinkRequest*> next() override {
+    return next_ < reqs_.size() ? &reqs_[next_++] : nullptr;
   }
-  PluginGuard guard(*this, shared);  // a kind's own state
+
+ private:
+  std::span<const LinkRequest> reqs_;
+  std::size_t next_ = 0;
+};
+
+// The flags a request of the batch asks for, applied once the batch is registered.
+struct FlagChange {
+  std::size_t item;
+  std::uint32_t flags;
+  std::uint32_t change;
+};
+
+}  // namespace
+
+BatchResult Control::create_links(Namespace& ns, std::span<const LinkRequest> reqs) {
+  SpanSource source(reqs);
+  return create_links(ns, source);
+}
+
+BatchResult Control::create_links(Namespace& ns, LinkRequestSource& source) {
+  if (auto r = check_covers(ns); !r) return tl::unexpected(BatchError{std::nullopt, r.error()});
+  // A kind's own state is guarded from the first request of a kind that is not concurrent
+  // (PluginGuard is recursive and nothing else is held in between).
+  std::optional<PluginGuard> guard;
   RegisterBatch batch;
-  batch.reserve(reqs.size());
-  for (std::size_t i = 0; i < reqs.size(); ++i) {
-    auto dev = prepare_one(*this, ns, kinds[i], reqs[i]);
+  batch.reserve(source.size_hint());
+  std::vector<FlagChange> flag_changes;
+  const Kind* kind = nullptr;  // the last request's: looked up again only when it changes
+  for (std::size_t i = 0;; ++i) {
+    auto next = source.next();
+    if (!next) return tl::unexpected(BatchError{i, std::move(next).error()});
+    const LinkRequest* req = *next;
+    if (!req) break;
+    if (!req->kind)
+      kind = nullptr;
+    else if (!kind || kind->name() != *req->kind)
+      kind = find_kind(*req->kind);
+    if ((!kind || !kind->concurrent()) && !guard) guard.emplace(*this);
+    auto dev = prepare_one(*this, ns, kind, *req);
     if (!dev) return tl::unexpected(BatchError{i, std::move(dev).error()});
-    std::string name = reqs[i].name ? *reqs[i].name : std::string(reqs[i].kind.value_or("")) + "%d";
-    batch.add(std::move(*dev), std::move(name), reqs[i].ifindex);
+    if (req->flags || req->change) flag_changes.push_back({i, req->flags, req->change});
+    std::string name = req->name ? *req->name : std::string(req->kind.value_or("")) + "%d";
+    batch.add(std::move(*dev), std::move(name), req->ifindex);
   }
   auto devs = register_batch(batch);
   if (!devs) return devs;
   // Linux: rtnl_configure_link (flags) after registration; a refusal undoes the batch.
-  for (std::size_t i = 0; i < reqs.size(); ++i) {
-    if (!reqs[i].flags && !reqs[i].change) continue;
-    Device& d = *(*devs)[i];
-    if (auto r = change_flags(d, combine_flags(d, reqs[i])); !r) {
+  for (const FlagChange& f : flag_changes) {
+    Device& d = *(*devs)[f.item];
+    if (auto r = change_flags(d, combine_flags(d, f.flags, f.change)); !r) {
       UnregisterBatch undo;
       for (Device* x : *devs) undo.add(*x);
       commit(undo);
-      return tl::unexpected(BatchError{i, std::move(r).error()});
+      return tl::unexpected(BatchError{f.item, std::move(r).error()});
     }
   }
   return devs;
@@ -270,7 +302,7 @@ Result<void> change_placement(Control& ctl, Device& dev, const LinkRequest& req,
 Result<void> change_settings(Control& ctl, Device& dev, const LinkRequest& req, UndoLog& log) {
   if (req.flags || req.change) {
     std::uint32_t old = dev.flags();
-    IFCORE_TRY(log.step(ctl.change_flags(dev, combine_flags(dev, req)),
+    IFCORE_TRY(log.step(ctl.change_flags(dev, combine_flags(dev, req.flags, req.change)),
                         [&ctl, &dev, old] { return ctl.change_flags(dev, old); }));
   }
   if (req.txqlen) {

@@ -6,12 +6,20 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rtnl/hub.h"
 #include "rtnl/wire/attrs.h"
 #include "rtnl/wire/netlink.h"
+
+namespace ifcore::wire {
+struct BulkResult;
+struct DecodedLink;
+class BulkCreateReader;
+}  // namespace ifcore::wire
 
 namespace ifcore::rtnl {
 
@@ -62,6 +70,20 @@ wire::DecodeContext decode_context(Control& ctl);
 // IFLA_ALT_IFNAME; a name finds a device by its name or any of its altnames (Linux:
 // rtnl_dev_get -> __dev_get_by_name). Context: control lock.
 Device* find_device(Control& ctl, Namespace& ns, const LinkRequest& req);
+
+// The checks of a create request before the engine sees it (kind, namespaces, address
+// families), and its kind data decoded. Context: control lock.
+Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::DecodedLink& d);
+// A bulk request's per-item results (multipart, of `type`), then NLMSG_DONE: `result(i,
+// scratch)` gives item i's, from a list or written into `scratch` (a fresh one each time).
+using BulkResultOf =
+    std::function<const wire::BulkResult&(std::size_t i, wire::BulkResult& scratch)>;
+Result<void> send_bulk_results(Request& r, std::size_t n, std::uint16_t type,
+                               const BulkResultOf& result);
+Result<void> send_bulk_results(Request& r, const std::vector<wire::BulkResult>& results,
+                               std::uint16_t type);
+// ifcore's create batch (create_batch.cc), read from `bulk` as it is created.
+Result<void> create_batch(Request& r, Control& ctl, Namespace& ns, wire::BulkCreateReader& bulk);
 
 // Appends an encoded message to the reply: `encode(builder)` writes exactly one message.
 template <class F>

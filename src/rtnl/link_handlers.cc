@@ -148,27 +148,6 @@ Result<void> change_group(Hub& hub, Control& ctl, Namespace& ns, wire::DecodedLi
   return ok();
 }
 
-// The checks of a create request before the engine sees it, and its kind data decoded.
-Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::DecodedLink& d) {
-  LinkRequest& req = d.req;
-  // Linux: __rtnl_newlink — "Unknown device type" when no kind (or an unknown one) is named.
-  const Kind* kind = req.kind ? ctl.find_kind(*req.kind) : nullptr;
-  if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
-  IFCORE_TRY(check_netns_refs(req));
-  // Linux: the families' attributes are checked before the device exists (EINVAL for a mode
-  // it does not know), then again for the new device, which has no IPv6 state until it is
-  // registered: a create with IFLA_AF_SPEC is EAFNOSUPPORT, and nothing is made.
-  IFCORE_TRY(check_af_spec(nullptr, req));
-  if (req.inet6_addr_gen_mode) return fail(EAFNOSUPPORT);
-  if (req.has_info_data && !d.info_data_decoded) {
-    auto a = wire::decode_attrs(d.info_data_raw, kind->policy(), d.info_data_offset,
-                                decode_context(ctl));
-    if (!a) return fail(a.error());
-    req.info_data = std::move(*a);
-  }
-  return check_other_ns(r, ctl, ns, req);
-}
-
 Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
                     wire::DecodedLink& d) {
   LinkRequest& req = d.req;
@@ -201,14 +180,37 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
   return ok();
 }
 
-// A bulk request's per-item results (multipart, of `type`), then NLMSG_DONE. One builder
-// writes them all in turn: 10^4 results are 10^4 messages.
-Result<void> send_bulk_results(Request& r, const std::vector<wire::BulkResult>& results,
-                               std::uint16_t type) {
+}  // namespace
+
+// The checks of a create request before the engine sees it, and its kind data decoded.
+Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::DecodedLink& d) {
+  LinkRequest& req = d.req;
+  // Linux: __rtnl_newlink — "Unknown device type" when no kind (or an unknown one) is named.
+  const Kind* kind = req.kind ? ctl.find_kind(*req.kind) : nullptr;
+  if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
+  IFCORE_TRY(check_netns_refs(req));
+  // Linux: the families' attributes are checked before the device exists (EINVAL for a mode
+  // it does not know), then again for the new device, which has no IPv6 state until it is
+  // registered: a create with IFLA_AF_SPEC is EAFNOSUPPORT, and nothing is made.
+  IFCORE_TRY(check_af_spec(nullptr, req));
+  if (req.inet6_addr_gen_mode) return fail(EAFNOSUPPORT);
+  if (req.has_info_data && !d.info_data_decoded) {
+    auto a = wire::decode_attrs(d.info_data_raw, kind->policy(), d.info_data_offset,
+                                decode_context(ctl));
+    if (!a) return fail(a.error());
+    req.info_data = std::move(*a);
+  }
+  return check_other_ns(r, ctl, ns, req);
+}
+
+// One builder writes the results in turn: 10^4 results are 10^4 messages.
+Result<void> send_bulk_results(Request& r, std::size_t n, std::uint16_t type,
+                               const BulkResultOf& result) {
   wire::MessageBuilder b;
-  for (const wire::BulkResult& res : results) {
+  for (std::size_t i = 0; i < n; ++i) {
+    wire::BulkResult scratch;
     if (b.count()) b.drop_last();
-    IFCORE_TRY(wire::encode_bulk_result(b, r.seq(), r.port(), res, type));
+    IFCORE_TRY(wire::encode_bulk_result(b, r.seq(), r.port(), result(i, scratch), type));
     r.out.append(b.bytes());
   }
   (void)emit(r.out,
@@ -217,100 +219,27 @@ Result<void> send_bulk_results(Request& r, const std::vector<wire::BulkResult>& 
   return ok();
 }
 
-// ---- the create batch (docs/WIRE.md, "Create batch")
-
-// The results of a batch that failed: the item at fault carries its error (every item
-// does when the batch as a whole was refused), the others ECANCELED.
-void fail_results(std::vector<wire::BulkResult>& results, const BatchError& e) {
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    wire::BulkResult& res = results[i];
-    res.ifindex = 0;
-    if (!e.item || *e.item == i) {
-      res.error = e.error.code;
-      res.message = e.error.log_only ? std::string() : e.error.message;
-    } else {
-      res.error = ECANCELED;
-      res.message = fmt::format("not created: item {} failed", *e.item);
-    }
-  }
+Result<void> send_bulk_results(Request& r, const std::vector<wire::BulkResult>& results,
+                               std::uint16_t type) {
+  return send_bulk_results(
+      r, results.size(), type,
+      [&](std::size_t i, wire::BulkResult&) -> const wire::BulkResult& { return results[i]; });
 }
-
-// Each device's addresses (Linux: what RTM_NEWADDR does for each); a refusal unregisters
-// the whole batch again.
-std::optional<BatchError> add_batch_addresses(Control& ctl, Namespace& ns, wire::BulkCreate& bulk,
-                                              const std::vector<Device*>& devs) {
-  for (std::size_t i = 0; i < devs.size(); ++i) {
-    for (wire::AddrMessage& a : bulk.items[i].addrs) {
-      a.ifindex = static_cast<std::uint32_t>(devs[i]->ifindex());
-      auto made = inet::add_address(ctl, ns, addr_request(a, NLM_F_CREATE | NLM_F_EXCL));
-      if (made) continue;
-      UnregisterBatch undo;
-      for (Device* d : devs) undo.add(*d);
-      ctl.commit(undo);
-      return BatchError{i, std::move(made).error()};
-    }
-  }
-  return std::nullopt;
-}
-
-// Checks every item, creates them in one batch, announces them, adds their addresses.
-std::optional<BatchError> run_create_batch(Request& r, Control& ctl, ScopeGuard& guard,
-                                           Namespace& ns, wire::BulkCreate& bulk,
-                                           std::vector<wire::BulkResult>& results) {
-  std::vector<LinkRequest> reqs;
-  reqs.reserve(bulk.items.size());
-  for (std::size_t i = 0; i < bulk.items.size(); ++i) {
-    wire::BulkLink& item = bulk.items[i];
-    results[i].index = static_cast<std::uint32_t>(i);
-    results[i].name = item.link.req.name;
-    if (auto c = check_create(r, ctl, ns, item.link); !c) return BatchError{i, c.error()};
-    for (const wire::AddrMessage& a : item.addrs)
-      if (auto f = check_family(a.family); !f) return BatchError{i, f.error()};
-    reqs.push_back(std::move(item.link.req));
-  }
-  RequestScope& sc = guard.scope();
-  sc.defer_new = true;
-  auto made = ctl.create_links(ns, reqs);
-  sc.defer_new = false;
-  std::vector<Device*> created = std::move(sc.created);
-  sc.created.clear();
-  if (!made) return std::move(made).error();
-  for (Device* dev : created)
-    if (dev->state() == RegState::Registered) r.s.hub().publish_link(ctl, *dev, RTM_NEWLINK, ~0u);
-  for (std::size_t i = 0; i < made->size(); ++i) {
-    results[i].ifindex = (*made)[i]->ifindex();
-    results[i].name = (*made)[i]->name();
-  }
-  return add_batch_addresses(ctl, ns, bulk, *made);
-}
-
-// One batch, per-item results (multipart RTM_NEWLINK), NLMSG_DONE.
-Result<void> create_batch(Request& r, Control& ctl, Namespace& ns, wire::BulkCreate& bulk) {
-  std::vector<wire::BulkResult> results(bulk.items.size());
-  std::optional<BatchError> failed;
-  {
-    ScopeGuard guard(r, ctl, ns.id());
-    failed = run_create_batch(r, ctl, guard, ns, bulk, results);
-  }  // the echoed notifications go first
-  if (failed) fail_results(results, *failed);
-  // Like the bulk delete: the outcome is in the results; the dispatcher's ACK follows if
-  // NLM_F_ACK was set.
-  return send_bulk_results(r, results, RTM_NEWLINK);
-}
-
-}  // namespace
 
 Result<void> handle_newlink(Request& r) {
   Control ctl = r.s.hub().engine().control();
   auto ns = session_ns(ctl, r.s);
   if (!ns) return fail(ns.error());
-  auto bulk = wire::decode_bulk_create(r.m, decode_context(ctl));
+  wire::DecodeContext ctx = decode_context(ctl);
+  auto bulk = wire::BulkCreateReader::open(r.m, ctx);
   if (!bulk) return fail(bulk.error());
   // Linux knows no such attribute; ifcore's batch is a create (NLM_F_CREATE) or nothing.
-  if (*bulk && !(r.flags() & NLM_F_CREATE))
+  if (*bulk && !(r.flags() & NLM_F_CREATE)) {
+    IFCORE_TRY((*bulk)->check_rest());  // a malformed request is refused as such first
     return fail(EINVAL, "a create batch needs NLM_F_CREATE");
+  }
   if (*bulk) return create_batch(r, ctl, **ns, **bulk);
-  auto d = wire::decode_link_request(r.m, decode_context(ctl));
+  auto d = wire::decode_link_request(r.m, ctx);
   if (!d) return fail(d.error());
   ScopeGuard guard(r, ctl, (*ns)->id());
   LinkRequest& req = d->req;

@@ -4,6 +4,7 @@
 #include <net/if.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "support/engine_fixture.h"
@@ -156,6 +157,55 @@ TEST_F(RegisterBatchTest, AnUnknownKindAfterARunOfDummiesIsItsItem) {
   EXPECT_EQ(made.error().error.code, EOPNOTSUPP);
   EXPECT_EQ(made.error().error.message, "Unknown device type");
   EXPECT_EQ(ctl.find(ns(ctl), "k0"), nullptr);
+}
+
+// A source that hands out one request in turn, rewritten each time, as a decoder does;
+// it can refuse an item.
+class OneAtATime final : public LinkRequestSource {
+ public:
+  OneAtATime(std::vector<std::string> names, std::size_t refuse = SIZE_MAX)
+      : names_(std::move(names)), refuse_(refuse) {}
+  std::size_t size_hint() const override { return names_.size(); }
+  Result<const LinkRequest*> next() override {
+    if (next_ == names_.size()) return nullptr;
+    if (next_ == refuse_) return fail(EINVAL, "item {} is malformed", next_);
+    req_ = test::link_req("dummy", names_[next_++]);
+    req_.flags = req_.change = next_ % 2 ? IFF_UP : 0;
+    return &req_;
+  }
+  std::size_t read() const { return next_; }
+
+ private:
+  std::vector<std::string> names_;
+  std::size_t refuse_;
+  std::size_t next_ = 0;
+  LinkRequest req_;
+};
+
+TEST_F(RegisterBatchTest, ASourceIsReadOnceAndItsRequestsAreNotKept) {
+  auto ctl = engine->control();
+  OneAtATime source({"s0", "s1", "s2", "s3", "s4"});
+  auto made = ctl.create_links(ns(ctl), source);
+  ASSERT_TRUE(made) << made.error().error.message;
+  ASSERT_EQ(made->size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ((*made)[i]->name(), "s" + std::to_string(i));
+    // The flags each request asked for, applied after the registration.
+    EXPECT_EQ(((*made)[i]->flags() & IFF_UP) != 0, i % 2 == 0) << i;
+  }
+}
+
+TEST_F(RegisterBatchTest, ASourcesErrorIsItsItemsAndNothingIsMade) {
+  auto ctl = engine->control();
+  std::size_t count = ns(ctl).devices_locked().size();
+  OneAtATime source({"t0", "t1", "t2", "t3"}, 2);
+  auto made = ctl.create_links(ns(ctl), source);
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(2));
+  EXPECT_EQ(made.error().error.message, "item 2 is malformed");
+  EXPECT_EQ(source.read(), 2u);  // nothing after the refusal was read
+  EXPECT_EQ(ns(ctl).devices_locked().size(), count);
+  EXPECT_EQ(ctl.find(ns(ctl), "t0"), nullptr);
 }
 
 TEST_F(RegisterBatchTest, EachDeviceHasEthernetDefaultsAndAnAddressOfItsOwn) {

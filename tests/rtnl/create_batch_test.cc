@@ -98,6 +98,19 @@ TEST_F(CreateBatchTest, AFailedItemMakesNothingAndCancelsTheOthers) {
   }
   EXPECT_EQ(device_count(), count);
   EXPECT_EQ(find("e0"), nullptr);
+  // Each result names what its item asked for.
+  for (int i : {0, 1, 3}) EXPECT_EQ(res[i].name, "e" + std::to_string(i));
+  EXPECT_EQ(res[2].name, "taken");
+}
+
+TEST_F(CreateBatchTest, AFailedBatchNamesThePatternAskedFor) {
+  ASSERT_EQ(create("p1"), 0);
+  auto res = results(batch({item("p%d"), item("p1")}), 2);
+  ASSERT_EQ(res.size(), 2u);
+  EXPECT_EQ(res[0].error, ECANCELED);
+  EXPECT_EQ(res[0].name, "p%d");
+  EXPECT_EQ(res[1].error, EEXIST);
+  EXPECT_EQ(find("p0"), nullptr);
 }
 
 TEST_F(CreateBatchTest, AFailedAddressUndoesTheWholeBatch) {
@@ -135,6 +148,44 @@ TEST_F(CreateBatchTest, MalformedBatchIsRefusedWithItsOffset) {
                wt::attr(wire::IFCORE_IFLA_BULK, wt::attr(wire::IFCORE_BULK_ADDR, {2, 24, 0, 0}))}));
   Replies r = send(d);
   EXPECT_EQ(r.last_error(), EINVAL);
+}
+
+// The items are read one at a time, but a request that does not decode is still refused
+// whole, before any item's own refusal: here the first item's name is taken, and a later
+// attribute is not one the batch knows.
+TEST_F(CreateBatchTest, AnItemsRefusalGivesWayToALaterMalformedAttribute) {
+  ASSERT_EQ(create("taken"), 0);
+  std::size_t count = device_count();
+  session->set_option(NETLINK_EXT_ACK, 1);
+  wire::MessageBuilder b(1 << 16);
+  b.begin({RTM_NEWLINK, NLM_F_REQUEST | NLM_F_CREATE | NLM_F_ACK, 4, 0});
+  b.put_struct(ifinfomsg{});
+  std::size_t nest = b.begin_nest(wire::IFCORE_IFLA_BULK);
+  for (const char* name : {"taken", "k1"}) {
+    std::size_t link = b.begin_nest(wire::IFCORE_BULK_LINK);
+    ASSERT_TRUE(wire::encode_link_body(b, item(name).link));
+    b.end_nest(link);
+  }
+  b.put_u32(9, 1);
+  b.end_nest(nest);
+  ASSERT_TRUE(b.end());
+  Replies r = send(b.take());
+  ASSERT_EQ(r.msgs.size(), 1u);  // the error alone: no per-item results
+  EXPECT_EQ(r.last_error(), EINVAL);
+  EXPECT_EQ(r.last_error_reply().message, "unknown attribute type 9");
+  EXPECT_EQ(device_count(), count);
+  EXPECT_EQ(find("k1"), nullptr);
+}
+
+// Without NLM_F_CREATE, a malformed batch is refused as malformed.
+TEST_F(CreateBatchTest, AMalformedBatchWithoutCreateIsRefusedAsMalformed) {
+  Bytes d = wt::nlmsg(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, 4, 0,
+                      wt::cat({wt::ifinfo(0, 0, 0, 0, 0),
+                               wt::attr(wire::IFCORE_IFLA_BULK, wt::attr(9, wt::le32(1)))}));
+  session->set_option(NETLINK_EXT_ACK, 1);
+  Replies r = send(d);
+  EXPECT_EQ(r.last_error(), EINVAL);
+  EXPECT_EQ(r.last_error_reply().message, "unknown attribute type 9");
 }
 
 }  // namespace

@@ -176,5 +176,84 @@ TEST(BulkCreateMalformed, TruncatedNestIsRefused) {
   EXPECT_EQ(r.error().code, EINVAL);
 }
 
+// The reader keeps one item at a time: an address goes with the link before it, even when
+// the encoder's nest ended in between.
+TEST(BulkCreateReader, ReadsOneItemAtATimeWithAddressesAcrossNests) {
+  Bytes d = nlmsg(RTM_NEWLINK, kCreate, 5, 0,
+                  cat({ifinfo(0, 0, 0, 0, 0),
+                       attr(IFCORE_IFLA_BULK, cat({attr(IFCORE_BULK_LINK, dummy_body("d0")),
+                                                   attr(IFCORE_BULK_ADDR, v4_addr_body()),
+                                                   attr(IFCORE_BULK_LINK, dummy_body("d1"))})),
+                       attr(IFCORE_IFLA_BULK, cat({attr(IFCORE_BULK_ADDR, v4_addr_body()),
+                                                   attr(IFCORE_BULK_ADDR, v4_addr_body()),
+                                                   attr(IFCORE_BULK_LINK, dummy_body("d2"))}))}));
+  Message m = one(d);
+  DecodeContext ctx;
+  auto reader = BulkCreateReader::open(m, ctx);
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_TRUE(*reader);
+  EXPECT_EQ((*reader)->size(), 3u);
+  BulkLink item;
+  std::vector<std::pair<std::string, std::size_t>> seen;
+  for (;;) {
+    auto more = (*reader)->next(item);
+    ASSERT_TRUE(more) << more.error().message;
+    if (!*more) break;
+    seen.emplace_back(item.link.req.name.value_or(""), item.addrs.size());
+  }
+  EXPECT_EQ(seen,
+            (std::vector<std::pair<std::string, std::size_t>>{{"d0", 1}, {"d1", 2}, {"d2", 0}}));
+  auto again = (*reader)->next(item);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(*again);
+}
+
+// What the reader has not reached yet is checked on demand, from where it stands: a link
+// that does not decode after one that did.
+TEST(BulkCreateReader, CheckRestFindsALaterItemThatDoesNotDecode) {
+  Bytes d = nlmsg(RTM_NEWLINK, kCreate, 5, 0,
+                  cat({ifinfo(0, 0, 0, 0, 0),
+                       attr(IFCORE_IFLA_BULK,
+                            cat({attr(IFCORE_BULK_LINK, dummy_body("d0")),
+                                 attr(IFCORE_BULK_LINK, dummy_body("d1")), attr(9, le32(1))}))}));
+  Message m = one(d);
+  DecodeContext ctx;
+  auto reader = BulkCreateReader::open(m, ctx);
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_TRUE(*reader);
+  EXPECT_EQ((*reader)->size(), 2u);
+  BulkLink item;
+  auto first = (*reader)->next(item);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(item.link.req.name, "d0");
+  auto rest = (*reader)->check_rest();
+  ASSERT_FALSE(rest);
+  EXPECT_EQ(rest.error().message, "unknown attribute type 9");
+  int link_len = 4 + static_cast<int>(dummy_body("d0").size());
+  EXPECT_EQ(rest.error().attr_offset, kFirstItem + 2 * link_len);
+}
+
+// A nest whose framing is broken is reported when the reading gets there, after the items
+// before it: the same order as a decoding of the whole list.
+TEST(BulkCreateReader, ABrokenNestIsReportedWhenReached) {
+  Bytes d = nlmsg(
+      RTM_NEWLINK, kCreate, 5, 0,
+      cat({ifinfo(0, 0, 0, 0, 0), attr(IFCORE_IFLA_BULK, attr(IFCORE_BULK_LINK, dummy_body("d0"))),
+           attr(IFCORE_IFLA_BULK, Bytes{40, 0, 3, 0, 1, 2, 3, 4})}));
+  Message m = one(d);
+  DecodeContext ctx;
+  auto reader = BulkCreateReader::open(m, ctx);
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_TRUE(*reader);
+  EXPECT_EQ((*reader)->size(), 1u);
+  BulkLink item;
+  auto first = (*reader)->next(item);  // looks past d0 for its addresses
+  ASSERT_FALSE(first);
+  EXPECT_EQ(first.error().code, EINVAL);
+  auto whole = decode_bulk_create(m, {});
+  ASSERT_FALSE(whole);
+  EXPECT_EQ(whole.error().message, first.error().message);
+}
+
 }  // namespace
 }  // namespace ifcore::wire

@@ -29,25 +29,6 @@ Result<AddrMessage> decode_bulk_addr(const RawAttr& x) {
   return a;
 }
 
-Result<void> decode_items(const RawAttr& nest, const DecodeContext& ctx, BulkCreate& out) {
-  auto items = walk_nested(nest);
-  if (!items) return fail(items.error());
-  for (const RawAttr x : *items) {
-    if (x.type == IFCORE_BULK_LINK) {
-      BulkLink& item = out.items.emplace_back();
-      IFCORE_TRY(decode_link_body_into(x.data, x.offset + NLA_HDRLEN, ctx, item.link));
-    } else if (x.type == IFCORE_BULK_ADDR) {
-      if (out.items.empty()) return fail_at(x.offset, EINVAL, "bulk address before any link");
-      auto a = decode_bulk_addr(x);
-      if (!a) return fail(a.error());
-      out.items.back().addrs.push_back(std::move(*a));
-    } else {
-      return fail_at(x.offset, EINVAL, "unknown attribute type {}", x.type);
-    }
-  }
-  return ok();
-}
-
 // One item's attributes (its IFCORE_BULK_LINK and IFCORE_BULK_ADDRs), written alone so
 // that their size is known before they go into a nest.
 Result<std::span<const std::uint8_t>> encode_item(MessageBuilder& scratch,
@@ -68,24 +49,87 @@ Result<std::span<const std::uint8_t>> encode_item(MessageBuilder& scratch,
 
 }  // namespace
 
-Result<std::optional<BulkCreate>> decode_bulk_create(const Message& m, const DecodeContext& ctx) {
-  BulkCreate out;
-  // A BulkLink is large (about 600 bytes): the links are counted first, so that the items
-  // are made in place once, neither moved as the list grows nor given room for as many as
-  // the bytes could hold (tens of megabytes for a batch of 10^4). Errors are left to the
-  // decoding below, which reports them in request order.
+Result<std::optional<BulkCreateReader>> BulkCreateReader::open(const Message& m,
+                                                               const DecodeContext& ctx) {
+  std::vector<RawAttr> nests;
   std::size_t links = 0;
-  (void)bulk::for_each_nest(m, [&](const RawAttr& a) -> Result<void> {
-    auto items = walk_nested(a);
-    if (!items) return fail(items.error());
-    for (const RawAttr x : *items) links += x.type == IFCORE_BULK_LINK;
+  auto found = bulk::for_each_nest(m, [&](const RawAttr& a) -> Result<void> {
+    nests.push_back(a);
+    // Counted only: a nest that does not parse is reported when the reader reaches it.
+    if (auto items = walk_nested(a))
+      for (const RawAttr x : *items) links += x.type == IFCORE_BULK_LINK;
     return ok();
   });
-  out.items.reserve(links);
-  auto found = bulk::for_each_nest(m, [&](const RawAttr& a) { return decode_items(a, ctx, out); });
   if (!found) return fail(found.error());
   if (!*found) return std::nullopt;
-  if (out.items.empty()) return fail(EINVAL, "create batch names no device");
+  BulkCreateReader reader(ctx, std::move(nests), links);
+  if (links == 0) {
+    IFCORE_TRY(reader.check_rest());
+    return fail(EINVAL, "create batch names no device");
+  }
+  return reader;
+}
+
+Result<std::optional<RawAttr>> BulkCreateReader::peek() {
+  while (!at_ || *at_ == walked_->end()) {
+    if (nest_ == nests_.size()) return std::optional<RawAttr>();
+    auto items = walk_nested(nests_[nest_]);
+    if (!items) return fail(items.error());
+    ++nest_;
+    walked_ = *items;
+    at_ = walked_->begin();
+  }
+  return std::optional<RawAttr>(**at_);
+}
+
+Result<bool> BulkCreateReader::next(BulkLink& out) {
+  auto first = peek();
+  if (!first) return fail(first.error());
+  if (!*first) return false;
+  const RawAttr x = **first;
+  if (x.type == IFCORE_BULK_ADDR && !linked_)
+    return fail_at(x.offset, EINVAL, "bulk address before any link");
+  if (x.type != IFCORE_BULK_LINK)
+    return fail_at(x.offset, EINVAL, "unknown attribute type {}", x.type);
+  advance();
+  linked_ = true;
+  out.link = DecodedLink{};
+  out.addrs.clear();
+  IFCORE_TRY(decode_link_body_into(x.data, x.offset + NLA_HDRLEN, *ctx_, out.link));
+  // Its addresses: what follows up to the next link, in this nest or the next ones.
+  for (;;) {
+    auto a = peek();
+    if (!a) return fail(a.error());
+    if (!*a || (*a)->type == IFCORE_BULK_LINK) return true;
+    if ((*a)->type != IFCORE_BULK_ADDR)
+      return fail_at((*a)->offset, EINVAL, "unknown attribute type {}", (*a)->type);
+    auto addr = decode_bulk_addr(**a);
+    if (!addr) return fail(addr.error());
+    out.addrs.push_back(std::move(*addr));
+    advance();
+  }
+}
+
+Result<void> BulkCreateReader::check_rest() {
+  BulkLink scratch;
+  for (;;) {
+    auto more = next(scratch);
+    if (!more) return fail(more.error());
+    if (!*more) return ok();
+  }
+}
+
+Result<std::optional<BulkCreate>> decode_bulk_create(const Message& m, const DecodeContext& ctx) {
+  auto reader = BulkCreateReader::open(m, ctx);
+  if (!reader) return fail(reader.error());
+  if (!*reader) return std::nullopt;
+  BulkCreate out;
+  out.items.resize((*reader)->size());  // every link that can be read was counted
+  for (std::size_t i = 0; i < out.items.size(); ++i) {
+    auto more = (*reader)->next(out.items[i]);
+    if (!more) return fail(more.error());
+    if (!*more) out.items.resize(i);
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/link.h"
 #include "rtnl/wire/netlink.h"
+#include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::wire {
 
@@ -31,6 +32,43 @@ struct BulkCreate {
   std::vector<BulkLink> items;
 };
 
+// Reads a create batch one item at a time into storage the caller reuses, so that the
+// requests of a big batch (about 600 bytes each once decoded) are never all in memory.
+// Valid while the message's bytes and `ctx` are.
+class BulkCreateReader {
+ public:
+  // nullopt when the RTM_NEWLINK carries no IFCORE_IFLA_BULK (an ordinary request).
+  // Errors: EINVAL "Invalid header length", the framing errors of the message's
+  // attributes; for a batch without a link, the first error of its items, else EINVAL
+  // "create batch names no device".
+  static Result<std::optional<BulkCreateReader>> open(const Message& m, const DecodeContext& ctx);
+
+  // The links of the batch, counted when it was opened.
+  std::size_t size() const { return links_; }
+  // Decodes the next item (its link and the addresses after it) into `out`, replacing what
+  // it held; false after the last. Errors: those of decode_bulk_create, in request order.
+  Result<bool> next(BulkLink& out);
+  // Decodes the items not read yet, keeping nothing. Errors: the first of them.
+  Result<void> check_rest();
+
+ private:
+  BulkCreateReader(const DecodeContext& ctx, std::vector<RawAttr> nests, std::size_t links)
+      : ctx_(&ctx), nests_(std::move(nests)), links_(links) {}
+  // The next attribute of the list, across its nests (nullopt at the end), and the step
+  // past it. Errors: a nest whose attributes do not parse.
+  Result<std::optional<RawAttr>> peek();
+  void advance() { ++*at_; }
+
+  const DecodeContext* ctx_;
+  std::vector<RawAttr> nests_;  // the IFCORE_IFLA_BULK attributes
+  std::size_t links_ = 0;
+  std::size_t nest_ = 0;  // the next nest to walk
+  std::optional<RawAttrs> walked_;
+  std::optional<RawAttrs::iterator> at_;
+  bool linked_ = false;  // a link was read
+};
+
+// The whole batch at once (tests, small batches).
 // Returns nullopt when the RTM_NEWLINK carries no IFCORE_IFLA_BULK (an ordinary request).
 // Several IFCORE_IFLA_BULK attributes are concatenated (a nest holds at most 64 KiB). Each
 // link is decoded as decode_link_body decodes a request body (kind data with ctx).

@@ -117,8 +117,6 @@ Result<void> decode_link_info(const RawAttr& a, DecodedLink& out, const DecodeCo
         return fail_at(x.offset, EINVAL, "unknown attribute type {}", x.type);
     }
   }
-  DecodeContext inner = ctx;
-  ++inner.depth;
   // The raw bytes are kept only when they stay undecoded (see DecodedLink).
   auto decode_data = [&](const std::optional<RawAttr>& d, const std::optional<std::string>& kind,
                          bool is_slave, AttrList& list, std::vector<std::uint8_t>& raw_out,
@@ -131,6 +129,8 @@ Result<void> decode_link_info(const RawAttr& a, DecodedLink& out, const DecodeCo
       raw_out.assign(d->data.begin(), d->data.end());
       return ok();
     }
+    DecodeContext inner = ctx;  // made only here: it copies the policy's function
+    ++inner.depth;
     auto v = decode_attrs(d->data, *policy, off, inner);
     if (!v) return fail(v.error());
     list = std::move(*v);
