@@ -34,7 +34,7 @@ BatchError item_error(std::size_t i, Error e) {
 // Marks each item whose name an earlier item of the batch already asked for in the same
 // namespace: an open-addressed table of item positions, with no allocation per item (a
 // batch may hold 10^5 devices).
-std::vector<bool> repeated_names(const Items& items) {
+std::vector<bool> repeated_names(const Items& items, const std::vector<std::uint64_t>& hashes) {
   std::vector<bool> repeated(items.size());
   const std::size_t mask = std::bit_ceil(2 * items.size() + 1) - 1;
   std::vector<std::uint32_t> slots(mask + 1, 0);  // an item's position + 1; 0: free
@@ -42,7 +42,7 @@ std::vector<bool> repeated_names(const Items& items) {
     const auto& it = items[i];
     if (it.name.find('%') != std::string::npos) continue;  // resolved when listed
     const Namespace* ns = &it.dev->ns();
-    std::size_t s = (std::hash<std::string_view>{}(it.name) ^ std::hash<const void*>{}(ns)) & mask;
+    std::size_t s = (hashes[i] ^ std::hash<const void*>{}(ns)) & mask;
     for (;; s = (s + 1) & mask) {
       if (slots[s] == 0) {
         slots[s] = static_cast<std::uint32_t>(i + 1);
@@ -61,8 +61,9 @@ std::vector<bool> repeated_names(const Items& items) {
 // The checks register_device makes one device at a time, made for the whole batch before
 // anything changes: names and ifindexes unique in the batch and in their namespace. The
 // first item that fails one is reported.
-tl::expected<void, BatchError> check_items(const Control& ctl, const Items& items) {
-  const std::vector<bool> repeated = repeated_names(items);
+tl::expected<void, BatchError> check_items(const Control& ctl, const Items& items,
+                                           const std::vector<std::uint64_t>& hashes) {
+  const std::vector<bool> repeated = repeated_names(items, hashes);
   std::set<std::pair<const Namespace*, int>> indexes;      // the ifindexes asked for (rare)
   std::vector<std::pair<Namespace*, std::size_t>> per_ns;  // most batches have one
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -81,7 +82,7 @@ tl::expected<void, BatchError> check_items(const Control& ctl, const Items& item
     if (!pattern) {
       if (auto v = validate_device_name(it.name); !v)
         return tl::unexpected(item_error(i, v.error()));
-      if (repeated[i] || ns.registry().name_taken(it.name))
+      if (repeated[i] || ns.registry().name_taken(it.name, hashes[i]))
         return tl::unexpected(item_error(
             i, Error{EEXIST, fmt::format("device \"{}\" already exists", it.name), -1, true}));
     }
@@ -110,9 +111,10 @@ void restore_allocators(const std::map<Namespace*, int>& saved) {
   for (const auto& [ns, next] : saved) ns->registry().set_next_ifindex(next);
 }
 
-// Names (resolving patterns in order), indexes and lists one device.
+// Names (resolving patterns in order), indexes and lists one device. `hash` is the name's
+// (not used for a pattern).
 Result<void> list_one(const Control& ctl, Registry& reg, Device& dev, const std::string& name,
-                      int ifindex) {
+                      std::uint64_t hash, int ifindex) {
   std::string resolved;
   std::string_view final_name = name;
   if (name.find('%') != std::string::npos) {
@@ -120,6 +122,7 @@ Result<void> list_one(const Control& ctl, Registry& reg, Device& dev, const std:
     if (!n) return fail(n.error());
     resolved = std::move(*n);
     final_name = resolved;
+    hash = Registry::name_hash(final_name);
   }
   if (ifindex == 0) {
     auto i = reg.alloc_ifindex();
@@ -128,7 +131,7 @@ Result<void> list_one(const Control& ctl, Registry& reg, Device& dev, const std:
   }
   dev.set_name_locked(ctl, final_name);
   DeviceAccess::set_ifindex(dev, ifindex);
-  return reg.insert(dev, final_name, ifindex);
+  return reg.insert(dev, final_name, ifindex, hash);
 }
 
 // Unlists the devices listed so far (newest first) and frees every device of the batch.
@@ -150,13 +153,23 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   for (std::size_t i = 0; i < items.size(); ++i)
     if (auto r = check_covers(items[i].dev->ns()); !r)
       return tl::unexpected(item_error(i, std::move(r).error()));
-  if (auto c = check_items(*this, items); !c) return tl::unexpected(std::move(c).error());
+  // Each name's hash, made once for the checks and the listing (patterns are hashed once
+  // resolved).
+  std::vector<std::uint64_t> hashes(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (items[i].name.find('%') == std::string::npos)
+      hashes[i] = Registry::name_hash(items[i].name);
+  if (auto c = check_items(*this, items, hashes); !c) return tl::unexpected(std::move(c).error());
   auto saved = save_allocators(items);
+  // The name tables grown first for what they are about to hold: listing 10^4 names into a
+  // table sized for a few would walk long chains.
+  for (const auto& [ns, next] : saved) ns->registry().maybe_resize(items.size());
   std::vector<Device*> devs;
   devs.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     Device* d = items[i].dev.release();
-    auto listed = list_one(*this, d->ns().registry(), *d, items[i].name, items[i].ifindex);
+    auto listed =
+        list_one(*this, d->ns().registry(), *d, items[i].name, hashes[i], items[i].ifindex);
     if (!listed) {
       delete d;
       unlist_and_free(devs, items);

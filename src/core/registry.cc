@@ -40,7 +40,7 @@ constexpr std::array<bool, 256> kNameBadByte = [] {
   return t;
 }();
 
-std::uint64_t hash_name(std::string_view s) {
+std::uint64_t fnv_murmur(std::string_view s) {
   std::uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (unsigned char c : s) {
     h ^= c;
@@ -170,9 +170,13 @@ Registry::~Registry() {
   delete t;
 }
 
-Device* Registry::find_name_rcu(std::string_view name) const {
+std::uint64_t Registry::name_hash(std::string_view name) {
+  return fnv_murmur(name);
+}
+
+Device* Registry::find_name_rcu(std::string_view name, std::uint64_t hash) const {
   cds_lfht_iter it;
-  cds_lfht_lookup(names_, hash_name(name), match_name, &name, &it);
+  cds_lfht_lookup(names_, hash, match_name, &name, &it);
   cds_lfht_node* node = cds_lfht_iter_get_node(&it);
   return node ? reinterpret_cast<NameNode*>(node)->dev : nullptr;
 }
@@ -244,9 +248,9 @@ void Registry::retire_empty_pages() {
   empty_pages_ = 0;
 }
 
-bool Registry::name_taken(std::string_view name) const {
+bool Registry::name_taken(std::string_view name, std::uint64_t hash) const {
   rcu::ReadGuard g;
-  return find_name_rcu(name) != nullptr;
+  return find_name_rcu(name, hash) != nullptr;
 }
 
 bool Registry::index_taken(int ifindex) const {
@@ -254,7 +258,7 @@ bool Registry::index_taken(int ifindex) const {
   return find_index_rcu(ifindex) != nullptr;
 }
 
-Result<void> Registry::add_name(Device& dev, std::string_view name, bool alt) {
+Result<void> Registry::add_name(Device& dev, std::string_view name, std::uint64_t hash, bool alt) {
   auto* n = new NameNode{};
   n->dev = &dev;
   n->name.assign(name);
@@ -262,7 +266,7 @@ Result<void> Registry::add_name(Device& dev, std::string_view name, bool alt) {
   rcu::ReadGuard g;
   std::string_view key = n->key();
   tsan::release(n);
-  cds_lfht_node* got = cds_lfht_add_unique(names_, hash_name(key), match_name, &key, &n->node);
+  cds_lfht_node* got = cds_lfht_add_unique(names_, hash, match_name, &key, &n->node);
   if (got != &n->node) {
     delete n;
     return fail_log_only(EEXIST, "device \"{}\" already exists", name);
@@ -274,7 +278,7 @@ Result<void> Registry::add_name(Device& dev, std::string_view name, bool alt) {
 Result<void> Registry::add_alt_name(Device& dev, std::string_view name) {
   // Linux: netdev_name_node_alt_create — any name or altname of the namespace is taken.
   if (name_taken(name)) return fail_log_only(EEXIST, "name \"{}\" is in use", name);
-  IFCORE_TRY(add_name(dev, name, true));
+  IFCORE_TRY(add_name(dev, name, name_hash(name), true));
   DeviceAccess::altnames(dev).emplace_back(name);
   ++alt_count_;
   return ok();
@@ -309,7 +313,7 @@ void Registry::del_name(Device& dev, std::string_view name, RetiredNames* later)
     node = &n->node;
   } else {
     cds_lfht_iter it;
-    cds_lfht_lookup(names_, hash_name(name), match_name, &name, &it);
+    cds_lfht_lookup(names_, name_hash(name), match_name, &name, &it);
     node = cds_lfht_iter_get_node(&it);
   }
   auto* n = reinterpret_cast<NameNode*>(node);
@@ -331,18 +335,18 @@ Registry::RetiredNames::~RetiredNames() {
   rcu::retire(new Nodes{std::move(nodes_)});
 }
 
-Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex) {
+Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex, std::uint64_t hash) {
   // The index is read without a read-side section: only the control lock's holder
   // replaces or retires the index pages, and it is us. A name in use is reported first
   // (EEXIST), by add_name's unique insert in the common case.
   if (find_index_rcu(ifindex)) {
-    if (name_taken(name)) return fail_log_only(EEXIST, "device \"{}\" already exists", name);
+    if (name_taken(name, hash)) return fail_log_only(EEXIST, "device \"{}\" already exists", name);
     return fail(EBUSY, "ifindex {} is in use", ifindex);
   }
-  IFCORE_TRY(add_name(dev, name));
+  IFCORE_TRY(add_name(dev, name, hash));
   // A device that moves between namespaces brings its altnames (checked free by the caller).
   for (const std::string& alt : dev.altnames_locked()) {
-    if (auto a = add_name(dev, alt, true); !a) {
+    if (auto a = add_name(dev, alt, name_hash(alt), true); !a) {
       for (const std::string& added : dev.altnames_locked()) {
         if (added == alt) break;
         del_name(dev, added);
@@ -398,7 +402,8 @@ const std::unordered_set<Device*>& Registry::of_kind(const Kind& kind) const {
 }
 
 Result<void> Registry::rename(Device& dev, std::string_view old_name, std::string_view new_name) {
-  IFCORE_TRY(add_name(dev, new_name));  // the new name first: a reader finds one of them
+  IFCORE_TRY(add_name(dev, new_name,
+                      name_hash(new_name)));  // the new name first: a reader finds one of them
   del_name(dev, old_name);
   name_freed(old_name);
   return ok();
@@ -441,13 +446,13 @@ Result<std::string> Registry::resolve_pattern(std::string_view pattern) {
   return fail(ENFILE, "no free name for pattern \"{}\"", pattern);
 }
 
-void Registry::maybe_resize() {
+void Registry::maybe_resize(std::size_t incoming) {
   // Grow to keep the load factor under 2 (explicit resizes, no auto-resize). Shrink only a
   // big table that is mostly empty: a resize waits for a grace period and rehashes, which
   // the batch that emptied a table of 10 000 names should not pay to save 100 KiB (Linux
   // never shrinks its name hash).
   constexpr std::size_t kShrinkAbove = std::size_t{1} << 16;
-  std::size_t entries = count_ + alt_count_;
+  std::size_t entries = count_ + alt_count_ + incoming;
   std::size_t want = table_size_;
   while (entries > want * 2 && want < (1ul << 22)) want *= 2;
   if (want > kShrinkAbove && entries * 16 < want)

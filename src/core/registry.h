@@ -55,8 +55,15 @@ class Registry {
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 
+  // The hash a name is listed under: a caller that looks a name up and then lists it
+  // computes it once and passes it to the overloads below.
+  static std::uint64_t name_hash(std::string_view name);
+
   // Lock-free lookups. Context: inside an RCU read-side section.
-  Device* find_name_rcu(std::string_view name) const;
+  Device* find_name_rcu(std::string_view name) const {
+    return find_name_rcu(name, name_hash(name));
+  }
+  Device* find_name_rcu(std::string_view name, std::uint64_t hash) const;
   Device* find_index_rcu(int ifindex) const;
   Device* next_index_rcu(int after) const;
   // Appends every listed device to `out`, in ifindex order. Reads only the index pages,
@@ -68,7 +75,10 @@ class Registry {
   // Context: control lock for everything below.
   // Lists `dev` under `name`, its altnames and `ifindex`. Errors: EEXIST (name; before EBUSY when
   // both are in use), EBUSY (ifindex).
-  Result<void> insert(Device& dev, std::string_view name, int ifindex);
+  Result<void> insert(Device& dev, std::string_view name, int ifindex) {
+    return insert(dev, name, ifindex, name_hash(name));
+  }
+  Result<void> insert(Device& dev, std::string_view name, int ifindex, std::uint64_t hash);
   // Unlists a device (name, altnames and index are free at once). Its name entry is freed after a
   // grace period, or with `later` if given.
   void erase(Device& dev, std::string_view name, int ifindex, RetiredNames* later = nullptr);
@@ -82,7 +92,8 @@ class Registry {
   Result<void> add_alt_name(Device& dev, std::string_view name);
   Result<void> del_alt_name(Device& dev, std::string_view name);
   // True if a device has `name` as its name or one of its altnames.
-  bool name_taken(std::string_view name) const;
+  bool name_taken(std::string_view name) const { return name_taken(name, name_hash(name)); }
+  bool name_taken(std::string_view name, std::uint64_t hash) const;
   bool index_taken(int ifindex) const;
 
   // Allocates the next ifindex (monotonic, wraps past INT_MAX, never one in use).
@@ -101,8 +112,9 @@ class Registry {
   // Counts every device listed or unlisted (Linux: net->dev_base_seq): a dump that spans
   // several takes of the control lock compares it to say it was interrupted.
   std::uint64_t list_seq() const { return list_seq_; }
-  // Grows or shrinks the name table to fit the current count (after big batches).
-  void maybe_resize();
+  // Grows or shrinks the name table to fit the current count and `incoming` names about
+  // to be listed (before and after big batches).
+  void maybe_resize(std::size_t incoming = 0);
 
  private:
   struct Page;
@@ -111,7 +123,7 @@ class Registry {
   // Unpublishes and retires every index page that holds no device (see erase).
   void retire_empty_pages();
   // The name table alone. add_name: EEXIST if taken; del_name: only `dev`'s entry.
-  Result<void> add_name(Device& dev, std::string_view name, bool alt = false);
+  Result<void> add_name(Device& dev, std::string_view name, std::uint64_t hash, bool alt = false);
   void del_name(Device& dev, std::string_view name, RetiredNames* later = nullptr);
   void name_freed(std::string_view name);
 
