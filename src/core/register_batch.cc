@@ -134,11 +134,13 @@ Result<void> list_one(const Control& ctl, Registry& reg, Device& dev, const std:
   return reg.insert(dev, final_name, ifindex, hash);
 }
 
-// Unlists the devices listed so far (newest first) and frees every device of the batch.
+// Unlists the devices listed so far (newest first) and frees every device of the batch:
+// those that were listed a grace period later (a lock-free reader may have found one by its
+// name or index), the others at once.
 void unlist_and_free(std::vector<Device*>& listed, Items& items) {
   for (auto d = listed.rbegin(); d != listed.rend(); ++d)
     (*d)->ns().registry().erase(**d, (*d)->name(), (*d)->ifindex());
-  for (Device* d : listed) delete d;
+  for (Device* d : listed) rcu::retire(d);
   listed.clear();
   items.clear();  // the devices not listed yet
 }

@@ -208,6 +208,28 @@ TEST_F(RegisterBatchTest, ASourcesErrorIsItsItemsAndNothingIsMade) {
   EXPECT_EQ(ctl.find(ns(ctl), "t0"), nullptr);
 }
 
+// A pattern is resolved when its device is listed, after the checks: a later item that
+// names what it resolved to fails then, and the devices listed before it are unlisted
+// again (and freed a grace period later: a lock-free reader may have found them).
+TEST_F(RegisterBatchTest, APatternThatTakesALaterItemsNameFailsThatItemAtListing) {
+  auto ctl = engine->control();
+  auto first = ctl.create_links(ns(ctl), dummies({"w0"}));
+  ASSERT_TRUE(first) << first.error().error.message;
+  const int w0 = (*first)[0]->ifindex();
+  auto before = listing(ctl);
+  auto made = ctl.create_links(ns(ctl), dummies({"y5", "x%d", "x0"}));
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(2));
+  EXPECT_EQ(made.error().error.code, EEXIST);
+  EXPECT_EQ(listing(ctl), before);
+  // Nothing of it is left: the same names are free, the pattern starts at 0 again and the
+  // ifindexes where they were.
+  auto again = ctl.create_links(ns(ctl), dummies({"y5", "x%d"}));
+  ASSERT_TRUE(again) << again.error().error.message;
+  EXPECT_EQ((*again)[0]->ifindex(), w0 + 1);
+  EXPECT_EQ((*again)[1]->name(), "x0");
+}
+
 TEST_F(RegisterBatchTest, EachDeviceHasEthernetDefaultsAndAnAddressOfItsOwn) {
   // Linux: alloc_netdev + ether_setup, then the dummy's setup (IFF_NOARP, no multicast).
   auto ctl = engine->control();
