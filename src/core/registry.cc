@@ -40,21 +40,6 @@ constexpr std::array<bool, 256> kNameBadByte = [] {
   return t;
 }();
 
-std::uint64_t fnv_murmur(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  // The table indexes buckets by the low bits and orders each chain by the bit-reversed
-  // hash: every bit must depend on every byte (MurmurHash3's 64-bit finaliser).
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 33);
-}
-
 }  // namespace
 
 Result<void> validate_device_name(std::string_view name) {
@@ -170,8 +155,19 @@ Registry::~Registry() {
   delete t;
 }
 
-std::uint64_t Registry::name_hash(std::string_view name) {
-  return fnv_murmur(name);
+std::uint64_t Registry::name_hash(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  // The table indexes buckets by the low bits and orders each chain by the bit-reversed
+  // hash: every bit must depend on every byte (MurmurHash3's 64-bit finaliser).
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
 }
 
 Device* Registry::find_name_rcu(std::string_view name, std::uint64_t hash) const {
