@@ -280,7 +280,9 @@ class Control {
   // chain is walked ONCE for Register with the whole list. A veto of one device unlists
   // them all again (the subscribers that saw a device hear Unregister for it) and restores
   // the ifindex allocator: a failed batch leaves the state as it found it. Returns the
-  // devices in batch order. Errors: as register_device's, with the item at fault.
+  // devices in batch order. Errors: as register_device's, with the item at fault: the first
+  // in batch order, as if every check had been made before listing (a name in use is found
+  // when it is listed, and the batch's checks are then made again to report that item).
   BatchResult register_batch(RegisterBatch& batch);
   // Whether `count` more devices fit in `ns` under Policies::max_devices. A kind that
   // registers several devices asks for them all before registering the first, so that a

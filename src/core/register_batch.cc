@@ -58,12 +58,19 @@ std::vector<bool> repeated_names(const Items& items, const std::vector<std::uint
   return repeated;
 }
 
+// Whether check_items looks the names up, or leaves that to the listing (see
+// Control::register_batch).
+enum class NameCheck { Listed, Looked };
+
 // The checks register_device makes one device at a time, made for the whole batch before
-// anything changes: names and ifindexes unique in the batch and in their namespace. The
-// first item that fails one is reported.
+// anything changes: names valid and unique in the batch and in their namespace (the latter
+// only with NameCheck::Looked), ifindexes likewise, room. The first item that fails one is
+// reported.
 tl::expected<void, BatchError> check_items(const Control& ctl, const Items& items,
-                                           const std::vector<std::uint64_t>& hashes) {
-  const std::vector<bool> repeated = repeated_names(items, hashes);
+                                           const std::vector<std::uint64_t>& hashes,
+                                           NameCheck names) {
+  const bool look = names == NameCheck::Looked;
+  const std::vector<bool> repeated = look ? repeated_names(items, hashes) : std::vector<bool>();
   std::set<std::pair<const Namespace*, int>> indexes;      // the ifindexes asked for (rare)
   std::vector<std::pair<Namespace*, std::size_t>> per_ns;  // most batches have one
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -82,7 +89,7 @@ tl::expected<void, BatchError> check_items(const Control& ctl, const Items& item
     if (!pattern) {
       if (auto v = validate_device_name(it.name); !v)
         return tl::unexpected(item_error(i, v.error()));
-      if (repeated[i] || ns.registry().name_taken(it.name, hashes[i]))
+      if (look && (repeated[i] || ns.registry().name_taken(it.name, hashes[i])))
         return tl::unexpected(item_error(
             i, Error{EEXIST, fmt::format("device \"{}\" already exists", it.name), -1, true}));
     }
@@ -134,15 +141,18 @@ Result<void> list_one(const Control& ctl, Registry& reg, Device& dev, const std:
   return reg.insert(dev, final_name, ifindex, hash);
 }
 
-// Unlists the devices listed so far (newest first) and frees every device of the batch:
-// those that were listed a grace period later (a lock-free reader may have found one by its
-// name or index), the others at once.
-void unlist_and_free(std::vector<Device*>& listed, Items& items) {
+// Unlists the devices listed so far, newest first.
+void unlist(const std::vector<Device*>& listed) {
   for (auto d = listed.rbegin(); d != listed.rend(); ++d)
     (*d)->ns().registry().erase(**d, (*d)->name(), (*d)->ifindex());
-  for (Device* d : listed) rcu::retire(d);
+}
+
+// Frees every device of the batch once unlisted: those that were listed a grace period later
+// (a lock-free reader may have found one by its name or index), the others at once.
+void free_listed(std::vector<Device*>& listed, Items& items) {
+  for (std::size_t k = 0; k < listed.size(); ++k) rcu::retire(items[k].dev.release());
   listed.clear();
-  items.clear();  // the devices not listed yet
+  items.clear();  // the devices not listed
 }
 
 }  // namespace
@@ -161,7 +171,19 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   for (std::size_t i = 0; i < items.size(); ++i)
     if (items[i].name.find('%') == std::string::npos)
       hashes[i] = Registry::name_hash(items[i].name);
-  if (auto c = check_items(*this, items, hashes); !c) return tl::unexpected(std::move(c).error());
+  // A name in use (in the namespace, or by an earlier item) is found by listing it: the name
+  // table's unique insert walks the name's chain anyway, so a lookup before it would walk it
+  // twice. The items are checked for everything else first. When a check or the listing
+  // fails, the batch is checked again with the names looked up, the state being as it was:
+  // the item reported is the first at fault in request order, as if every name had been
+  // looked up before anything changed.
+  auto first_fault = [&](BatchError e) {
+    if (auto c = check_items(*this, items, hashes, NameCheck::Looked); !c)
+      return std::move(c).error();
+    return e;
+  };
+  if (auto c = check_items(*this, items, hashes, NameCheck::Listed); !c)
+    return tl::unexpected(first_fault(std::move(c).error()));
   auto saved = save_allocators(items);
   // The name tables grown first for what they are about to hold: listing 10^4 names into a
   // table sized for a few would walk long chains.
@@ -169,17 +191,19 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   std::vector<Device*> devs;
   devs.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
-    Device* d = items[i].dev.release();
+    Device* d = items[i].dev.get();
     auto listed =
         list_one(*this, d->ns().registry(), *d, items[i].name, hashes[i], items[i].ifindex);
     if (!listed) {
-      delete d;
-      unlist_and_free(devs, items);
+      unlist(devs);
       restore_allocators(saved);
-      return tl::unexpected(item_error(i, std::move(listed).error()));
+      auto e = first_fault(item_error(i, std::move(listed).error()));
+      free_listed(devs, items);
+      return tl::unexpected(std::move(e));
     }
     devs.push_back(d);
   }
+  for (auto& it : items) (void)it.dev.release();  // listed: devs holds them now
   for (const auto& [ns, next] : saved) ns->registry().maybe_resize();
   for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Registered);
   impl.stats.count(*this, StatsCounters::Registered, devs.size());
