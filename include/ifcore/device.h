@@ -98,6 +98,8 @@ class Device {
   // --- name. name_rcu(): Context: inside an rcu::ReadGuard; the view ends with it.
   std::string_view name_rcu() const;
   std::string name() const;  // Context: any thread (takes a read-side section)
+  // Context: control lock; the view ends with it, or with a rename made under it.
+  std::string_view name_locked() const { return name_rcu(); }
 
   // --- scalar state. Context: any thread.
   std::uint32_t flags() const { return flags_.load(std::memory_order_relaxed); }

@@ -153,7 +153,9 @@ Result<void> create_batch(Request& r, Control& ctl, Namespace& ns, wire::BulkCre
                            [&](std::size_t i, wire::BulkResult& res) -> const wire::BulkResult& {
                              res.index = static_cast<std::uint32_t>(i);
                              res.ifindex = devs[i]->ifindex();
-                             res.name = devs[i]->name();
+                             res.name = devs[i]->name_locked();
+                             res.error = 0;
+                             res.message.clear();
                              return res;
                            });
 }

@@ -75,7 +75,8 @@ Device* find_device(Control& ctl, Namespace& ns, const LinkRequest& req);
 // families), and its kind data decoded. Context: control lock.
 Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::DecodedLink& d);
 // A bulk request's per-item results (multipart, of `type`), then NLMSG_DONE: `result(i,
-// scratch)` gives item i's, from a list or written into `scratch` (a fresh one each time).
+// scratch)` gives item i's, from a list or written into `scratch` (the same one each time,
+// holding the last item's: assign every field).
 using BulkResultOf =
     std::function<const wire::BulkResult&(std::size_t i, wire::BulkResult& scratch)>;
 Result<void> send_bulk_results(Request& r, std::size_t n, std::uint16_t type,

@@ -39,6 +39,8 @@ class Reply {
   void send_alone(Datagram&& dg);
   // The bytes appended or sent so far.
   std::size_t bytes() const { return bytes_; }
+  // The size a datagram is filled to.
+  std::size_t limit() const { return limit_; }
 
  private:
   const SendFn& send_;

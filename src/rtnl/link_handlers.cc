@@ -203,19 +203,29 @@ Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::Decoded
   return check_other_ns(r, ctl, ns, req);
 }
 
-// One builder writes the results in turn: 10^4 results are 10^4 messages.
+// The results are written straight into datagrams of the reply's size, one builder's
+// buffer each (10^4 results are 10^4 messages): a message that overflows the datagram is
+// written again at the start of the next.
 Result<void> send_bulk_results(Request& r, std::size_t n, std::uint16_t type,
                                const BulkResultOf& result) {
-  wire::MessageBuilder b;
-  for (std::size_t i = 0; i < n; ++i) {
-    wire::BulkResult scratch;
-    if (b.count()) b.drop_last();
-    IFCORE_TRY(wire::encode_bulk_result(b, r.seq(), r.port(), result(i, scratch), type));
-    r.out.append(b.bytes());
-  }
-  (void)emit(r.out,
-             [&](wire::MessageBuilder& m) { return wire::encode_done(m, r.seq(), r.port(), 0); });
   r.out.flush();
+  wire::MessageBuilder b(r.out.limit());
+  b.reserve(r.out.limit());
+  auto put = [&](auto&& encode) -> Result<void> {
+    IFCORE_TRY(encode());
+    if (!b.over_limit()) return ok();
+    b.drop_last();
+    r.out.send_alone(b.take());
+    b.reserve(r.out.limit());
+    return encode();
+  };
+  wire::BulkResult scratch;
+  for (std::size_t i = 0; i < n; ++i) {
+    const wire::BulkResult& res = result(i, scratch);
+    IFCORE_TRY(put([&] { return wire::encode_bulk_result(b, r.seq(), r.port(), res, type); }));
+  }
+  IFCORE_TRY(put([&] { return wire::encode_done(b, r.seq(), r.port(), 0); }));
+  r.out.send_alone(b.take());
   return ok();
 }
 
