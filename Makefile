@@ -94,12 +94,13 @@ fuzz-smoke: asan-configure
 # concurrency, finalizer and legacy-wait tests (core), the link watch (linkstate), the
 # daemon with its clients over the socket and the rings (rtnl), and ifcore-stress's short
 # run (stress). TSan's deadlock detector checks the lock order on the way. liburcu is not
-# instrumented: see tests/tsan.supp and src/base/tsan.h.
+# instrumented: see tests/tsan.supp and src/base/tsan.h. Only what those tests run is built
+# (ifc and ifcore-run are not among it).
 TSAN_TESTS  := core_tests linkstate_tests rtnl_tests
 TSAN_LABELS := $(TSAN_TESTS) stress
 tsan: deps
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIFCORE_SANITIZE=thread $(CMAKE_FLAGS)
-	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS) ifcore-stress ifcored ifc ifcore-run
+	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS) ifcore-stress ifcored
 	cd build-tsan && ctest --output-on-failure -j $(JOBS) -L '^($(subst $(eval) ,|,$(TSAN_LABELS)))$$'
 
 # libFuzzer (tests/fuzz, README "Fuzzing"): clang 14 with libclang-rt-14-dev's runtime, in its
