@@ -10,13 +10,11 @@ function(ifcore_add_test)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} ifcore_test_support GTest::gtest GTest::gmock
                         GTest::gtest_main Threads::Threads)
   set_target_properties(${T_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  # In the optimised tree the test files themselves are compiled without optimisation: their
-  # code is checks, not work (the libraries they drive keep -O2), and optimising gtest's
-  # expanded assertions took half of their compile time, most of what that tree costs CI.
-  # The sanitizer trees keep their own flags (ASan's -O1, TSan's instrumentation).
-  if(CMAKE_BUILD_TYPE STREQUAL "RelWithDebInfo" AND IFCORE_SANITIZE STREQUAL "" AND NOT IFCORE_FUZZ)
-    target_compile_options(${T_NAME} PRIVATE -O0)
-  endif()
+  # The test files themselves are compiled without optimisation in every tree: their code is
+  # checks, not work (the libraries they drive keep the tree's flags: -O2, ASan's -O1,
+  # TSan's instrumented -O2), and optimising gtest's expanded assertions took about half of
+  # their compile time, most of what each tree costs CI.
+  target_compile_options(${T_NAME} PRIVATE -O0)
   # Each binary's tests carry its name as a label (make tsan picks binaries by label).
   # Under TSan a report stops the process (a daemon a test started, too), so it fails.
   gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60
