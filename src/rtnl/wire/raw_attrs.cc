@@ -2,7 +2,6 @@
 #include "rtnl/wire/raw_attrs.h"
 
 #include <arpa/inet.h>
-#include <libmnl/libmnl.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -48,26 +47,6 @@ Result<RawAttrs> walk_attrs(std::span<const std::uint8_t> bytes, int base_offset
     off = attr_end(bytes, off, h.nla_len);
   }
   return out;
-}
-
-RawAttr RawAttrs::iterator::operator*() const {
-  // walk_attrs checked the lengths: libmnl may look at this attribute.
-  const auto* nla = reinterpret_cast<const nlattr*>(bytes_.data() + off_);
-  nlattr h;
-  std::memcpy(&h, nla, sizeof(h));
-  RawAttr a;
-  a.type = mnl_attr_get_type(nla);
-  a.nested_flag = h.nla_type & NLA_F_NESTED;
-  a.data = bytes_.subspan(off_ + NLA_HDRLEN, mnl_attr_get_payload_len(nla));
-  a.offset = base_ + static_cast<int>(off_);
-  return a;
-}
-
-RawAttrs::iterator& RawAttrs::iterator::operator++() {
-  nlattr h;
-  std::memcpy(&h, bytes_.data() + off_, sizeof(h));
-  off_ = attr_end(bytes_, off_, h.nla_len);
-  return *this;
 }
 
 Result<std::vector<RawAttr>> parse_raw_attrs(std::span<const std::uint8_t> bytes, int base_offset) {

@@ -7,8 +7,10 @@
 
 #include <linux/netlink.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -76,8 +78,24 @@ class RawAttrs {
    public:
     using value_type = RawAttr;
     using difference_type = std::ptrdiff_t;
-    RawAttr operator*() const;
-    iterator& operator++();
+    // Inline: a create batch reads a few attributes from each of 10^4 items.
+    RawAttr operator*() const {
+      nlattr h;
+      std::memcpy(&h, bytes_.data() + off_, sizeof(h));
+      RawAttr a;
+      a.type = h.nla_type & NLA_TYPE_MASK;
+      a.nested_flag = h.nla_type & NLA_F_NESTED;
+      a.data = bytes_.subspan(off_ + NLA_HDRLEN, h.nla_len - NLA_HDRLEN);
+      a.offset = base_ + static_cast<int>(off_);
+      return a;
+    }
+    iterator& operator++() {
+      nlattr h;
+      std::memcpy(&h, bytes_.data() + off_, sizeof(h));
+      // The last attribute may omit its padding.
+      off_ += std::min<std::size_t>(NLA_ALIGN(h.nla_len), bytes_.size() - off_);
+      return *this;
+    }
     bool operator==(const iterator& o) const { return off_ == o.off_; }
 
    private:
