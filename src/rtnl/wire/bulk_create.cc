@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include "rtnl/wire/bulk_nest.h"
 #include "rtnl/wire/raw_attrs.h"
@@ -93,7 +94,9 @@ Result<bool> BulkCreateReader::next(BulkLink& out) {
     return fail_at(x.offset, EINVAL, "unknown attribute type {}", x.type);
   advance();
   linked_ = true;
-  out.link = DecodedLink{};
+  // Made afresh in place: assigning a new DecodedLink moved each of its many members.
+  std::destroy_at(&out.link);
+  std::construct_at(&out.link);
   out.addrs.clear();
   IFCORE_TRY(decode_link_body_into(x.data, x.offset + NLA_HDRLEN, *ctx_, out.link));
   // Its addresses: what follows up to the next link, in this nest or the next ones.
