@@ -42,7 +42,9 @@ class ItemSource final : public LinkRequestSource {
     }
     if (!*more) return nullptr;
     std::size_t i = read_++;
-    IFCORE_TRY(check_create(r_, ctl_, ns_, item_.link));
+    const LinkRequest& req = item_.link.req;
+    if (req.kind && (!kind_ || kind_->name() != *req.kind)) kind_ = ctl_.find_kind(*req.kind);
+    IFCORE_TRY(check_create(r_, ctl_, ns_, item_.link, req.kind ? kind_ : nullptr));
     for (const wire::AddrMessage& a : item_.addrs) IFCORE_TRY(check_family(a.family));
     if (!item_.addrs.empty()) addrs_.push_back({i, std::move(item_.addrs)});
     return &item_.link.req;
@@ -63,7 +65,8 @@ class ItemSource final : public LinkRequestSource {
   Control& ctl_;
   Namespace& ns_;
   wire::BulkCreateReader& bulk_;
-  wire::BulkLink item_;  // the item read last
+  wire::BulkLink item_;         // the item read last
+  const Kind* kind_ = nullptr;  // its kind, if it named one Control::find_kind knows
   std::size_t read_ = 0;
   std::optional<Error> decode_error_;
   std::vector<ItemAddrs> addrs_;

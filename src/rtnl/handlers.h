@@ -72,8 +72,11 @@ wire::DecodeContext decode_context(Control& ctl);
 Device* find_device(Control& ctl, Namespace& ns, const LinkRequest& req);
 
 // The checks of a create request before the engine sees it (kind, namespaces, address
-// families), and its kind data decoded. Context: control lock.
-Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::DecodedLink& d);
+// families), and its kind data decoded. `kind` is the request's kind when the caller has
+// looked it up already (a create batch's items mostly name the same one), else nullptr.
+// Context: control lock.
+Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::DecodedLink& d,
+                          const Kind* kind = nullptr);
 // A bulk request's per-item results (multipart, of `type`), then NLMSG_DONE: `result(i,
 // scratch)` gives item i's, from a list or written into `scratch` (the same one each time,
 // holding the last item's: assign every field).

@@ -183,10 +183,11 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
 }  // namespace
 
 // The checks of a create request before the engine sees it, and its kind data decoded.
-Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::DecodedLink& d) {
+Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::DecodedLink& d,
+                          const Kind* kind) {
   LinkRequest& req = d.req;
   // Linux: __rtnl_newlink — "Unknown device type" when no kind (or an unknown one) is named.
-  const Kind* kind = req.kind ? ctl.find_kind(*req.kind) : nullptr;
+  if (!kind && req.kind) kind = ctl.find_kind(*req.kind);
   if (!kind) return fail(EOPNOTSUPP, "Unknown device type");
   IFCORE_TRY(check_netns_refs(req));
   // Linux: the families' attributes are checked before the device exists (EINVAL for a mode
