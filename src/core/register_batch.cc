@@ -19,7 +19,11 @@
 namespace ifcore {
 
 std::size_t RegisterBatch::add(std::unique_ptr<Device> dev, std::string name, int ifindex) {
-  items_.push_back({std::move(dev), std::move(name), ifindex});
+  // Filled in place: a braced Item would be moved into the vector, its name copied again.
+  Item& it = items_.emplace_back();
+  it.dev = std::move(dev);
+  it.name = std::move(name);
+  it.ifindex = ifindex;
   return items_.size() - 1;
 }
 
