@@ -67,21 +67,11 @@ namespace {
 constexpr std::size_t kMaxAttrLen = 0xffff;
 }
 
-nlmsghdr* MessageBuilder::cur() {
-  return reinterpret_cast<nlmsghdr*>(buf_.data() + done_);
-}
-
 void MessageBuilder::make_room(std::size_t need, std::size_t first) {
   // The buffer grows geometrically, so an attribute costs no reallocation and no zero
   // fill of its own: every byte below end_ is written by the put that claimed it, padding
   // included.
   if (need > buf_.size()) buf_.resize(std::max({need, 2 * buf_.size(), first}));
-}
-
-void MessageBuilder::grow(std::size_t extra) {
-  // The open message ends at end_ (libmnl writes at its tail).
-  make_room(end_ + extra, kFirstCapacity);
-  end_ += extra;
 }
 
 void MessageBuilder::reserve(std::size_t bytes) {

@@ -86,17 +86,21 @@ class MessageBuilder {
   template <class T>
   void put_struct(const T& v) {
     static_assert(std::is_trivially_copyable_v<T>);
-    put_raw(&v, sizeof(T));
+    if (!open_) return;
+    constexpr std::size_t kTotal = NLMSG_ALIGN(sizeof(T));
+    std::uint8_t* at = claim(kTotal);
+    std::memcpy(at, &v, sizeof(T));
+    if constexpr (kTotal > sizeof(T)) std::memset(at + sizeof(T), 0, kTotal - sizeof(T));
   }
   // Appends `len` raw payload bytes, padded to 4 bytes.
   void put_raw(const void* data, std::size_t len);
 
   void put_flag(std::uint16_t type) { put_attr(type, nullptr, 0); }
-  void put_u8(std::uint16_t type, std::uint8_t v) { put_attr(type, &v, 1); }
-  void put_u16(std::uint16_t type, std::uint16_t v) { put_attr(type, &v, 2); }
-  void put_u32(std::uint16_t type, std::uint32_t v) { put_attr(type, &v, 4); }
-  void put_s32(std::uint16_t type, std::int32_t v) { put_attr(type, &v, 4); }
-  void put_u64(std::uint16_t type, std::uint64_t v) { put_attr(type, &v, 8); }
+  void put_u8(std::uint16_t type, std::uint8_t v) { put_value(type, v); }
+  void put_u16(std::uint16_t type, std::uint16_t v) { put_value(type, v); }
+  void put_u32(std::uint16_t type, std::uint32_t v) { put_value(type, v); }
+  void put_s32(std::uint16_t type, std::int32_t v) { put_value(type, v); }
+  void put_u64(std::uint16_t type, std::uint64_t v) { put_value(type, v); }
   void put_be16(std::uint16_t type, std::uint16_t host);
   void put_be32(std::uint16_t type, std::uint32_t host);
   // A NUL-terminated string (every string ifcore writes carries its NUL).
@@ -150,10 +154,34 @@ class MessageBuilder {
   std::vector<std::uint8_t> take();
 
  private:
-  nlmsghdr* cur();
+  nlmsghdr* cur() { return reinterpret_cast<nlmsghdr*>(buf_.data() + done_); }
   // Makes buf_ at least `need` long: twice as long as it was, or `first` if that is more.
   void make_room(std::size_t need, std::size_t first);
-  void grow(std::size_t extra);
+  void grow(std::size_t extra) {
+    // The open message ends at end_ (libmnl writes at its tail).
+    if (end_ + extra > buf_.size()) make_room(end_ + extra, kFirstCapacity);
+    end_ += extra;
+  }
+  // `bytes` (aligned) more at the open message's tail, counted in its length: where to
+  // write them. The writers of fixed sizes below are inline: a dump or a bulk reply writes
+  // a few of them in each of 10^4 messages.
+  std::uint8_t* claim(std::size_t bytes) {
+    grow(bytes);
+    cur()->nlmsg_len += static_cast<std::uint32_t>(bytes);
+    return buf_.data() + end_ - bytes;
+  }
+  // An attribute of a fixed-size value, its padding zeroed.
+  template <class T>
+  void put_value(std::uint16_t type, const T& v) {
+    if (!open_) return;
+    constexpr std::size_t kLen = NLA_HDRLEN + sizeof(T);
+    constexpr std::size_t kTotal = NLA_ALIGN(kLen);
+    std::uint8_t* at = claim(kTotal);
+    const nlattr h{static_cast<std::uint16_t>(kLen), type};
+    std::memcpy(at, &h, sizeof h);
+    std::memcpy(at + NLA_HDRLEN, &v, sizeof(T));
+    if constexpr (kTotal > kLen) std::memset(at + kLen, 0, kTotal - kLen);
+  }
   // Writes an attribute header for `len` payload bytes at the open message's tail (room
   // made by grow) and zeroes its padding; returns where the payload goes.
   char* put_attr_header(std::uint16_t type, std::size_t len);
