@@ -90,13 +90,6 @@ void MessageBuilder::begin(const Header& h) {
   sticky_.clear();
 }
 
-void MessageBuilder::put_raw(const void* data, std::size_t len) {
-  if (!open_) return;
-  grow(MNL_ALIGN(len));
-  void* p = mnl_nlmsg_put_extra_header(cur(), len);  // zeroes the padded area first
-  if (len) std::memcpy(p, data, len);
-}
-
 void MessageBuilder::put_attr(std::uint16_t type, const void* data, std::size_t len) {
   if (!open_) return;
   if (len + MNL_ATTR_HDRLEN > kMaxAttrLen) {
@@ -104,23 +97,8 @@ void MessageBuilder::put_attr(std::uint16_t type, const void* data, std::size_t 
       sticky_ = fmt::format("netlink attribute of {} bytes exceeds 65535", len + MNL_ATTR_HDRLEN);
     return;
   }
-  grow(MNL_ALIGN(MNL_ATTR_HDRLEN + len));
   char* payload = put_attr_header(type, len);
   if (len) std::memcpy(payload, data, len);
-}
-
-char* MessageBuilder::put_attr_header(std::uint16_t type, std::size_t len) {
-  // Written here rather than with mnl_attr_put, which leaves the padding as it finds it:
-  // the storage is reused, so the padding is zeroed explicitly.
-  nlmsghdr* nlh = cur();
-  auto* attr = static_cast<nlattr*>(mnl_nlmsg_get_payload_tail(nlh));
-  auto total = static_cast<std::uint16_t>(MNL_ATTR_HDRLEN + len);
-  attr->nla_type = type;
-  attr->nla_len = total;
-  auto* payload = static_cast<char*>(mnl_attr_get_payload(attr));
-  std::memset(payload + len, 0, MNL_ALIGN(len) - len);
-  nlh->nlmsg_len += MNL_ALIGN(total);
-  return payload;
 }
 
 void MessageBuilder::put_be16(std::uint16_t type, std::uint16_t host) {
@@ -136,7 +114,6 @@ void MessageBuilder::put_be32(std::uint16_t type, std::uint32_t host) {
 void MessageBuilder::put_string(std::uint16_t type, std::string_view s) {
   if (!open_) return;
   if (s.size() + 1 + MNL_ATTR_HDRLEN > kMaxAttrLen) return put_attr(type, nullptr, s.size() + 1);
-  grow(MNL_ALIGN(MNL_ATTR_HDRLEN + s.size() + 1));
   char* payload = put_attr_header(type, s.size() + 1);
   if (!s.empty()) std::memcpy(payload, s.data(), s.size());
   payload[s.size()] = 0;

@@ -86,14 +86,15 @@ class MessageBuilder {
   template <class T>
   void put_struct(const T& v) {
     static_assert(std::is_trivially_copyable_v<T>);
-    if (!open_) return;
-    constexpr std::size_t kTotal = NLMSG_ALIGN(sizeof(T));
-    std::uint8_t* at = claim(kTotal);
-    std::memcpy(at, &v, sizeof(T));
-    if constexpr (kTotal > sizeof(T)) std::memset(at + sizeof(T), 0, kTotal - sizeof(T));
+    put_raw(&v, sizeof(T));
   }
-  // Appends `len` raw payload bytes, padded to 4 bytes.
-  void put_raw(const void* data, std::size_t len);
+  // Appends `len` raw payload bytes, padded to 4 bytes (the padding zeroed).
+  void put_raw(const void* data, std::size_t len) {
+    if (!open_) return;
+    std::uint8_t* at = claim(NLMSG_ALIGN(len));
+    if (len) std::memcpy(at, data, len);
+    std::memset(at + len, 0, NLMSG_ALIGN(len) - len);
+  }
 
   void put_flag(std::uint16_t type) { put_attr(type, nullptr, 0); }
   void put_u8(std::uint16_t type, std::uint8_t v) { put_value(type, v); }
@@ -163,28 +164,29 @@ class MessageBuilder {
     end_ += extra;
   }
   // `bytes` (aligned) more at the open message's tail, counted in its length: where to
-  // write them. The writers of fixed sizes below are inline: a dump or a bulk reply writes
-  // a few of them in each of 10^4 messages.
+  // write them. The writers are inline so that those of fixed sizes write with constant
+  // sizes: a dump or a bulk reply writes a few of them in each of 10^4 messages.
   std::uint8_t* claim(std::size_t bytes) {
     grow(bytes);
     cur()->nlmsg_len += static_cast<std::uint32_t>(bytes);
     return buf_.data() + end_ - bytes;
   }
-  // An attribute of a fixed-size value, its padding zeroed.
+  // An attribute of a fixed-size value.
   template <class T>
   void put_value(std::uint16_t type, const T& v) {
-    if (!open_) return;
-    constexpr std::size_t kLen = NLA_HDRLEN + sizeof(T);
-    constexpr std::size_t kTotal = NLA_ALIGN(kLen);
-    std::uint8_t* at = claim(kTotal);
-    const nlattr h{static_cast<std::uint16_t>(kLen), type};
-    std::memcpy(at, &h, sizeof h);
-    std::memcpy(at + NLA_HDRLEN, &v, sizeof(T));
-    if constexpr (kTotal > kLen) std::memset(at + kLen, 0, kTotal - kLen);
+    if (open_) std::memcpy(put_attr_header(type, sizeof(T)), &v, sizeof(T));
   }
-  // Writes an attribute header for `len` payload bytes at the open message's tail (room
-  // made by grow) and zeroes its padding; returns where the payload goes.
-  char* put_attr_header(std::uint16_t type, std::size_t len);
+  // Claims an attribute of `len` payload bytes at the open message's tail: writes its
+  // header and zeroes its padding (the storage is reused); returns where the payload goes.
+  // Written here rather than with mnl_attr_put, which leaves the padding as it finds it.
+  char* put_attr_header(std::uint16_t type, std::size_t len) {
+    const std::size_t total = NLA_HDRLEN + len;
+    std::uint8_t* at = claim(NLA_ALIGN(total));
+    const nlattr h{static_cast<std::uint16_t>(total), type};
+    std::memcpy(at, &h, sizeof h);
+    std::memset(at + total, 0, NLA_ALIGN(total) - total);
+    return reinterpret_cast<char*>(at + NLA_HDRLEN);
+  }
 
   static constexpr std::size_t kFirstCapacity = 256;
 
@@ -197,6 +199,20 @@ class MessageBuilder {
   bool open_ = false;
   std::string sticky_;  // first write error since begin
 };
+
+// Writes messages straight into datagrams of the builder's limit, each datagram being the
+// builder's buffer: `encode()` writes one message into `b` (begin to end); one that makes
+// the datagram overflow is dropped, the datagram without it goes to `full` (as
+// b.take()), and it is written again at the start of the next. Errors: encode's.
+template <class Encode, class Full>
+Result<void> put_filling(MessageBuilder& b, Encode&& encode, Full&& full) {
+  IFCORE_TRY(encode());
+  if (!b.over_limit()) return ok();
+  b.drop_last();
+  full(b.take());
+  b.reserve(b.limit());
+  return encode();
+}
 
 // Collects whole messages into datagrams of at most `limit` bytes each (a message larger
 // than the limit gets a datagram of its own). For dumps built message by message.
