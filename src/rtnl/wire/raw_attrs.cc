@@ -12,12 +12,6 @@ namespace ifcore::wire {
 
 namespace {
 
-// Where the attribute at `off`, of length `len`, ends: after its padding, or at the end of
-// the bytes when the last attribute omits it.
-std::size_t attr_end(std::span<const std::uint8_t> bytes, std::size_t off, std::uint16_t len) {
-  return off + std::min<std::size_t>(NLA_ALIGN(len), bytes.size() - off);
-}
-
 // The payload up to its first NUL.
 std::string_view text_of(std::span<const std::uint8_t> data) {
   const char* p = reinterpret_cast<const char*>(data.data());

@@ -70,6 +70,13 @@ struct RawAttr {
   Result<std::uint32_t> as_u32() const { return u32(); }
 };
 
+// Where the attribute at `off` of `bytes`, of length `len`, ends: after its padding, or at
+// the end of the bytes when the last attribute omits it.
+inline std::size_t attr_end(std::span<const std::uint8_t> bytes, std::size_t off,
+                            std::uint16_t len) {
+  return off + std::min<std::size_t>(NLA_ALIGN(len), bytes.size() - off);
+}
+
 // The attributes of a span whose framing walk_attrs() checked, read in place as they are
 // walked: no list is built. Valid while the bytes are.
 class RawAttrs {
@@ -92,8 +99,7 @@ class RawAttrs {
     iterator& operator++() {
       nlattr h;
       std::memcpy(&h, bytes_.data() + off_, sizeof(h));
-      // The last attribute may omit its padding.
-      off_ += std::min<std::size_t>(NLA_ALIGN(h.nla_len), bytes_.size() - off_);
+      off_ = attr_end(bytes_, off_, h.nla_len);
       return *this;
     }
     bool operator==(const iterator& o) const { return off_ == o.off_; }
