@@ -212,13 +212,8 @@ Result<void> send_bulk_results(Request& r, std::size_t n, std::uint16_t type,
   r.out.flush();
   wire::MessageBuilder b(r.out.limit());
   b.reserve(r.out.limit());
-  auto put = [&](auto&& encode) -> Result<void> {
-    IFCORE_TRY(encode());
-    if (!b.over_limit()) return ok();
-    b.drop_last();
-    r.out.send_alone(b.take());
-    b.reserve(r.out.limit());
-    return encode();
+  auto put = [&](auto&& encode) {
+    return wire::put_filling(b, encode, [&](Datagram&& dg) { r.out.send_alone(std::move(dg)); });
   };
   wire::BulkResult scratch;
   for (std::size_t i = 0; i < n; ++i) {
