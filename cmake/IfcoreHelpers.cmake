@@ -23,10 +23,12 @@ function(ifcore_add_test)
 endfunction()
 
 # Links a program with tcmalloc when IFCORE_TCMALLOC found it (see the top CMakeLists.txt).
-# IFCORE_TCMALLOC_LINKED tells the program's code (ifcored's heap reserve).
+# IFCORE_TCMALLOC_LINKED tells the program's code (ifcored's heap reserve); huge_heap.cc puts
+# tcmalloc's heap in huge pages.
 function(ifcore_fast_malloc target)
   if(TARGET ${target} AND TARGET PkgConfig::TCMALLOC)
     target_link_libraries(${target} PRIVATE PkgConfig::TCMALLOC)
+    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/heap/huge_heap.cc)
     target_compile_definitions(${target} PRIVATE IFCORE_TCMALLOC_LINKED)
   endif()
 endfunction()
