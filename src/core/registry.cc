@@ -311,6 +311,11 @@ Result<void> Registry::del_alt_name(Device& dev, std::string_view name) {
   return ok();
 }
 
+std::uint64_t Registry::table_order(Device& dev) {
+  const auto* n = static_cast<const NameNode*>(DeviceAccess::name_node(dev));
+  return n ? n->node.reverse_hash : 0;
+}
+
 void Registry::del_name(Device& dev, std::string_view name, RetiredNames* later) {
   rcu::ReadGuard g;
   cds_lfht_node* node = nullptr;

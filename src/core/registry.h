@@ -82,6 +82,11 @@ class Registry {
   // Unlists a device (name, altnames and index are free at once). Its name entry is freed after a
   // grace period, or with `later` if given.
   void erase(Device& dev, std::string_view name, int ifindex, RetiredNames* later = nullptr);
+  // Where the device's name entry sits in the table's one ordered list (liburcu's
+  // split-ordered list keeps its entries by bit-reversed hash): erasing many devices in
+  // this order walks the list forwards, each entry's neighbours already in the cache.
+  // 0 for a device without an entry.
+  static std::uint64_t table_order(Device& dev);
   // Replaces one name with another for `dev`. Errors: EEXIST.
   Result<void> rename(Device& dev, std::string_view old_name, std::string_view new_name);
   // Alternative names (Linux: netdev_name_node_alt_create / _destroy): listed in the same

@@ -6,6 +6,7 @@
 #include <net/if.h>
 
 #include <algorithm>
+#include <bit>
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
@@ -37,9 +38,36 @@ void close_many(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
   if (single) impl.grace_period();
 }
 
+// The batch's devices in the order of their name entries in the name table (see
+// Registry::table_order), by a counting sort on the order's top bits: entries a few
+// places apart in that order are neighbours in the table's list, so erasing them one after
+// another finds each entry's neighbours in the cache, where the batch's own order (random
+// in the table) misses on them once the table outgrows the cache (10^6 dummies: 20% of
+// their batch delete).
+std::vector<Device*> in_table_order(std::span<Device* const> devs) {
+  const std::size_t n = devs.size();
+  const int bits = std::bit_width(n) - 1;
+  std::vector<std::uint32_t> key(n);
+  std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
+  // Reading the order misses on each device and its entry: fetched a few places ahead.
+  constexpr std::size_t kDeviceAhead = 8, kEntryAhead = 4;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kDeviceAhead < n) __builtin_prefetch(&DeviceAccess::name_node(*devs[i + kDeviceAhead]));
+    if (i + kEntryAhead < n)
+      if (void* e = DeviceAccess::name_node(*devs[i + kEntryAhead])) __builtin_prefetch(e);
+    key[i] = static_cast<std::uint32_t>(Registry::table_order(*devs[i]) >> (64 - bits));
+    ++start[key[i] + 1];
+  }
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<Device*> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[start[key[i]]++] = devs[i];
+  return out;
+}
+
 // 2. Unlist: names and indexes are free at once. The names are read in place (stable
-// under the control lock); their table entries are freed by one RCU callback.
-void unlist_all(std::span<Device* const> devs) {
+// under the control lock); their table entries are freed by one RCU callback. A batch that
+// does not fit in the cache is unlisted in the table's order.
+void unlist_in_order(std::span<Device* const> devs) {
   Registry::RetiredNames names(devs.size());
   rcu::ReadGuard g;
   // Each erase misses the cache on the device, its name and its name's table entry (a
@@ -60,6 +88,13 @@ void unlist_all(std::span<Device* const> devs) {
     DeviceAccess::set_state(*d, RegState::Unregistering);
     d->ns().registry().erase(*d, d->name_rcu(), d->ifindex(), &names);
   }
+}
+
+void unlist_all(std::span<Device* const> devs) {
+  constexpr std::size_t kOrderFrom = std::size_t{1} << 14;
+  if (devs.size() < kOrderFrom) return unlist_in_order(devs);
+  const std::vector<Device*> ordered = in_table_order(devs);
+  unlist_in_order(ordered);
 }
 
 // unlist_all, timed with the names' retirement.

@@ -1,5 +1,7 @@
 // Unregister batches: one notifier pass per event and ONE grace period per batch; the
 // `single` policy pays per device; a namespace goes in one batch.
+#include <fmt/format.h>
+
 #include "support/engine_fixture.h"
 
 namespace ifcore {
@@ -30,6 +32,50 @@ TEST_F(Batch, TenThousandDevicesCostExactlyOneGracePeriod) {
   EXPECT_EQ(ns(ctl).device_count(), 1u);  // lo
   // Names are free at once.
   EXPECT_NE(dummy(ctl, "d0"), nullptr);
+}
+
+// A batch bigger than the cache is unlisted in the name table's order, not the batch's:
+// every name, altname and ifindex of it is free afterwards, whatever its namespace or
+// whether it was renamed, and the devices left out stay listed.
+TEST_F(Batch, ABatchBeyondTheCacheFreesEveryNameAndIndex) {
+  auto ctl = engine->control();
+  auto other = ctl.create_namespace("other");
+  ASSERT_TRUE(other);
+  constexpr int kEach = 10000;  // 20 000 in all: unlisted in the table's order
+  std::vector<Device*> doomed, kept;
+  std::vector<int> indexes;
+  for (int i = 0; i < kEach; ++i) {
+    doomed.push_back(dummy(ctl, fmt::format("d{}", i)));
+    auto o = ctl.create_link(**other, test::link_req("dummy", fmt::format("o{}", i)));
+    ASSERT_TRUE(o);
+    doomed.push_back(*o);
+    if (i % 1000 == 0) kept.push_back(dummy(ctl, fmt::format("k{}", i)));
+  }
+  ASSERT_TRUE(ctl.add_altname(*doomed[0], "alt-of-d0"));
+  ASSERT_TRUE(ctl.rename(*doomed[2], "renamed-d1"));
+  for (Device* d : doomed) indexes.push_back(d->ifindex());
+  Stats before = engine->stats();
+  ASSERT_TRUE(ctl.delete_links(doomed));
+  Stats after = engine->stats();
+  EXPECT_EQ(after.devices_unregistered - before.devices_unregistered, doomed.size());
+  EXPECT_EQ(after.batches - before.batches, 1u);
+  for (int i = 0; i < kEach; ++i) {
+    ASSERT_EQ(ctl.find(ns(ctl), fmt::format("d{}", i)), nullptr) << i;
+    ASSERT_EQ(ctl.find(**other, fmt::format("o{}", i)), nullptr) << i;
+  }
+  EXPECT_EQ(ctl.find(ns(ctl), "alt-of-d0"), nullptr);
+  EXPECT_EQ(ctl.find(ns(ctl), "renamed-d1"), nullptr);
+  for (std::size_t i = 0; i < indexes.size(); ++i)
+    ASSERT_EQ(ctl.find(i % 2 ? **other : ns(ctl), indexes[i]), nullptr) << indexes[i];
+  for (Device* k : kept) {
+    EXPECT_EQ(ctl.find(ns(ctl), k->name()), k);
+    EXPECT_EQ(ctl.find(ns(ctl), k->ifindex()), k);
+  }
+  EXPECT_EQ(ns(ctl).device_count(), 1 + kept.size());  // lo and the kept
+  EXPECT_EQ((*other)->device_count(), 1u);             // its lo
+  // The names are free for new devices at once.
+  EXPECT_NE(dummy(ctl, "d0"), nullptr);
+  EXPECT_NE(dummy(ctl, "alt-of-d0"), nullptr);
 }
 
 class SingleBatch : public test::CoreTest {

@@ -14,13 +14,16 @@
 #   sysctl GOLDEN           ifc sysctl (scenarios/sysctl.sh) against the daemon
 #   sysctl_kernel GOLDEN    the same against the kernel in a namespace of its own (needs no
 #                           daemon), and ifc --embedded sysctl
+#   huge_pages HEAP         after 5000 dummies, ifcored's heap lies in mappings advised for
+#                           huge pages when HEAP is tcmalloc and IFCORE_HUGE_PAGES is not 0,
+#                           and in none otherwise (HEAP: tcmalloc or system)
 # All but probe_kernel and sysctl_kernel talk to $IFCORED_SOCKET (with_daemon.sh starts one).
 set -u
 here=$(dirname "$(realpath "$0")")
 . "$here/lib.sh"
 case=$1 ifc=$(realpath "$2") arg=${3:-}
 # A golden file's path, before the cd below.
-[ -n "$arg" ] && [ "$case" != probe_policy ] && arg=$(realpath -m "$arg")
+[ -n "$arg" ] && [ "$case" != probe_policy ] && [ "$case" != huge_pages ] && arg=$(realpath -m "$arg")
 
 work=$(mktemp -d)
 chmod 755 "$work"
@@ -95,6 +98,21 @@ case $case in
     } >"$work/out" 2>&1
     normalise "$work/out" "$work/out.n"
     compare "$golden" "$work/out.n" "create batch of $((p2 - p1)) notifier passes; stop at a failed line"
+    ;;
+  huge_pages)
+    heap=$arg
+    [ -d /sys/kernel/mm/transparent_hugepage ] || { echo "SKIP: no transparent huge pages here"; exit 77; }
+    [ -n "${IFCORED_PID:-}" ] || fail "IFCORED_PID unset"
+    for i in $(seq 0 4999); do echo "link add h$i type dummy"; done >"$work/many.ifc"
+    ifc -batch "$work/many.ifc" >"$work/many.out" 2>&1 || fail "batch: $(cat "$work/many.out")"
+    # madvise(MADV_HUGEPAGE) marks a mapping "hg" in its VmFlags.
+    advised=$(awk '/^VmFlags:/ && / hg( |$)/ { n++ } END { print n + 0 }' "/proc/$IFCORED_PID/smaps")
+    if [ "$heap" = tcmalloc ] && [ "${IFCORE_HUGE_PAGES:-1}" != 0 ]; then
+      [ "$advised" -gt 0 ] || fail "no mapping of ifcored is advised for huge pages"
+    else
+      [ "$advised" = 0 ] || fail "$advised mappings advised for huge pages (heap $heap, IFCORE_HUGE_PAGES=${IFCORE_HUGE_PAGES:-unset})"
+    fi
+    [ "$(ifc -br link show | grep -c '^h[0-9]')" = 5000 ] || fail "not 5000 devices after the batch"
     ;;
   stats)
     ifc stats >"$work/s1" 2>&1 || fail "ifc stats: $(cat "$work/s1")"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # tests/e2e/with_daemon.sh — runs a command against an ifcored of its own: starts the
-# daemon on a socket in a fresh temporary directory, exports IFCORED_SOCKET, runs the
-# command, then stops the daemon with SIGTERM and checks that it exited 0 and removed its
-# socket.
+# daemon on a socket in a fresh temporary directory, exports IFCORED_SOCKET (and the
+# daemon's process id as IFCORED_PID), runs the command, then stops the daemon with SIGTERM
+# and checks that it exited 0 and removed its socket.
 #
 #   with_daemon.sh IFCORED [IFCORED-OPTIONS...] -- COMMAND [ARGS...]
 #
@@ -41,7 +41,7 @@ for _ in $(seq 500); do
 done
 if ! listening; then echo "FAIL: ifcored is not listening on $sock"; exit 1; fi
 
-IFCORED_SOCKET=$sock "$@"
+IFCORED_SOCKET=$sock IFCORED_PID=$pid "$@"
 status=$?
 
 kill -TERM "$pid"
