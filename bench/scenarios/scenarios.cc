@@ -109,7 +109,9 @@ const std::vector<ScenarioSpec>& scenarios() {
        100000,
        100,
        false,
-       {{"delete", {}, {}, "—"}, {"create", {}, {}, "—"}},
+       {{"delete", {}, {}, "—"},
+        {"create", {}, {}, "—"},
+        {"create-batch", {}, {}, "ifcored: batches of 10 000"}},
        -1},
   };
   return all;

@@ -103,6 +103,21 @@ TEST_F(BenchDaemonEnv, Seed3MeasuresTheFrame) {
   EXPECT_GE(out->samples["frame"][0], out->samples["carrier"][0]);
 }
 
+// Past 10 000 dummies the create batch goes as batches of 10 000, one after another (one
+// datagram of every request would not fit a socket's send buffer): 25 000 make three.
+TEST_F(BenchDaemonEnv, TheSweepsCreateBatchIsSplitPastTenThousand) {
+  WireEnv env = daemon_env(path_);
+  RunParams p;
+  p.n = 25000;
+  auto out = run_wire(scenario("scale-sweep"), p, env);
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_FALSE(out->samples["create-batch"].empty());
+  for (double t : out->samples["create-batch"]) EXPECT_GT(t, 0.0);
+  EXPECT_EQ(out->devices["create-batch"], 25000);
+  EXPECT_EQ(out->traffic["create-batch"].one_at_a_time, 3);
+  EXPECT_EQ(out->devices["delete"], 25000);
+}
+
 // The ring path: every scenario runs small with each connection on mapped rings, and each
 // metric gets its sample (the batches pipeline requests through the request ring).
 TEST_F(BenchDaemonEnv, EveryScenarioRunsSmallOnRings) {
