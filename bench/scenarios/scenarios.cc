@@ -111,7 +111,7 @@ const std::vector<ScenarioSpec>& scenarios() {
        false,
        {{"delete", {}, {}, "—"},
         {"create", {}, {}, "—"},
-        {"create-batch", {}, {}, "ifcored: batches of 10 000"}},
+        {"create-batch", {}, {}, "one batch (ifcored: of 10 000)"}},
        -1},
   };
   return all;
