@@ -311,6 +311,14 @@ Result<void> Registry::del_alt_name(Device& dev, std::string_view name) {
   return ok();
 }
 
+std::uint64_t Registry::split_order(std::uint64_t hash) {
+  // liburcu's rculfhash orders its list by the bit-reversed hash.
+  hash = ((hash >> 1) & 0x5555555555555555ull) | ((hash & 0x5555555555555555ull) << 1);
+  hash = ((hash >> 2) & 0x3333333333333333ull) | ((hash & 0x3333333333333333ull) << 2);
+  hash = ((hash >> 4) & 0x0f0f0f0f0f0f0f0full) | ((hash & 0x0f0f0f0f0f0f0f0full) << 4);
+  return __builtin_bswap64(hash);
+}
+
 std::uint64_t Registry::table_order(Device& dev) {
   const auto* n = static_cast<const NameNode*>(DeviceAccess::name_node(dev));
   return n ? n->node.reverse_hash : 0;

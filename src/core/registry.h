@@ -87,6 +87,8 @@ class Registry {
   // this order walks the list forwards, each entry's neighbours already in the cache.
   // 0 for a device without an entry.
   static std::uint64_t table_order(Device& dev);
+  // The same for a name's hash (what the table keeps its entry under).
+  static std::uint64_t split_order(std::uint64_t hash);
   // Replaces one name with another for `dev`. Errors: EEXIST.
   Result<void> rename(Device& dev, std::string_view old_name, std::string_view new_name);
   // Alternative names (Linux: netdev_name_node_alt_create / _destroy): listed in the same

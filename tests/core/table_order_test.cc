@@ -1,0 +1,124 @@
+// Big batches in the name table's order: a create batch of 16 384 plain dummies or more is
+// listed in the table's order and a delete batch that big unlisted in it. Nothing of that
+// order shows: ifindexes follow the requests, the item at fault is the first in request
+// order, a failed batch leaves the state as it was.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/registry.h"
+#include "support/engine_fixture.h"
+
+namespace ifcore {
+namespace {
+
+constexpr int kBig = 20000;  // past the 16 384 from which the table's order is used
+
+class TableOrder : public test::CoreTest {
+ protected:
+  static std::vector<LinkRequest> dummies(const std::vector<std::string>& names) {
+    std::vector<LinkRequest> reqs;
+    reqs.reserve(names.size());
+    for (const auto& n : names) reqs.push_back(test::link_req("dummy", n));
+    return reqs;
+  }
+  static std::vector<std::string> names(const char* prefix, int n) {
+    std::vector<std::string> out;
+    for (int i = 0; i < n; ++i) out.push_back(fmt::format("{}{}", prefix, i));
+    return out;
+  }
+  // Name and ifindex of every device of the namespace, in ifindex order.
+  std::vector<std::pair<std::string, int>> listing(Control& ctl) {
+    std::vector<std::pair<std::string, int>> out;
+    for (Device* d : ns(ctl).devices_locked()) out.emplace_back(d->name(), d->ifindex());
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    return out;
+  }
+};
+
+TEST_F(TableOrder, IsTheBitReversedHashTheTableKeepsEachEntryUnder) {
+  EXPECT_EQ(Registry::split_order(1), std::uint64_t{1} << 63);
+  EXPECT_EQ(Registry::split_order(std::uint64_t{1} << 63), 1u);
+  EXPECT_EQ(Registry::split_order(0x00000000000000f0ull), 0x0f00000000000000ull);
+  auto ctl = engine->control();
+  for (const char* name : {"eth0", "d1", "a-longer-name"}) {
+    Device* d = dummy(ctl, name);
+    ASSERT_NE(d, nullptr);
+    // What liburcu stored for the entry (its reverse_hash) is what split_order computes.
+    EXPECT_EQ(Registry::table_order(*d), Registry::split_order(Registry::name_hash(name))) << name;
+  }
+}
+
+TEST_F(TableOrder, ABigBatchGetsItsIfindexesInRequestOrder) {
+  auto ctl = engine->control();
+  const int before = listing(ctl).back().second;
+  const auto wanted = names("b", kBig);
+  auto made = ctl.create_links(ns(ctl), dummies(wanted));
+  ASSERT_TRUE(made) << made.error().error.message;
+  ASSERT_EQ(made->size(), wanted.size());
+  for (int i = 0; i < kBig; ++i) {
+    Device* d = (*made)[i];
+    ASSERT_EQ(d->name(), wanted[i]);
+    ASSERT_EQ(d->ifindex(), before + 1 + i) << wanted[i];
+    ASSERT_EQ(ctl.find(ns(ctl), wanted[i]), d);
+    ASSERT_EQ(ctl.find(ns(ctl), d->ifindex()), d);
+  }
+  // And they all go in one batch, in the table's order: every name free again.
+  ASSERT_TRUE(ctl.delete_links(*made));
+  for (const auto& n : wanted) ASSERT_EQ(ctl.find(ns(ctl), n), nullptr) << n;
+  EXPECT_EQ(ns(ctl).device_count(), 1u);  // lo
+}
+
+// A name in use at item 12 345 and a name repeated at item 15 000: whichever the table's
+// order lists first, the item reported is the first at fault in request order, and
+// nothing is left of the batch.
+TEST_F(TableOrder, AFailedBigBatchNamesItsFirstFaultAndChangesNothing) {
+  auto ctl = engine->control();
+  ASSERT_NE(dummy(ctl, "in-use"), nullptr);
+  const auto state = listing(ctl);
+  Stats before = engine->stats();
+  auto wanted = names("f", kBig);
+  wanted[15000] = wanted[100];
+  wanted[12345] = "in-use";
+  auto made = ctl.create_links(ns(ctl), dummies(wanted));
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(12345));
+  EXPECT_EQ(made.error().error.code, EEXIST);
+  EXPECT_EQ(made.error().error.message, "device \"in-use\" already exists");
+  EXPECT_EQ(engine->stats().notifier_passes, before.notifier_passes);
+  EXPECT_EQ(listing(ctl), state);
+  EXPECT_EQ(ctl.find(ns(ctl), "f0"), nullptr);
+  EXPECT_EQ(ctl.find(ns(ctl), "f19999"), nullptr);
+  // Without the name in use, the repeated name is the fault.
+  wanted[12345] = "f12345";
+  made = ctl.create_links(ns(ctl), dummies(wanted));
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(15000));
+  EXPECT_EQ(listing(ctl), state);
+  // Without either, the batch is made, its ifindexes from where they were.
+  wanted[15000] = "f15000";
+  made = ctl.create_links(ns(ctl), dummies(wanted));
+  ASSERT_TRUE(made) << made.error().error.message;
+  EXPECT_EQ(made->front()->ifindex(), state.back().second + 1);
+  EXPECT_EQ(made->back()->ifindex(), state.back().second + kBig);
+}
+
+// A pattern or an ifindex asked for keeps the batch in request order: the pattern's
+// numbers and the indexes handed out are those of a batch listed item by item.
+TEST_F(TableOrder, PatternsAndIfindexesKeepRequestOrder) {
+  auto ctl = engine->control();
+  std::vector<LinkRequest> reqs(kBig, test::link_req("dummy", "p%d"));
+  reqs[5].ifindex = 100000;
+  auto made = ctl.create_links(ns(ctl), reqs);
+  ASSERT_TRUE(made) << made.error().error.message;
+  for (int i = 0; i < kBig; ++i) ASSERT_EQ((*made)[i]->name(), fmt::format("p{}", i));
+  EXPECT_EQ((*made)[5]->ifindex(), 100000);
+  EXPECT_EQ((*made)[6]->ifindex(), (*made)[4]->ifindex() + 1);
+}
+
+}  // namespace
+}  // namespace ifcore
