@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -79,12 +80,37 @@ Result<double> throughput(int writers, Scope scope, int devices, int rounds) {
   return static_cast<double>(writers) * rounds * devices / took;
 }
 
+// Iterations per second of `threads` threads each running the same arithmetic loop, which
+// touches no memory but its registers.
+double loop_rate(int threads) {
+  constexpr std::uint64_t kIterations = 30'000'000;  // about 30 ms on one CPU here
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      ++ready;
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      std::uint64_t x = 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(t);
+      for (std::uint64_t i = 0; i < kIterations; ++i) x = x * 6364136223846793005ull + i;
+      volatile std::uint64_t sink = x;
+      (void)sink;
+    });
+  while (ready.load() < threads) std::this_thread::yield();
+  auto t0 = BenchClock::now();
+  go.store(true, std::memory_order_release);
+  for (auto& t : pool) t.join();
+  return static_cast<double>(threads) * kIterations / seconds_between(t0, BenchClock::now());
+}
+
 }  // namespace
 
 Result<ParallelFigures> measure_parallel_namespaces(int devices, int rounds, int repeat) {
   ParallelFigures f{.devices = devices, .rounds = rounds, .repeat = repeat};
-  std::vector<double> wide, one, two;
+  std::vector<double> wide, one, two, ceiling;
   for (int i = 0; i < repeat; ++i) {
+    const double alone = loop_rate(1);
+    ceiling.push_back(loop_rate(2) / alone);
     for (auto [writers, scope, out] :
          {std::tuple{1, Scope::Engine, &wide}, std::tuple{1, Scope::Namespace, &one},
           std::tuple{2, Scope::Namespace, &two}}) {
@@ -96,6 +122,7 @@ Result<ParallelFigures> measure_parallel_namespaces(int devices, int rounds, int
   f.engine_wide = median_of(wide);
   f.one = median_of(one);
   f.two = median_of(two);
+  f.ceiling = median_of(ceiling);
   return f;
 }
 
@@ -113,6 +140,10 @@ void print_parallel_namespaces(const ParallelFigures& f, std::FILE* out) {
   row("2 writers, each its namespace's control", f.two);
   fmt::print(out, "  2 writers ÷ 1: {:.2f}× (target ≥ {:.1f}× on 2 CPUs): {}\n", f.ratio(),
              kParallelTarget, f.ratio() >= kParallelTarget ? "met" : "MISSED");
+  fmt::print(out,
+             "  the host's ceiling in the same run: 2 threads of a loop that shares nothing "
+             "÷ 1: {:.2f}×\n",
+             f.ceiling);
 }
 
 }  // namespace ifcore::bench
