@@ -43,7 +43,6 @@ std::string xml_escape(const std::string& s) {
 }
 
 const char* color_of(Path p, const std::string& metric) {
-  if (metric == "create-batch") return "#006d2c";  // ifcored's only
   bool del = metric == "delete";
   switch (p) {
     case Path::Embedded:
@@ -133,7 +132,9 @@ std::string render_svg(const SuiteResult& r) {
   int row = 0;
   for (auto& [key, pts] : series) {
     const char* color = color_of(key.first, key.second);
-    std::string dash = key.second == "create" ? " stroke-dasharray=\"6 3\"" : "";
+    std::string dash = key.second == "create"         ? " stroke-dasharray=\"6 3\""
+                       : key.second == "create-batch" ? " stroke-dasharray=\"2 2\""
+                                                      : "";
     std::string points;
     for (auto p : pts) points += fmt::format("{:.1f},{:.1f} ", X(p.n), Y(p.t));
     s += fmt::format(
