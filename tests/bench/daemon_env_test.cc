@@ -61,6 +61,13 @@ class BenchDaemonEnv : public ::testing::Test {
     EXPECT_TRUE(v) << name << ": " << v.error().message;
     return v ? *v : "";
   }
+  // A scenario of `n` run against the daemon on its socket. Errors: the run's.
+  Result<RunOutput> run_on_socket(const std::string& name, int n) {
+    WireEnv env = daemon_env(path_);
+    RunParams p;
+    p.n = n;
+    return run_wire(scenario(name), p, env);
+  }
   static bool noted(const RunOutput& out, const std::string& what) {
     return std::any_of(out.notes.begin(), out.notes.end(),
                        [&](const std::string& n) { return n.find(what) != std::string::npos; });
@@ -71,21 +78,15 @@ class BenchDaemonEnv : public ::testing::Test {
 };
 
 TEST_F(BenchDaemonEnv, Seed0SetsKeepAddrOnDown) {
-  WireEnv env = daemon_env(path_);
   EXPECT_EQ(read("net.ipv6.conf.all.keep_addr_on_down"), "0");
-  RunParams p;
-  p.n = 1;
-  auto out = run_wire(scenario("seed0-macvlan-ipv6-delete"), p, env);
+  auto out = run_on_socket("seed0-macvlan-ipv6-delete", 1);
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_FALSE(noted(*out, "keep_addr_on_down")) << out->notes.front();
   EXPECT_EQ(read("net.ipv6.conf.all.keep_addr_on_down"), "1");
 }
 
 TEST_F(BenchDaemonEnv, Seed1SetsForwarding) {
-  WireEnv env = daemon_env(path_);
-  RunParams p;
-  p.n = 3;
-  auto out = run_wire(scenario("seed1-ipv6-100"), p, env);
+  auto out = run_on_socket("seed1-ipv6-100", 3);
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_FALSE(noted(*out, "forwarding"));
   EXPECT_EQ(read("net.ipv6.conf.all.forwarding"), "1");
@@ -93,10 +94,7 @@ TEST_F(BenchDaemonEnv, Seed1SetsForwarding) {
 }
 
 TEST_F(BenchDaemonEnv, Seed3MeasuresTheFrame) {
-  WireEnv env = daemon_env(path_);
-  RunParams p;
-  p.n = 2;
-  auto out = run_wire(scenario("seed3-veth-carrier"), p, env);
+  auto out = run_on_socket("seed3-veth-carrier", 2);
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_FALSE(noted(*out, "frame"));
   ASSERT_EQ(out->samples["frame"].size(), 2u);
@@ -106,10 +104,7 @@ TEST_F(BenchDaemonEnv, Seed3MeasuresTheFrame) {
 // Past 10 000 dummies the create batch goes as batches of 10 000, one after another (one
 // datagram of every request would not fit a socket's send buffer): 25 000 make three.
 TEST_F(BenchDaemonEnv, TheSweepsCreateBatchIsSplitPastTenThousand) {
-  WireEnv env = daemon_env(path_);
-  RunParams p;
-  p.n = 25000;
-  auto out = run_wire(scenario("scale-sweep"), p, env);
+  auto out = run_on_socket("scale-sweep", 25000);
   ASSERT_TRUE(out) << out.error().message;
   ASSERT_FALSE(out->samples["create-batch"].empty());
   for (double t : out->samples["create-batch"]) EXPECT_GT(t, 0.0);

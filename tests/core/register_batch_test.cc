@@ -34,14 +34,6 @@ class RegisterBatchTest : public test::CoreTest {
     for (const auto& n : names) reqs.push_back(test::link_req("dummy", n));
     return reqs;
   }
-  // Name and ifindex of every device of the namespace, in ifindex order.
-  std::vector<std::pair<std::string, int>> listing(Control& ctl) {
-    std::vector<std::pair<std::string, int>> out;
-    for (Device* d : ns(ctl).devices_locked()) out.emplace_back(d->name(), d->ifindex());
-    std::sort(out.begin(), out.end(),
-              [](const auto& a, const auto& b) { return a.second < b.second; });
-    return out;
-  }
   Vetoer& subscriber(std::string tag) {
     subs_.push_back(std::make_unique<Vetoer>(std::move(tag), &j));
     return *subs_.back();

@@ -30,14 +30,6 @@ class TableOrder : public test::CoreTest {
     for (int i = 0; i < n; ++i) out.push_back(fmt::format("{}{}", prefix, i));
     return out;
   }
-  // Name and ifindex of every device of the namespace, in ifindex order.
-  std::vector<std::pair<std::string, int>> listing(Control& ctl) {
-    std::vector<std::pair<std::string, int>> out;
-    for (Device* d : ns(ctl).devices_locked()) out.emplace_back(d->name(), d->ifindex());
-    std::sort(out.begin(), out.end(),
-              [](const auto& a, const auto& b) { return a.second < b.second; });
-    return out;
-  }
 };
 
 TEST_F(TableOrder, IsTheBitReversedHashTheTableKeepsEachEntryUnder) {

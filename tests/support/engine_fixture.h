@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ifcore/ifcore.h"
@@ -65,6 +67,15 @@ class EngineTest : public ::testing::Test {
     auto r = ctl.create_link(ns(ctl), link_req("dummy", std::move(name)));
     EXPECT_TRUE(r) << (r ? "" : r.error().message);
     return r ? *r : nullptr;
+  }
+  // Name and ifindex of every device of the default namespace, in ifindex order: what a
+  // failed request must leave as it found it.
+  std::vector<std::pair<std::string, int>> listing(Control& ctl) {
+    std::vector<std::pair<std::string, int>> out;
+    for (Device* d : ns(ctl).devices_locked()) out.emplace_back(d->name(), d->ifindex());
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    return out;
   }
 
   LogCapture log;
