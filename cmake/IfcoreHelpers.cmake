@@ -23,12 +23,16 @@ function(ifcore_add_test)
 endfunction()
 
 # Links a program with tcmalloc when IFCORE_TCMALLOC found it (see the top CMakeLists.txt).
-# IFCORE_TCMALLOC_LINKED tells the program's code (ifcored's heap reserve); huge_heap.cc puts
-# tcmalloc's heap in huge pages.
+# IFCORE_TCMALLOC_LINKED tells the program's code (ifcored's heap reserve). With HUGE_PAGES,
+# tcmalloc's heap is in huge pages (src/heap/huge_heap.cc): for the programs that may hold
+# a million devices, not for a short-lived client such as ifc, whose few MiB would only grow.
 function(ifcore_fast_malloc target)
+  cmake_parse_arguments(M "HUGE_PAGES" "" "" ${ARGN})
   if(TARGET ${target} AND TARGET PkgConfig::TCMALLOC)
     target_link_libraries(${target} PRIVATE PkgConfig::TCMALLOC)
-    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/heap/huge_heap.cc)
     target_compile_definitions(${target} PRIVATE IFCORE_TCMALLOC_LINKED)
+    if(M_HUGE_PAGES)
+      target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/heap/huge_heap.cc)
+    endif()
   endif()
 endfunction()

@@ -1,6 +1,7 @@
-// heap/huge_heap.cc — tcmalloc's heap in transparent huge pages, for the programs linked
-// with tcmalloc (compiled into each of them by ifcore_fast_malloc; the library itself
-// leaves the allocator to its embedder).
+// heap/huge_heap.cc — tcmalloc's heap in transparent huge pages, for the programs that may
+// hold a million devices (compiled into each of them by ifcore_fast_malloc(... HUGE_PAGES):
+// ifcored and the benches, not ifc; the library itself leaves the allocator to its
+// embedder).
 //
 // A million devices are about 500 MB of small objects, each cut from memory the process
 // touches for the first time: with 4 KiB pages that is 120 000 page faults, about a third
