@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 #include <utility>
 
@@ -78,20 +79,18 @@ tl::expected<void, BatchError> check_items(const Control& ctl, const Items& item
   const std::vector<bool> repeated = look ? repeated_names(items, hashes) : std::vector<bool>();
   std::set<std::pair<const Namespace*, int>> indexes;      // the ifindexes asked for (rare)
   std::vector<std::pair<Namespace*, std::size_t>> per_ns;  // most batches have one
+  std::size_t counted = 0;                                 // the last item's, in per_ns
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& it = items[i];
     Namespace& ns = it.dev->ns();
-    if (per_ns.empty() || per_ns.back().first != &ns) {
-      auto counted =
-          std::find_if(per_ns.begin(), per_ns.end(), [&](auto& p) { return p.first == &ns; });
-      // Moved last, so that a run of items of one namespace finds it there.
-      if (counted == per_ns.end()) {
-        per_ns.emplace_back(&ns, 0);
-      } else {
-        std::rotate(counted, counted + 1, per_ns.end());
-      }
+    // The last item's namespace is looked up only when this item's differs.
+    if (counted == per_ns.size() || per_ns[counted].first != &ns) {
+      counted = static_cast<std::size_t>(
+          std::find_if(per_ns.begin(), per_ns.end(), [&](auto& p) { return p.first == &ns; }) -
+          per_ns.begin());
+      if (counted == per_ns.size()) per_ns.emplace_back(&ns, 0);
     }
-    ++per_ns.back().second;
+    ++per_ns[counted].second;
     bool pattern = it.name.find('%') != std::string::npos;
     if (pattern && !is_name_pattern(it.name))
       return tl::unexpected(item_error(
@@ -185,22 +184,6 @@ bool listed_in_table_order(const Items& items) {
   });
 }
 
-// The items' positions by the top bits of their entries' place in the table (a counting
-// sort on the bit-reversed hash, as the table orders its list).
-std::vector<std::size_t> table_order(const std::vector<std::uint64_t>& hashes) {
-  const std::size_t n = hashes.size();
-  const int bits = std::bit_width(n) - 1;
-  auto key = [&](std::size_t i) {
-    return static_cast<std::size_t>(Registry::split_order(hashes[i]) >> (64 - bits));
-  };
-  std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) ++start[key(i) + 1];
-  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[start[key(i)]++] = i;
-  return order;
-}
-
 // What a listing that failed leaves to undo: the devices it listed, in the order it listed
 // them, their items' positions, and the item at fault with its error.
 struct ListingFault {
@@ -220,7 +203,7 @@ Listing list_in_request_order(const Control& ctl, Items& items,
     if (auto r = list_one(ctl, d->ns().registry(), *d, items[i].name, hashes[i], items[i].ifindex);
         !r) {
       std::vector<std::size_t> positions(i);
-      for (std::size_t k = 0; k < i; ++k) positions[k] = k;
+      std::iota(positions.begin(), positions.end(), 0);
       return tl::unexpected(
           ListingFault{std::move(listed), std::move(positions), i, std::move(r).error()});
     }
@@ -238,7 +221,9 @@ Listing list_in_table_order(const Control& ctl, Items& items,
     d.set_name_locked(ctl, items[i].name);
     DeviceAccess::set_ifindex(d, *index);
   }
-  const std::vector<std::size_t> order = table_order(hashes);
+  std::vector<std::uint64_t> keys(hashes.size());
+  for (std::size_t i = 0; i < hashes.size(); ++i) keys[i] = Registry::split_order(hashes[i]);
+  const std::vector<std::size_t> order = Registry::by_split_order(keys);
   std::vector<Device*> listed;
   listed.reserve(items.size());
   // In this order the items and their devices are read out of memory order: fetched a few

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -317,6 +318,17 @@ std::uint64_t Registry::split_order(std::uint64_t hash) {
   hash = ((hash >> 2) & 0x3333333333333333ull) | ((hash & 0x3333333333333333ull) << 2);
   hash = ((hash >> 4) & 0x0f0f0f0f0f0f0f0full) | ((hash & 0x0f0f0f0f0f0f0f0full) << 4);
   return __builtin_bswap64(hash);
+}
+
+std::vector<std::size_t> Registry::by_split_order(const std::vector<std::uint64_t>& keys) {
+  const std::size_t n = keys.size();
+  const int bits = std::max(1, static_cast<int>(std::bit_width(n)) - 1);
+  std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
+  for (std::uint64_t k : keys) ++start[(k >> (64 - bits)) + 1];
+  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[start[keys[i] >> (64 - bits)]++] = i;
+  return order;
 }
 
 std::uint64_t Registry::table_order(Device& dev) {

@@ -89,6 +89,11 @@ class Registry {
   static std::uint64_t table_order(Device& dev);
   // The same for a name's hash (what the table keeps its entry under).
   static std::uint64_t split_order(std::uint64_t hash);
+  // The positions of `keys` (values of split_order or table_order), ordered by their top
+  // bits: a counting sort, as near the table's order as a batch of that size needs (each
+  // bucket of the sort holds one or two entries). For the batches that insert or erase
+  // many entries in the table's order.
+  static std::vector<std::size_t> by_split_order(const std::vector<std::uint64_t>& keys);
   // Replaces one name with another for `dev`. Errors: EEXIST.
   Result<void> rename(Device& dev, std::string_view old_name, std::string_view new_name);
   // Alternative names (Linux: netdev_name_node_alt_create / _destroy): listed in the same
