@@ -59,6 +59,12 @@ const ScenarioSpec* find_scenario(std::string_view name);
 // kernel's limit.
 std::vector<int> sweep_sizes(int max_n);
 inline constexpr int kKernelSweepMax = 10000;
+// Samples of the create batch in a run of N dummies (embedded and ifcored alike): 3, so that
+// one figure is not a single batch's on a host whose load varies; 1 past 10^5, where one
+// batch of the sweep takes about a second.
+inline int create_batch_samples(int n) {
+  return n > 100000 ? 1 : 3;
+}
 
 // ---- policies
 // Bench policy names: "default"; "legacy" (every seed's "before": poll250, single, kernel

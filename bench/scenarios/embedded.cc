@@ -241,9 +241,9 @@ class DummySource final : public LinkRequestSource {
 };
 
 // The same N dummies in one create batch (Control::create_links: one notifier pass per
-// event), then deleted in one batch, untimed; 3 samples (1 past 10^5).
+// event), then deleted in one batch, untimed; create_batch_samples(n) times.
 Result<void> create_batch(Engine& eng, int n, RunOutput& out) {
-  const int samples = n > 100000 ? 1 : 3;
+  const int samples = create_batch_samples(n);
   for (int k = 0; k < samples; ++k) {
     auto ctl = eng.control();
     DummySource source(n);

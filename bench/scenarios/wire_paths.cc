@@ -154,13 +154,11 @@ Result<RunOutput> seed1(Ctx& x) {
 
 // ifcored on its socket: the same dummies in ONE create batch (docs/WIRE.md, "Create
 // batch"), timed from the send to the ACK after the per-item results, then deleted again by
-// group (which fails with ENODEV if the batch made nothing); kBatchSamples times, each a
-// sample, so that one run's figure is not a single batch's on a host whose load varies. The
+// group (which fails with ENODEV if the batch made nothing); create_batch_samples() times. The
 // kernel has no such message; a ring's datagrams are too small for 10^4 requests in one.
 // More than kBatchItems dummies (the scale sweep's 10^5 and 10^6) go as batches of that
 // many, one after another, timed together: one datagram of 10^6 requests (80 MB) would
 // exceed what a socket's send buffer may hold.
-constexpr int kBatchSamples = 3;
 constexpr int kBatchItems = 10000;
 
 Result<void> create_batch(Ctx& x, int makes, RunOutput& out) {
@@ -181,7 +179,7 @@ Result<void> create_batch(Ctx& x, int makes, RunOutput& out) {
   // One datagram per batch: the socket's send buffer must hold the largest.
   int sndbuf = static_cast<int>(2 * largest);
   (void)::setsockopt(x.c.fd(), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
-  const int samples = makes > 10 * kBatchItems ? 1 : kBatchSamples;
+  const int samples = create_batch_samples(makes);
   for (int k = 0; k < samples; ++k) {
     WIRE_TRY(wake_server(x));
     auto t0 = BenchClock::now();
