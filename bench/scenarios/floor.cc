@@ -131,6 +131,12 @@ Result<FloorTimes> run_ifcore(int n) {
 
 }  // namespace
 
+Result<double> bare_floor_seconds(int n) {
+  auto t = run_floor(n);
+  if (!t) return fail(t.error());
+  return t->create + t->remove;
+}
+
 Result<FloorFigures> measure_floor(const std::vector<int>& sizes, int repeat) {
   FloorFigures f;
   f.repeat = repeat;

@@ -34,6 +34,11 @@ Result<FloorFigures> measure_floor(const std::vector<int>& sizes, int repeat);
 
 void print_floor(const FloorFigures& f, std::FILE* out);
 
+// The bare floor of `n` devices on the calling thread, in a table of its own: made, named
+// and indexed, then removed, one grace period, freed. Seconds for all of it. Errors:
+// ENOMEM when the table cannot be made.
+Result<double> bare_floor_seconds(int n);
+
 inline constexpr const char* kFloorName = "floor";
 inline constexpr double kFloorTarget = 3.0;
 

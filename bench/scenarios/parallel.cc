@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/scenarios/bench.h"
+#include "bench/scenarios/floor.h"
 #include "bench/scenarios/paths.h"
 #include "ifcore/ifcore.h"
 
@@ -19,6 +20,25 @@ namespace ifcore::bench {
 namespace {
 
 enum class Scope { Engine, Namespace };
+
+// Seconds for `threads` threads started together, each running body(its number).
+template <class Body>
+double together(int threads, Body body) {
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      ++ready;
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      body(t);
+    });
+  while (ready.load() < threads) std::this_thread::yield();
+  auto t0 = BenchClock::now();
+  go.store(true, std::memory_order_release);
+  for (auto& t : pool) t.join();
+  return seconds_between(t0, BenchClock::now());
+}
 
 // One writer's rounds in `ns`: `names.size()` dummies made one by one, then deleted in one
 // batch, each round under one control.
@@ -60,20 +80,10 @@ Result<double> throughput(int writers, Scope scope, int devices, int rounds) {
   for (Namespace* ns : spaces)
     if (auto w = write_rounds(*eng, *ns, scope, reqs, 1); !w) return fail(w.error());
   std::vector<Result<void>> results(spaces.size(), ok());
-  std::atomic<int> ready{0};
-  std::atomic<bool> go{false};
-  std::vector<std::thread> threads;
-  for (std::size_t w = 0; w < spaces.size(); ++w)
-    threads.emplace_back([&, w] {
-      ++ready;
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      results[w] = write_rounds(*eng, *spaces[w], scope, reqs, rounds);
-    });
-  while (ready.load() < writers) std::this_thread::yield();
-  auto t0 = BenchClock::now();
-  go.store(true, std::memory_order_release);
-  for (auto& t : threads) t.join();
-  double took = seconds_between(t0, BenchClock::now());
+  double took = together(writers, [&](int w) {
+    results[static_cast<std::size_t>(w)] =
+        write_rounds(*eng, *spaces[static_cast<std::size_t>(w)], scope, reqs, rounds);
+  });
   for (auto& r : results)
     if (!r) return fail(r.error());
   eng->drain();
@@ -84,30 +94,37 @@ Result<double> throughput(int writers, Scope scope, int devices, int rounds) {
 // touches no memory but its registers.
 double loop_rate(int threads) {
   constexpr std::uint64_t kIterations = 30'000'000;  // about 30 ms on one CPU here
-  std::atomic<int> ready{0};
-  std::atomic<bool> go{false};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      ++ready;
-      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-      std::uint64_t x = 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(t);
-      for (std::uint64_t i = 0; i < kIterations; ++i) x = x * 6364136223846793005ull + i;
-      volatile std::uint64_t sink = x;
-      (void)sink;
-    });
-  while (ready.load() < threads) std::this_thread::yield();
-  auto t0 = BenchClock::now();
-  go.store(true, std::memory_order_release);
-  for (auto& t : pool) t.join();
-  return static_cast<double>(threads) * kIterations / seconds_between(t0, BenchClock::now());
+  double took = together(threads, [](int t) {
+    std::uint64_t x = 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(t);
+    for (std::uint64_t i = 0; i < kIterations; ++i) x = x * 6364136223846793005ull + i;
+    volatile std::uint64_t sink = x;
+    (void)sink;
+  });
+  return static_cast<double>(threads) * kIterations / took;
+}
+
+// Devices per second of `threads` threads each running the bare floor (floor.h) of
+// `devices` devices `rounds` times, each in its own table: the same objects allocated and
+// the same keys inserted and removed as the writers, with nothing shared but the host.
+Result<double> floor_rate(int threads, int devices, int rounds) {
+  std::vector<Result<double>> results(static_cast<std::size_t>(threads), 0.0);
+  double took = together(threads, [&](int t) {
+    for (int r = 0; r < rounds; ++r) {
+      auto s = bare_floor_seconds(devices);
+      results[static_cast<std::size_t>(t)] = s;
+      if (!s) return;
+    }
+  });
+  for (auto& r : results)
+    if (!r) return fail(r.error());
+  return static_cast<double>(threads) * rounds * devices / took;
 }
 
 }  // namespace
 
 Result<ParallelFigures> measure_parallel_namespaces(int devices, int rounds, int repeat) {
   ParallelFigures f{.devices = devices, .rounds = rounds, .repeat = repeat};
-  std::vector<double> wide, one, two, ceiling;
+  std::vector<double> wide, one, two, ceiling, floor_ceiling;
   for (int i = 0; i < repeat; ++i) {
     const double alone = loop_rate(1);
     ceiling.push_back(loop_rate(2) / alone);
@@ -118,11 +135,18 @@ Result<ParallelFigures> measure_parallel_namespaces(int devices, int rounds, int
       if (!t) return fail(t.error());
       out->push_back(*t);
     }
+    // After the writers, whose engines it would otherwise find in a heap it reshaped.
+    auto floor_one = floor_rate(1, devices, rounds);
+    if (!floor_one) return fail(floor_one.error());
+    auto floor_two = floor_rate(2, devices, rounds);
+    if (!floor_two) return fail(floor_two.error());
+    floor_ceiling.push_back(*floor_two / *floor_one);
   }
   f.engine_wide = median_of(wide);
   f.one = median_of(one);
   f.two = median_of(two);
   f.ceiling = median_of(ceiling);
+  f.floor_ceiling = median_of(floor_ceiling);
   return f;
 }
 
@@ -144,6 +168,10 @@ void print_parallel_namespaces(const ParallelFigures& f, std::FILE* out) {
              "  the host's ceiling in the same run: 2 threads of a loop that shares nothing "
              "÷ 1: {:.2f}×\n",
              f.ceiling);
+  fmt::print(out,
+             "  and for memory-bound work: 2 threads of the bare floor (floor.h) of the same "
+             "devices and rounds ÷ 1: {:.2f}×\n",
+             f.floor_ceiling);
 }
 
 }  // namespace ifcore::bench

@@ -23,6 +23,10 @@ struct ParallelFigures {
   // nothing, ÷ 1 (median). On a VM whose vCPUs share a core, or when the host is busy, it
   // is well under 2, and bounds what the writers can reach.
   double ceiling = 0;
+  // The same for work like the writers': 2 threads each running the bare floor (floor.h)
+  // of as many devices and rounds, in tables of their own, ÷ 1 (median). Where the vCPUs
+  // share a core's caches and memory bandwidth this is far under the loop's ceiling.
+  double floor_ceiling = 0;
   double ratio() const { return one > 0 ? two / one : 0; }
 };
 
