@@ -4,9 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
+#include "printed.h"
 
 #ifdef IFCORED_PATH
 
@@ -21,13 +20,7 @@ TEST(BenchLinkDump, BothDaemonsSendEveryLink) {
   EXPECT_EQ(f->parts->messages, 3001);  // the dummies and lo
   EXPECT_EQ(f->whole->messages, 3001);
   EXPECT_EQ(f->parts->bytes, f->whole->bytes);
-  char* text = nullptr;
-  std::size_t len = 0;
-  std::FILE* out = open_memstream(&text, &len);
-  print_link_dump(*f, out);
-  std::fclose(out);
-  std::string s(text, len);
-  std::free(text);
+  std::string s = printed(*f, print_link_dump);
   EXPECT_NE(s.find("link-dump: one dump of 3000 dummies"), std::string::npos) << s;
   EXPECT_NE(s.find("in parts of 64 KiB"), std::string::npos) << s;
   EXPECT_NE(s.find("whole, at once"), std::string::npos) << s;

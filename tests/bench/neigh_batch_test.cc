@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
+#include "printed.h"
 
 namespace ifcore::bench {
 namespace {
@@ -19,13 +19,7 @@ TEST(BenchNeighBatch, BothBatchesAreMeasuredAndNoEntryIsLeft) {
   EXPECT_GT(f->plain, 0.0);
   EXPECT_GT(f->with_neighbours, 0.0);
   EXPECT_EQ(f->left, 0u);
-  char* text = nullptr;
-  std::size_t len = 0;
-  std::FILE* out = open_memstream(&text, &len);
-  print_neigh_batch(*f, out);
-  std::fclose(out);
-  std::string s(text, len);
-  std::free(text);
+  std::string s = printed(*f, print_neigh_batch);
   EXPECT_NE(s.find("neigh-10k-delete: 50 dummies"), std::string::npos) << s;
   EXPECT_NE(s.find("with 10 permanent neighbours each"), std::string::npos) << s;
   EXPECT_NE(s.find("target ≤ 2.0×"), std::string::npos) << s;

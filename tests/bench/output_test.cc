@@ -11,6 +11,7 @@
 #include <set>
 
 #include "bench/scenarios/runner.h"
+#include "printed.h"
 
 namespace ifcore::bench {
 namespace {
@@ -169,13 +170,7 @@ TEST(BenchPlot, SvgIsWellFormedWithASeriesPerPath) {
 
 TEST(BenchTable, PrintsEveryRowAndTheSeed) {
   SuiteResult r = fake_suite({"seed0-macvlan-ipv6-delete"});
-  char* buf = nullptr;
-  std::size_t len = 0;
-  std::FILE* f = open_memstream(&buf, &len);
-  print_table(r, f);
-  std::fclose(f);
-  std::string text(buf, len);
-  free(buf);
+  std::string text = printed(r, print_table);
   EXPECT_NE(text.find("seed0-macvlan-ipv6-delete"), std::string::npos);
   EXPECT_NE(text.find("000: 1.03 s, ~30 ms after the fix"), std::string::npos);
   EXPECT_NE(text.find("not available"), std::string::npos);  // the daemon's row
@@ -221,13 +216,7 @@ TEST(BenchTable, DaemonTargetsShowTheSocketsFloor) {
       EXPECT_FALSE(m.socket_floor);
     }
   }
-  char* buf = nullptr;
-  std::size_t len = 0;
-  std::FILE* f = open_memstream(&buf, &len);
-  print_table(*r, f);
-  std::fclose(f);
-  std::string text(buf, len);
-  free(buf);
+  std::string text = printed(*r, print_table);
   // 10×, and at most 12.5× over a socket whose round trip alone takes 8 µs.
   EXPECT_NE(text.find("seed4-veth-100 create N=100: daemon 10.0× faster than the kernel (target "
                       "≥ 30×): MISSED; the socket alone: 800.0 µs, at most 12.5×"),

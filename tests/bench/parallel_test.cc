@@ -5,26 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "bench/scenarios/floor.h"
+#include "printed.h"
 
 namespace ifcore::bench {
 namespace {
-
-template <class Figures, class Print>
-std::string printed(const Figures& f, Print print) {
-  char* text = nullptr;
-  std::size_t len = 0;
-  std::FILE* out = open_memstream(&text, &len);
-  print(f, out);
-  std::fclose(out);
-  std::string s(text, len);
-  std::free(text);
-  return s;
-}
 
 TEST(BenchParallel, EveryConfigurationAndBothCeilingsAreMeasured) {
   auto f = measure_parallel_namespaces(200, 2, 1);

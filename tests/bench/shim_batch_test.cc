@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
+#include "printed.h"
 
 namespace ifcore::bench {
 namespace {
@@ -22,13 +22,7 @@ TEST(BenchShimBatch, EveryIfcoredPathGivesAFigure) {
   ASSERT_TRUE(f->ifc_socket);
   ASSERT_TRUE(f->ifc_rings);
   EXPECT_GT(*f->shim, 0.0);
-  char* text = nullptr;
-  std::size_t len = 0;
-  std::FILE* out = open_memstream(&text, &len);
-  print_shim_batch(*f, out);
-  std::fclose(out);
-  std::string s(text, len);
-  std::free(text);
+  std::string s = printed(*f, print_shim_batch);
   EXPECT_NE(s.find("ip through the shim"), std::string::npos) << s;
   EXPECT_NE(s.find("target ≤ 1.5×"), std::string::npos) << s;
 }
