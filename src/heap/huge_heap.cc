@@ -15,8 +15,8 @@
 // (Prefaulter, MADV_POPULATE_WRITE): the first touch of fresh memory costs a fault and the
 // zeroing of its page (in a virtual machine also the host's backing of it), which was a
 // third of the time it took to create a million devices; the prefaulter does it on the
-// other CPU while the devices are made. It keeps at most kAhead bytes faulted in beyond
-// what tcmalloc was given.
+// other CPU while the devices are made. It keeps at most kSkip + kAhead bytes faulted in
+// beyond what tcmalloc was given.
 //
 // Lock order: none (tcmalloc calls Alloc under its own system-allocation lock; the mutex
 // only makes this allocator safe on its own; the prefaulter takes no lock).
@@ -99,16 +99,19 @@ class HugePageHeap final : public SysAllocator {
     }
     next_ = at + size;
     if (actual_size) *actual_size = size;
-    // What the next requests will be given, faulted in ahead of them: the whole window each
-    // time (faulting in what is already mapped costs a walk of a few page tables), so that
-    // an earlier request the prefaulter had no time for is covered by this one.
-    if (const std::uintptr_t to = std::min(end_, next_ + kAhead); to > next_)
-      prefaulter_.ask(next_, to - next_);
+    // What the requests after the next will be given, faulted in ahead of them: the next
+    // huge page is left to the program, which may be about to touch it (a batch of devices
+    // outruns the prefaulter; two CPUs faulting the same page wait for each other). The
+    // whole window each time (faulting in what is already mapped costs a walk of a few
+    // page tables), so that one the prefaulter had no time for is covered by this one.
+    const std::uintptr_t from = std::min(end_, next_ + kSkip), to = std::min(end_, from + kAhead);
+    if (to > from) prefaulter_.ask(from, to - from);
     return reinterpret_cast<void*>(at);
   }
 
  private:
   static constexpr std::size_t kPage = 4096;
+  static constexpr std::size_t kSkip = kHugePage;
   static constexpr std::size_t kAhead = std::size_t{4} << 20;
 
   // A new region of at least `size` bytes (aligned to `alignment`), starting on a huge

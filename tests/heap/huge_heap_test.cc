@@ -1,5 +1,5 @@
 // tests/heap/huge_heap_test.cc — the heap in huge pages (src/heap/huge_heap.cc): its
-// regions are advised for huge pages, and the pages just past what tcmalloc was given are
+// regions are advised for huge pages, and the pages a little past what tcmalloc was given are
 // faulted in ahead of it, before the program touches them.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -64,11 +64,11 @@ TEST(HugeHeap, ThePagesPastTheHeapsEdgeAreFaultedInBeforeTheyAreTouched) {
   std::vector<char*> blocks;
   blocks.reserve(std::size_t{1} << 20);
   // tcmalloc grows its heap 1 MiB at a time as the blocks are made, and the prefaulter is
-  // asked each time for the 4 MiB past what tcmalloc holds: once the blocks are made, the
-  // last of those windows reaches past the huge page after the one the program wrote to
-  // last, where nothing of the program's is (and where nothing would be resident without
-  // the prefaulter, a huge page being faulted in whole only when one of its bytes is
-  // touched).
+  // asked each time for 4 MiB from a huge page past what tcmalloc holds: once the blocks
+  // are made, the last of those windows meets the 6 MiB past the huge page after the one
+  // the program wrote to last, where nothing of the program's is (and where nothing would be
+  // resident without the prefaulter, a huge page being faulted in whole only when one of its bytes
+  // is touched).
   const std::uintptr_t edge = allocate_small(blocks, std::size_t{24} << 20);
   const std::uintptr_t from = (edge + kHugePage - 1) / kHugePage * kHugePage + kHugePage;
   const std::size_t span = 3 * kHugePage;
