@@ -145,8 +145,15 @@ class Finalizer {
   // `caller_waits`: a legacy-policy caller will wait for and release them itself. Does not
   // wake the thread: call settle() once the batch's own references are dropped.
   void adopt(std::span<Device* const> devs, bool caller_waits);
-  // Frees adopted devices whose last reference the caller itself dropped (see
-  // DeviceAccess::drop_exact_last), in the caller's thread: no wake-up, no hand-over.
+  // Drops the registry's reference of each of `devs` (unregistered) and adopts those
+  // someone else still holds, under the finalizer's lock, so that a holder whose last drop
+  // comes after finds its device adopted (ready() takes the same lock). Returns those that
+  // nobody holds, to be freed by the caller (release_dropped); none when `caller_waits`
+  // (a legacy-policy caller waits for and releases them all itself, and all are adopted).
+  // Does not wake the thread: call settle().
+  std::vector<Device*> adopt_held(std::span<Device* const> devs, bool caller_waits);
+  // Frees devices whose last reference the caller itself dropped (see adopt_held), in the
+  // caller's thread: no wake-up, no hand-over.
   // Context: control lock allowed; not inside an rcu::ReadGuard.
   void release_dropped(std::vector<Device*>& devs) { release_locked_out(devs); }
   // Wakes the thread only if a leak deadline is now earlier than the one it sleeps until.

@@ -47,6 +47,26 @@ void Finalizer::adopt(std::span<Device* const> devs, bool caller_waits) {
   waiting_ += devs.size();
 }
 
+std::vector<Device*> Finalizer::adopt_held(std::span<Device* const> devs, bool caller_waits) {
+  TimePoint now = impl_.engine.time().now();
+  TimePoint due = now + impl_.engine.config().leak_report_after;
+  std::vector<Device*> free_now;
+  MutexLock lk(mu_);
+  for (Device* d : devs) {
+    // The usual case, nobody else holding it: freed without ever being listed here.
+    if (DeviceAccess::drop_exact_last(*d, 1) && !caller_waits) {
+      free_now.push_back(d);
+      continue;
+    }
+    DeviceAccess::unregistered_at(*d) = now;
+    DeviceAccess::next_report(*d) = due;
+    DeviceAccess::fin_caller_waits(*d) = caller_waits;
+    link_locked(kFirst, *d);
+    ++waiting_;
+  }
+  return free_now;
+}
+
 void Finalizer::link_locked(ListId id, Device& d) {
   List& l = id == kFirst ? first_ : again_;
   TimePoint due = DeviceAccess::next_report(d);

@@ -124,7 +124,6 @@ void hand_over(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs, 
   bool caller_waits = p.ref_wait != RefWaitPolicy::Event;
   for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Unregistered);
   impl.stats.count(ctl, StatsCounters::Unregistered, devs.size());
-  impl.finalizer.adopt(devs, caller_waits);
   if (caller_waits) {
     auto& todo = DeviceAccess::legacy_todo(ctl);
     todo.insert(todo.end(), devs.begin(), devs.end());
@@ -132,9 +131,7 @@ void hand_over(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs, 
   // The devices nobody else holds are freed here and now (Linux: netdev_run_todo finds
   // them at refcount 1 at once); the others when their last holder lets go. A legacy
   // caller waits for and releases its devices itself.
-  std::vector<Device*> free_now;
-  for (Device* d : devs)
-    if (DeviceAccess::drop_exact_last(*d, 1) && !caller_waits) free_now.push_back(d);
+  std::vector<Device*> free_now = impl.finalizer.adopt_held(devs, caller_waits);
   if (!free_now.empty()) impl.finalizer.release_dropped(free_now);
   impl.finalizer.settle();
 }

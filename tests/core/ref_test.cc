@@ -1,5 +1,6 @@
 // References: a held Ref delays only its own device, the last put frees it with no sleep,
 // leaks are reported with their holder, sharded counts stay exact across threads.
+#include <atomic>
 #include <condition_variable>
 #include <thread>
 
@@ -131,6 +132,38 @@ TEST_F(Refs, RefsTakenWhileDyingAreCountedExactly) {
   EXPECT_EQ(engine->pending_finalization(), 1u);
   holder.refs.clear();
   EXPECT_TRUE(engine->drain(std::chrono::seconds(5)));
+}
+
+// The batch drops the registry's reference of each device while another thread lets go of
+// its own: whichever drop is the last, every device is freed once, and none is left
+// waiting or freed twice.
+TEST_F(Refs, AHolderLettingGoDuringTheBatchLosesNoDevice) {
+  constexpr int kEach = 300;
+  std::vector<Device*> devs;
+  {
+    auto ctl = engine->control();
+    ctl.subscribe(holder, {"holder", 0, false});
+    for (int i = 0; i < kEach; ++i) {
+      devs.push_back(dummy(ctl, "held" + std::to_string(i)));
+      devs.push_back(dummy(ctl, "free" + std::to_string(i)));
+    }
+  }
+  ASSERT_EQ(holder.refs.size(), static_cast<std::size_t>(kEach));
+  std::atomic<bool> go{false};
+  std::thread letting_go([&] {
+    while (!go.load()) std::this_thread::yield();
+    for (Ref& r : holder.refs) r.reset();
+  });
+  {
+    auto ctl = engine->control();
+    go.store(true);
+    ASSERT_TRUE(ctl.delete_links(devs));
+  }
+  letting_go.join();
+  EXPECT_TRUE(engine->drain(std::chrono::seconds(5)));
+  EXPECT_EQ(engine->stats().devices_released, 2u * kEach);
+  EXPECT_EQ(engine->pending_finalization(), 0u);
+  EXPECT_TRUE(engine->waiting_devices().empty());
 }
 
 }  // namespace
