@@ -389,7 +389,7 @@ Result<Device*> Control::register_device(std::unique_ptr<Device> dev, std::strin
 
 void Engine::Impl::discard_registered(Control& ctl, std::span<Device* const> devs) {
   for (Device* d : devs) {
-    d->ns().registry().erase(*d, d->name(), d->ifindex());
+    d->ns().registry().erase(*d, d->ifindex());
     DeviceAccess::set_state(*d, RegState::Unregistered);
   }
   stats.count(ctl, StatsCounters::Registered, -static_cast<std::uint64_t>(devs.size()));

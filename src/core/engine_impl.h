@@ -71,8 +71,6 @@ struct DeviceAccess {
   static int upper_level(const Device& d) { return d.upper_level_; }
   static void*& name_node(Device& d) { return d.name_node_; }
   static std::vector<std::string>& altnames(Device& d) { return d.links_locked().altnames; }
-  // Where the name's box is, without reading it (for a prefetch).
-  static const void* name_box(const Device& d) { return d.name_.load(std::memory_order_relaxed); }
   static int lower_level(const Device& d) { return d.lower_level_; }
   static TimePoint& unregistered_at(Device& d) { return d.unregistered_at_; }
   static TimePoint& next_report(Device& d) { return d.next_report_; }

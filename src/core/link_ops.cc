@@ -359,7 +359,7 @@ Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_
   Device* one = &dev;
   DeviceAccess::set_state(dev, RegState::Unregistering);
   impl.call_chain_many(*this, NetdevEvent::Unregister, std::span<Device* const>(&one, 1));
-  dev.ns().registry().erase(dev, dev.name(), dev.ifindex());
+  dev.ns().registry().erase(dev, dev.ifindex());
   DeviceAccess::set_ns(dev, to);
   DeviceAccess::set_ifindex(dev, ifindex);
   dev.set_name_locked(*this, name);

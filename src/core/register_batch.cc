@@ -159,7 +159,7 @@ Result<void> list_one(const Control& ctl, Registry& reg, Device& dev, const std:
 // Unlists the devices listed so far, newest first.
 void unlist(const std::vector<Device*>& listed) {
   for (auto d = listed.rbegin(); d != listed.rend(); ++d)
-    (*d)->ns().registry().erase(**d, (*d)->name(), (*d)->ifindex());
+    (*d)->ns().registry().erase(**d, (*d)->ifindex());
 }
 
 // Frees every device of the batch once unlisted: the items at `listed` a grace period later

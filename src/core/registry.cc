@@ -338,18 +338,25 @@ std::uint64_t Registry::table_order(Device& dev) {
 
 void Registry::del_name(Device& dev, std::string_view name, RetiredNames* later) {
   rcu::ReadGuard g;
-  cds_lfht_node* node = nullptr;
-  // The entry add_name noted in the device, if it is this name's (not after a rename);
-  // else a lookup.
-  if (auto* n = static_cast<NameNode*>(DeviceAccess::name_node(dev)); n && n->key() == name) {
-    node = &n->node;
-  } else {
-    cds_lfht_iter it;
-    cds_lfht_lookup(names_, name_hash(name), match_name, &name, &it);
-    node = cds_lfht_iter_get_node(&it);
-  }
-  auto* n = reinterpret_cast<NameNode*>(node);
-  if (!n || n->dev != &dev || cds_lfht_del(names_, node) != 0) return;
+  // The entry add_name noted in the device, if it is this name's (not an altname, nor the
+  // old name of a rename); else a lookup.
+  if (auto* n = static_cast<NameNode*>(DeviceAccess::name_node(dev)); n && n->key() == name)
+    return del_node(dev, n, later);
+  cds_lfht_iter it;
+  cds_lfht_lookup(names_, name_hash(name), match_name, &name, &it);
+  if (cds_lfht_node* node = cds_lfht_iter_get_node(&it))
+    del_node(dev, reinterpret_cast<NameNode*>(node), later);
+}
+
+void Registry::del_own_name(Device& dev, RetiredNames* later) {
+  auto* n = static_cast<NameNode*>(DeviceAccess::name_node(dev));
+  if (!n) return del_name(dev, dev.name(), later);
+  rcu::ReadGuard g;
+  del_node(dev, n, later);
+}
+
+void Registry::del_node(Device& dev, NameNode* n, RetiredNames* later) {
+  if (n->dev != &dev || cds_lfht_del(names_, &n->node) != 0) return;
   if (DeviceAccess::name_node(dev) == n) DeviceAccess::name_node(dev) = nullptr;
   if (later) {
     later->nodes_.push_back(n);
@@ -401,14 +408,14 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex, s
   return ok();
 }
 
-void Registry::erase(Device& dev, std::string_view name, int ifindex, RetiredNames* later) {
+void Registry::erase(Device& dev, int ifindex, RetiredNames* later) {
   // Linux: unlist_netdevice takes the altnames out of the name hash with the name.
   for (const std::string& alt : dev.altnames_locked()) {
     del_name(dev, alt, later);
     name_freed(alt);
   }
   alt_count_ -= dev.altnames_locked().size();
-  del_name(dev, name, later);
+  del_own_name(dev, later);
   Page* page = page_for(ifindex, false);
   if (page && page->slot[ifindex % Page::kSlots].load() == &dev) {
     page->slot[ifindex % Page::kSlots].store(nullptr, std::memory_order_release);
@@ -424,7 +431,7 @@ void Registry::erase(Device& dev, std::string_view name, int ifindex, RetiredNam
   --count_;
   ++list_seq_;
   if (dev.kind().listed_by_kind()) by_kind_[&dev.kind()].erase(&dev);
-  name_freed(name);
+  if (!pattern_low_.empty()) name_freed(dev.name());
 }
 
 const std::unordered_set<Device*>& Registry::of_kind(const Kind& kind) const {

@@ -80,8 +80,9 @@ class Registry {
   }
   Result<void> insert(Device& dev, std::string_view name, int ifindex, std::uint64_t hash);
   // Unlists a device (name, altnames and index are free at once). Its name entry is freed after a
-  // grace period, or with `later` if given.
-  void erase(Device& dev, std::string_view name, int ifindex, RetiredNames* later = nullptr);
+  // grace period, or with `later` if given. Its own name's entry is the one add_name noted in
+  // the device: the name's bytes are not read (a batch of 10^6 would miss the cache on each).
+  void erase(Device& dev, int ifindex, RetiredNames* later = nullptr);
   // Where the device's name entry sits in the table's one ordered list (liburcu's
   // split-ordered list keeps its entries by bit-reversed hash): erasing many devices in
   // this order walks the list forwards, each entry's neighbours already in the cache.
@@ -137,6 +138,11 @@ class Registry {
   // The name table alone. add_name: EEXIST if taken; del_name: only `dev`'s entry.
   Result<void> add_name(Device& dev, std::string_view name, std::uint64_t hash, bool alt = false);
   void del_name(Device& dev, std::string_view name, RetiredNames* later = nullptr);
+  // `dev`'s own name's entry, as add_name noted it in the device (a rename notes the new
+  // entry before it deletes the old one).
+  void del_own_name(Device& dev, RetiredNames* later);
+  // Takes `n`, found for `dev`, out of the table. Context: inside a read-side section.
+  void del_node(Device& dev, NameNode* n, RetiredNames* later);
   void name_freed(std::string_view name);
 
   cds_lfht* names_ = nullptr;
