@@ -51,6 +51,7 @@ std::vector<Device*> Finalizer::adopt_held(std::span<Device* const> devs, bool c
   TimePoint now = impl_.engine.time().now();
   TimePoint due = now + impl_.engine.config().leak_report_after;
   std::vector<Device*> free_now;
+  if (!caller_waits) free_now.reserve(devs.size());
   MutexLock lk(mu_);
   for (Device* d : devs) {
     // The usual case, nobody else holding it: freed without ever being listed here.
