@@ -200,6 +200,8 @@ class Finalizer {
   };
   // Inserts `d` by its next_report (from the tail: O(1) while time only moves forward).
   void link_locked(ListId id, Device& d) IFCORE_REQUIRES(mu_);
+  // Lists `d`, unregistered at `now`, as waiting for its references (first report `due`).
+  void wait_locked(Device& d, TimePoint now, TimePoint due, bool caller_waits) IFCORE_REQUIRES(mu_);
   void unlink_locked(Device& d) IFCORE_REQUIRES(mu_);
   // The waiting device with the earliest deadline, or null.
   Device* earliest_locked() const IFCORE_REQUIRES(mu_);

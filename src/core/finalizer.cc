@@ -38,13 +38,7 @@ void Finalizer::adopt(std::span<Device* const> devs, bool caller_waits) {
   TimePoint now = impl_.engine.time().now();
   TimePoint due = now + impl_.engine.config().leak_report_after;
   MutexLock lk(mu_);
-  for (Device* d : devs) {
-    DeviceAccess::unregistered_at(*d) = now;
-    DeviceAccess::next_report(*d) = due;
-    DeviceAccess::fin_caller_waits(*d) = caller_waits;
-    link_locked(kFirst, *d);
-  }
-  waiting_ += devs.size();
+  for (Device* d : devs) wait_locked(*d, now, due, caller_waits);
 }
 
 std::vector<Device*> Finalizer::adopt_held(std::span<Device* const> devs, bool caller_waits) {
@@ -59,13 +53,17 @@ std::vector<Device*> Finalizer::adopt_held(std::span<Device* const> devs, bool c
       free_now.push_back(d);
       continue;
     }
-    DeviceAccess::unregistered_at(*d) = now;
-    DeviceAccess::next_report(*d) = due;
-    DeviceAccess::fin_caller_waits(*d) = caller_waits;
-    link_locked(kFirst, *d);
-    ++waiting_;
+    wait_locked(*d, now, due, caller_waits);
   }
   return free_now;
+}
+
+void Finalizer::wait_locked(Device& d, TimePoint now, TimePoint due, bool caller_waits) {
+  DeviceAccess::unregistered_at(d) = now;
+  DeviceAccess::next_report(d) = due;
+  DeviceAccess::fin_caller_waits(d) = caller_waits;
+  link_locked(kFirst, d);
+  ++waiting_;
 }
 
 void Finalizer::link_locked(ListId id, Device& d) {
