@@ -14,7 +14,6 @@
 #include <set>
 #include <utility>
 
-#include "base/prefetch.h"
 #include "core/engine_impl.h"
 #include "core/registry.h"
 
@@ -169,18 +168,20 @@ void free_listed(const std::vector<std::size_t>& listed, Items& items) {
   items.clear();  // the devices not listed
 }
 
-// A batch this big, of plain names and ifindexes left to the engine (the bulk case), is
-// listed in two steps: names and ifindexes given in request order, then the entries
-// inserted in the name table's order (see Registry::table_order), each insert finding
-// its neighbours in the chain, just inserted, in the cache. In request order each insert
-// misses on them once the table outgrows the cache (10^6 dummies: half of the batch's
-// time). A pattern or an ifindex asked for needs the earlier items listed first.
+// A batch this big, of plain names and ifindexes left to the engine in one namespace (the
+// bulk case), is listed in two steps: names and ifindexes given in request order, then
+// the whole batch listed by Registry::insert_many, its names inserted in the name table's
+// order, each insert finding its neighbours in the chain, just inserted, in the cache. In
+// request order each insert misses on them once the table outgrows the cache (10^6
+// dummies: half of the batch's time). A pattern or an ifindex asked for needs the earlier
+// items listed first.
 constexpr std::size_t kTableOrderFrom = std::size_t{1} << 14;
 
 bool listed_in_table_order(const Items& items) {
   if (items.size() < kTableOrderFrom) return false;
-  return std::none_of(items.begin(), items.end(), [](const RegisterBatch::Item& it) {
-    return it.ifindex != 0 || it.name.find('%') != std::string::npos;
+  const Namespace* ns = &items.front().dev->ns();
+  return std::none_of(items.begin(), items.end(), [ns](const RegisterBatch::Item& it) {
+    return it.ifindex != 0 || it.name.find('%') != std::string::npos || &it.dev->ns() != ns;
   });
 }
 
@@ -214,32 +215,22 @@ Listing list_in_request_order(const Control& ctl, Items& items,
 
 Listing list_in_table_order(const Control& ctl, Items& items,
                             const std::vector<std::uint64_t>& hashes) {
+  Registry& registry = items.front().dev->ns().registry();
+  std::vector<Device*> devs(items.size());
+  std::vector<std::string_view> names(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     Device& d = *items[i].dev;
-    auto index = d.ns().registry().alloc_ifindex();
+    auto index = registry.alloc_ifindex();
     if (!index) return tl::unexpected(ListingFault{{}, {}, i, std::move(index).error()});
     d.set_name_locked(ctl, items[i].name);
     DeviceAccess::set_ifindex(d, *index);
+    devs[i] = &d;
+    names[i] = items[i].name;
   }
-  std::vector<std::uint64_t> keys(hashes.size());
-  for (std::size_t i = 0; i < hashes.size(); ++i) keys[i] = Registry::split_order(hashes[i]);
-  const std::vector<std::size_t> order = Registry::by_split_order(keys);
-  std::vector<Device*> listed;
-  listed.reserve(items.size());
-  // In this order the items and their devices are read out of memory order: fetched a few
-  // places ahead.
-  constexpr std::size_t kItemAhead = 8, kDeviceAhead = 4;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    if (k + kItemAhead < order.size()) __builtin_prefetch(&items[order[k + kItemAhead]]);
-    if (k + kDeviceAhead < order.size())
-      prefetch_lines(items[order[k + kDeviceAhead]].dev.get(), 2 * kCacheLine, true);
-    const std::size_t i = order[k];
-    Device* d = items[i].dev.get();
-    if (auto r = d->ns().registry().insert(*d, items[i].name, d->ifindex(), hashes[i]); !r)
-      return tl::unexpected(ListingFault{
-          std::move(listed), {order.begin(), order.begin() + k}, i, std::move(r).error()});
-    listed.push_back(d);
-  }
+  Registry::BulkFault fault;
+  if (auto r = registry.insert_many(devs, names, hashes, fault); !r)
+    return tl::unexpected(
+        ListingFault{{}, std::move(fault.seen), fault.item, std::move(r).error()});
   return {};
 }
 

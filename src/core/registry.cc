@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -320,14 +321,24 @@ std::uint64_t Registry::split_order(std::uint64_t hash) {
   return __builtin_bswap64(hash);
 }
 
-std::vector<std::size_t> Registry::by_split_order(const std::vector<std::uint64_t>& keys) {
-  const std::size_t n = keys.size();
-  const int bits = std::max(1, static_cast<int>(std::bit_width(n)) - 1);
+namespace {
+
+// Calls place(i, p) for each key, p its place in the order of the keys' top bits (a
+// counting sort: see Registry::by_split_order).
+template <class Place>
+void place_by_split_order(const std::vector<std::uint64_t>& keys, Place place) {
+  const int bits = std::max(1, static_cast<int>(std::bit_width(keys.size())) - 1);
   std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
   for (std::uint64_t k : keys) ++start[(k >> (64 - bits)) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[start[keys[i] >> (64 - bits)]++] = i;
+  for (std::size_t i = 0; i < keys.size(); ++i) place(i, start[keys[i] >> (64 - bits)]++);
+}
+
+}  // namespace
+
+std::vector<std::size_t> Registry::by_split_order(const std::vector<std::uint64_t>& keys) {
+  std::vector<std::size_t> order(keys.size());
+  place_by_split_order(keys, [&](std::size_t i, std::size_t p) { order[p] = i; });
   return order;
 }
 
@@ -395,6 +406,11 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex, s
     }
   }
   alt_count_ += dev.altnames_locked().size();
+  list_index(dev, ifindex);
+  return ok();
+}
+
+void Registry::list_index(Device& dev, int ifindex) {
   Page* page = page_for(ifindex, true);
   page->slot[ifindex % Page::kSlots].store(&dev, std::memory_order_release);
   if (page->counted_empty) {
@@ -405,6 +421,63 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex, s
   ++count_;
   ++list_seq_;
   if (dev.kind().listed_by_kind()) by_kind_[&dev.kind()].insert(&dev);
+}
+
+Result<void> Registry::insert_many(std::span<Device* const> devs,
+                                   std::span<const std::string_view> names,
+                                   std::span<const std::uint64_t> hashes, BulkFault& fault) {
+  std::vector<NameNode*> nodes(devs.size());
+  std::vector<std::uint64_t> keys(devs.size());
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    nodes[i] = NameNode::make(*devs[i], names[i]);
+    cds_lfht_node_init(&nodes[i]->node);
+    tsan::release(nodes[i]);
+    keys[i] = split_order(hashes[i]);
+  }
+  // The entries with their keys, in the table's order: the inserts read nothing else (a
+  // list of positions would send each to three arrays out of memory order).
+  struct Entry {
+    std::uint64_t key;
+    NameNode* node;
+  };
+  std::vector<Entry> sorted(devs.size());
+  place_by_split_order(keys, [&](std::size_t i, std::size_t p) {
+    sorted[p] = {keys[i], nodes[i]};
+  });
+  // The read-side section is left now and then, as a batch delete's (another namespace's
+  // writer may be waiting for a grace period).
+  constexpr std::size_t kAhead = 8, kSection = 256;
+  std::size_t k = 0;
+  while (k < sorted.size()) {
+    rcu::ReadGuard g;
+    for (const std::size_t end = std::min(sorted.size(), k + kSection); k < end; ++k) {
+      if (k + kAhead < sorted.size()) __builtin_prefetch(sorted[k + kAhead].node, 1);
+      NameNode* n = sorted[k].node;
+      std::string_view key = n->key();
+      // split_order reverses the bits: applied to a key it gives the hash back.
+      if (cds_lfht_add_unique(names_, split_order(sorted[k].key), match_name, &key, &n->node) ==
+          &n->node)
+        continue;
+      // A name in use: the entries inserted so far come out again (freed a grace period
+      // on), the others are freed now.
+      std::unordered_map<const NameNode*, std::size_t> position;
+      for (std::size_t i = 0; i < nodes.size(); ++i) position.emplace(nodes[i], i);
+      fault.item = position[n];
+      RetiredNames later(k);
+      for (std::size_t j = 0; j < k; ++j) {
+        fault.seen.push_back(position[sorted[j].node]);
+        if (cds_lfht_del(names_, &sorted[j].node->node) == 0)
+          later.nodes_.push_back(sorted[j].node);
+      }
+      for (std::size_t j = k; j < sorted.size(); ++j) delete sorted[j].node;
+      return fail_log_only(EEXIST, "device \"{}\" already exists", names[fault.item]);
+    }
+  }
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    assert(devs[i]->altnames_locked().empty());
+    DeviceAccess::name_node(*devs[i]) = nodes[i];
+    list_index(*devs[i], devs[i]->ifindex());
+  }
   return ok();
 }
 

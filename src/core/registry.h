@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -79,6 +80,20 @@ class Registry {
     return insert(dev, name, ifindex, name_hash(name));
   }
   Result<void> insert(Device& dev, std::string_view name, int ifindex, std::uint64_t hash);
+  // Lists many new devices at once (a big create batch): each under names[i] (hashed
+  // hashes[i]) and the ifindex it holds, free (as alloc_ifindex gives them); none has
+  // altnames. The entries are made in the order given and inserted in the table's order
+  // (see table_order), so that each insert finds its neighbours, just inserted, in the
+  // cache and reads no device; the devices are then noted and indexed in the order given.
+  // Errors: EEXIST (a name in use), with `fault.item` the position at fault; nothing is
+  // left listed, and `fault.seen` holds the positions of the devices a lock-free reader
+  // may have found by name meanwhile (to be freed a grace period on).
+  struct BulkFault {
+    std::size_t item = 0;
+    std::vector<std::size_t> seen;
+  };
+  Result<void> insert_many(std::span<Device* const> devs, std::span<const std::string_view> names,
+                           std::span<const std::uint64_t> hashes, BulkFault& fault);
   // Unlists a device (name, altnames and index are free at once). Its name entry is freed after a
   // grace period, or with `later` if given. Its own name's entry is the one add_name noted in
   // the device: the name's bytes are not read (a batch of 10^6 would miss the cache on each).
@@ -133,6 +148,8 @@ class Registry {
   struct Page;
   struct Top;
   Page* page_for(int ifindex, bool create);
+  // Lists `dev` at `ifindex` (free) and counts it.
+  void list_index(Device& dev, int ifindex);
   // Unpublishes and retires every index page that holds no device (see erase).
   void retire_empty_pages();
   // The name table alone. add_name: EEXIST if taken; del_name: only `dev`'s entry.

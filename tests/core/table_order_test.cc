@@ -99,6 +99,33 @@ TEST_F(TableOrder, AFailedBigBatchNamesItsFirstFaultAndChangesNothing) {
   EXPECT_EQ(made->back()->ifindex(), state.back().second + kBig);
 }
 
+// A batch of devices of two namespaces as big is listed item by item, each device in its
+// own namespace's tables (the table's order is one namespace's).
+TEST_F(TableOrder, ABigBatchOfTwoNamespacesListsEachDeviceInItsOwn) {
+  auto ctl = engine->control();
+  auto other = ctl.create_namespace("other");
+  ASSERT_TRUE(other);
+  const Kind* kind = ctl.find_kind("dummy");
+  ASSERT_NE(kind, nullptr);
+  RegisterBatch batch;
+  for (int i = 0; i < kBig; ++i)
+    batch.add(ctl.alloc_device(*kind, i % 2 ? **other : ns(ctl)), fmt::format("t{}", i));
+  auto made = ctl.register_batch(batch);
+  ASSERT_TRUE(made) << made.error().error.message;
+  ASSERT_EQ(made->size(), std::size_t{kBig});
+  for (int i = 0; i < kBig; ++i) {
+    Namespace& own = i % 2 ? **other : ns(ctl);
+    Namespace& not_own = i % 2 ? ns(ctl) : **other;
+    const std::string name = fmt::format("t{}", i);
+    ASSERT_EQ(ctl.find(own, name), (*made)[i]) << name;
+    ASSERT_EQ(ctl.find(own, (*made)[i]->ifindex()), (*made)[i]) << name;
+    ASSERT_EQ(ctl.find(not_own, name), nullptr) << name;
+  }
+  EXPECT_EQ((**other).device_count(), std::size_t{kBig / 2 + 1});  // and its lo
+  ASSERT_TRUE(ctl.delete_links(*made));
+  EXPECT_EQ(ns(ctl).device_count(), 1u);
+}
+
 // A pattern or an ifindex asked for keeps the batch in request order: the pattern's
 // numbers and the indexes handed out are those of a batch listed item by item.
 TEST_F(TableOrder, PatternsAndIfindexesKeepRequestOrder) {
