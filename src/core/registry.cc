@@ -8,8 +8,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -17,6 +15,7 @@
 #include "base/prefetch.h"
 #include "base/tsan.h"
 #include "core/engine_impl.h"
+#include "core/name_node.h"
 #include "ifcore/device.h"
 #include "ifcore/kind.h"
 
@@ -90,42 +89,6 @@ int pattern_number(std::string_view pattern, std::string_view name) {
 std::string format_pattern(std::string_view pattern, int n) {
   auto p = pattern.find('%');
   return fmt::format("{}{}{}", pattern.substr(0, p), n, pattern.substr(p + 2));
-}
-
-}  // namespace
-
-// The name's bytes follow the struct in the same allocation: a device name (at most 15
-// bytes) makes a node of 64 bytes, one cache line, where a std::string member made 80.
-struct Registry::NameNode {
-  cds_lfht_node node;  // first member: the node's address is the struct's
-  Device* dev;
-  rcu_head rcu;
-  std::uint32_t len;
-
-  static NameNode* make(Device& dev, std::string_view name) {
-    void* p = ::operator new(sizeof(NameNode) + name.size() + 1);
-    auto* n = new (p) NameNode{{}, &dev, {}, static_cast<std::uint32_t>(name.size())};
-    char* bytes = reinterpret_cast<char*>(n + 1);
-    std::memcpy(bytes, name.data(), name.size());
-    bytes[name.size()] = '\0';
-    return n;
-  }
-  // What make() allocated, whatever its size (a delete-expression would pass the struct's).
-  static void operator delete(void* p) { ::operator delete(p); }
-
-  std::string_view key() const { return {reinterpret_cast<const char*>(this + 1), len}; }
-  static void free_rcu(rcu_head* h) {
-    auto* n = reinterpret_cast<NameNode*>(reinterpret_cast<char*>(h) - offsetof(NameNode, rcu));
-    delete n;
-  }
-};
-
-namespace {
-
-int match_name(cds_lfht_node* node, const void* key) {
-  tsan::acquire(node);  // published by add_name through the (uninstrumented) table
-  auto* n = reinterpret_cast<const Registry::NameNode*>(node);
-  return n->key() == *static_cast<const std::string_view*>(key);
 }
 
 }  // namespace
@@ -313,40 +276,6 @@ Result<void> Registry::del_alt_name(Device& dev, std::string_view name) {
   return ok();
 }
 
-std::uint64_t Registry::split_order(std::uint64_t hash) {
-  // liburcu's rculfhash orders its list by the bit-reversed hash.
-  hash = ((hash >> 1) & 0x5555555555555555ull) | ((hash & 0x5555555555555555ull) << 1);
-  hash = ((hash >> 2) & 0x3333333333333333ull) | ((hash & 0x3333333333333333ull) << 2);
-  hash = ((hash >> 4) & 0x0f0f0f0f0f0f0f0full) | ((hash & 0x0f0f0f0f0f0f0f0full) << 4);
-  return __builtin_bswap64(hash);
-}
-
-namespace {
-
-// Calls place(i, p) for each key, p its place in the order of the keys' top bits (a
-// counting sort: see Registry::by_split_order).
-template <class Place>
-void place_by_split_order(const std::vector<std::uint64_t>& keys, Place place) {
-  const int bits = std::max(1, static_cast<int>(std::bit_width(keys.size())) - 1);
-  std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
-  for (std::uint64_t k : keys) ++start[(k >> (64 - bits)) + 1];
-  for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  for (std::size_t i = 0; i < keys.size(); ++i) place(i, start[keys[i] >> (64 - bits)]++);
-}
-
-}  // namespace
-
-std::vector<std::size_t> Registry::by_split_order(const std::vector<std::uint64_t>& keys) {
-  std::vector<std::size_t> order(keys.size());
-  place_by_split_order(keys, [&](std::size_t i, std::size_t p) { order[p] = i; });
-  return order;
-}
-
-std::uint64_t Registry::table_order(Device& dev) {
-  const auto* n = static_cast<const NameNode*>(DeviceAccess::name_node(dev));
-  return n ? n->node.reverse_hash : 0;
-}
-
 void Registry::del_name(Device& dev, std::string_view name, RetiredNames* later) {
   rcu::ReadGuard g;
   // The entry add_name noted in the device, if it is this name's (not an altname, nor the
@@ -423,64 +352,6 @@ void Registry::list_index(Device& dev, int ifindex) {
   if (dev.kind().listed_by_kind()) by_kind_[&dev.kind()].insert(&dev);
 }
 
-Result<void> Registry::insert_many(std::span<Device* const> devs,
-                                   std::span<const std::string_view> names,
-                                   std::span<const std::uint64_t> hashes, BulkFault& fault) {
-  std::vector<NameNode*> nodes(devs.size());
-  std::vector<std::uint64_t> keys(devs.size());
-  for (std::size_t i = 0; i < devs.size(); ++i) {
-    nodes[i] = NameNode::make(*devs[i], names[i]);
-    cds_lfht_node_init(&nodes[i]->node);
-    tsan::release(nodes[i]);
-    keys[i] = split_order(hashes[i]);
-  }
-  // The entries with their keys, in the table's order: the inserts read nothing else (a
-  // list of positions would send each to three arrays out of memory order).
-  struct Entry {
-    std::uint64_t key;
-    NameNode* node;
-  };
-  std::vector<Entry> sorted(devs.size());
-  place_by_split_order(keys, [&](std::size_t i, std::size_t p) {
-    sorted[p] = {keys[i], nodes[i]};
-  });
-  // The read-side section is left now and then, as a batch delete's (another namespace's
-  // writer may be waiting for a grace period).
-  constexpr std::size_t kAhead = 8, kSection = 256;
-  std::size_t k = 0;
-  while (k < sorted.size()) {
-    rcu::ReadGuard g;
-    for (const std::size_t end = std::min(sorted.size(), k + kSection); k < end; ++k) {
-      if (k + kAhead < sorted.size()) __builtin_prefetch(sorted[k + kAhead].node, 1);
-      NameNode* n = sorted[k].node;
-      std::string_view key = n->key();
-      // split_order reverses the bits: applied to a key it gives the hash back.
-      if (cds_lfht_add_unique(names_, split_order(sorted[k].key), match_name, &key, &n->node) ==
-          &n->node)
-        continue;
-      // A name in use: the entries inserted so far come out again (freed a grace period
-      // on), the others are freed now.
-      std::unordered_map<const NameNode*, std::size_t> position;
-      for (std::size_t i = 0; i < nodes.size(); ++i) position.emplace(nodes[i], i);
-      fault.item = position[n];
-      RetiredNames later(k);
-      for (std::size_t j = 0; j < k; ++j) {
-        fault.seen.push_back(position[sorted[j].node]);
-        if (cds_lfht_del(names_, &sorted[j].node->node) == 0)
-          later.nodes_.push_back(sorted[j].node);
-      }
-      for (std::size_t j = k; j < sorted.size(); ++j) delete sorted[j].node;
-      return fail_log_only(EEXIST, "device \"{}\" already exists", names[fault.item]);
-    }
-  }
-  for (std::size_t i = 0; i < devs.size(); ++i) {
-    assert(devs[i]->altnames_locked().empty());
-    DeviceAccess::name_node(*devs[i]) = nodes[i];
-    list_index(*devs[i], devs[i]->ifindex());
-  }
-  return ok();
-}
-
 void Registry::erase(Device& dev, int ifindex, RetiredNames* later) {
   // Linux: unlist_netdevice takes the altnames out of the name hash with the name.
   for (const std::string& alt : dev.altnames_locked()) {
@@ -489,6 +360,10 @@ void Registry::erase(Device& dev, int ifindex, RetiredNames* later) {
   }
   alt_count_ -= dev.altnames_locked().size();
   del_own_name(dev, later);
+  unlist_index(dev, ifindex);
+}
+
+void Registry::unlist_index(Device& dev, int ifindex) {
   Page* page = page_for(ifindex, false);
   if (page && page->slot[ifindex % Page::kSlots].load() == &dev) {
     page->slot[ifindex % Page::kSlots].store(nullptr, std::memory_order_release);

@@ -98,18 +98,17 @@ class Registry {
   // grace period, or with `later` if given. Its own name's entry is the one add_name noted in
   // the device: the name's bytes are not read (a batch of 10^6 would miss the cache on each).
   void erase(Device& dev, int ifindex, RetiredNames* later = nullptr);
+  // Unlists many devices at once (a big delete batch), as erase() does each: the indexes
+  // in the order given, then the names' entries in the table's order, each erase finding
+  // its neighbours in the cache and reading no device. Their entries go to `later`.
+  void erase_many(std::span<Device* const> devs, RetiredNames& later);
   // Where the device's name entry sits in the table's one ordered list (liburcu's
-  // split-ordered list keeps its entries by bit-reversed hash): erasing many devices in
-  // this order walks the list forwards, each entry's neighbours already in the cache.
-  // 0 for a device without an entry.
+  // split-ordered list keeps its entries by bit-reversed hash): the batches above insert
+  // and erase in this order. 0 for a device without an entry.
   static std::uint64_t table_order(Device& dev);
-  // The same for a name's hash (what the table keeps its entry under).
+  // The same for a name's hash (what the table keeps its entry under). Reversing the bits
+  // again gives the hash back.
   static std::uint64_t split_order(std::uint64_t hash);
-  // The positions of `keys` (values of split_order or table_order), ordered by their top
-  // bits: a counting sort, as near the table's order as a batch of that size needs (each
-  // bucket of the sort holds one or two entries). For the batches that insert or erase
-  // many entries in the table's order.
-  static std::vector<std::size_t> by_split_order(const std::vector<std::uint64_t>& keys);
   // Replaces one name with another for `dev`. Errors: EEXIST.
   Result<void> rename(Device& dev, std::string_view old_name, std::string_view new_name);
   // Alternative names (Linux: netdev_name_node_alt_create / _destroy): listed in the same
@@ -148,8 +147,10 @@ class Registry {
   struct Page;
   struct Top;
   Page* page_for(int ifindex, bool create);
-  // Lists `dev` at `ifindex` (free) and counts it.
+  // Lists `dev` at `ifindex` (free) and counts it; unlist_index undoes it (and notes its
+  // name free for the patterns).
   void list_index(Device& dev, int ifindex);
+  void unlist_index(Device& dev, int ifindex);
   // Unpublishes and retires every index page that holds no device (see erase).
   void retire_empty_pages();
   // The name table alone. add_name: EEXIST if taken; del_name: only `dev`'s entry.

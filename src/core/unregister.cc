@@ -37,31 +37,9 @@ void close_many(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
   if (single) impl.grace_period();
 }
 
-// The batch's devices in the order of their name entries in the name table (see
-// Registry::table_order and by_split_order): entries a few places apart in that order are
-// neighbours in the table's list, so erasing them one after another finds each entry's
-// neighbours in the cache, where the batch's own order (random in the table) misses on them
-// once the table outgrows the cache (10^6 dummies: a quarter of their batch delete).
-std::vector<Device*> in_table_order(std::span<Device* const> devs) {
-  const std::size_t n = devs.size();
-  std::vector<std::uint64_t> keys(n);
-  // Reading the order misses on each device and its entry: fetched a few places ahead.
-  constexpr std::size_t kDeviceAhead = 8, kEntryAhead = 4;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i + kDeviceAhead < n) __builtin_prefetch(&DeviceAccess::name_node(*devs[i + kDeviceAhead]));
-    if (i + kEntryAhead < n)
-      if (void* e = DeviceAccess::name_node(*devs[i + kEntryAhead])) __builtin_prefetch(e);
-    keys[i] = Registry::table_order(*devs[i]);
-  }
-  std::vector<Device*> out;
-  out.reserve(n);
-  for (std::size_t i : Registry::by_split_order(keys)) out.push_back(devs[i]);
-  return out;
-}
-
 // 2. Unlist: names and indexes are free at once. Each device's own name is taken out
 // through the entry it notes, without reading the name; the entries are freed by one RCU
-// callback. A batch that does not fit in the cache is unlisted in the table's order.
+// callback. (A batch that does not fit in the cache: unlist_all.)
 void unlist_in_order(std::span<Device* const> devs) {
   Registry::RetiredNames names(devs.size());
   // Each erase misses the cache on the device and its name's table entry (a batch of
@@ -88,11 +66,30 @@ void unlist_in_order(std::span<Device* const> devs) {
   }
 }
 
+// A batch this big is unlisted namespace by namespace with Registry::erase_many, its names'
+// entries erased in the name table's order: in the batch's own order (random in the
+// table) each erase misses on the entry's neighbours once the table outgrows the cache
+// (10^6 dummies: a quarter of their batch delete).
 void unlist_all(std::span<Device* const> devs) {
   constexpr std::size_t kOrderFrom = std::size_t{1} << 14;
   if (devs.size() < kOrderFrom) return unlist_in_order(devs);
-  const std::vector<Device*> ordered = in_table_order(devs);
-  unlist_in_order(ordered);
+  Registry::RetiredNames names(devs.size());
+  Registry* one = &devs.front()->ns().registry();
+  bool one_namespace = true;
+  for (Device* d : devs) {
+    DeviceAccess::set_state(*d, RegState::Unregistering);
+    one_namespace = one_namespace && &d->ns().registry() == one;
+  }
+  if (one_namespace) return one->erase_many(devs, names);
+  std::vector<std::pair<Registry*, std::vector<Device*>>> by_namespace;
+  for (Device* d : devs) {
+    Registry* r = &d->ns().registry();
+    auto it = std::find_if(by_namespace.begin(), by_namespace.end(),
+                           [r](const auto& group) { return group.first == r; });
+    if (it == by_namespace.end()) it = by_namespace.insert(it, {r, {}});
+    it->second.push_back(d);
+  }
+  for (auto& [registry, group] : by_namespace) registry->erase_many(group, names);
 }
 
 // unlist_all, timed with the names' retirement.

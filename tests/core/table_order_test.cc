@@ -137,6 +137,13 @@ TEST_F(TableOrder, PatternsAndIfindexesKeepRequestOrder) {
   for (int i = 0; i < kBig; ++i) ASSERT_EQ((*made)[i]->name(), fmt::format("p{}", i));
   EXPECT_EQ((*made)[5]->ifindex(), 100000);
   EXPECT_EQ((*made)[6]->ifindex(), (*made)[4]->ifindex() + 1);
+  // Deleted in one batch (in the table's order), all but the last: the pattern's lowest
+  // free number is the lowest freed.
+  ASSERT_TRUE(ctl.delete_links(std::vector<Device*>(made->begin(), made->end() - 1)));
+  Device* again = dummy(ctl, "p%d");
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->name(), "p0");
+  EXPECT_EQ(ns(ctl).device_count(), 3u);  // lo, p19999 and p0
 }
 
 }  // namespace
