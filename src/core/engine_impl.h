@@ -57,6 +57,14 @@ struct DeviceAccess {
   static std::vector<std::string> holders(const Device& d);
   // Sets the dying flag of every device, waits one grace period, folds the shards.
   static void kill_refs(Engine::Impl& impl, std::span<Device* const> devs);
+  // Fetches for writing the line of the device `ahead` places after `i` in `devs` that holds
+  // its counts: a pass of locked updates over a batch out of the cache would otherwise
+  // wait for each device's line in turn (a locked update does not start before the one
+  // before it ends).
+  static void prefetch_refs(std::span<Device* const> devs, std::size_t i) {
+    constexpr std::size_t kAhead = 8;
+    if (i + kAhead < devs.size()) __builtin_prefetch(&devs[i + kAhead]->ref_exact_, 1);
+  }
   static void set_state(Device& d, RegState s) { d.state_.store(s, std::memory_order_release); }
   // The devices a legacy-policy caller waits for once `ctl` lets go of its locks.
   static std::vector<Device*>& legacy_todo(Control& ctl) { return ctl.legacy_todo_; }

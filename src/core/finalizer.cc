@@ -47,7 +47,9 @@ std::vector<Device*> Finalizer::adopt_held(std::span<Device* const> devs, bool c
   std::vector<Device*> free_now;
   if (!caller_waits) free_now.reserve(devs.size());
   MutexLock lk(mu_);
-  for (Device* d : devs) {
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    DeviceAccess::prefetch_refs(devs, i);
+    Device* d = devs[i];
     // The usual case, nobody else holding it: freed without ever being listed here.
     if (DeviceAccess::drop_exact_last(*d, 1) && !caller_waits) {
       free_now.push_back(d);

@@ -317,9 +317,10 @@ std::vector<std::string> DeviceAccess::holders(const Device& d) {
 // the same), so the last put is recognised exactly once.
 void DeviceAccess::kill_refs(Engine::Impl& impl, std::span<Device* const> devs) {
   constexpr std::int64_t kBias = std::int64_t(1) << 40;
-  for (Device* d : devs) {
-    d->ref_exact_.fetch_add(kBias, std::memory_order_acq_rel);
-    d->ref_dying_.store(true, std::memory_order_release);
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    prefetch_refs(devs, i);
+    devs[i]->ref_exact_.fetch_add(kBias, std::memory_order_acq_rel);
+    devs[i]->ref_dying_.store(true, std::memory_order_release);
   }
   // The grace period: no reader that found these devices before they were unlisted is
   // still about to take a Ref; quiesce: no get/put that missed the flag is still counting.
@@ -330,7 +331,10 @@ void DeviceAccess::kill_refs(Engine::Impl& impl, std::span<Device* const> devs) 
   std::vector<std::int64_t> sums(devs.size());
   for (std::size_t i = 0; i < devs.size(); ++i) slots[i] = devs[i]->ref_slot_;
   shards.fold_many(slots, sums);
-  for (std::size_t i = 0; i < devs.size(); ++i) drop_exact(*devs[i], kBias - sums[i]);
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    prefetch_refs(devs, i);
+    drop_exact(*devs[i], kBias - sums[i]);
+  }
 }
 
 }  // namespace ifcore
