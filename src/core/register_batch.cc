@@ -170,14 +170,14 @@ void free_listed(const std::vector<std::size_t>& listed, Items& items) {
 
 // A batch this big, of plain names and ifindexes left to the engine in one namespace (the
 // bulk case), is listed in two steps: names and ifindexes given in request order, then
-// the whole batch listed by Registry::insert_many, its names inserted in the name table's
-// order, each insert finding its neighbours in the chain, just inserted, in the cache. In
-// request order each insert misses on them once the table outgrows the cache (10^6
+// the whole batch listed by Registry::insert_many, its names inserted bucket by bucket of
+// the name table, each insert finding its bucket and its bucket's entries in the cache.
+// In request order each insert misses on them once the table outgrows the cache (10^6
 // dummies: half of the batch's time). A pattern or an ifindex asked for needs the earlier
 // items listed first.
 constexpr std::size_t kTableOrderFrom = std::size_t{1} << 14;
 
-bool listed_in_table_order(const Items& items) {
+bool listed_in_bulk(const Items& items) {
   if (items.size() < kTableOrderFrom) return false;
   const Namespace* ns = &items.front().dev->ns();
   return std::none_of(items.begin(), items.end(), [ns](const RegisterBatch::Item& it) {
@@ -213,8 +213,7 @@ Listing list_in_request_order(const Control& ctl, Items& items,
   return {};
 }
 
-Listing list_in_table_order(const Control& ctl, Items& items,
-                            const std::vector<std::uint64_t>& hashes) {
+Listing list_in_bulk(const Control& ctl, Items& items, const std::vector<std::uint64_t>& hashes) {
   Registry& registry = items.front().dev->ns().registry();
   std::vector<Device*> devs(items.size());
   std::vector<std::string_view> names(items.size());
@@ -267,8 +266,8 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   // The name tables grown first for what they are about to hold: listing 10^4 names into a
   // table sized for a few would walk long chains.
   for (const auto& [ns, next] : saved) ns->registry().maybe_resize(items.size());
-  auto listing = listed_in_table_order(items) ? list_in_table_order(*this, items, hashes)
-                                              : list_in_request_order(*this, items, hashes);
+  auto listing = listed_in_bulk(items) ? list_in_bulk(*this, items, hashes)
+                                       : list_in_request_order(*this, items, hashes);
   if (!listing) {
     ListingFault& f = listing.error();
     unlist(f.listed);

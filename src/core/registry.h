@@ -82,9 +82,9 @@ class Registry {
   Result<void> insert(Device& dev, std::string_view name, int ifindex, std::uint64_t hash);
   // Lists many new devices at once (a big create batch): each under names[i] (hashed
   // hashes[i]) and the ifindex it holds, free (as alloc_ifindex gives them); none has
-  // altnames. The entries are made in the order given and inserted in the table's order
-  // (see table_order), so that each insert finds its neighbours, just inserted, in the
-  // cache and reads no device; the devices are then noted and indexed in the order given.
+  // altnames. The entries are made in the order given and inserted bucket by bucket (the
+  // table's buckets read in memory order, each bucket's entries, just inserted, in the
+  // cache), reading no device; the devices are then noted and indexed in the order given.
   // Errors: EEXIST (a name in use), with `fault.item` the position at fault; nothing is
   // left listed, and `fault.seen` holds the positions of the devices a lock-free reader
   // may have found by name meanwhile (to be freed a grace period on).
@@ -99,15 +99,13 @@ class Registry {
   // the device: the name's bytes are not read (a batch of 10^6 would miss the cache on each).
   void erase(Device& dev, int ifindex, RetiredNames* later = nullptr);
   // Unlists many devices at once (a big delete batch), as erase() does each: the indexes
-  // in the order given, then the names' entries in the table's order, each erase finding
-  // its neighbours in the cache and reading no device. Their entries go to `later`.
+  // in the order given, then the names' entries bucket by bucket, as insert_many's,
+  // reading no device. Their entries go to `later`.
   void erase_many(std::span<Device* const> devs, RetiredNames& later);
-  // Where the device's name entry sits in the table's one ordered list (liburcu's
-  // split-ordered list keeps its entries by bit-reversed hash): the batches above insert
-  // and erase in this order. 0 for a device without an entry.
+  // What the table keeps a device's name entry under: liburcu's split-ordered list keeps
+  // its entries by bit-reversed hash. 0 for a device without an entry.
   static std::uint64_t table_order(Device& dev);
-  // The same for a name's hash (what the table keeps its entry under). Reversing the bits
-  // again gives the hash back.
+  // The same for a name's hash: its bits reversed (reversed again, the hash).
   static std::uint64_t split_order(std::uint64_t hash);
   // Replaces one name with another for `dev`. Errors: EEXIST.
   Result<void> rename(Device& dev, std::string_view old_name, std::string_view new_name);

@@ -34,25 +34,33 @@ namespace {
 
 using NameNode = Registry::NameNode;
 
-// A name entry with the key the table keeps it under (its split_order).
+// A name entry with its name's hash.
 struct Entry {
-  std::uint64_t key;
+  std::uint64_t hash;
   NameNode* node;
 };
 
-// The entries of `nodes` (keyed `keys`) in the order of the keys' top bits: a counting
-// sort, as near the table's order as a batch of that size needs (each bucket of the sort
-// holds one or two entries). The walk over them then reads nothing else: a list of
-// positions would send each step to the arrays out of memory order.
-std::vector<Entry> in_table_order(const std::vector<std::uint64_t>& keys,
-                                  const std::vector<NameNode*>& nodes) {
-  const int bits = std::max(1, static_cast<int>(std::bit_width(keys.size())) - 1);
+// The entries of `nodes` (their hashes `hashes`) in the order of the buckets of a table of
+// `buckets` (a power of 2) they are in: a counting sort on each hash's low bits (the
+// bucket), in blocks of neighbouring buckets when the table has more than twice as many
+// buckets as there are entries. Each insert or erase reads its bucket (in liburcu's
+// arrays: these are then read in memory order) and walks its bucket's part of the list
+// (the entries before it in its bucket, just inserted or erased, are in the cache). The
+// walk over them reads nothing else: a list of positions would send each step to the
+// arrays out of memory order.
+std::vector<Entry> in_bucket_order(std::span<const std::uint64_t> hashes,
+                                   const std::vector<NameNode*>& nodes, std::size_t buckets) {
+  const int table_bits = std::countr_zero(buckets);
+  const int bits = std::min(table_bits, static_cast<int>(std::bit_width(hashes.size())));
+  auto block = [&](std::uint64_t hash) {
+    return static_cast<std::size_t>((hash & (buckets - 1)) >> (table_bits - bits));
+  };
   std::vector<std::uint32_t> start((std::size_t{1} << bits) + 1, 0);
-  for (std::uint64_t k : keys) ++start[(k >> (64 - bits)) + 1];
+  for (std::uint64_t h : hashes) ++start[block(h) + 1];
   for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  std::vector<Entry> sorted(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i)
-    sorted[start[keys[i] >> (64 - bits)]++] = {keys[i], nodes[i]};
+  std::vector<Entry> sorted(hashes.size());
+  for (std::size_t i = 0; i < hashes.size(); ++i)
+    sorted[start[block(hashes[i])]++] = {hashes[i], nodes[i]};
   return sorted;
 }
 
@@ -86,19 +94,15 @@ Result<void> Registry::insert_many(std::span<Device* const> devs,
                                    std::span<const std::string_view> names,
                                    std::span<const std::uint64_t> hashes, BulkFault& fault) {
   std::vector<NameNode*> nodes(devs.size());
-  std::vector<std::uint64_t> keys(devs.size());
   for (std::size_t i = 0; i < devs.size(); ++i) {
     nodes[i] = NameNode::make(*devs[i], names[i]);
     cds_lfht_node_init(&nodes[i]->node);
     tsan::release(nodes[i]);
-    keys[i] = split_order(hashes[i]);
   }
-  const std::vector<Entry> sorted = in_table_order(keys, nodes);
+  const std::vector<Entry> sorted = in_bucket_order(hashes, nodes, table_size_);
   const std::size_t inserted = walk(sorted, [this](const Entry& e) {
     std::string_view key = e.node->key();
-    // split_order reverses the bits: applied to a key it gives the hash back.
-    return cds_lfht_add_unique(names_, split_order(e.key), match_name, &key, &e.node->node) ==
-           &e.node->node;
+    return cds_lfht_add_unique(names_, e.hash, match_name, &key, &e.node->node) == &e.node->node;
   });
   if (inserted < sorted.size()) {
     // A name in use: the entries inserted come out again (freed a grace period on), the
@@ -128,9 +132,9 @@ Result<void> Registry::insert_many(std::span<Device* const> devs,
 
 void Registry::erase_many(std::span<Device* const> devs, RetiredNames& later) {
   std::vector<NameNode*> nodes;
-  std::vector<std::uint64_t> keys;
+  std::vector<std::uint64_t> hashes;
   nodes.reserve(devs.size());
-  keys.reserve(devs.size());
+  hashes.reserve(devs.size());
   // Each device and its entry miss the cache (a batch this big does not fit in it): those
   // a few places ahead are fetched while this one is unlisted.
   constexpr std::size_t kDeviceAhead = 8, kEntryAhead = 4;
@@ -146,10 +150,10 @@ void Registry::erase_many(std::span<Device* const> devs, RetiredNames& later) {
     }
     DeviceAccess::name_node(dev) = nullptr;
     nodes.push_back(n);
-    keys.push_back(n->node.reverse_hash);
+    hashes.push_back(split_order(n->node.reverse_hash));  // the bits reversed back
     unlist_index(dev, dev.ifindex());
   }
-  walk(in_table_order(keys, nodes), [&](const Entry& e) {
+  walk(in_bucket_order(hashes, nodes, table_size_), [&](const Entry& e) {
     if (cds_lfht_del(names_, &e.node->node) == 0) later.nodes_.push_back(e.node);
     return true;
   });

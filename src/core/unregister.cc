@@ -67,9 +67,9 @@ void unlist_in_order(std::span<Device* const> devs) {
 }
 
 // A batch this big is unlisted namespace by namespace with Registry::erase_many, its names'
-// entries erased in the name table's order: in the batch's own order (random in the
-// table) each erase misses on the entry's neighbours once the table outgrows the cache
-// (10^6 dummies: a quarter of their batch delete).
+// entries erased bucket by bucket of the name table: in the batch's own order (random in
+// the table) each erase misses on its bucket and the bucket's entries once the table
+// outgrows the cache (10^6 dummies: a quarter of their batch delete).
 void unlist_all(std::span<Device* const> devs) {
   constexpr std::size_t kOrderFrom = std::size_t{1} << 14;
   if (devs.size() < kOrderFrom) return unlist_in_order(devs);

@@ -34,14 +34,14 @@ TEST_F(Batch, TenThousandDevicesCostExactlyOneGracePeriod) {
   EXPECT_NE(dummy(ctl, "d0"), nullptr);
 }
 
-// A batch bigger than the cache is unlisted in the name table's order, not the batch's:
-// every name, altname and ifindex of it is free afterwards, whatever its namespace or
-// whether it was renamed, and the devices left out stay listed.
+// A batch bigger than the cache is unlisted bucket by bucket of the name table, not in the
+// batch's order: every name, altname and ifindex of it is free afterwards, whatever its
+// namespace or whether it was renamed, and the devices left out stay listed.
 TEST_F(Batch, ABatchBeyondTheCacheFreesEveryNameAndIndex) {
   auto ctl = engine->control();
   auto other = ctl.create_namespace("other");
   ASSERT_TRUE(other);
-  constexpr int kEach = 10000;  // 20 000 in all: unlisted in the table's order
+  constexpr int kEach = 10000;  // 20 000 in all: unlisted bucket by bucket
   std::vector<Device*> doomed, kept;
   std::vector<int> indexes;
   for (int i = 0; i < kEach; ++i) {

@@ -1,6 +1,6 @@
 // Big batches in the name table's order: a create batch of 16 384 plain dummies or more is
-// listed in the table's order and a delete batch that big unlisted in it. Nothing of that
-// order shows: ifindexes follow the requests, the item at fault is the first in request
+// listed bucket by bucket of the table and a delete batch that big unlisted so. Nothing of
+// that order shows: ifindexes follow the requests, the item at fault is the first in request
 // order, a failed batch leaves the state as it was.
 #include <fmt/format.h>
 
@@ -15,7 +15,7 @@
 namespace ifcore {
 namespace {
 
-constexpr int kBig = 20000;  // past the 16 384 from which the table's order is used
+constexpr int kBig = 20000;  // past the 16 384 from which the bucket order is used
 
 class TableOrder : public test::CoreTest {
  protected:
@@ -59,7 +59,7 @@ TEST_F(TableOrder, ABigBatchGetsItsIfindexesInRequestOrder) {
     ASSERT_EQ(ctl.find(ns(ctl), wanted[i]), d);
     ASSERT_EQ(ctl.find(ns(ctl), d->ifindex()), d);
   }
-  // And they all go in one batch, in the table's order: every name free again.
+  // And they all go in one batch, bucket by bucket: every name free again.
   ASSERT_TRUE(ctl.delete_links(*made));
   for (const auto& n : wanted) ASSERT_EQ(ctl.find(ns(ctl), n), nullptr) << n;
   EXPECT_EQ(ns(ctl).device_count(), 1u);  // lo
@@ -100,7 +100,7 @@ TEST_F(TableOrder, AFailedBigBatchNamesItsFirstFaultAndChangesNothing) {
 }
 
 // A batch of devices of two namespaces as big is listed item by item, each device in its
-// own namespace's tables (the table's order is one namespace's).
+// own namespace's tables (the bucket order is one namespace's).
 TEST_F(TableOrder, ABigBatchOfTwoNamespacesListsEachDeviceInItsOwn) {
   auto ctl = engine->control();
   auto other = ctl.create_namespace("other");
@@ -137,7 +137,7 @@ TEST_F(TableOrder, PatternsAndIfindexesKeepRequestOrder) {
   for (int i = 0; i < kBig; ++i) ASSERT_EQ((*made)[i]->name(), fmt::format("p{}", i));
   EXPECT_EQ((*made)[5]->ifindex(), 100000);
   EXPECT_EQ((*made)[6]->ifindex(), (*made)[4]->ifindex() + 1);
-  // Deleted in one batch (in the table's order), all but the last: the pattern's lowest
+  // Deleted in one batch (bucket by bucket), all but the last: the pattern's lowest
   // free number is the lowest freed.
   ASSERT_TRUE(ctl.delete_links(std::vector<Device*>(made->begin(), made->end() - 1)));
   Device* again = dummy(ctl, "p%d");
