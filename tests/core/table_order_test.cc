@@ -99,6 +99,32 @@ TEST_F(TableOrder, AFailedBigBatchNamesItsFirstFaultAndChangesNothing) {
   EXPECT_EQ(made->back()->ifindex(), state.back().second + kBig);
 }
 
+// Into a namespace of 65 536 devices or more, a batch of 4 096 goes in bulk too: its
+// fault is still the first in request order, and nothing is left of it.
+TEST_F(TableOrder, ThousandsIntoABigNamespaceFailOrSucceedAsAWhole) {
+  auto ctl = engine->control();
+  auto many = ctl.create_links(ns(ctl), dummies(names("m", 66000)));
+  ASSERT_TRUE(many) << many.error().error.message;
+  const auto state = listing(ctl);
+  auto wanted = names("t", 5000);
+  wanted[4321] = "m17";
+  wanted[4500] = wanted[10];
+  auto made = ctl.create_links(ns(ctl), dummies(wanted));
+  ASSERT_FALSE(made);
+  EXPECT_EQ(made.error().item, std::optional<std::size_t>(4321));
+  EXPECT_EQ(made.error().error.code, EEXIST);
+  EXPECT_EQ(listing(ctl), state);
+  EXPECT_EQ(ctl.find(ns(ctl), "t0"), nullptr);
+  wanted[4321] = "t4321";
+  wanted[4500] = "t4500";
+  made = ctl.create_links(ns(ctl), dummies(wanted));
+  ASSERT_TRUE(made) << made.error().error.message;
+  for (int i = 0; i < 5000; ++i) {
+    ASSERT_EQ(ctl.find(ns(ctl), wanted[i]), (*made)[i]) << wanted[i];
+    ASSERT_EQ((*made)[i]->ifindex(), state.back().second + 1 + i) << wanted[i];
+  }
+}
+
 // A batch of devices of two namespaces as big is listed item by item, each device in its
 // own namespace's tables (the bucket order is one namespace's).
 TEST_F(TableOrder, ABigBatchOfTwoNamespacesListsEachDeviceInItsOwn) {
