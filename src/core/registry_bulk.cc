@@ -42,8 +42,8 @@ struct Entry {
 
 // The entries of `nodes` (their hashes `hashes`) in the order of the buckets of a table of
 // `buckets` (a power of 2) they are in: a counting sort on each hash's low bits (the
-// bucket), in blocks of neighbouring buckets when the table has more than twice as many
-// buckets as there are entries. Each insert or erase reads its bucket (in liburcu's
+// bucket), in blocks of neighbouring buckets when the table has more buckets than the
+// least power of 2 above the count of entries. Each insert or erase reads its bucket (in liburcu's
 // arrays: these are then read in memory order) and walks its bucket's part of the list
 // (the entries before it in its bucket, just inserted or erased, are in the cache). The
 // walk over them reads nothing else: a list of positions would send each step to the
