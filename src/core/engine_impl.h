@@ -57,10 +57,10 @@ struct DeviceAccess {
   static std::vector<std::string> holders(const Device& d);
   // Sets the dying flag of every device, waits one grace period, folds the shards.
   static void kill_refs(Engine::Impl& impl, std::span<Device* const> devs);
-  // Fetches for writing the line of the device `ahead` places after `i` in `devs` that holds
-  // its counts: a pass of locked updates over a batch out of the cache would otherwise
-  // wait for each device's line in turn (a locked update does not start before the one
-  // before it ends).
+  // Fetches for writing the line that holds the counts of the device 8 places after `i` in
+  // `devs`: a pass of locked updates over a batch out of the cache would otherwise wait
+  // for each device's line in turn (a locked update does not start before the one before
+  // it ends).
   static void prefetch_refs(std::span<Device* const> devs, std::size_t i) {
     constexpr std::size_t kAhead = 8;
     if (i + kAhead < devs.size()) __builtin_prefetch(&devs[i + kAhead]->ref_exact_, 1);

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "base/prefetch.h"
@@ -81,14 +82,8 @@ void unlist_all(std::span<Device* const> devs) {
     one_namespace = one_namespace && &d->ns().registry() == one;
   }
   if (one_namespace) return one->erase_many(devs, names);
-  std::vector<std::pair<Registry*, std::vector<Device*>>> by_namespace;
-  for (Device* d : devs) {
-    Registry* r = &d->ns().registry();
-    auto it = std::find_if(by_namespace.begin(), by_namespace.end(),
-                           [r](const auto& group) { return group.first == r; });
-    if (it == by_namespace.end()) it = by_namespace.insert(it, {r, {}});
-    it->second.push_back(d);
-  }
+  std::unordered_map<Registry*, std::vector<Device*>> by_namespace;
+  for (Device* d : devs) by_namespace[&d->ns().registry()].push_back(d);
   for (auto& [registry, group] : by_namespace) registry->erase_many(group, names);
 }
 
