@@ -419,8 +419,8 @@ Result<RunOutput> seed4(const RunParams& p) {
 
 }  // namespace
 
-// Once per process, before the first timed run, untimed: 10 000 dummies made and deleted
-// in an engine of their own. The first engine of a process pays for the allocator's first
+// Once per process, before the first timed run, untimed: the sweep's run for 10 000
+// dummies, in an engine of its own. The first engine of a process pays for the allocator's first
 // growth (tcmalloc's page map set up in fresh pages: 6-10 ms), which would land on
 // whichever scenario and N came first (the sweep's 100 dummies, 2.5 µs each instead of
 // 0.4). The daemon path warms its daemon the same way (daemon.cc).
@@ -428,15 +428,10 @@ Result<void> warm_process_once() {
   static bool warm = false;
   if (warm) return ok();
   warm = true;
-  auto eng = new_engine(Policies{});
-  auto ctl = eng->control();
-  std::vector<Device*> devs;
-  for (int i = 0; i < 10000; ++i) {
-    auto d = ctl.create_link(default_ns(ctl), dummy_request("warm" + std::to_string(i)));
-    if (!d) return fail(d.error().code, "warm-up: {}", d.error().message);
-    devs.push_back(*d);
-  }
-  BENCH_TRY(ctl.delete_links(devs), "warm-up delete");
+  RunParams p;
+  p.n = 10000;
+  if (auto r = batch_of_dummies(p); !r)
+    return fail(r.error().code, "warm-up: {}", r.error().message);
   return ok();
 }
 
