@@ -102,6 +102,15 @@ class Registry {
   // in the order given, then the names' entries bucket by bucket, as insert_many's,
   // reading no device. Their entries go to `later`.
   void erase_many(std::span<Device* const> devs, RetiredNames& later);
+  // For a pass that unlists `devs` in order, at `i`: fetches the device 8 places ahead and
+  // the name entry of the one 4 places ahead (in a batch that does not fit in the cache,
+  // each would be a miss waited for in turn).
+  static void prefetch_unlisting(std::span<Device* const> devs, std::size_t i);
+  // A batch's writer leaves its read-side section and enters it again every so many
+  // devices: a grace period waits for every section running when it starts, and another
+  // namespace's writer waits for one at each of its deletes; a section over a whole batch
+  // would make it wait for the batch.
+  static constexpr std::size_t kReadSection = 256;
   // What the table keeps a device's name entry under: liburcu's split-ordered list keeps
   // its entries by bit-reversed hash. 0 for a device without an entry.
   static std::uint64_t table_order(Device& dev);

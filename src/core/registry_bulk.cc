@@ -1,6 +1,6 @@
 // Registry's batches: many devices listed or unlisted at once, the name table's entries
-// inserted or erased in the table's own order (liburcu's split-ordered list), so that
-// each finds its neighbours in the cache.
+// inserted or erased bucket by bucket, so that liburcu's buckets are read in memory order
+// and each bucket's entries are found in the cache.
 //
 // Lock order: writers hold the control lock; readers only an RCU read-side section.
 #include <urcu/rculfhash.h>
@@ -64,18 +64,17 @@ std::vector<Entry> in_bucket_order(std::span<const std::uint64_t> hashes,
   return sorted;
 }
 
-// Calls step(entry) on each entry in order, inside read-side sections of 256 entries (a
-// grace period waits for every section running when it starts, and another namespace's
-// writer waits for one at each of its deletes: a section over a whole batch would make it
-// wait for the batch), the entries a few places ahead fetched. Stops at the first step
-// that returns false; returns how many returned true.
+// Calls step(entry) on each entry in order, inside read-side sections of
+// Registry::kReadSection entries, the entries a few places ahead fetched. Stops at the
+// first step that returns false; returns how many returned true.
 template <class Step>
 std::size_t walk(const std::vector<Entry>& sorted, Step step) {
-  constexpr std::size_t kSection = 256, kAhead = 8;
+  constexpr std::size_t kAhead = 8;
   std::size_t k = 0;
   while (k < sorted.size()) {
     rcu::ReadGuard g;
-    for (const std::size_t end = std::min(sorted.size(), k + kSection); k < end; ++k) {
+    for (const std::size_t end = std::min(sorted.size(), k + Registry::kReadSection); k < end;
+         ++k) {
       if (k + kAhead < sorted.size()) __builtin_prefetch(sorted[k + kAhead].node, 1);
       if (!step(sorted[k])) return k;
     }
@@ -84,6 +83,13 @@ std::size_t walk(const std::vector<Entry>& sorted, Step step) {
 }
 
 }  // namespace
+
+void Registry::prefetch_unlisting(std::span<Device* const> devs, std::size_t i) {
+  constexpr std::size_t kDeviceAhead = 8, kEntryAhead = 4;
+  if (i + kDeviceAhead < devs.size()) prefetch_lines(devs[i + kDeviceAhead], 2 * kCacheLine);
+  if (i + kEntryAhead < devs.size())
+    if (void* e = DeviceAccess::name_node(*devs[i + kEntryAhead])) __builtin_prefetch(e);
+}
 
 std::uint64_t Registry::table_order(Device& dev) {
   const auto* n = static_cast<const NameNode*>(DeviceAccess::name_node(dev));
@@ -135,13 +141,8 @@ void Registry::erase_many(std::span<Device* const> devs, RetiredNames& later) {
   std::vector<std::uint64_t> hashes;
   nodes.reserve(devs.size());
   hashes.reserve(devs.size());
-  // Each device and its entry miss the cache (a batch this big does not fit in it): those
-  // a few places ahead are fetched while this one is unlisted.
-  constexpr std::size_t kDeviceAhead = 8, kEntryAhead = 4;
   for (std::size_t i = 0; i < devs.size(); ++i) {
-    if (i + kDeviceAhead < devs.size()) prefetch_lines(devs[i + kDeviceAhead], 2 * kCacheLine);
-    if (i + kEntryAhead < devs.size())
-      if (void* e = DeviceAccess::name_node(*devs[i + kEntryAhead])) __builtin_prefetch(e);
+    prefetch_unlisting(devs, i);
     Device& dev = *devs[i];
     auto* n = static_cast<NameNode*>(DeviceAccess::name_node(dev));
     if (!n || !dev.altnames_locked().empty()) {

@@ -12,7 +12,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "base/prefetch.h"
 #include "base/rcu.h"
 #include "core/engine_impl.h"
 #include "core/registry.h"
@@ -43,23 +42,11 @@ void close_many(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
 // callback. (A batch that does not fit in the cache: unlist_all.)
 void unlist_in_order(std::span<Device* const> devs) {
   Registry::RetiredNames names(devs.size());
-  // Each erase misses the cache on the device and its name's table entry (a batch of
-  // 10 000 devices does not fit in it): those of the devices a few places ahead are
-  // fetched while this one is erased.
-  constexpr std::size_t kDeviceAhead = 8, kEntryAhead = 4;
-  // The read-side section is left and entered again every kSection devices: a grace
-  // period waits for every section running when it starts, and another namespace's
-  // writer waits for one at each of its deletes; a section over a whole batch of 10 000
-  // would make it wait for the batch.
-  constexpr std::size_t kSection = 256;
   const std::size_t n = devs.size();
-  for (std::size_t from = 0; from < n; from += kSection) {
-    rcu::ReadGuard g;
-    for (std::size_t i = from; i < std::min(n, from + kSection); ++i) {
-      if (i + kDeviceAhead < n) prefetch_lines(devs[i + kDeviceAhead], 2 * kCacheLine);
-      if (i + kEntryAhead < n)
-        if (void* entry = DeviceAccess::name_node(*devs[i + kEntryAhead]))
-          __builtin_prefetch(entry);
+  for (std::size_t from = 0; from < n; from += Registry::kReadSection) {
+    rcu::ReadGuard g;  // left every kReadSection devices
+    for (std::size_t i = from; i < std::min(n, from + Registry::kReadSection); ++i) {
+      Registry::prefetch_unlisting(devs, i);
       Device* d = devs[i];
       DeviceAccess::set_state(*d, RegState::Unregistering);
       d->ns().registry().erase(*d, d->ifindex(), &names);
