@@ -114,6 +114,14 @@ class Kind {
   // table the device and its ports route in; 0 for every other kind. Context: control lock.
   virtual std::uint32_t l3mdev_table(const Device& dev) const { return 0; }
 
+  // The largest TSO packet the device takes (IFLA_TSO_MAX_SIZE). Default: Linux's
+  // GSO_MAX_SIZE, which its virtual devices set (veth, loopback); a kind that inherits its
+  // lower's (macvlan, vlan, vxlan) or its ports' least (bridge) overrides it. Context:
+  // control lock.
+  static constexpr std::uint32_t kGsoMaxSize = 524280;       // Linux: GSO_MAX_SIZE
+  static constexpr std::uint32_t kLegacyTsoMaxSize = 65536;  // Linux: TSO_LEGACY_MAX_SIZE
+  virtual std::uint32_t tso_max_size(const Device& dev) const { return kGsoMaxSize; }
+
   // Virtual devices' link changes are urgent for the link watch's adaptive policy.
   virtual bool is_virtual() const { return true; }
   // The ifindex IFLA_LINK reports (0 = none); default: dev.link().

@@ -298,6 +298,18 @@ Result<void> Bridge::del_port(Control& ctl, Device& master, Device& port) const 
   return ok();
 }
 
+// Linux: br_set_gso_limits, at each port's coming and going — the least of its ports'
+// (GSO_MAX_SIZE when the last has gone); a bridge that never had a port keeps the legacy
+// limit alloc_netdev set.
+std::uint32_t Bridge::tso_max_size(const Device& dev) const {
+  const Priv* p = bridge::priv(dev);
+  if (!p || !p->had_port) return kLegacyTsoMaxSize;
+  std::uint32_t least = kGsoMaxSize;
+  for (const auto& port : p->ports)
+    least = std::min(least, port->dev->kind().tso_max_size(*port->dev));
+  return least;
+}
+
 Result<void> Bridge::open(Control& ctl, Device& dev) const {
   update_states(ctl, dev);
   return ok();

@@ -27,6 +27,7 @@ struct MacvlanPriv final : DevicePriv {
   std::uint16_t flags = 0;
   std::vector<HwAddr> sources;  // source mode's allowed source addresses
   std::uint32_t bc_queue_len = kDefaultBcQueueLen;
+  std::uint32_t tso_max_size = Kind::kGsoMaxSize;  // its lower's when it was made
 };
 
 MacvlanPriv* macvlan_of(const Device& dev) {
@@ -260,6 +261,7 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
   dev->set_operstate_locked(ctl, IF_OPER_DOWN);
   dev->set_link_locked(ctl, lower);
   priv->lower = Ref(*lower, "macvlan");
+  priv->tso_max_size = lower->kind().tso_max_size(*lower);  // Linux: macvlan_init
   dev->set_priv(std::move(priv));
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
   auto r = ctl.register_device(std::move(dev), req.name.value_or("macvlan%d"), req.ifindex);
@@ -316,6 +318,11 @@ Result<void> Macvlan::change_link(Control& ctl, Device& dev, const LinkRequest& 
     cur.bc_queue_len = static_cast<std::uint32_t>(*q);
   (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
   return ok();
+}
+
+std::uint32_t Macvlan::tso_max_size(const Device& dev) const {
+  const MacvlanPriv* v = macvlan_of(dev);
+  return v ? v->tso_max_size : kGsoMaxSize;
 }
 
 AttrList Macvlan::fill_info(const Device& dev) const {

@@ -17,6 +17,7 @@ class Macvlan final : public Kind {
   Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const override;
   Undo save_link(Device& dev) const override;
   AttrList fill_info(const Device& dev) const override;
+  std::uint32_t tso_max_size(const Device& dev) const override;
   Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
   bool xmit(Device& dev, Frame&& f) const override;

@@ -32,8 +32,9 @@ struct VlanPriv final : DevicePriv {
   std::uint16_t id = 0;
   std::uint16_t protocol = ETH_P_8021Q;  // host order
   std::uint32_t flags = VLAN_FLAG_REORDER_HDR;
-  std::array<std::uint32_t, 8> ingress{};        // vlan priority -> skb priority
-  std::map<std::uint32_t, std::uint8_t> egress;  // skb priority -> vlan priority (non-zero)
+  std::array<std::uint32_t, 8> ingress{};          // vlan priority -> skb priority
+  std::map<std::uint32_t, std::uint8_t> egress;    // skb priority -> vlan priority (non-zero)
+  std::uint32_t tso_max_size = Kind::kGsoMaxSize;  // its lower's when it was made
 };
 
 // IFLA_VLAN_*_QOS hold a list of IFLA_VLAN_QOS_MAPPING (struct ifla_vlan_qos_mapping);
@@ -214,6 +215,7 @@ Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   dev->set_link_locked(ctl, &lower);
   auto priv = std::make_unique<VlanPriv>();
   priv->lower = Ref(lower, "vlan");
+  priv->tso_max_size = lower.kind().tso_max_size(lower);  // Linux: vlan_dev_init
   priv->id = static_cast<std::uint16_t>(*id);
   priv->protocol = proto;
   apply_data(*priv, req.info_data);
@@ -250,6 +252,11 @@ Result<void> Vlan::change_link(Control& ctl, Device& dev, const LinkRequest& req
   apply_data(*vlan_of(dev), req.info_data);
   (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
   return ok();
+}
+
+std::uint32_t Vlan::tso_max_size(const Device& dev) const {
+  const VlanPriv* v = vlan_of(dev);
+  return v ? v->tso_max_size : kGsoMaxSize;
 }
 
 AttrList Vlan::fill_info(const Device& dev) const {

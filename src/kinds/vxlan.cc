@@ -278,6 +278,12 @@ Result<void> Vxlan::change_link(Control& ctl, Device& dev, const LinkRequest& re
   return ok();
 }
 
+// Linux: vxlan_setup keeps the legacy limit; vxlan_dev_configure inherits its lower's.
+std::uint32_t Vxlan::tso_max_size(const Device& dev) const {
+  const auto& lowers = dev.lowers_locked();
+  return lowers.empty() ? kLegacyTsoMaxSize : lowers.front()->kind().tso_max_size(*lowers.front());
+}
+
 AttrList Vxlan::fill_info(const Device& dev) const {
   const Conf& c = vxlan_of(dev)->conf;
   auto bit = [&](std::uint32_t b) { return static_cast<std::uint8_t>((c.flags & b) != 0); };

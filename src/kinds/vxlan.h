@@ -20,6 +20,7 @@ class Vxlan final : public Kind {
   Result<void> change_link(Control& ctl, Device& dev, const LinkRequest& req) const override;
   Undo save_link(Device& dev) const override;
   AttrList fill_info(const Device& dev) const override;
+  std::uint32_t tso_max_size(const Device& dev) const override;
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;
   bool dies_with_lower() const override { return true; }

@@ -135,18 +135,6 @@ void fill_af_spec(const Device& dev, std::uint32_t mtu, wire::LinkMessage& m) {
   m.inet6_addr_gen_mode = af.conf6->addr_gen_mode;
 }
 
-// Linux: the TSO limits — TSO_LEGACY_MAX_SIZE for every device; a bridge without ports
-// keeps GSO_LEGACY_MAX_SIZE until br_set_gso_limits takes its ports' minimum.
-std::uint32_t tso_max_size(const Device& dev) {
-  if (dev.kind().name() == "bridge" && dev.lowers_locked().empty()) return 65536;
-  // vxlan_setup keeps the legacy limit; vxlan_dev_configure inherits its lower's.
-  if (dev.kind().name() == "vxlan") {
-    auto lowers = dev.lowers_locked();
-    return lowers.empty() ? 65536 : tso_max_size(*lowers.front());
-  }
-  return 524280;
-}
-
 }  // namespace
 
 wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uint32_t ext_mask) {
@@ -192,7 +180,7 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.gro_max_size = 65536;  // Linux: GRO_LEGACY_MAX_SIZE
   m.gso_ipv4_max_size = s.gso_max_size;
   m.gro_ipv4_max_size = 65536;
-  m.tso_max_size = tso_max_size(dev);
+  m.tso_max_size = dev.kind().tso_max_size(dev);
   m.tso_max_segs = 65535;  // Linux: TSO_MAX_SEGS
   m.max_pacing_offload_horizon = 0;
   m.num_rx_queues = s.num_rx_queues;
