@@ -192,6 +192,11 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
 // Errors: ESRCH (no such route).
 Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req);
 
+// True when the table `table` of `family` (AF_INET, AF_INET6) exists: IPv6's main and local
+// always, any other once a route, a rule or a VRF made it (tables are never taken away, as
+// in Linux). Context: control lock.
+bool has_table(Control& ctl, Namespace& ns, int family, std::uint32_t table);
+
 // Routes of `family` (AF_UNSPEC: both) in `table` (nullopt: every table). IPv4 first; in a
 // family, by table id then prefix. Context: control lock.
 std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family = 0,

@@ -123,11 +123,6 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   RetireScope scope(engine_proto(ctl.engine()));
   if (req.family != AF_INET && req.family != AF_INET6)
     return fail(EAFNOSUPPORT, "unsupported address family {}", req.family);
-  // Linux: inet_rtm_newroute makes the table (fib_new_table) before fib_table_insert
-  // looks at the route, so even a refused route leaves its table behind (a later delete
-  // answers ESRCH, not "FIB table does not exist").
-  if (req.family == AF_INET)
-    (void)net_state(ns).tables(AF_INET)[req.table ? req.table : RT_TABLE_MAIN];
   // Linux: rtm_to_fib_config says so; IPv6's rtm_to_fib6_config is EINVAL alone.
   if (req.dst_len > max_len(req.family)) {
     if (req.family == AF_INET6) return fail_log_only(EINVAL, "Invalid prefix length");
@@ -138,6 +133,15 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     return fail(EINVAL, "Invalid dsfield (tos): ECN bits must be 0");
   if (req.family == AF_INET6 && req.tos)
     return fail(EINVAL, "Invalid dsfield (tos): option not available for IPv6");
+  // Linux: inet_rtm_newroute makes the table (fib_new_table) once rtm_to_fib_config has
+  // taken the request, before fib_table_insert looks at the route, so even a refused route
+  // leaves its table behind (a later delete answers ESRCH, not "FIB table does not exist",
+  // and a dump of it is empty, not ENOENT); ip6_route_info_create makes it (fib6_new_table)
+  // after the prefix lengths and the nexthop object are checked, before the next hop.
+  if (req.family == AF_INET)
+    (void)net_state(ns).tables(AF_INET)[req.table ? req.table : RT_TABLE_MAIN];
+  if (req.family == AF_INET6 && req.src_len <= 128 && !req.nhid)
+    (void)net_state(ns).tables(AF_INET6)[req.table ? req.table : RT_TABLE_MAIN];
   IpAddr dst = req.dst;
   if (dst.empty()) {
     std::array<std::uint8_t, 16> zero{};
@@ -331,6 +335,14 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
     return ok();
   }
   return fail(ESRCH);
+}
+
+bool has_table(Control& ctl, Namespace& ns, int family, std::uint32_t table) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
+  // Linux: IPv6 has main and local from the namespace's start (fib6_net_init); IPv4 makes
+  // every table, main and local too, with its first route or rule (fib_new_table).
+  if (family == AF_INET6 && (table == RT_TABLE_MAIN || table == RT_TABLE_LOCAL)) return true;
+  return net_state(ns).tables(family).count(table) != 0;
 }
 
 std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,

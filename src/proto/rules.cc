@@ -238,15 +238,18 @@ Result<RuleInfo> add_rule(Control& ctl, Namespace& ns, const RuleRequest& req) {
     for (const Rule& x : list)
       if (same_rule(x.info, r)) return fail(EEXIST);
   // Linux: fib4_rule_configure gives `lookup 0` the first table that does not exist yet
-  // (fib_empty_table); fib6_rule_configure makes the table named.
+  // and makes it (fib_empty_table), but leaves a table it names as it is; fib6_rule_configure
+  // makes the table named. (A dump of a table that does not exist is ENOENT.)
   auto& tables = st.tables(r.family);
   if (r.action == FR_ACT_TO_TBL && !r.l3mdev) {
     if (!r.table) {
       std::uint32_t id = 1;
       while (tables.count(id)) ++id;
       r.table = id;
+      (void)tables[r.table];
+    } else if (r.family == AF_INET6) {
+      (void)tables[r.table];
     }
-    (void)tables[r.table];
   }
   Rule rule;
   rule.info = r;

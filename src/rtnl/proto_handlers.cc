@@ -18,6 +18,7 @@
 
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
+#include "rtnl/wire/raw_attrs.h"
 
 namespace ifcore::rtnl {
 
@@ -335,17 +336,94 @@ Result<void> handle_delroute(Request& r) {
   return inet::delete_route(ctl, **ns, *q);
 }
 
-Result<void> handle_getroute(Request& r) {
-  auto m = wire::decode_route(r.m);
-  if (!m) return fail(m.error());
-  Control ctl = r.s.hub().engine().control();
-  auto ns = session_ns(ctl, r.s);
-  if (!ns) return fail(ns.error());
-  if (r.dump()) {
-    const TimePoint now = ctl.engine().time().now();
-    for (const auto& info : inet::list_routes(ctl, **ns, m->family)) {
+namespace {
+
+// What a route dump asks for (Linux: struct fib_dump_filter).
+struct RouteFilter {
+  std::uint32_t flags = 0;  // RTM_F_CLONED, RTM_F_PREFIX
+  std::uint32_t table = 0;
+  std::uint8_t protocol = 0, type = 0;
+  int oif = 0;
+  bool set() const { return flags || table || protocol || type || oif; }
+};
+
+// Linux: ip_valid_fib_dump_req, for a strict request (both families use it); otherwise
+// only the header's RTM_F_CLONED and RTM_F_PREFIX count.
+Result<RouteFilter> route_filter(Request& r, Control& ctl, Namespace& ns,
+                                 const wire::RouteMessage& m) {
+  RouteFilter f;
+  auto p = r.m.payload();
+  if (!r.s.strict_check()) {
+    if (p.size() >= sizeof(rtmsg)) f.flags = m.flags & (RTM_F_CLONED | RTM_F_PREFIX);
+    return f;
+  }
+  if (p.size() < sizeof(rtmsg)) return fail(EINVAL, "Invalid header for FIB dump request");
+  if (m.dst_len || m.src_len || m.tos || m.scope)
+    return fail(EINVAL, "Invalid values in header for FIB dump request");
+  if (m.flags & ~std::uint32_t{RTM_F_CLONED | RTM_F_PREFIX})
+    return fail(EINVAL, "Invalid flags for FIB dump request");
+  f.flags = m.flags;
+  f.protocol = m.protocol;
+  f.type = m.type;
+  f.table = m.table;
+  auto attrs = wire::parse_raw_attrs(p.subspan(NLMSG_ALIGN(sizeof(rtmsg))),
+                                     static_cast<int>(NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(rtmsg))));
+  if (!attrs) return fail(attrs.error());
+  for (const wire::RawAttr& a : *attrs) {
+    if (a.type != RTA_TABLE && a.type != RTA_OIF)
+      return fail(EINVAL, "Unsupported attribute in dump request");
+  }
+  if (m.table_id) f.table = *m.table_id;
+  if (m.oif) {
+    if (!ctl.find(ns, static_cast<int>(*m.oif)))
+      return fail_log_only(ENODEV, "no device {}", *m.oif);
+    f.oif = static_cast<int>(*m.oif);
+  }
+  return f;
+}
+
+// Linux: fib_dump_info's filter (fn_trie_dump_leaf, fib6_dump_table): type, protocol and
+// a next hop on the device.
+bool route_passes(const RouteFilter& f, const inet::RouteInfo& i) {
+  if (f.type && i.type != f.type) return false;
+  if (f.protocol && i.protocol != f.protocol) return false;
+  if (!f.oif) return true;
+  if (i.nexthops.empty()) return i.oif == f.oif;
+  return std::any_of(i.nexthops.begin(), i.nexthops.end(),
+                     [&](const inet::NextHop& h) { return h.oif == f.oif; });
+}
+
+// RTM_GETROUTE's dump: Linux inet_dump_fib, then inet6_dump_fib for AF_UNSPEC. A table
+// asked for that does not exist is ENOENT for its own family's request, and nothing from
+// that family for an AF_UNSPEC one. RTM_F_CLONED asks for the cached exceptions (ifcore
+// keeps none), RTM_F_PREFIX for IPv6's routes of a prefix from a router advertisement
+// (none either): both dump nothing.
+Result<void> dump_routes(Request& r, Control& ctl, Namespace& ns, const wire::RouteMessage& m) {
+  auto f = route_filter(r, ctl, ns, m);
+  if (!f) {
+    end_dump_error(r, f.error());
+    return fail(f.error());
+  }
+  const std::uint16_t flags = NLM_F_MULTI | (f->set() ? NLM_F_DUMP_FILTERED : 0);
+  const TimePoint now = ctl.engine().time().now();
+  for (int family : {AF_INET, AF_INET6}) {
+    if (m.family != AF_UNSPEC && m.family != family) continue;
+    if (f->flags & (RTM_F_CLONED | RTM_F_PREFIX)) continue;
+    std::optional<std::uint32_t> table;
+    if (f->table) {
+      if (!inet::has_table(ctl, ns, family, f->table)) {
+        if (m.family != family) continue;
+        Error e{ENOENT, family == AF_INET ? "ipv4: FIB table does not exist"
+                                          : "ipv6: FIB table does not exist"};
+        end_dump_error(r, e);
+        return fail(e);
+      }
+      table = f->table;
+    }
+    for (const auto& info : inet::list_routes(ctl, ns, family, table)) {
+      if (!route_passes(*f, info)) continue;
       auto e = emit(r.out, [&](wire::MessageBuilder& b) {
-        return wire::encode_route(b, {RTM_NEWROUTE, NLM_F_MULTI, r.seq(), r.port()},
+        return wire::encode_route(b, {RTM_NEWROUTE, flags, r.seq(), r.port()},
                                   route_message(info, now));
       });
       if (!e) {
@@ -353,9 +431,20 @@ Result<void> handle_getroute(Request& r) {
         return e;
       }
     }
-    end_dump(r);
-    return ok();
   }
+  end_dump(r);
+  return ok();
+}
+
+}  // namespace
+
+Result<void> handle_getroute(Request& r) {
+  auto m = wire::decode_route(r.m);
+  if (!m) return fail(m.error());
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  if (r.dump()) return dump_routes(r, ctl, **ns, *m);
   // `ip route get`: Linux inet_rtm_getroute / inet6_rtm_getroute.
   IFCORE_TRY(check_family(m->family));
   if (!m->dst) return fail(EINVAL, "missing destination address");

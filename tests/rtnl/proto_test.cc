@@ -2,6 +2,8 @@
 // RTM_GETADDR dumps, RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE, and their notifications.
 #include <linux/if_addr.h>
 
+#include <fmt/format.h>
+
 #include "rtnl/fixture.h"
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/route.h"
@@ -343,6 +345,119 @@ TEST_F(ProtoRtnlTest, DumpsEndWithNlmsgDoneWhereLinuxPutsIt) {
     EXPECT_EQ(tail->back().hdr.nlmsg_type, NLMSG_DONE);
     EXPECT_EQ(tail->size() == 1, family == AF_INET) << family;
   }
+}
+
+}  // namespace
+}  // namespace ifcore::rtnl::test
+
+namespace ifcore::rtnl::test {
+namespace {
+
+// Linux: ip_valid_fib_dump_req and inet_dump_fib / inet6_dump_fib for a strict dump.
+TEST_F(ProtoRtnlTest, AStrictRouteDumpFiltersAndRefusesWhatLinuxRefuses) {
+  int d0 = up_dummy("d0");
+  int d1 = up_dummy("d1");
+  for (auto [idx, ip] : {std::pair{d0, "10.0.0.1"}, std::pair{d1, "10.1.0.1"}})
+    ASSERT_EQ(send(addr_msg(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, v4(idx, ip, 24)))
+                  .last_error(),
+              0);
+  wire::RouteMessage rt;
+  rt.family = AF_INET;
+  rt.table = RT_TABLE_UNSPEC;
+  rt.table_id = 10;
+  rt.protocol = RTPROT_STATIC;
+  rt.type = RTN_UNICAST;
+  rt.dst = *IpAddr::parse("192.168.5.0");
+  rt.dst_len = 24;
+  rt.gateway = *IpAddr::parse("10.0.0.254");
+  ASSERT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_ACK, rt)).last_error(), 0);
+  rt.dst = *IpAddr::parse("192.168.6.0");
+  rt.gateway = *IpAddr::parse("10.1.0.254");
+  rt.protocol = RTPROT_BOOT;
+  ASSERT_EQ(send(route_msg(RTM_NEWROUTE, NLM_F_CREATE | NLM_F_ACK, rt)).last_error(), 0);
+  session->set_option(NETLINK_EXT_ACK, 1);
+  session->set_option(NETLINK_GET_STRICT_CHK, 1);
+
+  // The destinations a dump answers, checking each message's flags; "error N" for an error.
+  auto dump = [&](const wire::RouteMessage& q, std::uint16_t want_flags) {
+    std::vector<std::string> out;
+    Replies r = send(route_msg(RTM_GETROUTE, NLM_F_DUMP, q));
+    for (const auto& m : r.msgs) {
+      if (m.hdr.nlmsg_type == NLMSG_DONE) {
+        auto code = wire::decode_done(m);
+        if (code && *code)
+          out.push_back(fmt::format("error {} {}", *code, wire::decode_done_message(m)));
+        continue;
+      }
+      if (m.hdr.nlmsg_type == NLMSG_ERROR) {
+        auto e = wire::decode_error(m);
+        out.push_back(fmt::format("error {} {}", e ? e->error : -1, e ? e->message : ""));
+        continue;
+      }
+      EXPECT_EQ(m.hdr.nlmsg_flags, want_flags);
+      auto x = wire::decode_route(m);
+      if (x && x->dst) out.push_back(x->dst->to_string());
+    }
+    return out;
+  };
+  using V = std::vector<std::string>;
+  const std::uint16_t filtered = NLM_F_MULTI | NLM_F_DUMP_FILTERED;
+
+  wire::RouteMessage q;
+  q.family = AF_INET;
+  q.table_id = 10;
+  EXPECT_EQ(dump(q, filtered), (V{"192.168.5.0", "192.168.6.0"}));
+  q.oif = static_cast<std::uint32_t>(d1);
+  EXPECT_EQ(dump(q, filtered), V{"192.168.6.0"});
+  q.oif.reset();
+  q.protocol = RTPROT_STATIC;
+  EXPECT_EQ(dump(q, filtered), V{"192.168.5.0"});
+  q.protocol = 0;
+  q.type = RTN_BROADCAST;
+  q.table_id = RT_TABLE_LOCAL;
+  EXPECT_EQ(dump(q, filtered), (V{"10.0.0.255", "10.1.0.255"}));
+
+  // A table never made: ENOENT for its own family, nothing from it for AF_UNSPEC; IPv6 has
+  // main from the start.
+  wire::RouteMessage none;
+  none.family = AF_INET;
+  none.table_id = 11;
+  EXPECT_EQ(dump(none, filtered), V{"error 2 ipv4: FIB table does not exist"});
+  none.family = AF_INET6;
+  EXPECT_EQ(dump(none, filtered), V{"error 2 ipv6: FIB table does not exist"});
+  none.family = AF_UNSPEC;
+  EXPECT_EQ(dump(none, filtered), V{});
+  none.family = AF_INET6;
+  none.table_id = RT_TABLE_MAIN;
+  EXPECT_EQ(dump(none, filtered), (V{"fe80::", "fe80::"}));  // d0's and d1's link-local prefix
+  none.family = AF_UNSPEC;
+  none.table_id = 10;
+  EXPECT_EQ(dump(none, filtered), (V{"192.168.5.0", "192.168.6.0"}));
+
+  // What the header and the attributes may hold (EINVAL with Linux's words); an unknown
+  // device is ENODEV alone; the cache of exceptions (RTM_F_CLONED) is empty.
+  wire::RouteMessage bad;
+  bad.family = AF_INET;
+  bad.dst_len = 24;
+  EXPECT_EQ(dump(bad, filtered), V{"error 22 Invalid values in header for FIB dump request"});
+  bad.dst_len = 0;
+  bad.flags = RTM_F_NOTIFY;
+  EXPECT_EQ(dump(bad, filtered), V{"error 22 Invalid flags for FIB dump request"});
+  bad.flags = 0;
+  bad.priority = 5;
+  EXPECT_EQ(dump(bad, filtered), V{"error 22 Unsupported attribute in dump request"});
+  bad.priority.reset();
+  bad.oif = 999;
+  EXPECT_EQ(dump(bad, filtered), V{"error 19 "});
+  bad.oif.reset();
+  bad.flags = RTM_F_CLONED;
+  EXPECT_EQ(dump(bad, filtered), V{});
+  // Without strict checking the header's values are not looked at, nor the table.
+  session->set_option(NETLINK_GET_STRICT_CHK, 0);
+  bad.flags = 0;
+  bad.dst_len = 24;
+  bad.table_id = 11;
+  EXPECT_GE(dump(bad, NLM_F_MULTI).size(), 6u);
 }
 
 }  // namespace
