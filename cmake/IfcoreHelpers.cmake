@@ -17,9 +17,12 @@ function(ifcore_add_test)
   target_compile_options(${T_NAME} PRIVATE -O0)
   # Each binary's tests carry its name as a label (make tsan picks binaries by label).
   # Under TSan a report stops the process (a daemon a test started, too), so it fails.
+  # atexit_sleep_ms=0: TSan's default makes every process sleep a second before it exits
+  # (for threads left running at exit, which the tests join), most of the TSan stage's
+  # time with a process per test.
   gtest_discover_tests(${T_NAME} DISCOVERY_TIMEOUT 60
                        PROPERTIES LABELS "${T_NAME}"
-                       ENVIRONMENT "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1")
+                       ENVIRONMENT "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1 atexit_sleep_ms=0")
 endfunction()
 
 # Links a program with tcmalloc when IFCORE_TCMALLOC found it (see the top CMakeLists.txt).
