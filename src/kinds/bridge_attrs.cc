@@ -166,9 +166,14 @@ Settings default_settings() {
 
 PortSettings default_port_settings(const Device& dev) {
   // Linux: new_nbp: learning and flooding on; port_cost(): 100 for a device of unknown
-  // speed, 2 for veth (it reports 10 Gb/s).
+  // speed, 2 for veth (it reports 10 Gb/s), and for a macvlan or a vlan on one (their
+  // ethtool speed is their lower's).
   PortSettings p;
-  if (dev.kind().name() == "veth") p.cost = 2;
+  const Device* speed_of = &dev;
+  while ((speed_of->kind().name() == "macvlan" || speed_of->kind().name() == "vlan") &&
+         speed_of->link())
+    speed_of = speed_of->link();
+  if (speed_of->kind().name() == "veth") p.cost = 2;
   auto& o = p.opts;
   for (std::uint16_t t : {IFLA_BRPORT_MODE, IFLA_BRPORT_GUARD, IFLA_BRPORT_PROTECT,
                           IFLA_BRPORT_FAST_LEAVE, IFLA_BRPORT_MCAST_TO_UCAST, IFLA_BRPORT_PROXYARP,
@@ -263,36 +268,39 @@ Result<void> change(Settings& s, const AttrList& data) {
 
 Result<void> change_port(const Settings& br, const Device& port_dev, PortSettings& p,
                          const AttrList& data) {
-  // Linux: br_setport, br_set_port_state, br_stp_set_port_priority, br_stp_set_path_cost.
+  // Linux: br_setport, br_set_port_state, br_stp_set_port_priority, br_stp_set_path_cost:
+  // their errors are the errno alone.
   if (auto v = attr_num(data, IFLA_BRPORT_STATE)) {
-    if (br.stp_state)
-      return fail(EBUSY, "port \"{}\": the bridge runs STP, its state is not settable",
-                  port_dev.name());
     if (*v > BR_STATE_BLOCKING)
-      return fail(EINVAL, "port \"{}\": state {} is not known", port_dev.name(), *v);
-    if ((!port_dev.is_up() || !port_dev.carrier()) && *v != BR_STATE_DISABLED)
-      return fail(ENETDOWN, "port \"{}\" is down", port_dev.name());
+      return fail_log_only(EINVAL, "port \"{}\": state {} is not known", port_dev.name(), *v);
+    if (br.stp_state)
+      return fail_log_only(EBUSY, "port \"{}\": the bridge runs STP, its state is not settable",
+                           port_dev.name());
+    // A port that is down takes no state; one without carrier only disabled.
+    if (!port_dev.is_up() || (!port_dev.carrier() && *v != BR_STATE_DISABLED))
+      return fail_log_only(ENETDOWN, "port \"{}\" is down", port_dev.name());
     p.state = static_cast<std::uint8_t>(*v);
   }
   if (auto v = attr_num(data, IFLA_BRPORT_PRIORITY)) {
     if (*v > kMaxPortPriority)
-      return fail(ERANGE, "port \"{}\": priority {} exceeds maximum {}", port_dev.name(), *v,
-                  kMaxPortPriority);
+      return fail_log_only(ERANGE, "port \"{}\": priority {} exceeds maximum {}", port_dev.name(),
+                           *v, kMaxPortPriority);
     p.priority = static_cast<std::uint16_t>(*v);
   }
   if (auto v = attr_num(data, IFLA_BRPORT_COST)) {
     if (*v < 1 || *v > kMaxPathCost)
-      return fail(ERANGE, "port \"{}\": cost {} is outside 1..{}", port_dev.name(), *v,
-                  kMaxPathCost);
+      return fail_log_only(ERANGE, "port \"{}\": cost {} is outside 1..{}", port_dev.name(), *v,
+                           kMaxPathCost);
     p.cost = static_cast<std::uint32_t>(*v);
   }
   if (auto v = attr_num(data, IFLA_BRPORT_MULTICAST_ROUTER); v && *v > 3)
-    return fail(EINVAL, "port \"{}\": multicast router type {} is not known", port_dev.name(), *v);
+    return fail_log_only(EINVAL, "port \"{}\": multicast router type {} is not known",
+                         port_dev.name(), *v);
   if (auto v = attr_num(data, IFLA_BRPORT_GROUP_FWD_MASK); v && (*v & kGroupFwdMacPause))
-    return fail(EINVAL, "port \"{}\": group forward mask {:#x} includes MAC pause frames",
-                port_dev.name(), *v);
+    return fail_log_only(EINVAL, "port \"{}\": group forward mask {:#x} includes MAC pause frames",
+                         port_dev.name(), *v);
   if (auto v = attr_num(data, IFLA_BRPORT_MCAST_EHT_HOSTS_LIMIT); v && *v == 0)
-    return fail(EINVAL, "port \"{}\": EHT hosts limit must be positive", port_dev.name());
+    return fail_log_only(EINVAL, "port \"{}\": EHT hosts limit must be positive", port_dev.name());
   for (const Attr& a : data) {
     auto it = p.opts.find(a.type);
     if (it == p.opts.end()) continue;
