@@ -128,6 +128,9 @@ Result<bool> LinkDump::next(Request& r) {
 
 Result<void> handle_getlink(Request& r) {
   bool dump = r.dump();
+  // Linux: PF_BRIDGE registers a dump of RTM_GETLINK (rtnl_bridge_getlink), no doit.
+  if (dump && !r.m.payload().empty() && r.m.payload()[0] == AF_BRIDGE)
+    return handle_bridge_getlink(r);
   if (r.s.strict_check()) IFCORE_TRY(strict_getlink_checks(r.m, dump));
   wire::GetLinkRequest g;
   if (dump && r.m.payload().size() < sizeof(ifinfomsg)) {

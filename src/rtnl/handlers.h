@@ -128,6 +128,9 @@ Result<void> handle_newlink(Request& r);
 Result<void> handle_setlink(Request& r);
 Result<void> handle_dellink(Request& r);
 Result<void> handle_getlink(Request& r);
+// Family AF_BRIDGE (bridge_link_handlers.cc): the bridge ports' dump, a port's settings.
+Result<void> handle_bridge_getlink(Request& r);
+Result<void> handle_bridge_setlink(Request& r);
 Result<void> handle_newlinkprop(Request& r);
 Result<void> handle_dellinkprop(Request& r);
 Result<void> handle_getnsid(Request& r);

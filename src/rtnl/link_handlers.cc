@@ -268,6 +268,8 @@ Result<void> handle_newlink(Request& r) {
 }
 
 Result<void> handle_setlink(Request& r) {
+  // Linux: PF_BRIDGE's RTM_SETLINK is rtnl_bridge_setlink (`bridge link set`).
+  if (!r.m.payload().empty() && r.m.payload()[0] == AF_BRIDGE) return handle_bridge_setlink(r);
   Control ctl = r.s.hub().engine().control();
   auto ns = session_ns(ctl, r.s);
   if (!ns) return fail(ns.error());

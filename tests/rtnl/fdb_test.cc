@@ -25,18 +25,8 @@ Bytes fdb_msg(std::uint16_t type, std::uint16_t flags, const wire::NeighMessage&
   return Bytes(b.bytes().begin(), b.bytes().end());
 }
 
-class FdbRtnlTest : public RtnlTest {
+class FdbRtnlTest : public BridgePortTest {
  protected:
-  void SetUp() override {
-    RtnlTest::SetUp();
-    session->set_option(NETLINK_EXT_ACK, 1);
-    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, named("br0", "bridge"))).last_error(), 0);
-    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 2, veth_pair("v0", "v1"))).last_error(), 0);
-    Device* v0 = find("v0");
-    Device* br = find("br0");
-    auto ctl = engine->control();
-    ASSERT_TRUE(ctl.set_master(*v0, br));
-  }
   wire::NeighMessage entry(const char* dev, std::uint8_t last, std::uint8_t flags) {
     wire::NeighMessage m;
     m.family = AF_BRIDGE;

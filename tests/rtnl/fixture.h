@@ -145,4 +145,20 @@ class RtnlTest : public ifcore::test::EngineTest {
   std::unique_ptr<Session> session;
 };
 
+// A bridge br0 with the veth end v0 as its port (v1 the other end), the session asking for
+// extack messages.
+class BridgePortTest : public RtnlTest {
+ protected:
+  void SetUp() override {
+    RtnlTest::SetUp();
+    session->set_option(NETLINK_EXT_ACK, 1);
+    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, named("br0", "bridge"))).last_error(), 0);
+    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 2, veth_pair("v0", "v1"))).last_error(), 0);
+    Device* v0 = find("v0");
+    Device* br = find("br0");
+    auto ctl = engine->control();
+    ASSERT_TRUE(ctl.set_master(*v0, br));
+  }
+};
+
 }  // namespace ifcore::rtnl::test
