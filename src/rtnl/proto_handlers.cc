@@ -489,6 +489,9 @@ Result<void> handle_getroute(Request& r) {
     // Linux: inet6_rtm_getroute reports the flow's source, :: when none was asked (`from ::`).
     out.src = m->src ? *m->src : IpAddr::v6(std::array<std::uint8_t, 16>{});
     out.src_len = 128;
+    // The lookup's answer is a copy of the route (a per-cpu rt6_info) that carries no
+    // expiry: Linux reports none, though the route it came from expires.
+    if (out.cacheinfo) out.cacheinfo->rta_expires = 0;
     if (m->iif) {
       // rt6_fill_node for an input lookup: the input device, and no preferred source.
       out.iif = *m->iif;
