@@ -69,7 +69,8 @@ class Namespace {
     data_.emplace_back(tag, std::move(p));
   }
 
-  // The next ifindex the namespace will hand out (tests use it to check wrap-around).
+  // The next ifindex the namespace will hand out (tests use it to check wrap-around; a
+  // veth refused as Linux refuses it after registering its peer passes one over).
   // Context: control lock.
   void set_next_ifindex_locked(int next);
   int next_ifindex_locked() const;
