@@ -25,19 +25,7 @@ bool all_zero(const HwAddr& a) {
 }
 
 void fill_stats(const Device& dev, wire::LinkMessage& m) {
-  static const LinkCounters kNone;  // a device that never counted a frame
-  const LinkCounters* counted = dev.counters_if_any();
-  const LinkCounters& c = counted ? *counted : kNone;
-  rtnl_link_stats64 s{};
-  s.rx_packets = c.rx_packets.load(std::memory_order_relaxed);
-  s.tx_packets = c.tx_packets.load(std::memory_order_relaxed);
-  s.rx_bytes = c.rx_bytes.load(std::memory_order_relaxed);
-  s.tx_bytes = c.tx_bytes.load(std::memory_order_relaxed);
-  s.rx_errors = c.rx_errors.load(std::memory_order_relaxed);
-  s.tx_errors = c.tx_errors.load(std::memory_order_relaxed);
-  s.rx_dropped = c.rx_dropped.load(std::memory_order_relaxed);
-  s.tx_dropped = c.tx_dropped.load(std::memory_order_relaxed);
-  s.multicast = c.multicast.load(std::memory_order_relaxed);
+  const rtnl_link_stats64 s = link_stats64(dev);
   m.stats64 = s;
   // Linux: copy_rtnl_link_stats truncates each counter to 32 bits.
   rtnl_link_stats s32{};
@@ -136,6 +124,23 @@ void fill_af_spec(const Device& dev, std::uint32_t mtu, wire::LinkMessage& m) {
 }
 
 }  // namespace
+
+rtnl_link_stats64 link_stats64(const Device& dev) {
+  static const LinkCounters kNone;  // a device that never counted a frame
+  const LinkCounters* counted = dev.counters_if_any();
+  const LinkCounters& c = counted ? *counted : kNone;
+  rtnl_link_stats64 s{};
+  s.rx_packets = c.rx_packets.load(std::memory_order_relaxed);
+  s.tx_packets = c.tx_packets.load(std::memory_order_relaxed);
+  s.rx_bytes = c.rx_bytes.load(std::memory_order_relaxed);
+  s.tx_bytes = c.tx_bytes.load(std::memory_order_relaxed);
+  s.rx_errors = c.rx_errors.load(std::memory_order_relaxed);
+  s.tx_errors = c.tx_errors.load(std::memory_order_relaxed);
+  s.rx_dropped = c.rx_dropped.load(std::memory_order_relaxed);
+  s.tx_dropped = c.tx_dropped.load(std::memory_order_relaxed);
+  s.multicast = c.multicast.load(std::memory_order_relaxed);
+  return s;
+}
 
 wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uint32_t ext_mask) {
   DeviceSnapshot s = dev.snapshot_locked();

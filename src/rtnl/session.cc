@@ -291,6 +291,8 @@ Handler find_handler(std::uint16_t type) {
       return handle_getnexthopbucket;
     case RTM_GETNETCONF:
       return handle_getnetconf;
+    case RTM_GETSTATS:
+      return handle_getlinkstats;
     default:
       return nullptr;
   }
