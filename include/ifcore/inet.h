@@ -75,7 +75,8 @@ struct AddrRequest {
 // Notifies RTM_NEWADDR, then RTM_NEWROUTE for the routes it makes (IPv4: local route in
 // table local always; on an up device the subnet broadcast and the connected route in
 // main. IPv6 on an up device: the prefix route, metric 256, unless IFA_F_NOPREFIXROUTE,
-// and a local route in table local; on a down device the address stays tentative).
+// and a local route in table local; on a down device the address stays tentative). An IPv4
+// address of 0.0.0.0 is dropped, and the call succeeds (as Linux's does).
 // Context: control lock. Errors: ENODEV ("ipv4: Device not found"), EINVAL (prefix length,
 // missing local, scope), EEXIST ("ipv4: Address already assigned" / "ipv6: address already
 // assigned"), EACCES ("IPv6 is disabled on this device"), EINVAL ("ipv4: address lifetime

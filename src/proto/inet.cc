@@ -185,6 +185,8 @@ Result<AddrInfo> add_v4(Control& ctl, Namespace& ns, const AddrRequest& req) {
   set_lifetime(a, req.valid_lft, req.preferred_lft, ctl.engine().time().now());
   a.rt_priority = req.rt_priority;
   a.proto = req.proto;
+  // Linux: __inet_insert_ifa drops an address of 0.0.0.0 and answers success.
+  if (a.local.is_unspecified()) return a;
   return insert_ifa(ctl, ns, *dev, *in, std::move(a), req.replace);
 }
 

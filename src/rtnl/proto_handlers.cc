@@ -124,6 +124,18 @@ Result<void> check_family(int family) {
   return ok();
 }
 
+// Linux: rtnetlink_rcv_msg — only IPv4 and IPv6 register a doit for addresses and routes,
+// and PF_UNSPEC, which a family without one falls back to, has none: EOPNOTSUPP alone,
+// before the message is parsed.
+Result<void> check_doit_family(const Request& r) {
+  auto p = r.m.payload();
+  const int family = p.empty() ? AF_UNSPEC : p[0];
+  if (family != AF_INET && family != AF_INET6)
+    return fail_log_only(EOPNOTSUPP, "no handler of message type {} for address family {}",
+                         r.m.hdr.nlmsg_type, family);
+  return ok();
+}
+
 inet::AddrRequest addr_request(const wire::AddrMessage& a, std::uint16_t flags) {
   inet::AddrRequest q;
   q.family = a.family;
@@ -262,6 +274,7 @@ bool ProtoPublisher::wants_routes(Namespace& ns, int family) const {
 // ---- handlers
 
 Result<void> handle_newaddr(Request& r) {
+  IFCORE_TRY(check_doit_family(r));
   auto a = wire::decode_addr(r.m);
   if (!a) return fail(a.error());
   IFCORE_TRY(check_family(a->family));
@@ -275,6 +288,7 @@ Result<void> handle_newaddr(Request& r) {
 }
 
 Result<void> handle_deladdr(Request& r) {
+  IFCORE_TRY(check_doit_family(r));
   auto a = wire::decode_addr(r.m);
   if (!a) return fail(a.error());
   IFCORE_TRY(check_family(a->family));
@@ -309,6 +323,7 @@ Result<void> handle_getaddr(Request& r) {
 }
 
 Result<void> handle_newroute(Request& r) {
+  IFCORE_TRY(check_doit_family(r));
   auto m = wire::decode_route(r.m);
   if (!m) return fail(m.error());
   IFCORE_TRY(check_family(m->family));
@@ -324,6 +339,7 @@ Result<void> handle_newroute(Request& r) {
 }
 
 Result<void> handle_delroute(Request& r) {
+  IFCORE_TRY(check_doit_family(r));
   auto m = wire::decode_route(r.m);
   if (!m) return fail(m.error());
   IFCORE_TRY(check_family(m->family));
@@ -406,8 +422,15 @@ Result<void> dump_routes(Request& r, Control& ctl, Namespace& ns, const wire::Ro
   }
   const std::uint16_t flags = NLM_F_MULTI | (f->set() ? NLM_F_DUMP_FILTERED : 0);
   const TimePoint now = ctl.engine().time().now();
+  // A family without a dump of its own gets PF_UNSPEC's (rtnl_dump_all: every family's);
+  // the multicast routing families have theirs, and ifcore no multicast routes.
+  const bool all = m.family != AF_INET && m.family != AF_INET6;
+  if (m.family == RTNL_FAMILY_IPMR || m.family == RTNL_FAMILY_IP6MR) {
+    end_dump(r);
+    return ok();
+  }
   for (int family : {AF_INET, AF_INET6}) {
-    if (m.family != AF_UNSPEC && m.family != family) continue;
+    if (!all && m.family != family) continue;
     if (f->flags & (RTM_F_CLONED | RTM_F_PREFIX)) continue;
     std::optional<std::uint32_t> table;
     if (f->table) {
@@ -439,6 +462,7 @@ Result<void> dump_routes(Request& r, Control& ctl, Namespace& ns, const wire::Ro
 }  // namespace
 
 Result<void> handle_getroute(Request& r) {
+  if (!r.dump()) IFCORE_TRY(check_doit_family(r));
   auto m = wire::decode_route(r.m);
   if (!m) return fail(m.error());
   Control ctl = r.s.hub().engine().control();
@@ -446,7 +470,6 @@ Result<void> handle_getroute(Request& r) {
   if (!ns) return fail(ns.error());
   if (r.dump()) return dump_routes(r, ctl, **ns, *m);
   // `ip route get`: Linux inet_rtm_getroute / inet6_rtm_getroute.
-  IFCORE_TRY(check_family(m->family));
   if (!m->dst) return fail(EINVAL, "missing destination address");
   if (m->family == AF_INET) {
     bool from = m->src && !m->src->is_unspecified();

@@ -252,6 +252,18 @@ std::vector<Row> name_index_rows() {
   rows.push_back({"altname_128_bytes",
                   [](const Ctx& c) { return Nl::of(RTM_NEWLINKPROP, kAck, ifi(c.idx("v1"))).begin(IFLA_PROP_LIST | NLA_F_NESTED).str(IFLA_ALT_IFNAME, std::string(128, 'a')).end().done(); },
                   ERANGE, "Attribute failed policy validation"});
+  // Only IPv4 and IPv6 handle these, and PF_UNSPEC, which other families fall back to,
+  // does not: EOPNOTSUPP before the message is parsed (rtnetlink_rcv_msg).
+  rows.push_back({"newaddr_unknown_family",
+                  [](const Ctx& c) { return Nl::of(RTM_NEWADDR, kNew, ifa(99, 24, c.idx("v0"))).in4(IFA_LOCAL, "10.0.7.1").done(); },
+                  ENOTSUP, ""});
+  rows.push_back({"deladdr_unspec_family",
+                  [](const Ctx& c) { return Nl::of(RTM_DELADDR, kAck, ifa(AF_UNSPEC, 0, c.idx("v0"))).done(); },
+                  ENOTSUP, ""});
+  rows.push_back({"newroute_unknown_family",
+                  fixed(Nl::of(RTM_NEWROUTE, kNew, rtm(99, 16)).in4(RTA_DST, "10.2.0.0").done()), ENOTSUP, ""});
+  rows.push_back({"getroute_unspec_family",
+                  fixed(Nl::of(RTM_GETROUTE, kAck, rtm(AF_UNSPEC, 32)).in4(RTA_DST, "10.2.0.1").done()), ENOTSUP, ""});
   rows.push_back({"newaddr_missing_device",
                   fixed(Nl::of(RTM_NEWADDR, kNew, ifa(AF_INET, 24, 9999)).in4(IFA_LOCAL, "10.0.7.1").done()), ENODEV, "ipv4: Device not found"});
   rows.push_back({"newaddr_v6_missing_device",
