@@ -278,6 +278,18 @@ Result<void> Vxlan::change_link(Control& ctl, Device& dev, const LinkRequest& re
   return ok();
 }
 
+// Linux: vxlan_change_mtu — under a lower device, at most its mtu less the headers the
+// device adds (EINVAL alone); without one, the device's range alone.
+Result<void> Vxlan::change_mtu(Control&, Device& dev, std::uint32_t mtu) const {
+  const VxlanPriv* v = vxlan_of(dev);
+  if (!v || !v->lower) return ok();
+  const std::uint32_t room = v->conf.ipv6() ? kHeadroom6 : kHeadroom4;
+  if (mtu + room > v->lower->mtu())
+    return fail_log_only(EINVAL, "vxlan mtu {} exceeds the mtu {} of lower device \"{}\" less {}",
+                         mtu, v->lower->mtu(), v->lower->name(), room);
+  return ok();
+}
+
 // Linux: vxlan_setup keeps the legacy limit; vxlan_dev_configure inherits its lower's.
 std::uint32_t Vxlan::tso_max_size(const Device& dev) const {
   const auto& lowers = dev.lowers_locked();
