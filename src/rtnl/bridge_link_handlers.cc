@@ -22,10 +22,6 @@ namespace ifcore::rtnl {
 
 namespace {
 
-bool is_bridge(const Device& dev) {
-  return dev.kind().name() == "bridge";
-}
-
 // Linux: valid_bridge_getlink_req — the header and IFLA_EXT_MASK alone for a strict
 // request; the filter mask it carries.
 Result<std::uint32_t> bridge_dump_mask(Request& r) {

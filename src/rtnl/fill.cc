@@ -125,6 +125,10 @@ void fill_af_spec(const Device& dev, std::uint32_t mtu, wire::LinkMessage& m) {
 
 }  // namespace
 
+bool is_bridge(const Device& dev) {
+  return dev.kind().name() == "bridge";
+}
+
 rtnl_link_stats64 link_stats64(const Device& dev) {
   static const LinkCounters kNone;  // a device that never counted a frame
   const LinkCounters* counted = dev.counters_if_any();

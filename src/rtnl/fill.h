@@ -16,6 +16,9 @@ namespace ifcore::rtnl {
 wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uint32_t ext_mask);
 // The device's counters as IFLA_STATS64 and RTM_GETSTATS's IFLA_STATS_LINK_64 report them.
 rtnl_link_stats64 link_stats64(const Device& dev);
+// True for a device of the bridge kind: its ports are reported with their settings
+// (IFLA_PROTINFO) and extended statistics.
+bool is_bridge(const Device& dev);
 
 // Encodes it as one message. Errors: EMSGSIZE, kind data errors from the wire encoder.
 // Context: control lock.

@@ -21,14 +21,6 @@ namespace ifcore::rtnl {
 
 namespace {
 
-constexpr std::uint32_t bit(int attr) {
-  return std::uint32_t{1} << (attr - 1);  // Linux: IFLA_STATS_FILTER_BIT
-}
-
-bool is_bridge(const Device& dev) {
-  return dev.kind().name() == "bridge";
-}
-
 // Linux: rtnl_valid_stats_req, then the filter mask's own check.
 Result<if_stats_msg> stats_request(Request& r, bool dump) {
   auto p = r.m.payload();
@@ -38,7 +30,7 @@ Result<if_stats_msg> stats_request(Request& r, bool dump) {
   if (r.s.strict_check()) {
     if (q.pad1 || q.pad2 || (dump && q.ifindex))
       return fail(EINVAL, "Invalid values in header for stats dump request");
-    if (q.filter_mask >= bit(IFLA_STATS_MAX + 1))
+    if (q.filter_mask >= IFLA_STATS_FILTER_BIT(IFLA_STATS_MAX + 1))
       return fail(EINVAL, "Invalid stats requested through filter mask");
   }
   return q;
@@ -68,16 +60,16 @@ Result<void> encode_stats(wire::MessageBuilder& b, const wire::Header& h, const 
   m.ifindex = static_cast<std::uint32_t>(dev.ifindex());
   m.filter_mask = mask;
   b.put_struct(m);
-  if (mask & bit(IFLA_STATS_LINK_64)) {
+  if (mask & IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64)) {
     const rtnl_link_stats64 s = link_stats64(dev);
     b.put_attr(IFLA_STATS_LINK_64, &s, sizeof(s));
   }
-  if ((mask & bit(IFLA_STATS_LINK_XSTATS)) && is_bridge(dev))
+  if ((mask & IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_XSTATS)) && is_bridge(dev))
     put_bridge_xstats(b, IFLA_STATS_LINK_XSTATS, false);
   const Device* master = dev.master();
-  if ((mask & bit(IFLA_STATS_LINK_XSTATS_SLAVE)) && master && is_bridge(*master))
+  if ((mask & IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_XSTATS_SLAVE)) && master && is_bridge(*master))
     put_bridge_xstats(b, IFLA_STATS_LINK_XSTATS_SLAVE, true);
-  if (mask & bit(IFLA_STATS_LINK_OFFLOAD_XSTATS)) {
+  if (mask & IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_OFFLOAD_XSTATS)) {
     // Linux: rtnl_offload_xstats_fill — no CPU_HIT counters (no driver offloads), and the
     // L3 statistics' hardware info: neither asked for nor in use.
     std::size_t offload = b.begin_nest(IFLA_STATS_LINK_OFFLOAD_XSTATS);
@@ -89,7 +81,8 @@ Result<void> encode_stats(wire::MessageBuilder& b, const wire::Header& h, const 
     b.end_nest(info);
     b.end_nest(offload);
   }
-  if (mask & bit(IFLA_STATS_AF_SPEC)) b.end_nest(b.begin_nest(IFLA_STATS_AF_SPEC));
+  if (mask & IFLA_STATS_FILTER_BIT(IFLA_STATS_AF_SPEC))
+    b.end_nest(b.begin_nest(IFLA_STATS_AF_SPEC));
   auto done = b.end();
   if (!done) return fail(done.error());
   return ok();

@@ -17,12 +17,11 @@
 namespace ifcore::rtnl::test {
 namespace {
 
-constexpr std::uint32_t bit(int attr) {
-  return std::uint32_t{1} << (attr - 1);
-}
-constexpr std::uint32_t kAll = bit(IFLA_STATS_LINK_64) | bit(IFLA_STATS_LINK_XSTATS) |
-                               bit(IFLA_STATS_LINK_XSTATS_SLAVE) |
-                               bit(IFLA_STATS_LINK_OFFLOAD_XSTATS) | bit(IFLA_STATS_AF_SPEC);
+constexpr std::uint32_t kAll = IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64) |
+                               IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_XSTATS) |
+                               IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_XSTATS_SLAVE) |
+                               IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_OFFLOAD_XSTATS) |
+                               IFLA_STATS_FILTER_BIT(IFLA_STATS_AF_SPEC);
 
 Bytes stats_msg(std::uint16_t flags, std::uint32_t ifindex, std::uint32_t mask,
                 std::uint8_t pad1 = 0) {
@@ -135,7 +134,9 @@ TEST_F(LinkStatsTest, EachMaskBitBringsItsAttributeForTheDevicesThatHaveIt) {
                {BRIDGE_XSTATS_STP, sizeof(bridge_stp_xstats)}}));
 
   // A get: one device, flags 0; a bit Linux does not know brings nothing.
-  auto [one, err2] = ask(stats_msg(0, v0, bit(IFLA_STATS_LINK_64) | bit(IFLA_STATS_MAX + 1)));
+  auto [one, err2] = ask(stats_msg(
+      0, v0,
+      IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64) | IFLA_STATS_FILTER_BIT(IFLA_STATS_MAX + 1)));
   EXPECT_EQ(err2, "");
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].flags, 0);
@@ -153,8 +154,8 @@ TEST_F(LinkStatsTest, TheCountersAreTheDevices) {
   std::vector<std::uint8_t> frame(60, 0);
   std::memset(frame.data(), 0xff, 6);  // to the broadcast address
   ASSERT_TRUE(transmit(*v1, std::move(frame)));
-  auto [one, err] =
-      ask(stats_msg(0, static_cast<std::uint32_t>(v1->ifindex()), bit(IFLA_STATS_LINK_64)));
+  auto [one, err] = ask(stats_msg(0, static_cast<std::uint32_t>(v1->ifindex()),
+                                  IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64)));
   ASSERT_EQ(one.size(), 1u);
   rtnl_link_stats64 s;
   std::memcpy(&s, one[0].attrs.at(IFLA_STATS_LINK_64).data.data(), sizeof(s));
@@ -173,7 +174,7 @@ TEST_F(LinkStatsTest, RefusalsAreLinuxs) {
             "error 22 Invalid values in header for stats dump request");
   EXPECT_EQ(ask(stats_msg(0, 1, 1, 1)).second,
             "error 22 Invalid values in header for stats dump request");
-  EXPECT_EQ(ask(stats_msg(NLM_F_DUMP, 0, bit(IFLA_STATS_MAX + 1))).second,
+  EXPECT_EQ(ask(stats_msg(NLM_F_DUMP, 0, IFLA_STATS_FILTER_BIT(IFLA_STATS_MAX + 1))).second,
             "error 22 Invalid stats requested through filter mask");
 }
 
@@ -184,7 +185,8 @@ TEST_F(LinkStatsTest, ADumpInPartsHoldsEveryDeviceOnce) {
   o.dump_chunk_bytes = 1024;
   auto s = open(o);
   std::vector<Replies> replies;  // the messages point into their datagrams
-  replies.push_back(roundtrip(*s, stats_msg(NLM_F_DUMP, 0, bit(IFLA_STATS_LINK_64))));
+  replies.push_back(
+      roundtrip(*s, stats_msg(NLM_F_DUMP, 0, IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64))));
   while (s->dump_pending() && replies.size() < 1000) {
     Replies r;
     s->continue_dump([&](Datagram&& d) { r.dgs.push_back(std::move(d)); });
