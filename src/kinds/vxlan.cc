@@ -218,7 +218,7 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
   dev->set_mtu_range_locked(ctl, 68, 65535);
   // Linux: vxlan_dev_configure — under a lower device, its mtu less the headers.
   if (lower) {
-    std::uint32_t room = c.ipv6() ? kHeadroom6 : kHeadroom4;
+    std::uint32_t room = c.headroom();
     dev->set_mtu_locked(ctl, lower->mtu() > room + 68 ? lower->mtu() - room : 68);
   }
   // Linux: a vxlan device keeps its carrier on and has no link state (operstate UNKNOWN).
@@ -283,7 +283,7 @@ Result<void> Vxlan::change_link(Control& ctl, Device& dev, const LinkRequest& re
 Result<void> Vxlan::change_mtu(Control&, Device& dev, std::uint32_t mtu) const {
   const VxlanPriv* v = vxlan_of(dev);
   if (!v || !v->lower) return ok();
-  const std::uint32_t room = v->conf.ipv6() ? kHeadroom6 : kHeadroom4;
+  const std::uint32_t room = v->conf.headroom();
   if (mtu + room > v->lower->mtu())
     return fail_log_only(EINVAL, "vxlan mtu {} exceeds the mtu {} of lower device \"{}\" less {}",
                          mtu, v->lower->mtu(), v->lower->name(), room);

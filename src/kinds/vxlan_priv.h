@@ -52,6 +52,8 @@ struct Conf {
   bool ipv6() const {
     return (!remote.empty() && remote.is_v6()) || (!local.empty() && local.is_v6());
   }
+  // The bytes the device adds before a frame (Linux: vxlan_headroom).
+  std::uint32_t headroom() const { return ipv6() ? kHeadroom6 : kHeadroom4; }
 };
 
 // One remote of a forwarding entry (Linux: struct vxlan_rdst).
