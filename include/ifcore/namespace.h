@@ -69,11 +69,13 @@ class Namespace {
     data_.emplace_back(tag, std::move(p));
   }
 
-  // The next ifindex the namespace will hand out (tests use it to check wrap-around; a
-  // veth refused as Linux refuses it after registering its peer passes one over).
+  // The next ifindex the namespace will hand out (tests use it to check wrap-around).
   // Context: control lock.
   void set_next_ifindex_locked(int next);
   int next_ifindex_locked() const;
+  // Takes the next ifindex as a registration would and hands it out to nobody (a veth
+  // refused as Linux refuses it after registering its peer). Context: control lock.
+  void pass_over_ifindex_locked();
 
   Registry& registry() const { return *registry_; }
 

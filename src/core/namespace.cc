@@ -48,6 +48,10 @@ std::uint64_t Namespace::list_seq() const {
 void Namespace::set_next_ifindex_locked(int next) {
   registry_->set_next_ifindex(next);
 }
+void Namespace::pass_over_ifindex_locked() {
+  (void)registry_->alloc_ifindex();  // none free: nothing to pass over
+}
+
 int Namespace::next_ifindex_locked() const {
   return registry_->next_ifindex();
 }

@@ -132,11 +132,7 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
     // Linux registers the peer, which takes an ifindex, before the device's name is found
     // taken; the peer goes again, its ifindex is not handed out again (cyclic allocation).
     // Refused here before anything is registered, the ifindex is passed over as there.
-    if (preq.ifindex == 0) {
-      int next = ns.next_ifindex_locked();
-      while (next > 0 && ctl.find(ns, next)) ++next;
-      ns.set_next_ifindex_locked(next > 0 ? next + 1 : 1);
-    }
+    if (preq.ifindex == 0) ns.pass_over_ifindex_locked();
     return fail_log_only(EEXIST, "device \"{}\" already exists", dev_name);
   }
 
