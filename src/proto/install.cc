@@ -39,6 +39,7 @@ class Hooks final : public PernetHooks {
   Result<void> init(Control& ctl, Namespace& ns) override {
     auto st = std::make_shared<NetState>();
     rules_init(*st);
+    addrlabels_init(st->labels);
     ns.set_data_locked(&kNetTag, std::move(st));
     return ok();
   }
@@ -79,6 +80,7 @@ NetState& net_state(Namespace& ns) {
     // A namespace the hooks have not seen (cannot happen once installed): make it now.
     auto made = std::make_shared<NetState>();
     rules_init(*made);
+    addrlabels_init(made->labels);
     ns.set_data_locked(&kNetTag, std::move(made));
     st = ns.data_locked<NetState>(&kNetTag);
   }

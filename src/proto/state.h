@@ -29,6 +29,7 @@
 #include "ifcore/engine.h"
 #include "ifcore/inet.h"
 #include "ifcore/timer.h"
+#include "proto/addrlabel.h"
 #include "proto/idle.h"
 
 namespace ifcore::proto {
@@ -231,6 +232,7 @@ struct NetState {
   std::map<std::uint32_t, Table>& tables(int family) {
     return family == AF_INET ? tables4 : tables6;
   }
+  AddrLabels labels;  // the IPv6 address label table (addrlabel.cc)
 };
 
 struct Ifa : RcuHook {  // one address (Linux: in_ifaddr / inet6_ifaddr); holds its device

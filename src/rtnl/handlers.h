@@ -153,6 +153,9 @@ Result<void> handle_delnexthop(Request& r);
 Result<void> handle_getnexthop(Request& r);
 Result<void> handle_getnexthopbucket(Request& r);
 Result<void> handle_getnetconf(Request& r);  // netconf_handlers.cc
+// RTM_NEWADDRLABEL and RTM_DELADDRLABEL; RTM_GETADDRLABEL (addrlabel_handlers.cc).
+Result<void> handle_changeaddrlabel(Request& r);
+Result<void> handle_getaddrlabel(Request& r);
 Result<void> handle_newnsid(Request& r);
 Result<void> handle_delnsid(Request& r);
 // ifcore: IFCORE_NLMSG_GETSTATS (stats_msg.h) — the engine's statistics.

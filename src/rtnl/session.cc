@@ -293,6 +293,11 @@ Handler find_handler(std::uint16_t type) {
       return handle_getnetconf;
     case RTM_GETSTATS:
       return handle_getlinkstats;
+    case RTM_NEWADDRLABEL:
+    case RTM_DELADDRLABEL:
+      return handle_changeaddrlabel;
+    case RTM_GETADDRLABEL:
+      return handle_getaddrlabel;
     default:
       return nullptr;
   }
