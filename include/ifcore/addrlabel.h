@@ -31,6 +31,10 @@ struct AddrLabelTable {
   std::uint32_t seq = 0;
 };
 
+// The ten entries a new namespace's table starts with, in the order Linux adds them
+// (ip6addrlbl_init_table: RFC 6724's labels but for ULA and 6to4).
+const std::vector<AddrLabel>& default_addrlabels();
+
 // Adds `l` (its prefix cut to prefix_len) or, with `replace`, replaces the entry of the same
 // prefix, length and device in its place (Linux: ip6addrlbl_add). Context: control lock.
 // Errors (no extack, as Linux): EINVAL (a length over 128, the label 0xffffffff, an ifindex

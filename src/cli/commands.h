@@ -19,10 +19,11 @@ Result<void> do_nexthop(Ctx& c, Args& a);  // nexthop_cmd.cc
 Result<void> do_netns(Ctx& c, Args& a);
 Result<void> do_monitor(Ctx& c, Args& a);
 Result<void> do_stats(Ctx& c, Args& a);
-Result<void> do_probe(Ctx& c, Args& a);   // probe_cmd.cc
-Result<void> do_sysctl(Ctx& c, Args& a);  // sysctl_cmd.cc
-Result<void> do_state(Ctx& c, Args& a);   // state_cmd.cc
-Result<void> do_tunnel(Ctx& c, Args& a);  // tunnel_cmd.cc
+Result<void> do_probe(Ctx& c, Args& a);      // probe_cmd.cc
+Result<void> do_sysctl(Ctx& c, Args& a);     // sysctl_cmd.cc
+Result<void> do_state(Ctx& c, Args& a);      // state_cmd.cc
+Result<void> do_tunnel(Ctx& c, Args& a);     // tunnel_cmd.cc
+Result<void> do_addrlabel(Ctx& c, Args& a);  // addrlabel_cmd.cc
 
 // What a route listing's filter pins down, and so leaves out of each line (iproute2's
 // print_route: filter.*mask == -1, a full-length `via`/`src`, one table, one device).

@@ -39,8 +39,8 @@ void usage() {
       "       ifc probe FROM TO [ count N ] [ interval MS ] [ timeout MS ]\n"
       "       ifc sysctl [ -n ] { KEY... | -w KEY=VALUE... }\n"
       "       ifc state dump FILE\n"
-      "where  OBJECT := { link | address | route | rule | neighbour | nexthop | netconf |\n"
-      "                   netns | monitor | stats | fdb }\n"
+      "where  OBJECT := { link | address | addrlabel | route | rule | neighbour | nexthop |\n"
+      "                   netconf | netns | monitor | stats | fdb }\n"
       "       OPTIONS := { -4 | -6 | -s[tatistics] | -d[etails] | -j[son] | -p[retty] |\n"
       "                    -br[ief] | -n[etns] name | -batch file | -force |\n"
       "                    -V[ersion] | --embedded | --kernel | --socket PATH }\n");
@@ -59,17 +59,23 @@ Result<void> run(Ctx& c, std::vector<std::string> words) {
   // (`ip n` is neighbor, `ip m` maddress, `ip mo` monitor); those ifc lacks say so.
   using Handler = Result<void> (*)(Ctx&, Args&);
   static const std::pair<const char*, Handler> kObjects[] = {
-      {"address", do_addr},    {"addrlabel", nullptr},  {"maddress", nullptr},
-      {"route", do_route},     {"rule", do_rule},       {"neighbor", do_neigh},
-      {"neighbour", do_neigh}, {"ntable", nullptr},     {"ntbl", nullptr},
-      {"link", do_link},       {"l2tp", nullptr},       {"fou", nullptr},
-      {"ila", nullptr},        {"macsec", nullptr},     {"tunnel", do_tunnel},
-      {"tunl", do_tunnel},     {"tuntap", nullptr},     {"tap", nullptr},
-      {"token", nullptr},      {"tcpmetrics", nullptr}, {"tcp_metrics", nullptr},
-      {"monitor", do_monitor}, {"xfrm", nullptr},       {"mroute", nullptr},
-      {"mrule", nullptr},      {"netns", do_netns},     {"netconf", do_netconf},
-      {"vrf", do_vrf},         {"sr", nullptr},         {"nexthop", do_nexthop},
-      {"mptcp", nullptr},      {"ioam", nullptr},       {"help", nullptr}};
+      {"address", do_addr},     {"addrlabel", do_addrlabel},
+      {"maddress", nullptr},    {"route", do_route},
+      {"rule", do_rule},        {"neighbor", do_neigh},
+      {"neighbour", do_neigh},  {"ntable", nullptr},
+      {"ntbl", nullptr},        {"link", do_link},
+      {"l2tp", nullptr},        {"fou", nullptr},
+      {"ila", nullptr},         {"macsec", nullptr},
+      {"tunnel", do_tunnel},    {"tunl", do_tunnel},
+      {"tuntap", nullptr},      {"tap", nullptr},
+      {"token", nullptr},       {"tcpmetrics", nullptr},
+      {"tcp_metrics", nullptr}, {"monitor", do_monitor},
+      {"xfrm", nullptr},        {"mroute", nullptr},
+      {"mrule", nullptr},       {"netns", do_netns},
+      {"netconf", do_netconf},  {"vrf", do_vrf},
+      {"sr", nullptr},          {"nexthop", do_nexthop},
+      {"mptcp", nullptr},       {"ioam", nullptr},
+      {"help", nullptr}};
   for (auto [name, handler] : kObjects) {
     if (!matches(obj, name)) continue;
     if (handler) return handler(c, a);

@@ -95,9 +95,19 @@ Result<void> check(const AddrLabel& l) {
 }  // namespace
 
 void addrlabels_init(AddrLabels& t) {
-  // Linux: ip6addrlbl_init_table, added in its order (RFC 6724's labels but for ULA and
-  // 6to4).
-  const AddrLabel defaults[] = {
+  t = AddrLabels{};
+  for (const AddrLabel& l : inet::default_addrlabels())
+    if (auto e = make_entry(l)) (void)insert(t, std::move(*e), false);
+}
+
+}  // namespace ifcore::proto
+
+namespace ifcore::inet {
+
+using namespace ifcore::proto;
+
+const std::vector<AddrLabel>& default_addrlabels() {
+  static const std::vector<AddrLabel> defaults = {
       v6({}, 0, 1),                                                  // ::/0
       v6({0xfc}, 7, 5),                                              // fc00::/7
       v6({0xfe, 0xc0}, 10, 11),                                      // fec0::/10
@@ -109,16 +119,8 @@ void addrlabels_init(AddrLabels& t) {
       v6({}, 96, 3),                                                 // ::/96
       v6({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 128, 0),  // ::1/128
   };
-  t = AddrLabels{};
-  for (const AddrLabel& l : defaults)
-    if (auto e = make_entry(l)) (void)insert(t, std::move(*e), false);
+  return defaults;
 }
-
-}  // namespace ifcore::proto
-
-namespace ifcore::inet {
-
-using namespace ifcore::proto;
 
 Result<void> add_addrlabel(Control& ctl, Namespace& ns, const AddrLabel& l, bool replace) {
   IFCORE_TRY(ctl.check_covers(ns));

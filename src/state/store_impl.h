@@ -13,6 +13,7 @@
 
 #include <linux/fib_rules.h>
 #include <linux/if_addr.h>
+#include <linux/if_addrlabel.h>
 #include <linux/if_bridge.h>
 #include <linux/if_link.h>
 #include <linux/neighbour.h>
@@ -32,6 +33,7 @@
 
 #include <fmt/format.h>
 
+#include "ifcore/addrlabel.h"
 #include "ifcore/namespace.h"
 #include "rtnl/wire/sysctl_msg.h"
 
@@ -137,6 +139,13 @@ Row rule_row(const nlmsghdr& h, View body);
 Row neigh_row(const nlmsghdr& h, View body);
 Row nexthop_row(const nlmsghdr& h, View body);
 Row sysctl_row(const nlmsghdr& h, View body);
+// The ifal_flags of an addrlabel row that keeps a default entry's delete (Linux reads no
+// flags from a request: the replay sends the delete as it is).
+inline constexpr std::uint8_t kDeletedDefault = 1;
+Row addrlabel_row(const nlmsghdr& h, View body);
+// An addrlabel row that keeps a default entry's delete; a row of a default entry's key.
+bool addrlabel_deleted(const ObjRow& r);
+bool addrlabel_of_default(const ObjRow& r);
 Row row_of(const nlmsghdr& h, View body);
 bool kept_type(std::uint16_t t);
 

@@ -561,7 +561,7 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   IFCORE_TRY(rp.creation_defaults());
   IFCORE_TRY(rp.sysctls(false));
   // The rest, each after what it needs: addresses, nexthops (groups after their members),
-  // routes, rules, neighbours, forwarding entries.
+  // routes, rules, neighbours, IPv6 address labels, forwarding entries.
   auto all = [](const ObjRow&) { return true; };
   auto is_group = [](const ObjRow& r) {
     return r.msg.size() >= sizeof(nhmsg) &&
@@ -576,6 +576,11 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
   IFCORE_TRY(rp.objects("rule", RTM_NEWRULE, NLM_F_CREATE | NLM_F_EXCL, all));
   IFCORE_TRY(rp.objects("rule-deleted", RTM_DELRULE, 0, all));
   IFCORE_TRY(rp.objects("neigh", RTM_NEWNEIGH, kPut, all));
+  // A default entry changed is deleted before it is made again: an add finds no entry of
+  // its key past the first of its length (Linux's order), so it would make a second.
+  IFCORE_TRY(rp.objects("addrlabel", RTM_DELADDRLABEL, 0, addrlabel_of_default));
+  IFCORE_TRY(rp.objects("addrlabel", RTM_NEWADDRLABEL, kPut,
+                        [](const ObjRow& r) { return !addrlabel_deleted(r); }));
   // Forwarding entries: a bridge's replaced, a VXLAN's remotes appended (a MAC may have
   // several).
   auto vxlan_fdb = [](const ObjRow& r) {

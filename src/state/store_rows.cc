@@ -432,6 +432,64 @@ Row nexthop_row(const nlmsghdr& h, View body) {
   return r;
 }
 
+namespace {
+
+// The body's entry is one of a new namespace's (its prefix, length and no device).
+bool default_addrlabel(View body) {
+  auto m = header_of<ifaddrlblmsg>(body);
+  auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(ifaddrlblmsg)))));
+  const RawAttr* a = find(as, IFAL_ADDRESS);
+  if (!a || a->data.size() < 16 || m.ifal_index) return false;
+  auto prefix = IpAddr::from_bytes(AF_INET6, a->data.first(16));
+  const auto& defaults = inet::default_addrlabels();
+  return prefix && std::any_of(defaults.begin(), defaults.end(), [&](const inet::AddrLabel& d) {
+           return d.prefix == *prefix && d.prefix_len == m.ifal_prefixlen;
+         });
+}
+
+}  // namespace
+
+// An IPv6 address label changed (rtnl's addrlabel handler shows the tap the request; Linux
+// announces none): a row per prefix, length and device, the key of Linux's table. The
+// default entries are the engine's own: one deleted is kept as the delete (its body flagged
+// kDeletedDefault), made again at restore, as a default rule's is; any other deleted is
+// forgotten.
+Row addrlabel_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "addrlabel";
+  auto m = header_of<ifaddrlblmsg>(body);
+  auto as = attrs_of(body.subspan(std::min(body.size(), NLMSG_ALIGN(sizeof(ifaddrlblmsg)))));
+  const RawAttr* a = find(as, IFAL_ADDRESS);
+  if (!a || a->data.size() < 16) return r;
+  key_add(r.key, a->data.data(), 16);
+  key_add(r.key, &m.ifal_prefixlen, 1);
+  key_add(r.key, &m.ifal_index, 4);
+  r.summary = fmt::format("{}/{} dev {} label {}", addr_text(AF_INET6, a->data.first(16)),
+                          m.ifal_prefixlen, m.ifal_index, u32_of(as, IFAL_LABEL).value_or(0));
+  r.body.assign(body.begin(), body.end());
+  if (h.nlmsg_type == RTM_NEWADDRLABEL) {
+    r.what = Kind::Upsert;
+    return r;
+  }
+  if (!default_addrlabel(body)) {
+    r.what = Kind::Erase;
+    return r;
+  }
+  r.what = Kind::Upsert;
+  r.body[offsetof(ifaddrlblmsg, ifal_flags)] = kDeletedDefault;
+  r.summary += " (deleted)";
+  return r;
+}
+
+bool addrlabel_deleted(const ObjRow& r) {
+  return r.msg.size() >= sizeof(ifaddrlblmsg) &&
+         r.msg[offsetof(ifaddrlblmsg, ifal_flags)] == kDeletedDefault;
+}
+
+bool addrlabel_of_default(const ObjRow& r) {
+  return r.msg.size() >= sizeof(ifaddrlblmsg) && default_addrlabel(r.msg);
+}
+
 // A sysctl written (rtnl's sysctl handler shows the tap the write that would make it again,
 // the device's ifindex as nlmsg_pid). A device's setting is known by the device's ifindex,
 // not its name, so that it follows a rename and goes with the device.
@@ -482,6 +540,10 @@ Row row_of(const nlmsghdr& h, View body) {
     case RTM_DELNEXTHOP:
       if (body.size() < sizeof(nhmsg)) return {};
       return nexthop_row(h, body);
+    case RTM_NEWADDRLABEL:
+    case RTM_DELADDRLABEL:
+      if (body.size() < sizeof(ifaddrlblmsg)) return {};
+      return addrlabel_row(h, body);
     default:
       return {};
   }
@@ -501,6 +563,8 @@ bool kept_type(std::uint16_t t) {
     case RTM_DELNEIGH:
     case RTM_NEWNEXTHOP:
     case RTM_DELNEXTHOP:
+    case RTM_NEWADDRLABEL:
+    case RTM_DELADDRLABEL:
     case rtnl::IFCORE_NLMSG_SYSCTL:
       return true;
     default:

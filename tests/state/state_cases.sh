@@ -143,13 +143,22 @@ configure() {
   I link set d2 name d2renamed
   I sysctl -w net.ipv6.conf.d2renamed.proxy_ndp=1 >/dev/null
   I -n ns1 sysctl -w net.ipv4.conf.vx1.proxy_arp=1 >/dev/null
+  # IPv6 address labels: added, a default replaced (delete, add), a default deleted, one of
+  # a device, and another namespace's table
+  I addrlabel add prefix 2001:db8::/32 label 100
+  I addrlabel add prefix 2001:db8:1::/48 dev d0 label 101
+  I addrlabel del prefix 2002::/16 label 2
+  I addrlabel add prefix 2002::/16 label 20
+  I addrlabel del prefix fc00::/7 label 5
+  I -n ns1 addrlabel add prefix 2001:db8:7::/48 label 7
   set +e
 }
 snapshot() {  # the full dumps, the lifetimes that count down taken out
   for n in "" "-n ns1" "-n ns3"; do
     # shellcheck disable=SC2086
     { I $n -d link show; I $n -d addr show; I $n route show table all; I $n -6 route show table all
-      I $n rule show; I $n -6 rule show; I $n neigh show; I $n nexthop show; I $n fdb show; } 2>&1
+      I $n rule show; I $n -6 rule show; I $n neigh show; I $n nexthop show; I $n fdb show
+      I $n addrlabel list; } 2>&1
   done | sed -E 's/(valid_lft|preferred_lft|expires) [0-9]+sec/\1 Nsec/g'
   I netns list
   local keys=(net.ipv6.conf.default.forwarding net.ipv6.conf.d2renamed.forwarding
@@ -173,7 +182,9 @@ roundtrip)
   # A second restart, and the changes made after the first are kept too.
   I link del vx0 && I link del vl10 && I link set v2 nomaster && I fdb del 02:00:00:00:00:aa dev v0 master && I addr del 10.0.0.2/24 dev d0 && I link set d0 mtu 1300 &&
     I rule del priority 32767 && I -6 rule del priority 32766 && I link set p2 nomaster &&
-    I -6 route del 2001:db8:6::/64 via 2001:db8::a || fail "changing"
+    I -6 route del 2001:db8:6::/64 via 2001:db8::a && I addrlabel add prefix fc00::/7 label 55 &&
+    I addrlabel del prefix 2001:db8::/32 label 0 && I addrlabel del prefix ::/0 label 1 ||
+    fail "changing"
   I -6 route show 2001:db8:6::/64 | grep -q "via 2001:db8::b dev d0 metric 1024 mtu 1400" ||
     fail "a sibling lost its mtu: $(I -6 route show 2001:db8:6::/64)"
   I link show br1 | grep -q "link/ether 02:00:00:00:02:02 " || fail "br1 does not follow its ports after a restart"
@@ -186,12 +197,15 @@ roundtrip)
   "$ifc" state dump "$state" >"$dir/dump" || fail "ifc state dump"
   for want in "namespace ns1" "default link d0 ifindex 2 kind dummy" "default link v1" \
     "default route 10.2.0.0/16 table 254" "default nexthop id 3 group" "default neigh 10.0.0.7" "default fdb 02:00:00:00:00:cc" \
-    "default rule family 2 priority 100" "valid_until" "net.ipv6.conf.d2renamed.proxy_ndp = 1"; do
+    "default rule family 2 priority 100" "valid_until" "net.ipv6.conf.d2renamed.proxy_ndp = 1" \
+    "default addrlabel fc00::/7 dev 0 label 55" "default addrlabel ::/0 dev 0 label 1 (deleted)" \
+    "ns1 addrlabel 2001:db8:7::/48 dev 0 label 7"; do
     grep -q "$want" "$dir/dump" || fail "ifc state dump lacks \"$want\": $(cat "$dir/dump")"
   done
   grep -q "link vx0 " "$dir/dump" && fail "a deleted veth is still kept"
   grep -q "link vx1 " "$dir/dump" && fail "a deleted veth's peer (in another namespace) is still kept"
   grep -q "link vl10 " "$dir/dump" && fail "a deleted vlan is still kept"
+  grep -q "addrlabel 2001:db8::/32" "$dir/dump" && fail "a deleted address label is still kept"
   echo "roundtrip: ok ($(grep -c . "$dir/dump") rows kept)"
   ;;
 corrupt)
