@@ -57,6 +57,16 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
     out.prefsrc = IpAddr::v4(0x7f000001);
     return out;
   }
+  // Linux: ip_route_input_slow's martians, before any lookup: a multicast or limited
+  // broadcast source, a source or destination of 0.0.0.0 (0.0.0.0/8 is unicast since Linux
+  // 5.3), a loopback destination or source (route_localnet is off): EINVAL alone.
+  if (f == AF_INET && given.iif && !given.src.empty() && dst.v4_host() != 0xffffffffu) {
+    auto loopback = [](std::uint32_t a) { return (a >> 24) == 127; };
+    const std::uint32_t s = given.src.v4_host(), d = dst.v4_host();
+    if (given.src.is_multicast() || s == 0xffffffffu || s == 0 || d == 0 || loopback(d) ||
+        loopback(s))
+      return fail_log_only(EINVAL, "route get: a martian on the input path");
+  }
   // Linux: l3mdev_update_flow — the flow's L3 master comes from its output device (an L3
   // master given as the output device sends the lookup to its table, through any of the
   // table's devices), else from its input device; l3mdev rules look up that master's table.
@@ -70,10 +80,21 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
   }
   Device* l3_dev = l3_master ? ctl.find(ns, l3_master) : nullptr;
   const std::uint32_t l3_table = l3_dev ? l3_dev->kind().l3mdev_table(*l3_dev) : 0;
+  // Linux: ip6_route_input_lookup — an input lookup of a loopback, link-local or multicast
+  // destination (rt6_need_strict) takes only routes through the input device.
+  static const IpAddr kLoopback6 = *IpAddr::parse("::1");
+  const bool strict6 = f == AF_INET6 && flow.iif &&
+                       (dst.is_multicast() || dst.is_v6_link_local() || dst == kLoopback6);
   auto usable = [&](const Route& r) {
     if (r.info.type == RTN_BROADCAST || r.info.type == RTN_MULTICAST) return false;
     if (!r.dev) return !oif;
-    auto carries = [&](const Device* d) { return d->is_up() && (!oif || d->ifindex() == oif); };
+    if (strict6 && r.dev->ifindex() != flow.iif) return false;
+    // An IPv4 local route is there while its address is, the device down or not (Linux:
+    // fib_add_ifaddr adds it whatever the device's state; a device that goes down takes it).
+    const bool any_state = f == AF_INET && r.info.type == RTN_LOCAL;
+    auto carries = [&](const Device* d) {
+      return (any_state || d->is_up()) && (!oif || d->ifindex() == oif);
+    };
     if (carries(r.dev)) return true;
     for (const Route::Hop& h : r.extra)
       if (carries(h.dev)) return true;
@@ -126,6 +147,13 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
     }
     return fail_log_only(ENETUNREACH, "Network is unreachable");  // Linux: no extack
   }();
+  if (!looked && f == AF_INET && flow.iif && looked.error().code == ENETUNREACH) {
+    // Linux: ip_route_input_slow — no route, on an input device that does not forward, is
+    // EHOSTUNREACH.
+    Device* in_dev = ctl.find(ns, flow.iif);
+    auto conf = in_dev ? dev_conf4(ep, *in_dev) : std::nullopt;
+    if (!conf || !conf->forwarding) return fail_log_only(EHOSTUNREACH, "No route to host");
+  }
   if (!looked) {
     // Linux: ip_route_output_key_hash_rcu — with an output device given, a failed lookup
     // means the destination is on that device's link (`8.8.8.8 dev v0 src ...`), unless
@@ -154,7 +182,17 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
     return out;
   }
   Route* r = *looked;
-  if (flow.fib_match) return report(*r);
+  // Linux: fib_validate_source for a local destination on the input path: a source that is
+  // one of the namespace's own addresses is a martian (accept_local off).
+  if (f == AF_INET && flow.iif && r->info.type == RTN_LOCAL && st.local_addrs.count(flow.src))
+    return fail_log_only(EINVAL, "route get: a martian source {}", flow.src.to_string());
+  if (flow.fib_match) {
+    // Linux: the matched entry as its table holds it, but the table is the one the lookup
+    // ran in: while no IPv4 rule was ever added, local and main are one (main).
+    RouteInfo matched = report(*r);
+    if (f == AF_INET && !st.custom_rules4) matched.table = RT_TABLE_MAIN;
+    return matched;
+  }
   // Linux: ip_route_input_slow — a packet that came in for another host is forwarded only
   // where the input device forwards; else the answer is EHOSTUNREACH.
   if (f == AF_INET && flow.iif && r->info.type != RTN_LOCAL) {
@@ -223,6 +261,9 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
     // Linux: rt6_fill_node for the lookup's route: its table, protocol and metric, no flags.
     out.flags = 0;
   }
+  // Linux: ip_route_output_key_hash_rcu — a local route without a preferred source sends
+  // from the destination itself.
+  if (f == AF_INET && local && out.prefsrc.empty()) out.prefsrc = dst;
   if (out.prefsrc.empty() && hop_dev)
     out.prefsrc =
         f == AF_INET ? inet_select_addr(ep, *hop_dev) : inet6_select_addr(ep, *hop_dev, dst);

@@ -462,7 +462,10 @@ Result<void> dump_routes(Request& r, Control& ctl, Namespace& ns, const wire::Ro
 }  // namespace
 
 Result<void> handle_getroute(Request& r) {
-  if (!r.dump()) IFCORE_TRY(check_doit_family(r));
+  if (!r.dump()) {
+    IFCORE_TRY(check_doit_family(r));
+    IFCORE_TRY(wire::check_route_get(r.m, r.m.payload()[0], r.s.strict_check()));
+  }
   auto m = wire::decode_route(r.m);
   if (!m) return fail(m.error());
   Control ctl = r.s.hub().engine().control();

@@ -84,6 +84,21 @@ struct RouteMessage {
 // matching the family, fixed-size attributes of the wrong size, a malformed rtnexthop.
 Result<RouteMessage> decode_route(const Message& m);
 
+// Linux's checks of a route get request of `family` (AF_INET or AF_INET6;
+// inet_rtm_valid_getroute_req, inet6_rtm_valid_getroute_req): a payload shorter than
+// rtmsg is EINVAL "ipv4: Invalid header for route get request" ("ipv6: Invalid header for
+// get route request"), strict or not. With `strict` (NETLINK_GET_STRICT_CHK), in Linux's
+// order: prefix lengths other than 0 or the address's ("ipv4: Invalid values in header for
+// route get request", with a table, protocol, scope or type too; "ipv6: Invalid prefix for
+// get route request"), flags ("ipv4: Unsupported rtm_flags for route get request": any but
+// RTM_F_NOTIFY, LOOKUP_TABLE, FIB_MATCH; "ipv6: Invalid flags for get route request": any
+// but FIB_MATCH), an unknown attribute type ("Unknown attribute type", at it), bytes left
+// over, RTA_SRC or RTA_DST with a zero length ("ipv4: rtm_src_len and rtm_dst_len must be
+// 32 for IPv4", "ipv6: ... must be 128 for IPv6"), and any attribute but IIF, OIF, SRC,
+// DST, IP_PROTO, SPORT, DPORT, MARK, UID ("ipv4: Unsupported attribute in route get
+// request", "ipv6: Unsupported attribute in get route request"). All EINVAL.
+Result<void> check_route_get(const Message& m, int family, bool strict);
+
 // Writes `r` as one message of type h.type. IPv4 order (fib_dump_info): RTA_TABLE,
 // RTA_DST, RTA_SRC, RTA_IIF, RTA_PRIORITY, RTA_METRICS, RTA_PREFSRC, then RTA_GATEWAY or
 // RTA_VIA and RTA_OIF, or RTA_MULTIPATH; RTA_EXPIRES, RTA_CACHEINFO, RTA_PREF. IPv6
