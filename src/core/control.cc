@@ -322,7 +322,7 @@ Result<void> Control::apply_create_attrs(Device& dev, const LinkRequest& req) {
                           req.num_rx_queues.value_or(dev.num_rx_queues()));
   if (req.operstate) dev.set_operstate_locked(*this, *req.operstate);
   if (req.link_mode) dev.set_link_mode_locked(*this, *req.link_mode);
-  if (req.ifalias) dev.set_alias_locked(*this, *req.ifalias);
+  // (Not IFLA_IFALIAS: rtnl_create_link ignores it; only a change sets an alias.)
   return ok();
 }
 

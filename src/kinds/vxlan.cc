@@ -79,6 +79,9 @@ Result<void> flag(Conf& c, const AttrList& d, std::uint16_t type, std::uint32_t 
 // Linux: vxlan_nl2conf, in its order. `c` starts as the device's configuration on a
 // change, as the defaults on a create.
 Result<void> nl2conf(Conf& c, const AttrList& d, bool changelink) {
+  // Linux: vxlan_config_validate gives a device made without addresses IPv4's family; a
+  // change must keep the family the device has.
+  const int family = c.ipv6() ? AF_INET6 : AF_INET;
   if (auto v = attr_num(d, IFLA_VXLAN_ID)) {
     if (changelink && *v != c.vni) return cannot("Cannot change VNI");
     c.vni = static_cast<std::uint32_t>(*v);
@@ -90,7 +93,7 @@ Result<void> nl2conf(Conf& c, const AttrList& d, bool changelink) {
       if (!a) continue;
       auto ip = IpAddr::from_bytes(t == t4 ? AF_INET : AF_INET6, a->bin);
       if (!ip) return fail(ip.error());
-      if (changelink && !out.empty() && out.family() != ip->family()) return cannot(family_message);
+      if (changelink && family != ip->family()) return cannot(family_message);
       out = *ip;
     }
     return ok();
@@ -206,7 +209,11 @@ AttrPolicy Vxlan::policy() const {
 }
 
 Result<void> Vxlan::validate(Control&, const LinkRequest& req) const {
-  return check_ether_address(req);
+  IFCORE_TRY(check_ether_address(req));
+  // Linux: vxlan_validate — a create or a change that names the kind needs its data.
+  if (!req.has_info_data)
+    return fail(EINVAL, "Required attributes not provided to perform the operation");
+  return ok();
 }
 
 Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
@@ -243,8 +250,9 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
 Kind::Undo Vxlan::save_link(Device& dev) const {
   const VxlanPriv& v = *vxlan_of(dev);
   Device* d = &dev;
-  return [d, conf = v.conf, lower = v.lower.get()](Control& ctl) -> Result<void> {
+  return [d, conf = v.conf, lower = v.lower.get(), mtu = dev.mtu()](Control& ctl) -> Result<void> {
     VxlanPriv& w = *vxlan_of(*d);
+    d->set_mtu_locked(ctl, mtu);
     if (w.lower.get() != lower) {
       if (w.lower) ctl.unlink_upper(*w.lower, *d);
       w.lower.reset();
@@ -274,6 +282,13 @@ Result<void> Vxlan::change_link(Control& ctl, Device& dev, const LinkRequest& re
     }
   }
   v.conf = c;
+  // Linux: vxlan_config_apply on a change — under a lower device, an mtu above its less
+  // the headers comes down to it (set directly: no NETDEV_CHANGEMTU).
+  if (lower) {
+    const std::uint32_t room = c.headroom();
+    const std::uint32_t max = lower->mtu() > room + 68 ? lower->mtu() - room : 68;
+    if (dev.mtu() > max) dev.set_mtu_locked(ctl, max);
+  }
   (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
   return ok();
 }

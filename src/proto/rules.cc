@@ -277,8 +277,12 @@ Result<void> delete_rule(Control& ctl, Namespace& ns, const RuleRequest& req) {
     return fail(EAFNOSUPPORT, "Rule family not supported");
   NetState& st = net_state(ns);
   std::vector<Rule>& list = family == AF_INET ? st.rules4 : st.rules6;
+  // Linux: fib_nl2rule gives a delete the mark's mask as it gives an add (a mark without a
+  // mask compares all its bits), and rule_find compares a mask that is not 0.
+  RuleRequest q = req;
+  if (q.has_fwmark && q.rule.fwmark && !q.has_fwmask) q.rule.fwmask = 0xFFFFFFFF;
   auto it =
-      std::find_if(list.begin(), list.end(), [&](const Rule& x) { return selected(x.info, req); });
+      std::find_if(list.begin(), list.end(), [&](const Rule& x) { return selected(x.info, q); });
   if (it == list.end()) return fail_log_only(ENOENT, "no such rule");
   Rule gone = std::move(*it);
   list.erase(it);

@@ -82,8 +82,11 @@ Result<void> decode_change_data(Control& ctl, Device& dev, wire::DecodedLink& d)
       if (!a) return fail(a.error());
       req.info_data = std::move(*a);
     }
-  } else {
-    req.kind.reset();  // a kind named without data changes nothing (Linux ignores it)
+  } else if (req.kind) {
+    // A kind named without data changes nothing, but Linux's rtnl_newlink runs the named
+    // kind's validate first (a vxlan's refuses a request without data).
+    if (const Kind* named = ctl.find_kind(*req.kind)) IFCORE_TRY(named->validate(ctl, req));
+    req.kind.reset();
   }
   if (req.has_slave_data) {
     Device* m = dev.master();
