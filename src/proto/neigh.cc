@@ -249,6 +249,19 @@ IpAddr entry_key(const Device& dev, int family, const IpAddr& dst) {
   return dst;
 }
 
+// Linux: pneigh_hash — the key's last 4 bytes read as a little-endian word (the hosts it
+// runs on here), folded to 4 bits.
+unsigned pneigh_bucket(const IpAddr& dst) {
+  auto b = dst.bytes();
+  if (b.size() < 4) return 0;
+  const std::uint8_t* k = b.data() + b.size() - 4;
+  std::uint32_t h = k[0] | (k[1] << 8) | (k[2] << 16) | (std::uint32_t(k[3]) << 24);
+  h ^= h >> 16;
+  h ^= h >> 8;
+  h ^= h >> 4;
+  return h & 0xF;
+}
+
 PNeigh* find_proxy(NeighTable& t, const IpAddr& dst, int ifindex, bool exact) {
   for (auto& p : t.proxies)
     if (p->info.dst == dst && (p->info.ifindex == ifindex || (!exact && p->info.ifindex == 0)))
@@ -513,8 +526,14 @@ std::vector<NeighInfo> list_neighs(Control& ctl, Namespace& ns, int family, bool
   for (int f : {AF_INET, AF_INET6}) {
     if (family && family != f) continue;
     if (proxy) {
+      // Linux: pneigh_dump_table — its 16 buckets in order, each newest first (the list is).
+      std::vector<std::pair<unsigned, NeighInfo>> found;
       for (const auto& p : table_of(st, f).proxies)
-        if (!ifindex || p->info.ifindex == ifindex) out.push_back(report(*p));
+        if (!ifindex || p->info.ifindex == ifindex)
+          found.emplace_back(pneigh_bucket(p->info.dst), report(*p));
+      std::stable_sort(found.begin(), found.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto& x : found) out.push_back(std::move(x.second));
       continue;
     }
     // By device (ifindex order), each device's newest first. (Linux's order is its hash

@@ -131,7 +131,15 @@ Result<void> change_link(Hub& hub, Control& ctl, Device& dev, const LinkRequest&
   return ok();
 }
 
+// Linux: do_setvfinfo without the driver's ndo_set_vf_* (no ifcore kind has them).
+Result<void> check_vf_info(const wire::DecodedLink& d, const Device& dev) {
+  if (d.vf_info)
+    return fail_log_only(EOPNOTSUPP, "device \"{}\" has no virtual functions", dev.name());
+  return ok();
+}
+
 Result<void> change_existing(Hub& hub, Control& ctl, Device& dev, wire::DecodedLink& d) {
+  IFCORE_TRY(check_vf_info(d, dev));
   IFCORE_TRY(check_netns_refs(d.req));
   IFCORE_TRY(decode_change_data(ctl, dev, d));
   return change_link(hub, ctl, dev, d.req);
@@ -145,6 +153,7 @@ Result<void> change_group(Hub& hub, Control& ctl, Namespace& ns, wire::DecodedLi
   for (Device* dev : ns.devices_locked()) {
     if (dev->group() != group) continue;
     wire::DecodedLink copy = d;
+    IFCORE_TRY(check_vf_info(copy, *dev));
     IFCORE_TRY(decode_change_data(ctl, *dev, copy));
     IFCORE_TRY(change_link(hub, ctl, *dev, copy.req));
   }
@@ -288,6 +297,7 @@ Result<void> handle_setlink(Request& r) {
   req.has_info_data = false;
   req.has_slave_data = false;
   req.slave_kind.reset();
+  IFCORE_TRY(check_vf_info(*d, *dev));
   IFCORE_TRY(check_netns_refs(req));
   IFCORE_TRY(check_other_ns(r, ctl, **ns, req));
   return change_link(r.s.hub(), ctl, *dev, req);

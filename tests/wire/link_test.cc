@@ -182,10 +182,31 @@ TEST(LinkRequestMalformed, UnknownAttributeAboveIflaMax) {
 
 TEST(LinkRequestMalformed, UnmodeledUapiAttributeIsNotSupported) {
   Bytes d = nlmsg(RTM_NEWLINK, NLM_F_REQUEST, 1, 0,
-                  cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_VFINFO_LIST, {})}));
+                  cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_VF_PORTS, {})}));
   auto r = decode_link_request(one(d), ctx());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, EOPNOTSUPP);
+}
+
+// IFLA_VFINFO_LIST: read (a change answers EOPNOTSUPP: no kind has virtual functions), its
+// entries IFLA_VF_INFO only.
+TEST(LinkRequestMalformed, VfInfoListIsReadAndChecked) {
+  Bytes empty = nlmsg(RTM_NEWLINK, NLM_F_REQUEST, 1, 0,
+                      cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_VFINFO_LIST, {})}));
+  auto r = decode_link_request(one(empty), ctx());
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->vf_info);
+  Bytes one_vf =
+      nlmsg(RTM_NEWLINK, NLM_F_REQUEST, 1, 0,
+            cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_VFINFO_LIST, attr(IFLA_VF_INFO, {}))}));
+  r = decode_link_request(one(one_vf), ctx());
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->vf_info);
+  Bytes other = nlmsg(RTM_NEWLINK, NLM_F_REQUEST, 1, 0,
+                      cat({ifinfo(0, 0, 0, 0, 0), attr(IFLA_VFINFO_LIST, attr(7, {}))}));
+  r = decode_link_request(one(other), ctx());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, EINVAL);
 }
 
 TEST(LinkRequestMalformed, AfSpecUnknownFamily) {

@@ -57,6 +57,10 @@ struct DecodedLink {
   std::vector<std::uint8_t> slave_data_raw;  // IFLA_INFO_SLAVE_DATA, likewise
   int slave_data_offset = -1;
   bool slave_data_decoded = false;
+  // IFLA_VFINFO_LIST held an IFLA_VF_INFO: settings of SR-IOV virtual functions, which no
+  // ifcore kind has (Linux: rtnl_create_link ignores them; do_setlink's do_setvfinfo finds
+  // no ndo_set_vf_*: EOPNOTSUPP).
+  bool vf_info = false;
 };
 
 // Decodes a link request message (type RTM_NEWLINK, RTM_SETLINK or RTM_DELLINK).

@@ -208,6 +208,17 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
       return set_field(r.carrier, a.u8());
     case IFLA_PROTO_DOWN:
       return set_field(r.proto_down, a.u8());
+    case IFLA_VFINFO_LIST: {
+      // Linux: NLA_NESTED; do_setlink walks it, an entry of another type is EINVAL.
+      auto inner = parse_nested(a);
+      if (!inner) return fail(inner.error());
+      for (const RawAttr& x : *inner) {
+        if (x.type != IFLA_VF_INFO)
+          return fail_at(x.offset, EINVAL, "IFLA_VFINFO_LIST entry {}", x.type);
+        out.vf_info = true;
+      }
+      return ok();
+    }
     case IFLA_AF_SPEC:
       return decode_af_spec(a, r);
     case IFLA_LINKINFO:
