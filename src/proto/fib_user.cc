@@ -84,6 +84,25 @@ using namespace ifcore::proto;
 using namespace ifcore::proto::fib;
 
 namespace {
+
+// Linux: fib_props[type].scope — the widest scope a route of the type may have (a route
+// whose scope is wider, a smaller number, is "Invalid scope").
+std::uint8_t widest_scope(std::uint8_t type) {
+  switch (type) {
+    case RTN_LOCAL:
+      return RT_SCOPE_HOST;
+    case RTN_BROADCAST:
+    case RTN_ANYCAST:
+      return RT_SCOPE_LINK;
+    case RTN_UNSPEC:
+    case RTN_NAT:
+    case RTN_XRESOLVE:
+      return RT_SCOPE_NOWHERE;
+    default:
+      return RT_SCOPE_UNIVERSE;
+  }
+}
+
 // Deletes the sibling of `r` through `gateway` (and `oif`), announced as a route of its own.
 bool delete_sibling(Control& ctl, Namespace& ns, Route& r, const IpAddr& gateway, int oif) {
   auto gone = remove_hop(ctl, r, gateway, oif);
@@ -170,8 +189,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     // (fib_props) is wider than the route's is "Invalid scope" (nat and xresolve always
     // are); a type that answers with an error (blackhole, unreachable, prohibit, throw)
     // takes no gateway and no device.
-    bool nowhere = type == RTN_NAT || type == RTN_XRESOLVE || type == RTN_UNSPEC;
-    if (nowhere && req.scope.value_or(RT_SCOPE_UNIVERSE) != RT_SCOPE_NOWHERE)
+    if (widest_scope(type) > req.scope.value_or(RT_SCOPE_UNIVERSE))
       return fail(EINVAL, "Invalid scope");
     bool reject = type == RTN_BLACKHOLE || type == RTN_UNREACHABLE || type == RTN_PROHIBIT ||
                   type == RTN_THROW;
@@ -311,7 +329,8 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
     // Linux: fib6_locate finds the source prefix exactly (none: the routes without one).
     if (req.family == AF_INET6 && !same_source(i, req)) continue;
     if (req.priority && *req.priority && i.priority != *req.priority) continue;
-    if (req.type && *req.type && i.type != *req.type) continue;
+    // (ip6_route_del compares no type: `del unreachable P` deletes the route at P.)
+    if (req.family == AF_INET && req.type && *req.type && i.type != *req.type) continue;
     if (req.protocol && *req.protocol && i.protocol != *req.protocol) continue;
     if (req.scope && *req.scope != RT_SCOPE_NOWHERE && i.scope != *req.scope) continue;
     if (req.prefsrc && i.prefsrc != *req.prefsrc) continue;

@@ -206,6 +206,8 @@ Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint1
   q.dst_len = m.dst_len;
   q.tos = m.tos;
   q.gateway = m.gateway;
+  // Linux: rtm_to_fib_config — an IPv4 gateway of 0.0.0.0 is no gateway.
+  if (q.gateway && q.gateway->is_v4() && q.gateway->v4_host() == 0) q.gateway.reset();
   q.oif = m.oif ? static_cast<int>(*m.oif) : 0;
   q.priority = m.priority;
   q.prefsrc = m.prefsrc;
