@@ -95,6 +95,30 @@ constexpr AttrPolicyEntry kPortPolicy[] = {
 };
 
 // Options that are booleans on the wire (u8 0/1): Linux stores them as bits.
+// Linux keeps the bridge's times in jiffies: a time in clock_t (1/100 s) is kept as
+// clock_t_to_jiffies(x) and reported as jiffies_to_clock_t of that. At this kernel's HZ of
+// 250 a value comes back rounded down to a multiple of 0.04 s (1501 -> 1500).
+std::uint64_t ticks(std::uint64_t cs) {
+  constexpr unsigned kHz = 250, kUserHz = 100;
+  const unsigned __int128 j = static_cast<unsigned __int128>(cs) * kHz / kUserHz;
+  const std::uint64_t jiffies = j > ~std::uint64_t{0} ? ~std::uint64_t{0} : std::uint64_t(j);
+  return static_cast<std::uint64_t>(static_cast<unsigned __int128>(jiffies) * kUserHz / kHz);
+}
+
+bool is_interval(std::uint16_t t) {
+  switch (t) {
+    case IFLA_BR_MCAST_LAST_MEMBER_INTVL:
+    case IFLA_BR_MCAST_MEMBERSHIP_INTVL:
+    case IFLA_BR_MCAST_QUERIER_INTVL:
+    case IFLA_BR_MCAST_QUERY_INTVL:
+    case IFLA_BR_MCAST_QUERY_RESPONSE_INTVL:
+    case IFLA_BR_MCAST_STARTUP_QUERY_INTVL:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool is_bool_opt(std::uint16_t t) {
   switch (t) {
     case IFLA_BR_MCAST_SNOOPING:
@@ -191,29 +215,32 @@ PortSettings default_port_settings(const Device& dev) {
 Result<void> change(Settings& s, const AttrList& data) {
   // Linux: br_validate.
   if (auto p = attr_num(data, IFLA_BR_VLAN_PROTOCOL); p && *p != ETH_P_8021Q && *p != ETH_P_8021AD)
-    return fail(EPROTONOSUPPORT, "bridge vlan protocol {:#06x} is not 802.1Q or 802.1ad", *p);
+    return fail_log_only(EPROTONOSUPPORT, "bridge vlan protocol {:#06x} is not 802.1Q or 802.1ad",
+                         *p);
   if (auto pvid = attr_num(data, IFLA_BR_VLAN_DEFAULT_PVID); pvid && *pvid >= kVidMask)
-    return fail(EINVAL, "bridge default pvid {} exceeds maximum 4094", *pvid);
+    return fail_log_only(EINVAL, "bridge default pvid {} exceeds maximum 4094", *pvid);
   // Linux: br_changelink, in its order (forward delay is checked against the STP state
   // before this request's IFLA_BR_STP_STATE applies).
   if (auto v = attr_num(data, IFLA_BR_FORWARD_DELAY)) {
     if (s.stp_state && (*v < kMinForwardDelay || *v > kMaxForwardDelay))
-      return fail(ERANGE, "bridge forward delay {} is outside {}..{}", *v, kMinForwardDelay,
-                  kMaxForwardDelay);
-    s.forward_delay = static_cast<std::uint32_t>(*v);
+      return fail_log_only(ERANGE, "bridge forward delay {} is outside {}..{}", *v,
+                           kMinForwardDelay, kMaxForwardDelay);
+    s.forward_delay = static_cast<std::uint32_t>(ticks(*v));
   }
   if (auto v = attr_num(data, IFLA_BR_HELLO_TIME)) {
     if (*v < kMinHelloTime || *v > kMaxHelloTime)
-      return fail(ERANGE, "bridge hello time {} is outside {}..{}", *v, kMinHelloTime,
-                  kMaxHelloTime);
-    s.hello_time = static_cast<std::uint32_t>(*v);
+      return fail_log_only(ERANGE, "bridge hello time {} is outside {}..{}", *v, kMinHelloTime,
+                           kMaxHelloTime);
+    s.hello_time = static_cast<std::uint32_t>(ticks(*v));
   }
   if (auto v = attr_num(data, IFLA_BR_MAX_AGE)) {
     if (*v < kMinMaxAge || *v > kMaxMaxAge)
-      return fail(ERANGE, "bridge max age {} is outside {}..{}", *v, kMinMaxAge, kMaxMaxAge);
-    s.max_age = static_cast<std::uint32_t>(*v);
+      return fail_log_only(ERANGE, "bridge max age {} is outside {}..{}", *v, kMinMaxAge,
+                           kMaxMaxAge);
+    s.max_age = static_cast<std::uint32_t>(ticks(*v));
   }
-  if (auto v = attr_num(data, IFLA_BR_AGEING_TIME)) s.ageing_time = static_cast<std::uint32_t>(*v);
+  if (auto v = attr_num(data, IFLA_BR_AGEING_TIME))
+    s.ageing_time = static_cast<std::uint32_t>(ticks(*v));
   if (auto v = attr_num(data, IFLA_BR_STP_STATE)) {
     // Linux: br_stp_start clamps the forward delay into range when STP starts.
     s.stp_state = *v ? 1 : 0;  // BR_KERNEL_STP (no user-space STP helper)
@@ -228,8 +255,8 @@ Result<void> change(Settings& s, const AttrList& data) {
     s.vlan_protocol = static_cast<std::uint16_t>(*v);
   if (auto v = attr_num(data, IFLA_BR_GROUP_FWD_MASK)) {
     if (*v & kGroupFwdRestricted)
-      return fail(EINVAL, "bridge group forward mask {:#x} includes restricted bits {:#x}", *v,
-                  kGroupFwdRestricted);
+      return fail_log_only(EINVAL, "bridge group forward mask {:#x} includes restricted bits {:#x}",
+                           *v, kGroupFwdRestricted);
     s.group_fwd_mask = static_cast<std::uint16_t>(*v);
   }
   if (const Attr* a = find_attr(data, IFLA_BR_GROUP_ADDR)) {
@@ -238,16 +265,16 @@ Result<void> change(Settings& s, const AttrList& data) {
     bool link_local = g.size() == 6 && g[0] == 0x01 && g[1] == 0x80 && g[2] == 0xc2 && g[3] == 0 &&
                       g[4] == 0 && (g[5] & 0xf0) == 0;
     if (!link_local || g[5] == 1 || g[5] == 2 || g[5] == 3)
-      return fail(EINVAL, "bridge group address {} is not an allowed link-local group",
-                  g.to_string());
+      return fail_log_only(EINVAL, "bridge group address {} is not an allowed link-local group",
+                           g.to_string());
     s.group_addr = g;
   }
   if (auto v = attr_num(data, IFLA_BR_MCAST_ROUTER); v && *v > 2)
-    return fail(EINVAL, "bridge multicast router type {} is not known", *v);
+    return fail_log_only(EINVAL, "bridge multicast router type {} is not known", *v);
   if (auto v = attr_num(data, IFLA_BR_MCAST_IGMP_VERSION); v && *v != 2 && *v != 3)
-    return fail(EINVAL, "IGMP version {} is not 2 or 3", *v);
+    return fail_log_only(EINVAL, "IGMP version {} is not 2 or 3", *v);
   if (auto v = attr_num(data, IFLA_BR_MCAST_MLD_VERSION); v && *v != 1 && *v != 2)
-    return fail(EINVAL, "MLD version {} is not 1 or 2", *v);
+    return fail_log_only(EINVAL, "MLD version {} is not 1 or 2", *v);
   for (std::uint16_t t : {IFLA_BR_VLAN_STATS_ENABLED, IFLA_BR_VLAN_STATS_PER_PORT})
     if (auto v = attr_num(data, t); v && *v > 1)
       return fail(EINVAL, "bridge vlan statistics value {} is not 0 or 1", *v);
@@ -255,13 +282,23 @@ Result<void> change(Settings& s, const AttrList& data) {
     std::uint32_t val = load_u32(a->bin, 0), mask = load_u32(a->bin, 4);
     if (mask & ~((1u << BR_BOOLOPT_MAX) - 1))
       return fail(EINVAL, "bridge boolean option mask {:#x} has unknown options", mask);
+    // Linux: br_multicast_toggle_vlan_snooping, turned on without vlan filtering.
+    const std::uint32_t vlan_snooping = 1u << BR_BOOLOPT_MCAST_VLAN_SNOOPING;
+    if ((mask & val & vlan_snooping) && !s.vlan_filtering)
+      return fail(EINVAL,
+                  "bridge: Cannot enable multicast vlan snooping with vlan filtering disabled");
     s.boolopts = (s.boolopts & ~mask) | (val & mask);
   }
   for (const Attr& a : data) {
     auto it = s.opts.find(a.type);
     if (it == s.opts.end()) continue;
     if (a.type == IFLA_BR_MCAST_HASH_ELASTICITY) continue;  // Linux: fixed at 16, ignored
-    it->second = with_num(it->second, is_bool_opt(a.type) ? (a.num ? 1 : 0) : a.num);
+    std::uint64_t v = is_bool_opt(a.type) ? (a.num ? 1 : 0) : a.num;
+    if (is_interval(a.type)) v = ticks(v);
+    // Linux: br_multicast_set_query_intvl / _startup_query_intvl clamp to 1 s .. 1 day.
+    if (a.type == IFLA_BR_MCAST_QUERY_INTVL || a.type == IFLA_BR_MCAST_STARTUP_QUERY_INTVL)
+      v = std::clamp<std::uint64_t>(v, 100, 8640000);
+    it->second = with_num(it->second, v);
   }
   return ok();
 }
