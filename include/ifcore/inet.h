@@ -140,8 +140,10 @@ struct RouteInfo {
   std::uint32_t flags = 0;     // RTNH_F_LINKDOWN, RTNH_F_ONLINK, RTNH_F_DEAD
   RouteMetrics metrics;        // RTA_METRICS
   // IPv6: when the route ends (Linux: RTF_EXPIRES, the prefix route of an address with a
-  // finite valid lifetime); RTA_CACHEINFO's rta_expires counts down to it.
+  // finite valid lifetime, or a route added with RTA_EXPIRES); RTA_CACHEINFO's rta_expires
+  // counts down to it.
   std::optional<TimePoint> expires;
+  std::uint8_t pref = 0;  // IPv6: RTA_PREF (ICMPV6_ROUTER_PREF_*: medium 0, high 1, low 3)
   // A multipath route's next hops (RTA_MULTIPATH; two or more); `gateway` and `oif` are
   // then the first hop's, kept for lookups, and not reported on their own.
   std::vector<NextHop> nexthops;
@@ -174,6 +176,10 @@ struct RouteRequest {
   // RTA_SRC and rtm_src_len: an IPv6 route's source prefix (IPv4 ignores them, as Linux).
   IpAddr src;  // empty: ::
   std::uint8_t src_len = 0;
+  // IPv6 only (IPv4 ignores them, as Linux): RTA_PREF, the router preference (any value
+  // but high and low is medium); RTA_EXPIRES, the seconds until the route ends.
+  std::uint8_t pref = 0;
+  std::optional<std::uint32_t> expires;
   // Netlink flags of RTM_NEWROUTE. `ip route add` = create+excl, `replace` = create+replace,
   // `append` = create+append, `change` = replace.
   bool create = true, excl = true, replace = false, append = false;

@@ -133,6 +133,19 @@ void start_user_route(RouteInfo& i, const RouteRequest& req, std::uint32_t table
   i.dst = dst;
   i.dst_len = req.dst_len;
   i.tos = req.tos;
+  if (req.family == AF_INET6) i.pref = req.pref;
+}
+
+// Linux: rtm_to_fib6_config's RTA_EXPIRES — the route ends that many seconds from now (the
+// route timer deletes it then, with RTM_DELROUTE).
+void set_user_expiry(Control& ctl, RouteInfo& i, const RouteRequest& req) {
+  if (req.family == AF_INET6 && req.expires)
+    i.expires = ctl.engine().time().now() + std::chrono::seconds(*req.expires);
+}
+
+Result<RouteInfo> watched(Control& ctl, Namespace& ns, Result<RouteInfo> added) {
+  if (added && added->expires) watch_route_expiry(ctl, ns, *added->expires);
+  return added;
 }
 }  // namespace
 
@@ -232,6 +245,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   Route r;
   RouteInfo& i = r.info;
   start_user_route(i, req, table, dst);
+  set_user_expiry(ctl, i, req);
   set_source(i, req);
   if (multipath) {
     if (!req.nexthops.front().gateway.empty()) i.gateway = req.nexthops.front().gateway;
@@ -259,8 +273,9 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.metrics = req.metrics;
   r.dev = *dev;
 
-  return insert_user_route(ctl, ns, req, std::move(r),
-                           multipath ? hop_devs : std::vector<Device*>{});
+  return watched(
+      ctl, ns,
+      insert_user_route(ctl, ns, req, std::move(r), multipath ? hop_devs : std::vector<Device*>{}));
 }
 
 namespace {
@@ -283,6 +298,7 @@ Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& 
   Route r;
   RouteInfo& i = r.info;
   start_user_route(i, req, table, dst);
+  set_user_expiry(ctl, i, req);
   i.type = type;
   set_route_hops(i, hops, nh->info.blackhole, nh->info.is_group());
   i.nhid = nh->info.id;
@@ -294,8 +310,9 @@ Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& 
   i.metrics = req.metrics;
   r.dev = devs.empty() ? nullptr : devs.front();
   r.nh = nh;
-  return insert_user_route(ctl, ns, req, std::move(r),
-                           hops.size() > 1 ? devs : std::vector<Device*>{});
+  return watched(ctl, ns,
+                 insert_user_route(ctl, ns, req, std::move(r),
+                                   hops.size() > 1 ? devs : std::vector<Device*>{}));
 }
 
 }  // namespace

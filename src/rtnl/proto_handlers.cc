@@ -7,6 +7,7 @@
 
 #include <net/if.h>  // before any <linux/if*.h>
 
+#include <linux/icmpv6.h>
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
 
@@ -108,7 +109,7 @@ wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now) {
     // Linux: rt6_fill_node — an expiring route reports the clock ticks (USER_HZ) it has left.
     if (r.expires) ci.rta_expires = *r.expires > now ? hundredths(*r.expires) - hundredths(now) : 0;
     m.cacheinfo = ci;
-    m.pref = 0;  // ICMPV6_ROUTER_PREF_MEDIUM
+    m.pref = r.pref;
   }
   // Linux: rtnetlink_put_metrics, in type order, the algorithm by name.
   for (auto [type, value] : r.metrics.values) m.metrics.push_back({type, value, {}});
@@ -215,6 +216,14 @@ Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint1
   q.nhid = m.nh_id.value_or(0);
   q.src_len = m.src_len;
   if (m.src) q.src = *m.src;
+  if (m.family == AF_INET6) {
+    // Linux: rtm_to_fib6_config — a preference other than high or low is medium; an
+    // infinite lifetime (0xffffffff) is none.
+    if (m.pref && (*m.pref == ICMPV6_ROUTER_PREF_HIGH || *m.pref == ICMPV6_ROUTER_PREF_LOW))
+      q.pref = *m.pref;
+    if (m.expires && static_cast<std::uint32_t>(*m.expires) != 0xffffffffu)
+      q.expires = static_cast<std::uint32_t>(*m.expires);
+  }
   for (const wire::RouteNexthop& hop : m.multipath) {
     inet::NextHop nh;
     if (hop.gateway) nh.gateway = *hop.gateway;

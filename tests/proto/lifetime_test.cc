@@ -4,6 +4,8 @@
 // and change nothing.
 #include <gtest/gtest.h>
 
+#include <linux/icmpv6.h>
+
 #include <chrono>
 
 #include "ifcore/timer.h"
@@ -264,6 +266,33 @@ TEST(LifetimeThread, AnAddressExpiresWithoutAnyoneAsking) {
   bool gone = false;
   for (int i = 0; i < 1000 && !(gone = name_gone()); ++i) std::this_thread::sleep_for(10ms);
   EXPECT_TRUE(gone) << "still there 10 s after its valid lifetime of 1 s";
+}
+
+// A user's IPv6 route with RTA_EXPIRES (`ip -6 route add … expires 30`) ends then, announced
+// with RTM_DELROUTE; its preference (RTA_PREF) is kept and reported.
+TEST_F(LifetimeTest, AUsersIpv6RouteWithALifetimeEnds) {
+  auto ctl = engine->control();
+  Device* d = up_dummy(ctl, "d0");
+  inet::RouteRequest r = route_req("2001:db8:9::", 64);
+  r.oif = d->ifindex();
+  r.expires = 30;
+  r.pref = ICMPV6_ROUTER_PREF_HIGH;
+  auto made = inet::add_route(ctl, ns(ctl), r);
+  ASSERT_TRUE(made) << made.error().message;
+  ASSERT_TRUE(made->expires);
+  EXPECT_EQ(*made->expires, clock->now() + 30s);
+  EXPECT_EQ(made->pref, ICMPV6_ROUTER_PREF_HIGH);
+  auto has = [&] {
+    for (auto& x : inet::list_routes(ctl, ns(ctl), AF_INET6))
+      if (x.dst == ip("2001:db8:9::") && x.dst_len == 64) return true;
+    return false;
+  };
+  listen(ctl);
+  pass(ctl, 29s);
+  EXPECT_TRUE(has());
+  pass(ctl, 1s);
+  EXPECT_FALSE(has());
+  EXPECT_FALSE(rec.events.empty());
 }
 
 }  // namespace
