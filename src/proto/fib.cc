@@ -1,7 +1,8 @@
 // proto/fib.cc — the route tables of both families (Linux: net/ipv4/fib_*.c, the route
 // part of net/ipv6): the tables themselves, the routes that addresses make (local,
 // broadcast, connected/prefix, the IPv6 multicast route), and the flushes that follow a
-// device going down (IPv4) or away (both). User routes: fib_user.cc; lookups: fib_get.cc.
+// device going down (IPv4) or away (both). User routes: fib_user.cc (their next hops:
+// fib_nexthop.cc); lookups: fib_get.cc.
 //
 // Lock order: control lock only.
 #include <linux/fib_rules.h>
