@@ -82,33 +82,23 @@ Result<AddrLabelMessage> decode_addrlabel_request(const Message& msg, bool get, 
   AddrLabelMessage m = header_of(p);
   if (strict && (m.reserved || m.flags || m.seq))
     return fail(EINVAL, "ipv6: Invalid values in header for addrlabel get request");
-  // Linux: __nla_validate_parse — walks while nla_ok, checks each attribute's type (strict)
-  // and its policy's length.
-  auto rest = p.subspan(kHdr);
-  const int base = static_cast<int>(NLMSG_HDRLEN + kHdr);
-  std::size_t off = 0;
-  while (off + NLA_HDRLEN <= rest.size()) {
-    std::uint16_t len, raw_type;
-    std::memcpy(&len, rest.data() + off, 2);
-    std::memcpy(&raw_type, rest.data() + off + 2, 2);
-    if (len < NLA_HDRLEN || off + len > rest.size()) break;
-    const int at = base + static_cast<int>(off);
-    const std::uint16_t type = raw_type & NLA_TYPE_MASK;
-    auto data = rest.subspan(off + NLA_HDRLEN, len - NLA_HDRLEN);
-    if (type == 0 || type > IFAL_MAX) {
-      if (strict) return fail_at(at, EINVAL, "Unknown attribute type");
-    } else {
-      if (data.size() < min_len(type)) return fail_at(at, ERANGE, "{}", kPolicyFailed);
-      take(m, type, data);
-    }
-    off += NLA_ALIGN(len);
-  }
-  // A last attribute without its padding leaves `off` past the end: nothing left over.
-  if (off < rest.size()) {
+  // Linux: __nla_validate_parse — each attribute's type (strict) and its policy's length.
+  auto left = walk_linux(p.subspan(kHdr), static_cast<int>(NLMSG_HDRLEN + kHdr),
+                         [&](const RawAttr& a) -> Result<void> {
+                           if (a.type == 0 || a.type > IFAL_MAX) {
+                             if (strict) return fail_at(a.offset, EINVAL, "Unknown attribute type");
+                             return ok();
+                           }
+                           if (a.data.size() < min_len(a.type))
+                             return fail_at(a.offset, ERANGE, "{}", kPolicyFailed);
+                           take(m, a.type, a.data);
+                           return ok();
+                         });
+  if (!left) return fail(left.error());
+  if (*left) {
     if (strict) return fail(EINVAL, "bytes leftover after parsing attributes");
     m.leftover = true;
   }
-  // (IFAL_LABEL is the only other type a strict parse lets through.)
   if (strict && m.label)
     return fail(EINVAL, "ipv6: Unsupported attribute in addrlabel get request");
   return m;

@@ -109,33 +109,25 @@ Result<NetconfMessage> decode_netconf_get(const Message& m, int family, bool str
   NetconfMessage n;
   n.family = p[0];
   // Linux: __nla_validate_parse over nlmsg_attrlen (negative, as for a 1-byte payload:
-  // nothing), walking while nla_ok; the deprecated parses stop at a malformed attribute.
+  // nothing); the deprecated parses stop at a malformed attribute.
   std::span<const std::uint8_t> rest = p.size() > kHdr ? p.subspan(kHdr) : p.subspan(p.size());
-  int base = static_cast<int>(NLMSG_HDRLEN + kHdr);
-  std::size_t off = 0;
   bool other = false;
-  while (off + NLA_HDRLEN <= rest.size()) {
-    std::uint16_t len, raw_type;
-    std::memcpy(&len, rest.data() + off, 2);
-    std::memcpy(&raw_type, rest.data() + off + 2, 2);
-    if (len < NLA_HDRLEN || off + len > rest.size()) break;
-    const int at = base + static_cast<int>(off);
-    const std::uint16_t type = raw_type & NLA_TYPE_MASK;
-    auto data = rest.subspan(off + NLA_HDRLEN, len - NLA_HDRLEN);
-    if (type == 0 || type > kNetconfaMax) {
-      if (strict) return fail_at(at, EINVAL, "Unknown attribute type");
-    } else {
-      if (in_policy(family, type) && data.size() < sizeof(std::int32_t))
-        return fail_at(at, ERANGE, "{}", kPolicyFailed);
-      if (type == NETCONFA_IFINDEX)
-        n.ifindex = s32_of(data);
-      else
-        other = true;
-    }
-    off += NLA_ALIGN(len);
-  }
-  // A last attribute without its padding leaves `off` past the end: nothing left over.
-  if (off < rest.size()) {
+  auto left = walk_linux(rest, static_cast<int>(NLMSG_HDRLEN + kHdr),
+                         [&](const RawAttr& a) -> Result<void> {
+                           if (a.type == 0 || a.type > kNetconfaMax) {
+                             if (strict) return fail_at(a.offset, EINVAL, "Unknown attribute type");
+                             return ok();
+                           }
+                           if (in_policy(family, a.type) && a.data.size() < sizeof(std::int32_t))
+                             return fail_at(a.offset, ERANGE, "{}", kPolicyFailed);
+                           if (a.type == NETCONFA_IFINDEX)
+                             n.ifindex = s32_of(a.data);
+                           else
+                             other = true;
+                           return ok();
+                         });
+  if (!left) return fail(left.error());
+  if (*left) {
     if (strict) return fail(EINVAL, "bytes leftover after parsing attributes");
     n.leftover = true;
   }

@@ -149,4 +149,30 @@ inline Result<RawAttrs> walk_nested(const RawAttr& a) {
 // The first attribute of `type`, or nullptr.
 const RawAttr* find_raw(const std::vector<RawAttr>& list, std::uint16_t type);
 
+// Linux's walk of a request's attributes (__nla_validate_parse): `visit(attr)` for each one
+// while it is well formed (nla_ok), stopping at the first error `visit` returns; a malformed
+// attribute ends the walk without an error. Returns whether bytes were left past the last
+// attribute walked (Linux: "bytes leftover after parsing attributes", a warning in a
+// deprecated parse, EINVAL in a strict one). A last attribute without its padding leaves
+// nothing over.
+template <class Visit>
+Result<bool> walk_linux(std::span<const std::uint8_t> bytes, int base_offset, Visit&& visit) {
+  std::size_t off = 0;
+  while (off + NLA_HDRLEN <= bytes.size()) {
+    std::uint16_t len, raw_type;
+    std::memcpy(&len, bytes.data() + off, 2);
+    std::memcpy(&raw_type, bytes.data() + off + 2, 2);
+    if (len < NLA_HDRLEN || off + len > bytes.size()) break;
+    RawAttr a;
+    a.type = raw_type & NLA_TYPE_MASK;
+    a.nested_flag = (raw_type & NLA_F_NESTED) != 0;
+    a.data = bytes.subspan(off + NLA_HDRLEN, len - NLA_HDRLEN);
+    a.offset = base_offset + static_cast<int>(off);
+    Result<void> r = visit(a);
+    if (!r) return fail(std::move(r).error());
+    off += NLA_ALIGN(len);
+  }
+  return off < bytes.size();
+}
+
 }  // namespace ifcore::wire

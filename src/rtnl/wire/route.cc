@@ -314,8 +314,8 @@ Result<void> check_route_get(const Message& m, int family, bool strict) {
   rtmsg rtm;
   std::memcpy(&rtm, p.data(), sizeof(rtm));
   const unsigned full = v4 ? 32 : 128;
-  const bool bad_len = (rtm.rtm_src_len && rtm.rtm_src_len != full) ||
-                       (rtm.rtm_dst_len && rtm.rtm_dst_len != full);
+  const bool bad_len =
+      (rtm.rtm_src_len && rtm.rtm_src_len != full) || (rtm.rtm_dst_len && rtm.rtm_dst_len != full);
   if (v4 && (bad_len || rtm.rtm_table || rtm.rtm_protocol || rtm.rtm_scope || rtm.rtm_type))
     return fail(EINVAL, "ipv4: Invalid values in header for route get request");
   if (!v4 && bad_len) return fail(EINVAL, "ipv6: Invalid prefix for get route request");
@@ -325,37 +325,32 @@ Result<void> check_route_get(const Message& m, int family, bool strict) {
     return fail(EINVAL, "ipv6: Invalid flags for get route request");
   // Linux: nlmsg_parse_deprecated_strict — types up to RTA_MAX (RTA_FLOWLABEL, 31, in 6.18).
   constexpr std::uint16_t kRtaMax = 31;
-  auto rest = p.subspan(NLMSG_ALIGN(sizeof(rtmsg)));
-  const int base = static_cast<int>(NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(rtmsg)));
-  std::size_t off = 0;
   bool src = false, dst = false, other = false;
-  while (off + NLA_HDRLEN <= rest.size()) {
-    std::uint16_t len, type;
-    std::memcpy(&len, rest.data() + off, 2);
-    std::memcpy(&type, rest.data() + off + 2, 2);
-    if (len < NLA_HDRLEN || off + len > rest.size()) break;
-    type &= NLA_TYPE_MASK;
-    if (type == 0 || type > kRtaMax)
-      return fail_at(base + static_cast<int>(off), EINVAL, "Unknown attribute type");
-    src |= type == RTA_SRC;
-    dst |= type == RTA_DST;
-    switch (type) {
-      case RTA_IIF:
-      case RTA_OIF:
-      case RTA_SRC:
-      case RTA_DST:
-      case RTA_IP_PROTO:
-      case RTA_SPORT:
-      case RTA_DPORT:
-      case RTA_MARK:
-      case RTA_UID:
-        break;
-      default:
-        other = true;
-    }
-    off += NLA_ALIGN(len);
-  }
-  if (off < rest.size()) return fail(EINVAL, "bytes leftover after parsing attributes");
+  auto left = walk_linux(p.subspan(NLMSG_ALIGN(sizeof(rtmsg))),
+                         static_cast<int>(NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(rtmsg))),
+                         [&](const RawAttr& a) -> Result<void> {
+                           if (a.type == 0 || a.type > kRtaMax)
+                             return fail_at(a.offset, EINVAL, "Unknown attribute type");
+                           src |= a.type == RTA_SRC;
+                           dst |= a.type == RTA_DST;
+                           switch (a.type) {
+                             case RTA_IIF:
+                             case RTA_OIF:
+                             case RTA_SRC:
+                             case RTA_DST:
+                             case RTA_IP_PROTO:
+                             case RTA_SPORT:
+                             case RTA_DPORT:
+                             case RTA_MARK:
+                             case RTA_UID:
+                               break;
+                             default:
+                               other = true;
+                           }
+                           return ok();
+                         });
+  if (!left) return fail(left.error());
+  if (*left) return fail(EINVAL, "bytes leftover after parsing attributes");
   if ((src && !rtm.rtm_src_len) || (dst && !rtm.rtm_dst_len))
     return fail(EINVAL, v4 ? "ipv4: rtm_src_len and rtm_dst_len must be 32 for IPv4"
                            : "ipv6: rtm_src_len and rtm_dst_len must be 128 for IPv6");
