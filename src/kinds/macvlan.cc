@@ -246,10 +246,9 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
   if (auto mm = attr_num(req.info_data, IFLA_MACVLAN_MACADDR_MODE)) {
     if (priv->mode != MACVLAN_MODE_SOURCE)
       return fail_log_only(EINVAL, "macvlan address mode needs source mode");
-    if (*mm != MACVLAN_MACADDR_SET)
-      return fail_log_only(EINVAL,
-                           "a new macvlan takes its source addresses with address mode set");
-    IFCORE_TRY(change_sources(*priv, MACVLAN_MACADDR_SET, req.info_data));
+    // Linux: macvlan_common_newlink applies any address mode (add, del, flush, set) to the
+    // new device's empty list, as macvlan_changelink_sources does on a change.
+    IFCORE_TRY(change_sources(*priv, static_cast<std::uint32_t>(*mm), req.info_data));
   }
 
   auto dev = ctl.alloc_device(*this, ns);
