@@ -453,7 +453,7 @@ bool default_addrlabel(View body) {
 // announces none): a row per prefix, length and device, the key of Linux's table. The
 // default entries are the engine's own: one deleted is kept as the delete (its body flagged
 // kDeletedDefault), made again at restore, as a default rule's is; any other deleted is
-// forgotten.
+// forgotten, and so is a device's entry when the device goes.
 Row addrlabel_row(const nlmsghdr& h, View body) {
   Row r;
   r.type = "addrlabel";
@@ -464,6 +464,9 @@ Row addrlabel_row(const nlmsghdr& h, View body) {
   key_add(r.key, a->data.data(), 16);
   key_add(r.key, &m.ifal_prefixlen, 1);
   key_add(r.key, &m.ifal_index, 4);
+  // A device's entry goes from the file with the device: the engine keeps it (as Linux),
+  // but a restore could not make it again (no device of that ifindex, EINVAL).
+  r.dev = static_cast<int>(m.ifal_index);
   r.summary = fmt::format("{}/{} dev {} label {}", addr_text(AF_INET6, a->data.first(16)),
                           m.ifal_prefixlen, m.ifal_index, u32_of(as, IFAL_LABEL).value_or(0));
   r.body.assign(body.begin(), body.end());

@@ -193,6 +193,14 @@ roundtrip)
   start
   snapshot >"$dir/after"
   diff -u "$dir/before" "$dir/after" || fail "the dumps differ after the second restart"
+  # An address label of a device that goes: the engine keeps it (as Linux), the file does
+  # not (a restore could not make it again), and the restart goes on without it.
+  I link add d9 type dummy && I addrlabel add prefix 2001:db8:9::/48 dev d9 label 9 &&
+    I link del d9 || fail "an address label of a device"
+  I addrlabel list | grep -q "prefix 2001:db8:9::/48 dev if" || fail "the label went with d9"
+  stop
+  start
+  I addrlabel list | grep -q "2001:db8:9::" && fail "a gone device's address label came back"
   stop
   "$ifc" state dump "$state" >"$dir/dump" || fail "ifc state dump"
   for want in "namespace ns1" "default link d0 ifindex 2 kind dummy" "default link v1" \
