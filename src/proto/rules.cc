@@ -7,6 +7,7 @@
 // Context: control lock, everywhere. A rule holds no reference on a device: it names it
 // and keeps its ifindex while it exists, as Linux does.
 #include <linux/fib_rules.h>
+#include <linux/ip.h>
 #include <linux/rtnetlink.h>
 
 #include <algorithm>
@@ -58,6 +59,8 @@ Result<void> validate(NetState& st, RuleInfo& r, const RuleRequest& req) {
   }
   if (r.l3mdev && r.table) return fail(EINVAL, "l3mdev and table are mutually exclusive");
   if (r.tos & 3) return fail(EINVAL, "Invalid dsfield (tos): ECN bits must be 0");
+  // Linux: fib4_rule_configure — IPv4 takes the old TOS bits alone (IPTOS_TOS_MASK).
+  if (r.family == AF_INET && (r.tos & ~IPTOS_TOS_MASK)) return fail(EINVAL, "Invalid tos");
   if (r.action == FR_ACT_TO_TBL && !r.l3mdev && r.family == AF_INET6 && !r.table)
     return fail(EINVAL, "Invalid table");
   return ok();

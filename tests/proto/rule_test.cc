@@ -98,6 +98,7 @@ TEST_F(RuleTest, RefusedRulesChangeNothing) {
        },
        EINVAL, "Invalid dst address"},
       {"tos", [](auto& q) { q.rule.tos = 3; }, EINVAL, "Invalid dsfield (tos): ECN bits must be 0"},
+      {"tos beyond IPv4's", [](auto& q) { q.rule.tos = 0x20; }, EINVAL, "Invalid tos"},
       {"uid",
        [](auto& q) {
          q.rule.uid = inet::Range<std::uint32_t>{9, 3};
