@@ -17,8 +17,6 @@ namespace ifcore::rtnl {
 
 namespace {
 
-constexpr std::uint32_t kNoLabel = 0xffffffffu;  // Linux: IPV6_ADDR_LABEL_DEFAULT
-
 wire::AddrLabelMessage message_of(const inet::AddrLabel& l, std::uint32_t seq) {
   wire::AddrLabelMessage m;
   m.family = AF_INET6;
@@ -53,7 +51,7 @@ Result<void> handle_changeaddrlabel(Request& r) {
   if (m->prefix_len > 128) return fail_log_only(EINVAL, "addrlabel: prefix length over 128");
   if (!m->address) return fail_log_only(EINVAL, "addrlabel: no IFAL_ADDRESS");
   if (!m->label) return fail_log_only(EINVAL, "addrlabel: no IFAL_LABEL");
-  if (*m->label == kNoLabel) return fail_log_only(EINVAL, "addrlabel: label 0xffffffff");
+  // (The label 0xffffffff and an unknown device: add_addrlabel's EINVAL, Linux's alone.)
   inet::AddrLabel l{IpAddr::v6(*m->address), m->prefix_len, static_cast<int>(m->ifindex),
                     *m->label};
   Control ctl = r.s.hub().engine().control();
@@ -79,11 +77,10 @@ Result<void> handle_getaddrlabel(Request& r) {
     Control ctl = r.s.hub().engine().control();
     auto ns = session_ns(ctl, r.s);
     if (!ns) return fail(ns.error());
-    const int ifindex = static_cast<int>(m->ifindex);
-    if (ifindex && !ctl.find(**ns, ifindex))
-      return fail_log_only(EINVAL, "addrlabel: no device {}", ifindex);
+    // (An unknown device: find_addrlabel's EINVAL, Linux's alone.)
     if (!m->address) return fail_log_only(EINVAL, "addrlabel: no IFAL_ADDRESS");
-    auto got = inet::find_addrlabel(ctl, **ns, IpAddr::v6(*m->address), ifindex);
+    auto got =
+        inet::find_addrlabel(ctl, **ns, IpAddr::v6(*m->address), static_cast<int>(m->ifindex));
     if (!got) return fail(got.error());
     return emit(r.out, [&](wire::MessageBuilder& b) {
       return wire::encode_addrlabel(b, {RTM_NEWADDRLABEL, 0, r.seq(), r.port()},
