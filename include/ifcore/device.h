@@ -78,6 +78,8 @@ struct DeviceSnapshot {
   std::string alias;
   std::uint32_t num_tx_queues = 1, num_rx_queues = 1;
   std::uint32_t gso_max_size = 65536, gso_max_segs = 65535;
+  bool proto_down = false;
+  std::uint32_t proto_down_reason = 0;
   RegState state = RegState::Uninitialized;
 };
 
@@ -115,6 +117,11 @@ class Device {
   bool carrier() const { return carrier_.load(std::memory_order_relaxed); }
   std::uint32_t carrier_up_count() const { return carrier_up_.load(std::memory_order_relaxed); }
   std::uint32_t carrier_down_count() const { return carrier_down_.load(std::memory_order_relaxed); }
+  // Linux: dev->proto_down and dev->proto_down_reason (IFLA_PROTO_DOWN[_REASON]).
+  bool proto_down() const { return proto_down_.load(std::memory_order_relaxed); }
+  std::uint32_t proto_down_reason() const {
+    return proto_down_reason_.load(std::memory_order_relaxed);
+  }
   RegState state() const { return state_.load(std::memory_order_acquire); }
   std::uint32_t num_tx_queues() const { return num_tx_queues_; }
   std::uint32_t num_rx_queues() const { return num_rx_queues_; }
@@ -311,6 +318,10 @@ class Device {
   // kept with a count of the neighbours at each level (in Links) so a link or unlink
   // updates them without walking a device's thousand vlans. Control lock.
   std::uint8_t upper_level_ = 1, lower_level_ = 1;
+  // Linux: dev->proto_down, dev->proto_down_reason (Control::set_proto_down), in the
+  // padding after the levels.
+  std::atomic<bool> proto_down_{false};
+  std::atomic<std::uint32_t> proto_down_reason_{0};
   std::unique_ptr<Links> links_;      // control lock; null: no upper, lower or altname
   std::unique_ptr<DevicePriv> priv_;  // control lock
   mutable std::atomic<LinkCounters*> counters_{nullptr};  // see counters()

@@ -358,6 +358,11 @@ class Control {
   // Carrier and operstate (the link watch calls these). Notifies Change if changed.
   void set_carrier(Device& dev, bool on);
   void set_operstate(Device& dev, std::uint8_t operstate);
+  // Linux: dev_change_proto_down_reason then dev_change_proto_down: the reasons' bits, and
+  // protodown, which turns the carrier off (on when cleared). Notifies Change. The caller
+  // has checked the kind takes it (Kind::can_change_proto_down).
+  void set_proto_down(Device& dev, std::optional<bool> down,
+                      std::optional<LinkRequest::ProtoDownReason> reason);
 
   // ---- unregister
   // The kind's del_link: adds `dev` and its cascade to `batch`. Errors: EOPNOTSUPP.

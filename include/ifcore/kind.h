@@ -134,8 +134,8 @@ class Kind {
   virtual bool can_move_namespace() const { return true; }
   // IFLA_CARRIER may set the carrier (Linux: the kind has ndo_change_carrier: dummy).
   virtual bool can_change_carrier() const { return false; }
-  // IFLA_PROTO_DOWN is taken (Linux: dev->change_proto_down: macvlan, vlan); ifcore keeps
-  // no protodown state, the request is accepted and changes nothing.
+  // IFLA_PROTO_DOWN[_REASON] is taken (Linux: IFF_CHANGE_PROTO_DOWN: macvlan, vlan, vxlan):
+  // protodown turns the carrier off (Control::set_proto_down).
   virtual bool can_change_proto_down() const { return false; }
   // True when the namespace keeps a list of this kind's devices (Namespace::devices_of_kind),
   // for a kind that checks a new device against its others (a tunnel's endpoints, a VXLAN's

@@ -47,6 +47,14 @@ struct LinkRequest {
   std::optional<std::int32_t> new_ifindex;     // IFLA_NEW_IFINDEX
   std::optional<std::uint8_t> carrier;         // IFLA_CARRIER
   std::optional<std::uint8_t> proto_down;      // IFLA_PROTO_DOWN
+  // IFLA_PROTO_DOWN_REASON: the bits of `mask` set to those of `value`; mask 0: all of them.
+  struct ProtoDownReason {
+    std::uint32_t mask = 0, value = 0;
+    std::uint32_t apply(std::uint32_t cur) const {
+      return mask ? (cur & ~mask) | (value & mask) : value;
+    }
+  };
+  std::optional<ProtoDownReason> proto_down_reason;
 
   // IFLA_AF_SPEC / AF_INET6
   std::optional<std::uint8_t> inet6_addr_gen_mode;  // IFLA_INET6_ADDR_GEN_MODE

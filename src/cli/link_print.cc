@@ -319,6 +319,21 @@ void print_altnames(Out& o, const wire::LinkMessage& m) {
   o.kv("altnames", names, txt);
 }
 
+// iproute2: print_proto_down, on the link line (the reasons by number: ifc reads no
+// protodown_reasons.d).
+void print_proto_down(Out& o, const wire::LinkMessage& m) {
+  if (m.proto_down && *m.proto_down) o.kv("proto_down", true, " protodown on ");
+  if (!m.proto_down_reason || !*m.proto_down_reason) return;
+  Json bits = Json::array();
+  std::string txt;
+  for (int i = 0; i < 32; ++i) {
+    if (!(*m.proto_down_reason & (1u << i))) continue;
+    txt += fmt::format("{}{}", txt.empty() ? "" : ",", i);
+    bits.push_back(std::to_string(i));
+  }
+  o.kv("proto_down_reason", bits, "protodown_reason <" + txt + ">");
+}
+
 }  // namespace
 
 std::string link_name_with_peer(Ctx& c, const LinkView& l) {
@@ -358,7 +373,6 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
   }
   if (m.group) o.kv("group", group_name(*m.group), fmt::format("group {} ", group_name(*m.group)));
   if (!monitor) o.kv("txqlen", m.txqlen, fmt::format("qlen {}", m.txqlen));
-  if (m.proto_down && *m.proto_down) o.kv("proto_down", true, " protodown on ");
   if (!do_link && c.family && c.family != AF_PACKET &&
       !c.details) {  // `ip -4 addr`: no link layer line, but the altnames
     print_altnames(o, m);
@@ -387,6 +401,7 @@ void print_link(Ctx& c, const LinkView& l, bool do_link, bool monitor) {
   if (m.perm_address && m.address && !(*m.perm_address == *m.address))
     o.kv("permaddr", ll_addr_text(*m.perm_address, m.hw_type),
          " permaddr " + ll_addr_text(*m.perm_address, m.hw_type));
+  print_proto_down(o, m);
   if (c.details) print_details(c, l, do_link);
   // iproute2: after the details, and only for `ip link` or -d (not `ip addr`, `ip monitor`).
   if (m.ifalias && (do_link || c.details))

@@ -328,6 +328,8 @@ DeviceSnapshot Device::snapshot_locked() const {
   s.alias = alias();
   s.num_tx_queues = num_tx_queues_;
   s.num_rx_queues = num_rx_queues_;
+  s.proto_down = proto_down();
+  s.proto_down_reason = proto_down_reason();
   s.state = state();
   return s;
 }

@@ -314,6 +314,17 @@ void Control::set_carrier(Device& dev, bool on) {
   engine_->impl().linkwatch->fire(*this, dev);
 }
 
+void Control::set_proto_down(Device& dev, std::optional<bool> down,
+                             std::optional<LinkRequest::ProtoDownReason> reason) {
+  if (reason)
+    dev.proto_down_reason_.store(reason->apply(dev.proto_down_reason()), std::memory_order_relaxed);
+  if (down) {
+    set_carrier(dev, !*down);
+    dev.proto_down_.store(*down, std::memory_order_relaxed);
+  }
+  notify_change(dev);  // Linux: do_setlink's DO_SETLINK_NOTIFY
+}
+
 void Control::set_operstate(Device& dev, std::uint8_t operstate) {
   if (dev.operstate() == operstate) return;
   dev.set_operstate_locked(*this, operstate);

@@ -202,8 +202,13 @@ Result<ChangeTargets> check_link_change(Control& ctl, Device& dev, const LinkReq
   // do_set_proto_down explains its refusal.
   if (req.carrier && !dev.kind().can_change_carrier())
     return fail_log_only(EOPNOTSUPP, "device \"{}\" cannot change its carrier", dev.name());
-  if (req.proto_down && !dev.kind().can_change_proto_down())
+  if ((req.proto_down || req.proto_down_reason) && !dev.kind().can_change_proto_down())
     return fail(EOPNOTSUPP, "Protodown not supported by device");
+  // Linux: do_set_proto_down sets the reasons first, then refuses to clear protodown.
+  std::uint32_t reason = dev.proto_down_reason();
+  if (req.proto_down_reason) reason = req.proto_down_reason->apply(reason);
+  if (req.proto_down && !*req.proto_down && reason)
+    return fail(EBUSY, "Cannot clear protodown, active reasons");
   return t;
 }
 
@@ -341,6 +346,11 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
   }
   if (req.carrier) set_carrier(dev, *req.carrier != 0);  // dummy_change_carrier
   if (req.operstate) set_operstate(dev, *req.operstate);
+  if (req.proto_down || req.proto_down_reason) {
+    std::optional<bool> down;
+    if (req.proto_down) down = *req.proto_down != 0;
+    set_proto_down(dev, down, req.proto_down_reason);
+  }
   return ok();
 }
 

@@ -25,6 +25,7 @@ class Vxlan final : public Kind {
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;
   bool dies_with_lower() const override { return true; }
+  bool can_change_proto_down() const override { return true; }  // vxlan_setup
 
   static void install(Engine& engine);
 };

@@ -202,7 +202,8 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.carrier_down_count = s.carrier_down_count;
   m.headroom = 0;  // Linux: IFLA_HEADROOM / IFLA_TAILROOM (needed_headroom/tailroom)
   m.tailroom = 0;
-  m.proto_down = 0;
+  m.proto_down = s.proto_down ? 1 : 0;
+  if (s.proto_down_reason) m.proto_down_reason = s.proto_down_reason;
   if (s.address.size() > 0) {
     m.address = s.address;
     m.broadcast = s.broadcast;

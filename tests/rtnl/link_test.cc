@@ -140,6 +140,46 @@ TEST_F(RtnlTest, CarrierAndProtodownOnlyWhereTheKindTakesThem) {
   EXPECT_EQ(r.last_error_reply().message, "Protodown not supported by device");
 }
 
+// Linux: do_set_proto_down on a macvlan: the reasons' bits set by mask, protodown turning
+// the carrier off (on again when cleared), and no clearing while a reason is set.
+TEST_F(RtnlTest, ProtodownAndItsReasonsOnAMacvlan) {
+  session->set_option(NETLINK_EXT_ACK, 1);
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("v0", "v1"))).last_error(), 0);
+  LinkRequest mv = named("m0", "macvlan");
+  mv.link = static_cast<std::uint32_t>(find("v0")->ifindex());
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 2, mv)).last_error(), 0);
+  Device* m0 = find("m0");
+  ASSERT_NE(m0, nullptr);
+  LinkRequest req = named("m0");
+  req.proto_down = 1;
+  req.proto_down_reason = LinkRequest::ProtoDownReason{1u << 3, 1u << 3};
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 3, req)).last_error(), 0);
+  EXPECT_TRUE(m0->proto_down());
+  EXPECT_FALSE(m0->carrier());
+  EXPECT_EQ(m0->proto_down_reason(), 1u << 3);
+  LinkRequest clear = named("m0");
+  clear.proto_down = 0;
+  Replies r = send(link_msg(RTM_NEWLINK, NLM_F_ACK, 4, clear));
+  EXPECT_EQ(r.last_error(), EBUSY);
+  EXPECT_EQ(r.last_error_reply().message, "Cannot clear protodown, active reasons");
+  EXPECT_TRUE(m0->proto_down());
+  // Another bit by mask leaves bit 3; mask 0 sets the whole value.
+  LinkRequest more = named("m0");
+  more.proto_down_reason = LinkRequest::ProtoDownReason{1u << 5, 1u << 5};
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 5, more)).last_error(), 0);
+  EXPECT_EQ(m0->proto_down_reason(), (1u << 3) | (1u << 5));
+  clear.proto_down_reason = LinkRequest::ProtoDownReason{0, 0};
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 6, clear)).last_error(), 0);
+  EXPECT_FALSE(m0->proto_down());
+  EXPECT_TRUE(m0->carrier());
+  EXPECT_EQ(m0->proto_down_reason(), 0u);
+  // A reason without its value.
+  Bytes body = cat({ifinfo(0, 0, m0->ifindex(), 0, 0), attr(IFLA_PROTO_DOWN_REASON, {})});
+  r = send(nlmsg(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, 7, 0, body));
+  EXPECT_EQ(r.last_error(), EINVAL);
+  EXPECT_EQ(r.last_error_reply().message, "Invalid protodown reason value");
+}
+
 // Linux: loopback has no rtnl_link_ops: `type loopback` is a kind rtnl_newlink does not know.
 TEST_F(RtnlTest, LoopbackKindIsUnknownDeviceType) {
   session->set_option(NETLINK_EXT_ACK, 1);

@@ -83,6 +83,11 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
   if (m.headroom) b.put_u16(kIflaHeadroom, *m.headroom);
   if (m.tailroom) b.put_u16(kIflaTailroom, *m.tailroom);
   put_opt_u8(b, IFLA_PROTO_DOWN, m.proto_down);
+  if (m.proto_down_reason) {  // Linux: rtnl_fill_proto_down, only when some reason is set
+    auto n = b.begin_nest(IFLA_PROTO_DOWN_REASON);
+    b.put_u32(IFLA_PROTO_DOWN_REASON_VALUE, *m.proto_down_reason);
+    b.end_nest(n);
+  }
   if (m.address) b.put_bytes(IFLA_ADDRESS, m.address->bytes());
   if (m.broadcast) b.put_bytes(IFLA_BROADCAST, m.broadcast->bytes());
   if (m.stats64) b.put_attr(IFLA_STATS64, &*m.stats64, sizeof(rtnl_link_stats64));
@@ -318,6 +323,13 @@ Result<void> decode_attr(const RawAttr& a, LinkMessage& m, const DecodeContext& 
       return set_field(m.carrier_down_count, a.u32());
     case IFLA_PROTO_DOWN:
       return set_field(m.proto_down, a.u8());
+    case IFLA_PROTO_DOWN_REASON: {
+      auto inner = parse_nested(a);
+      if (!inner) return fail(inner.error());
+      if (const RawAttr* v = find_raw(*inner, IFLA_PROTO_DOWN_REASON_VALUE))
+        return set_field(m.proto_down_reason, v->u32());
+      return ok();
+    }
     case IFLA_ADDRESS:
       m.address = HwAddr(a.data);
       return ok();

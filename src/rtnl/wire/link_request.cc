@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <cstring>
 #include <optional>
 
 #include "rtnl/wire/field.h"
@@ -89,6 +90,26 @@ Result<void> decode_af_spec(const RawAttr& a, LinkRequest& req) {
     }
     if (!any) return fail_at(f.offset, EINVAL, "AF_INET6 link attributes carry nothing to change");
   }
+  return ok();
+}
+
+// Linux: do_set_proto_down's lenient parse (two NLA_U32s, other types ignored, no message
+// for a short one); without a value, "Invalid protodown reason value".
+Result<void> decode_proto_down_reason(const RawAttr& a, LinkRequest& req) {
+  std::optional<std::uint32_t> mask, value;
+  auto walked = walk_linux(a.data, a.offset + NLA_HDRLEN, [&](const RawAttr& x) -> Result<void> {
+    if (x.type != IFLA_PROTO_DOWN_REASON_MASK && x.type != IFLA_PROTO_DOWN_REASON_VALUE)
+      return ok();
+    if (x.data.size() < 4)
+      return fail_log_only(ERANGE, "protodown reason attribute {} is short", x.type);
+    std::uint32_t v;
+    std::memcpy(&v, x.data.data(), 4);
+    (x.type == IFLA_PROTO_DOWN_REASON_MASK ? mask : value) = v;
+    return ok();
+  });
+  if (!walked) return fail(walked.error());
+  if (!value) return fail(EINVAL, "Invalid protodown reason value");
+  req.proto_down_reason = LinkRequest::ProtoDownReason{mask.value_or(0), *value};
   return ok();
 }
 
@@ -208,6 +229,8 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
       return set_field(r.carrier, a.u8());
     case IFLA_PROTO_DOWN:
       return set_field(r.proto_down, a.u8());
+    case IFLA_PROTO_DOWN_REASON:
+      return decode_proto_down_reason(a, r);
     case IFLA_VFINFO_LIST: {
       // Linux: NLA_NESTED; do_setlink walks it, an entry of another type is EINVAL.
       auto inner = parse_nested(a);
@@ -294,6 +317,12 @@ Result<void> encode_link_body(MessageBuilder& b, const LinkRequest& r, int depth
   if (r.carrier) b.put_u8(IFLA_CARRIER, *r.carrier);
   if (r.ifalias) b.put_string(IFLA_IFALIAS, *r.ifalias);
   if (r.proto_down) b.put_u8(IFLA_PROTO_DOWN, *r.proto_down);
+  if (r.proto_down_reason) {
+    auto n = b.begin_nest(IFLA_PROTO_DOWN_REASON);
+    b.put_u32(IFLA_PROTO_DOWN_REASON_MASK, r.proto_down_reason->mask);
+    b.put_u32(IFLA_PROTO_DOWN_REASON_VALUE, r.proto_down_reason->value);
+    b.end_nest(n);
+  }
   if (r.address) b.put_bytes(IFLA_ADDRESS, r.address->bytes());
   if (r.broadcast) b.put_bytes(IFLA_BROADCAST, r.broadcast->bytes());
   if (r.link) b.put_u32(IFLA_LINK, *r.link);
