@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -357,6 +358,10 @@ class Control {
   Result<void> move_to_namespace(Device& dev, Namespace& to, std::string_view new_name = {});
   // Carrier and operstate (the link watch calls these). Notifies Change if changed.
   void set_carrier(Device& dev, bool on);
+  // The carrier of several devices at once (a veth's two ends): every carrier set before
+  // the link watch derives any operstate, which may depend on another's carrier
+  // (LOWERLAYERDOWN), as Linux's deferred link watch sees them.
+  void set_carriers(std::initializer_list<Device*> devs, bool on);
   void set_operstate(Device& dev, std::uint8_t operstate);
   // Linux: dev_change_proto_down_reason then dev_change_proto_down: the reasons' bits, and
   // protodown, which turns the carrier off (on when cleared). Notifies Change. The caller

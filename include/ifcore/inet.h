@@ -11,6 +11,7 @@
 // Linux sends RTM_NEWADDR/RTM_DELADDR/RTM_NEWROUTE/RTM_DELROUTE (see each function).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -427,6 +428,10 @@ struct Inet6Conf {
   // Keep permanent addresses when the device goes down (effective if set on "all" OR on the
   // device). Linux 2.6.35-36 always did; since 4.6 it is this sysctl, off by default.
   bool keep_addr_on_down = false;
+  // `ip token` (IFLA_INET6_TOKEN): the interface identifier, the low 8 bytes of an
+  // address, for addresses made from router advertisements. A device's own, never a
+  // sysctl: "all" and "default" keep zeros.
+  std::array<std::uint8_t, 8> token{};
 };
 
 // Reads a scope's settings: kConfAll, kConfDefault or an ifindex.

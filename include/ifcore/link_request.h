@@ -5,6 +5,7 @@
 // "not given" (keep the current value on change, the kind's default on create).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,7 +58,8 @@ struct LinkRequest {
   std::optional<ProtoDownReason> proto_down_reason;
 
   // IFLA_AF_SPEC / AF_INET6
-  std::optional<std::uint8_t> inet6_addr_gen_mode;  // IFLA_INET6_ADDR_GEN_MODE
+  std::optional<std::uint8_t> inet6_addr_gen_mode;          // IFLA_INET6_ADDR_GEN_MODE
+  std::optional<std::array<std::uint8_t, 16>> inet6_token;  // IFLA_INET6_TOKEN
 
   // IFLA_LINKINFO
   std::optional<std::string> kind;  // IFLA_INFO_KIND

@@ -325,6 +325,15 @@ void Control::set_proto_down(Device& dev, std::optional<bool> down,
   notify_change(dev);  // Linux: do_setlink's DO_SETLINK_NOTIFY
 }
 
+void Control::set_carriers(std::initializer_list<Device*> devs, bool on) {
+  std::vector<Device*> changed;
+  for (Device* d : devs)
+    if (d->set_carrier_locked(*this, on)) changed.push_back(d);
+  if (changed.empty()) return;
+  PluginGuard guard(*this);
+  for (Device* d : changed) engine_->impl().linkwatch->fire(*this, *d);
+}
+
 void Control::set_operstate(Device& dev, std::uint8_t operstate) {
   if (dev.operstate() == operstate) return;
   dev.set_operstate_locked(*this, operstate);

@@ -39,13 +39,14 @@ std::unique_ptr<LinkWatch, LinkWatchDeleter> make_link_watch(Engine::Impl& impl)
 std::uint8_t derived_operstate(const Device& d) {
   // Linux: default_operstate, then rfc2863_policy's link_mode rule.
   // Without carrier: LOWERLAYERDOWN when the device its link names (looked up in the
-  // device's own namespace, as Linux does) has no carrier either.
+  // device's own namespace, as Linux does) has no carrier either (or is down: the carrier
+  // an upper takes from its lower, kinds/common.cc transfer_carrier).
   if (!d.carrier()) {
     int link = d.kind().link_ifindex(d);
     if (!link || link == d.ifindex()) return IF_OPER_DOWN;
     rcu::ReadGuard guard;
     const Device* lower = d.ns().find_by_index_rcu(link);
-    return lower && !lower->carrier() ? IF_OPER_LOWERLAYERDOWN : IF_OPER_DOWN;
+    return lower && !(lower->carrier() && lower->is_up()) ? IF_OPER_LOWERLAYERDOWN : IF_OPER_DOWN;
   }
   if (d.link_mode() == IF_LINK_MODE_DORMANT) return IF_OPER_DORMANT;
   if (d.link_mode() == IF_LINK_MODE_TESTING) return IF_OPER_TESTING;

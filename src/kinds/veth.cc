@@ -168,8 +168,7 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   // (LOWERLAYERDOWN once up). The kernel policy's one-second window opens here.
   // Difference: the peer's announcement above still says carrier on (IFLA_CARRIER; `ip`
   // shows no flag for it on a device that is down).
-  ctl.set_carrier(**p, false);
-  ctl.set_carrier(**d, false);
+  ctl.set_carriers({*p, *d}, false);
   return *d;
 }
 
@@ -186,17 +185,17 @@ Result<void> Veth::del_link(Control& ctl, Device& dev, UnregisterBatch& batch) c
 Result<void> Veth::open(Control& ctl, Device& dev) const {
   // Linux: veth_open: carrier on for both ends once the peer is up too.
   Device* p = peer(dev);
-  if (p && p->is_up()) {
-    ctl.set_carrier(dev, true);
-    ctl.set_carrier(*p, true);
-  }
+  if (p && p->is_up()) ctl.set_carriers({&dev, p}, true);
   return ok();
 }
 
 void Veth::stop(Control& ctl, Device& dev) const {
   // Linux: veth_close: carrier off for both ends.
-  ctl.set_carrier(dev, false);
-  if (Device* p = peer(dev); p && p->state() == RegState::Registered) ctl.set_carrier(*p, false);
+  Device* p = peer(dev);
+  if (p && p->state() == RegState::Registered)
+    ctl.set_carriers({&dev, p}, false);
+  else
+    ctl.set_carrier(dev, false);
 }
 
 bool Veth::xmit(Device& dev, Frame&& f) const {

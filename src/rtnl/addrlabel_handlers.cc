@@ -67,7 +67,10 @@ Result<void> handle_changeaddrlabel(Request& r) {
 }
 
 Result<void> handle_getaddrlabel(Request& r) {
-  if (r.m.payload()[0] != AF_INET6) return fail(EOPNOTSUPP);
+  if (r.m.payload()[0] != AF_INET6) {
+    r.no_dumpit = true;  // Linux: only PF_INET6 registers RTM_GETADDRLABEL
+    return fail(EOPNOTSUPP);
+  }
   if (!r.dump()) {
     auto m = wire::decode_addrlabel_request(r.m, true, r.s.strict_check());
     if (!m) return fail(m.error());

@@ -119,7 +119,9 @@ void fill_af_spec(const Device& dev, std::uint32_t mtu, wire::LinkMessage& m) {
   std::vector<std::uint64_t> icmp(kIcmp6StatsLen, 0);
   icmp[0] = kIcmp6StatsLen;
   m.inet6_icmp6stats = std::move(icmp);
-  m.inet6_token = std::array<std::uint8_t, 16>{};
+  std::array<std::uint8_t, 16> token{};
+  std::copy(af.conf6->token.begin(), af.conf6->token.end(), token.begin() + 8);
+  m.inet6_token = token;
   m.inet6_addr_gen_mode = af.conf6->addr_gen_mode;
 }
 
@@ -253,6 +255,15 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
 Result<void> encode_device(wire::MessageBuilder& b, const wire::Header& h, const Device& dev,
                            std::uint32_t change, std::uint32_t ext_mask) {
   return wire::encode_link_message(b, h, link_message(dev, change, ext_mask));
+}
+
+bool has_inet6(const Device& dev) {
+  return inet::link_af_info(dev).conf6.has_value();
+}
+
+Result<void> encode_inet6_device(wire::MessageBuilder& b, const wire::Header& h,
+                                 const Device& dev) {
+  return wire::encode_inet6_ifinfo(b, h, link_message(dev, 0, RTEXT_FILTER_SKIP_STATS));
 }
 
 }  // namespace ifcore::rtnl

@@ -57,6 +57,20 @@ Result<void> strict_getlink_checks(const wire::Message& m, bool dump) {
   return ok();
 }
 
+// Linux: inet6_valid_dump_ifinfo.
+Result<void> strict_inet6_dump_checks(const wire::Message& m) {
+  auto p = m.payload();
+  if (p.size() < sizeof(ifinfomsg))
+    return fail(EINVAL, "ipv6: Invalid header for link dump request");
+  if (p.size() > NLMSG_ALIGN(sizeof(ifinfomsg)))
+    return fail(EINVAL, "ipv6: Invalid data after header");
+  ifinfomsg ifi;
+  std::memcpy(&ifi, p.data(), sizeof(ifi));
+  if (ifi.__ifi_pad || ifi.ifi_type || ifi.ifi_flags || ifi.ifi_change || ifi.ifi_index)
+    return fail(EINVAL, "ipv6: Invalid values in header for dump request");
+  return ok();
+}
+
 Result<Namespace*> target_ns(Control& ctl, const SessionImpl& s,
                              const std::optional<std::int32_t>& netnsid, bool dump) {
   if (!netnsid) return session_ns(ctl, s);
@@ -71,15 +85,19 @@ Result<Namespace*> target_ns(Control& ctl, const SessionImpl& s,
 
 // A link dump: the devices in ifindex order, each part under a control lock of its own,
 // resuming after the last ifindex sent (Linux: rtnl_dump_ifinfo with ctx->next_ifindex).
+//
+// Of family AF_INET6 (Linux: inet6_dump_ifinfo), the devices with IPv6 state, each as
+// inet6_fill_ifinfo writes it, unfiltered.
 class LinkDump final : public DumpRest {
  public:
-  explicit LinkDump(wire::GetLinkRequest g) : g_(std::move(g)) {}
+  explicit LinkDump(wire::GetLinkRequest g, bool inet6 = false) : g_(std::move(g)), inet6_(inet6) {}
   Result<bool> next(Request& r) override;
 
  private:
   bool filtered_out(const Device& dev, const Kind* kind) const;
 
   wire::GetLinkRequest g_;
+  bool inet6_;
   int last_ = 0;                      // the ifindex of the last device sent
   std::optional<std::uint64_t> seq_;  // the namespace's list_seq when the last part ended
 };
@@ -111,9 +129,10 @@ Result<bool> LinkDump::next(Request& r) {
        dev = (*ns)->next_by_index_rcu(dev->ifindex())) {
     if (r.part_full()) return true;
     last_ = dev->ifindex();
-    if (filtered_out(*dev, kind)) continue;
+    if (inet6_ ? !has_inet6(*dev) : filtered_out(*dev, kind)) continue;
     auto e = emit(r.out, [&](wire::MessageBuilder& b) {
-      return encode_device(b, {RTM_NEWLINK, flags, r.seq(), r.port()}, *dev, 0, g_.ext_mask);
+      wire::Header h{RTM_NEWLINK, flags, r.seq(), r.port()};
+      return inet6_ ? encode_inet6_device(b, h, *dev) : encode_device(b, h, *dev, 0, g_.ext_mask);
     });
     if (!e) {
       end_dump(r, -e.error().code);
@@ -131,6 +150,11 @@ Result<void> handle_getlink(Request& r) {
   // Linux: PF_BRIDGE registers a dump of RTM_GETLINK (rtnl_bridge_getlink), no doit.
   if (dump && !r.m.payload().empty() && r.m.payload()[0] == AF_BRIDGE)
     return handle_bridge_getlink(r);
+  // Linux: AF_INET6 registers a dump of RTM_GETLINK too (inet6_dump_ifinfo).
+  if (dump && !r.m.payload().empty() && r.m.payload()[0] == AF_INET6) {
+    if (r.s.strict_check()) IFCORE_TRY(strict_inet6_dump_checks(r.m));
+    return start_dump(r, std::make_unique<LinkDump>(wire::GetLinkRequest{}, true));
+  }
   if (r.s.strict_check()) IFCORE_TRY(strict_getlink_checks(r.m, dump));
   wire::GetLinkRequest g;
   if (dump && r.m.payload().size() < sizeof(ifinfomsg)) {

@@ -28,6 +28,9 @@ struct Request {
   const wire::Message& m;
   Reply& out;
   bool done = false;  // the handler ended the exchange (NLMSG_DONE): no ACK follows
+  // Set by a dump's handler that refuses a family Linux registers no dump of: its error
+  // is an NLMSG_ERROR, as rtnetlink_rcv_msg answers, not a dump's NLMSG_DONE.
+  bool no_dumpit = false;
   // An extack message for the ACK of a request that succeeded (Linux: a warning the
   // parser left, e.g. "bytes leftover after parsing attributes"); sent only with ext_ack.
   std::string warning;

@@ -142,6 +142,14 @@ void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std:
   publish(ns_id, RTNLGRP_LINK, b.bytes());
 }
 
+void Hub::publish_inet6_link(const Device& dev) {
+  int ns_id = dev.ns().id();
+  if (!wanted(ns_id, RTNLGRP_IPV6_IFINFO)) return;
+  wire::MessageBuilder b;
+  if (encode_inet6_device(b, wire::Header{RTM_NEWLINK, 0, 0, 0}, dev))
+    publish(ns_id, RTNLGRP_IPV6_IFINFO, b.bytes(), false);
+}
+
 void Hub::record_link(Control& ctl, const Device& dev) {
   if (!tap) return;
   wire::MessageBuilder b;

@@ -89,6 +89,8 @@ class Hub final : public Subscriber {
   // Sends RTM_NEWLINK / RTM_DELLINK about `dev` to the sessions of its namespace that joined
   // RTNLGRP_LINK (and to the requester for NLM_F_ECHO). Context: control lock.
   void publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change);
+  // The device's AF_INET6 RTM_NEWLINK on RTNLGRP_IPV6_IFINFO (Linux: inet6_ifinfo_notify).
+  void publish_inet6_link(const Device& dev);
   // The device's RTM_NEWLINK for the tap alone (clients hear nothing): a change Linux does
   // not announce with one, as a down bridge port's settings (Linux: only AF_BRIDGE's
   // IFLA_PROTINFO), for what is kept (ifcored --state). Context: control lock.

@@ -106,11 +106,23 @@ Result<void> decode_change_data(Control& ctl, Device& dev, wire::DecodedLink& d)
 // stable secret, which ifcore does not keep (check_stable_privacy); `dev` (if any) must have
 // IPv6 state. No extack message, as in Linux.
 Result<void> check_af_spec(const Device* dev, const LinkRequest& req) {
-  if (!req.inet6_addr_gen_mode) return ok();
-  if (dev && !inet::link_af_info(*dev).conf6) return fail(EAFNOSUPPORT);
-  std::uint8_t mode = *req.inet6_addr_gen_mode;
-  if (mode > IN6_ADDR_GEN_MODE_RANDOM) return fail(EINVAL);
-  if (dev && mode == IN6_ADDR_GEN_MODE_STABLE_PRIVACY) return fail(EINVAL);
+  if (!req.inet6_addr_gen_mode && !req.inet6_token) return ok();
+  std::optional<inet::Inet6Conf> conf;
+  if (dev && !(conf = inet::link_af_info(*dev).conf6)) return fail(EAFNOSUPPORT);
+  if (req.inet6_addr_gen_mode) {
+    std::uint8_t mode = *req.inet6_addr_gen_mode;
+    if (mode > IN6_ADDR_GEN_MODE_RANDOM) return fail(EINVAL);
+    if (dev && mode == IN6_ADDR_GEN_MODE_STABLE_PRIVACY) return fail(EINVAL);
+  }
+  // Linux: inet6_set_iftoken (checked here, before anything changes; Linux checks when it
+  // sets the token, after the request's other changes). ifcore keeps accept_ra at 1 and
+  // rtr_solicits at its default, so RAs are refused only while the device forwards.
+  if (dev && req.inet6_token) {
+    if (dev->flags() & IFF_LOOPBACK) return fail(EINVAL, "ipv6: Device is loopback");
+    if (dev->flags() & IFF_NOARP)
+      return fail(EINVAL, "ipv6: Device does not do neighbour discovery");
+    if (conf->forwarding) return fail(EINVAL, "ipv6: Router advertisement is disabled on device");
+  }
   return ok();
 }
 
@@ -121,12 +133,17 @@ Result<void> change_link(Hub& hub, Control& ctl, Device& dev, const LinkRequest&
   IFCORE_TRY(ctl.change_link(dev, req));
   // Linux announces a port's settings only while it is up (netdev_state_change).
   if (req.has_slave_data && !dev.is_up()) hub.record_link(ctl, dev);
-  if (!req.inet6_addr_gen_mode) return ok();
-  // Linux: inet6_set_link_af sets the mode; the addresses stay as they are.
+  if (!req.inet6_addr_gen_mode && !req.inet6_token) return ok();
+  // Linux: inet6_set_link_af sets the token's interface identifier (its low 8 bytes) and
+  // announces the device on RTNLGRP_IPV6_IFINFO, then the mode; the addresses stay as they
+  // are (ifcore makes none from router advertisements, which the token is for).
   auto conf = inet::inet6_conf(ctl, dev.ns(), dev.ifindex());
   if (!conf) return fail(conf.error());
-  conf->addr_gen_mode = *req.inet6_addr_gen_mode;
+  if (req.inet6_token)
+    std::copy(req.inet6_token->begin() + 8, req.inet6_token->end(), conf->token.begin());
+  if (req.inet6_addr_gen_mode) conf->addr_gen_mode = *req.inet6_addr_gen_mode;
   IFCORE_TRY(inet::set_inet6_conf(ctl, dev.ns(), dev.ifindex(), *conf, inet::kCopyNone));
+  if (req.inet6_token) hub.publish_inet6_link(dev);
   hub.publish_link(ctl, dev, RTM_NEWLINK, 0);
   return ok();
 }
@@ -206,7 +223,7 @@ Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::Decoded
   // it does not know), then again for the new device, which has no IPv6 state until it is
   // registered: a create with IFLA_AF_SPEC is EAFNOSUPPORT, and nothing is made.
   IFCORE_TRY(check_af_spec(nullptr, req));
-  if (req.inet6_addr_gen_mode) return fail(EAFNOSUPPORT);
+  if (req.inet6_addr_gen_mode || req.inet6_token) return fail(EAFNOSUPPORT);
   if (req.has_info_data && !d.info_data_decoded) {
     auto a = wire::decode_attrs(d.info_data_raw, kind->policy(), d.info_data_offset,
                                 decode_context(ctl));

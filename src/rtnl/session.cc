@@ -342,6 +342,10 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
         res = fail(EOPNOTSUPP);
       } else {
         res = h(r);
+        // Linux: a dump's checks run in its dumpit, whose error ends the dump: NLMSG_DONE
+        // carries the errno and the extack, not NLMSG_ERROR (netlink_dump).
+        if (!res && kind == 2 && r.dump() && !r.done && !r.rest && !r.no_dumpit)
+          end_dump_error(r, res.error());
       }
     }
   }

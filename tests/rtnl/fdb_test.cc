@@ -37,7 +37,11 @@ class FdbRtnlTest : public BridgePortTest {
     return m;
   }
   // The reply's error and extack text.
+  // An NLMSG_ERROR's, or a dump's NLMSG_DONE's (a dump's checks end the dump).
   std::pair<int, std::string> error_of(const Replies& r) {
+    if (!r.msgs.empty() && r.msgs.back().hdr.nlmsg_type == NLMSG_DONE)
+      return {wire::decode_done(r.msgs.back()).value_or(0),
+              wire::decode_done_message(r.msgs.back())};
     auto e = r.last_error_reply();
     return {e.error, e.message};
   }

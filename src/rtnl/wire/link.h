@@ -203,6 +203,10 @@ struct LinkMessage {
 // order Linux 6.18's rtnl_fill_ifinfo emits them (see docs/WIRE.md).
 // Errors: from encode_attrs, EMSGSIZE from the builder.
 Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkMessage& msg);
+// The message of an AF_INET6 link dump or of RTNLGRP_IPV6_IFINFO (Linux: inet6_fill_ifinfo):
+// family AF_INET6; the name, address, mtu, link and operstate (IF_OPER_DOWN when not up);
+// the inet6 attributes in IFLA_PROTINFO.
+Result<void> encode_inet6_ifinfo(MessageBuilder& b, const Header& h, const LinkMessage& msg);
 
 // Decodes an RTM_NEWLINK / RTM_DELLINK from ifcored or the kernel. Attributes it does not
 // know are skipped; kind data is decoded with ctx.kind_policy when that succeeds, else kept

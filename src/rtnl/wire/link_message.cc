@@ -2,6 +2,7 @@
 // carry: LinkMessage <-> bytes, in the attribute order of Linux's rtnl_fill_ifinfo.
 #include <net/if.h>  // before any <linux/if*.h>
 
+#include <linux/if.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
@@ -40,7 +41,43 @@ Result<void> put_kind_data(MessageBuilder& b, std::uint16_t type,
   return ok();
 }
 
+// Linux: inet6_fill_ifla6_attrs.
+void put_inet6_attrs(MessageBuilder& b, const LinkMessage& m) {
+  put_opt_u32(b, IFLA_INET6_FLAGS, m.inet6_flags);
+  if (m.inet6_cacheinfo)
+    b.put_attr(IFLA_INET6_CACHEINFO, &*m.inet6_cacheinfo, sizeof(ifla_cacheinfo));
+  if (m.inet6_conf) b.put_attr(IFLA_INET6_CONF, m.inet6_conf->data(), m.inet6_conf->size() * 4);
+  if (m.inet6_stats) b.put_attr(IFLA_INET6_STATS, m.inet6_stats->data(), m.inet6_stats->size() * 8);
+  if (m.inet6_icmp6stats)
+    b.put_attr(IFLA_INET6_ICMP6STATS, m.inet6_icmp6stats->data(), m.inet6_icmp6stats->size() * 8);
+  if (m.inet6_token) b.put_attr(IFLA_INET6_TOKEN, m.inet6_token->data(), 16);
+  put_opt_u8(b, IFLA_INET6_ADDR_GEN_MODE, m.inet6_addr_gen_mode);
+}
+
 }  // namespace
+
+Result<void> encode_inet6_ifinfo(MessageBuilder& b, const Header& h, const LinkMessage& m) {
+  b.begin(h);
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_INET6;
+  ifi.ifi_type = m.hw_type;
+  ifi.ifi_index = m.ifindex;
+  ifi.ifi_flags = m.flags;
+  b.put_struct(ifi);
+  b.put_string(IFLA_IFNAME, m.name);
+  if (m.address) b.put_bytes(IFLA_ADDRESS, m.address->bytes());
+  put_opt_u32(b, IFLA_MTU, m.mtu);
+  put_opt_u32(b, IFLA_LINK, m.link);
+  // A device that is not up reports IF_OPER_DOWN whatever its own operstate.
+  b.put_u8(IFLA_OPERSTATE,
+           (m.flags & IFF_UP) ? m.operstate.value_or(IF_OPER_UNKNOWN) : std::uint8_t{IF_OPER_DOWN});
+  auto info = b.begin_nest(IFLA_PROTINFO);
+  put_inet6_attrs(b, m);
+  b.end_nest(info);
+  auto e = b.end();
+  if (!e) return fail(e.error());
+  return ok();
+}
 
 Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkMessage& m) {
   b.begin(h);
@@ -126,19 +163,8 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
       b.end_nest(in);
     }
     if (has_inet6) {
-      // Linux: inet6_fill_ifla6_attrs.
       auto in6 = b.begin_nest(AF_INET6);
-      put_opt_u32(b, IFLA_INET6_FLAGS, m.inet6_flags);
-      if (m.inet6_cacheinfo)
-        b.put_attr(IFLA_INET6_CACHEINFO, &*m.inet6_cacheinfo, sizeof(ifla_cacheinfo));
-      if (m.inet6_conf) b.put_attr(IFLA_INET6_CONF, m.inet6_conf->data(), m.inet6_conf->size() * 4);
-      if (m.inet6_stats)
-        b.put_attr(IFLA_INET6_STATS, m.inet6_stats->data(), m.inet6_stats->size() * 8);
-      if (m.inet6_icmp6stats)
-        b.put_attr(IFLA_INET6_ICMP6STATS, m.inet6_icmp6stats->data(),
-                   m.inet6_icmp6stats->size() * 8);
-      if (m.inet6_token) b.put_attr(IFLA_INET6_TOKEN, m.inet6_token->data(), 16);
-      put_opt_u8(b, IFLA_INET6_ADDR_GEN_MODE, m.inet6_addr_gen_mode);
+      put_inet6_attrs(b, m);
       b.end_nest(in6);
     }
     b.end_nest(af);

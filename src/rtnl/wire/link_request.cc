@@ -84,7 +84,12 @@ Result<void> decode_af_spec(const RawAttr& a, LinkRequest& req) {
         IFCORE_TRY(set_field(req.inet6_addr_gen_mode, x.u8()));
         any = true;
       } else if (x.type == IFLA_INET6_TOKEN) {
-        return fail_at(x.offset, EOPNOTSUPP, "IFLA_INET6_TOKEN not supported");
+        // Linux: inet6_af_policy, { .len = sizeof(struct in6_addr) }: at least 16 bytes.
+        if (x.data.size() < 16) return fail_policy(x.offset, ErrorPolicy{});
+        std::array<std::uint8_t, 16> t{};
+        std::memcpy(t.data(), x.data.data(), 16);
+        req.inet6_token = t;
+        any = true;
       }
       // Linux (inet6_validate_link_af) ignores other types.
     }
@@ -317,6 +322,7 @@ Result<void> encode_link_body(MessageBuilder& b, const LinkRequest& r, int depth
   if (r.carrier) b.put_u8(IFLA_CARRIER, *r.carrier);
   if (r.ifalias) b.put_string(IFLA_IFALIAS, *r.ifalias);
   if (r.proto_down) b.put_u8(IFLA_PROTO_DOWN, *r.proto_down);
+
   if (r.proto_down_reason) {
     auto n = b.begin_nest(IFLA_PROTO_DOWN_REASON);
     b.put_u32(IFLA_PROTO_DOWN_REASON_MASK, r.proto_down_reason->mask);
@@ -348,10 +354,11 @@ Result<void> encode_link_body(MessageBuilder& b, const LinkRequest& r, int depth
     }
     b.end_nest(info);
   }
-  if (r.inet6_addr_gen_mode) {
+  if (r.inet6_addr_gen_mode || r.inet6_token) {
     auto af = b.begin_nest(IFLA_AF_SPEC);
     auto in6 = b.begin_nest(AF_INET6);
-    b.put_u8(IFLA_INET6_ADDR_GEN_MODE, *r.inet6_addr_gen_mode);
+    if (r.inet6_token) b.put_attr(IFLA_INET6_TOKEN, r.inet6_token->data(), 16);
+    if (r.inet6_addr_gen_mode) b.put_u8(IFLA_INET6_ADDR_GEN_MODE, *r.inet6_addr_gen_mode);
     b.end_nest(in6);
     b.end_nest(af);
   }
