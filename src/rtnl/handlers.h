@@ -102,7 +102,7 @@ Result<void> emit(Reply& out, F&& encode) {
   return ok();
 }
 // Ends a dump: NLMSG_DONE with `error` (0, or the negative errno that stopped it).
-void end_dump(Request& r, int error = 0);
+void end_dump(Request& r, int error = 0, std::uint16_t flags = 0);
 // Sends the first part of a dump kept in `rest` (all of it when the session takes dumps
 // whole); when parts are left, the request keeps it for SessionImpl::continue_dump.
 Result<void> start_dump(Request& r, std::unique_ptr<DumpRest> rest);

@@ -15,6 +15,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 
 #include "ifcore/namespace.h"
@@ -310,26 +311,50 @@ Result<void> handle_deladdr(Request& r) {
   return inet::delete_address(ctl, **ns, addr_request(*a, r.flags()));
 }
 
+// Linux: inet_valid_dump_ifaddr_req / inet6_valid_dump_ifaddr_req (a dump of no family is
+// IPv4's first).
+Result<void> strict_addr_dump_checks(const Request& r) {
+  auto p = r.m.payload();
+  const char* who = !p.empty() && p[0] == AF_INET6 ? "ipv6" : "ipv4";
+  if (p.size() < sizeof(ifaddrmsg))
+    return fail(EINVAL, "{}: Invalid header for address dump request", who);
+  ifaddrmsg ifa;
+  std::memcpy(&ifa, p.data(), sizeof ifa);
+  if (ifa.ifa_prefixlen || ifa.ifa_flags || ifa.ifa_scope)
+    return fail(EINVAL, "{}: Invalid values in header for address dump request", who);
+  auto attrs = wire::parse_raw_attrs(p.subspan(std::min(p.size(), NLMSG_ALIGN(sizeof(ifaddrmsg)))),
+                                     NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifaddrmsg)));
+  if (!attrs) return fail(attrs.error());
+  for (const wire::RawAttr& a : *attrs)
+    if (a.type != IFA_TARGET_NETNSID)
+      return fail(EINVAL, "{}: Unsupported attribute in dump request", who);
+  return ok();
+}
+
 Result<void> handle_getaddr(Request& r) {
   if (!r.dump()) return fail(EOPNOTSUPP);  // Linux: no doit for RTM_GETADDR in IPv4
+  if (r.s.strict_check()) IFCORE_TRY(strict_addr_dump_checks(r));
   auto a = wire::decode_addr(r.m);
   if (!a) return fail(a.error());
   Control ctl = r.s.hub().engine().control();
   auto ns = session_ns(ctl, r.s);
   if (!ns) return fail(ns.error());
-  // Linux: the ifindex filter applies only to strict dumps (inet_valid_dump_ifaddr_req).
+  // Linux: the ifindex filter applies only to strict dumps, which mark their messages and
+  // their end filtered (cb->answer_flags).
   int ifindex = r.s.strict_check() ? static_cast<int>(a->ifindex) : 0;
+  const std::uint16_t filtered = ifindex ? NLM_F_DUMP_FILTERED : 0;
   for (const auto& info : inet::list_addresses(ctl, **ns, a->family, ifindex)) {
     auto e = emit(r.out, [&](wire::MessageBuilder& b) {
-      return wire::encode_addr(b, {RTM_NEWADDR, NLM_F_MULTI, r.seq(), r.port()},
-                               addr_message(info));
+      return wire::encode_addr(
+          b, {RTM_NEWADDR, std::uint16_t(NLM_F_MULTI | filtered), r.seq(), r.port()},
+          addr_message(info));
     });
     if (!e) {
-      end_dump(r, -e.error().code);
+      end_dump(r, -e.error().code, filtered);
       return e;
     }
   }
-  end_dump(r);
+  end_dump(r, 0, filtered);
   return ok();
 }
 

@@ -72,10 +72,10 @@ bool done_travels_alone(const Request& r) {
 
 }  // namespace
 
-void end_dump(Request& r, int error) {
+void end_dump(Request& r, int error, std::uint16_t flags) {
   if (done_travels_alone(r)) r.out.flush();
   (void)emit(r.out, [&](wire::MessageBuilder& b) {
-    return wire::encode_done(b, r.seq(), r.port(), error);
+    return wire::encode_done(b, r.seq(), r.port(), error, flags);
   });
   r.out.flush();
   r.done = true;

@@ -236,3 +236,41 @@ TEST_F(RtnlTest, NsidDumpGetAndCreate) {
 
 }  // namespace
 }  // namespace ifcore::rtnl::test
+
+namespace ifcore::rtnl::test {
+namespace {
+
+// Linux: inet_valid_dump_ifaddr_req / inet6_valid_dump_ifaddr_req, in the dump (checked on
+// the kernel with the same raw requests): the refusal ends the dump; an ifindex filter
+// marks the messages and the end NLM_F_DUMP_FILTERED.
+TEST_F(RtnlTest, StrictAddressDumpChecks) {
+  session->set_option(NETLINK_GET_STRICT_CHK, 1);
+  session->set_option(NETLINK_EXT_ACK, 1);
+  auto ifaddr = [](std::uint8_t family, std::uint8_t plen, std::uint8_t scope, int index) {
+    Bytes b{family, plen, 0, scope};
+    add(b, le32(static_cast<std::uint32_t>(index)));
+    return b;
+  };
+  auto done = [&](const Bytes& body) {
+    Replies r = send(nlmsg(RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, 1, 0, body));
+    EXPECT_EQ(r.msgs.back().hdr.nlmsg_type, NLMSG_DONE);
+    return std::make_pair(wire::decode_done(r.msgs.back()).value_or(0),
+                          wire::decode_done_message(r.msgs.back()));
+  };
+  using P = std::pair<int, std::string>;
+  EXPECT_EQ(done(ifaddr(AF_INET, 24, 0, 0)),
+            P(EINVAL, "ipv4: Invalid values in header for address dump request"));
+  EXPECT_EQ(done(ifaddr(AF_INET6, 0, 200, 0)),
+            P(EINVAL, "ipv6: Invalid values in header for address dump request"));
+  EXPECT_EQ(done(Bytes{AF_INET6, 0, 0, 0}),
+            P(EINVAL, "ipv6: Invalid header for address dump request"));
+  EXPECT_EQ(done(cat({ifaddr(AF_UNSPEC, 0, 0, 0), attr(IFA_LABEL, cstr("x"))})),
+            P(EINVAL, "ipv4: Unsupported attribute in dump request"));
+  Replies r = send(nlmsg(RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP, 2, 0, ifaddr(AF_INET, 0, 0, 1)));
+  ASSERT_FALSE(r.msgs.empty());
+  for (const wire::Message& m : r.msgs) EXPECT_TRUE(m.hdr.nlmsg_flags & NLM_F_DUMP_FILTERED);
+  EXPECT_EQ(wire::decode_done(r.msgs.back()).value_or(-1), 0);
+}
+
+}  // namespace
+}  // namespace ifcore::rtnl::test

@@ -189,8 +189,9 @@ std::vector<std::vector<std::uint8_t>> DatagramWriter::take() {
 
 // ---- DONE and ERROR
 
-Result<void> encode_done(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid, int error) {
-  b.begin({NLMSG_DONE, NLM_F_MULTI, seq, portid});
+Result<void> encode_done(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid, int error,
+                         std::uint16_t flags) {
+  b.begin({NLMSG_DONE, static_cast<std::uint16_t>(NLM_F_MULTI | flags), seq, portid});
   b.put_struct(error);
   auto r = b.end();
   if (!r) return fail(r.error());

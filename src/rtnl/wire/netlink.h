@@ -237,7 +237,10 @@ struct AckOptions {
 // dump stopped with, as Linux sends it) with NLM_F_MULTI, echoing `seq`, addressed to
 // `portid`.
 // Errors: none in practice (EMSGSIZE from the builder cannot happen for 4 bytes).
-Result<void> encode_done(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid, int error = 0);
+// `flags`: NLM_F_MULTI and the dump's answer flags (Linux: cb->answer_flags, such as
+// NLM_F_DUMP_FILTERED).
+Result<void> encode_done(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid, int error = 0,
+                         std::uint16_t flags = 0);
 // The same, for a dump that failed with an extack message (Linux: netlink_dump_done): with
 // ext_ack and a message, NLM_F_ACK_TLVS and NLMSGERR_ATTR_MSG follow the error.
 Result<void> encode_done_ext(MessageBuilder& b, std::uint32_t seq, std::uint32_t portid, int error,
