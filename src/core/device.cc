@@ -133,11 +133,12 @@ bool Device::is_up() const {
 std::uint32_t Device::reported_flags() const {
   std::uint32_t f =
       flags() & ~std::uint32_t(IFF_RUNNING | unsigned(IFF_LOWER_UP) | unsigned(IFF_DORMANT));
+  // Linux: IFF_DORMANT is a driver's mark (netif_dormant), which no ifcore kind sets; a
+  // DORMANT operstate (link mode, IFLA_OPERSTATE) does not show it.
   if (is_up()) {
     std::uint8_t op = operstate();
     if (op == IF_OPER_UP || op == IF_OPER_UNKNOWN) f |= IFF_RUNNING;
     if (carrier()) f |= unsigned(IFF_LOWER_UP);
-    if (op == IF_OPER_DORMANT) f |= unsigned(IFF_DORMANT);
   }
   return f;
 }

@@ -3,7 +3,9 @@
 // nothing.
 //
 // Lock order: runs under the control lock.
-#include <net/if.h>
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -323,6 +325,25 @@ Result<void> change_settings(Control& ctl, Device& dev, const LinkRequest& req, 
   return ok();
 }
 
+// Linux: set_operstate (IFLA_OPERSTATE) — a transition, not a value: UP from DORMANT,
+// TESTING or UNKNOWN; TESTING and DORMANT only while operationally up; others ignored.
+void apply_operstate(Control& ctl, Device& dev, std::uint8_t transition) {
+  std::uint8_t op = dev.operstate();
+  const bool oper_up = op == IF_OPER_UP || op == IF_OPER_UNKNOWN;
+  switch (transition) {
+    case IF_OPER_UP:
+      if (op == IF_OPER_DORMANT || op == IF_OPER_TESTING || op == IF_OPER_UNKNOWN) op = IF_OPER_UP;
+      break;
+    case IF_OPER_TESTING:
+    case IF_OPER_DORMANT:
+      if (oper_up) op = transition;
+      break;
+    default:
+      break;
+  }
+  ctl.set_operstate(dev, op);
+}
+
 }  // namespace
 
 Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
@@ -345,7 +366,7 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
     notify_change(dev);
   }
   if (req.carrier) set_carrier(dev, *req.carrier != 0);  // dummy_change_carrier
-  if (req.operstate) set_operstate(dev, *req.operstate);
+  if (req.operstate) apply_operstate(*this, dev, *req.operstate);
   if (req.proto_down || req.proto_down_reason) {
     std::optional<bool> down;
     if (req.proto_down) down = *req.proto_down != 0;
