@@ -22,6 +22,15 @@ struct LinkRequest {
   int ifindex = 0;            // ifi_index: the device to change, or the index wanted on create
   std::uint32_t flags = 0;    // ifi_flags
   std::uint32_t change = 0;   // ifi_change: which bits of flags to apply (0 = all? see wire)
+  // The flags a device with `current` ones is given (Linux: rtnl_dev_combine_flags:
+  // ifi_change 0 applies all of ifi_flags).
+  std::uint32_t combined_flags(std::uint32_t current) const {
+    return combine_link_flags(current, flags, change);
+  }
+  static std::uint32_t combine_link_flags(std::uint32_t current, std::uint32_t flags,
+                                          std::uint32_t change) {
+    return change ? (flags & change) | (current & ~change) : flags;
+  }
 
   // IFLA_*
   std::optional<std::string> name;             // IFLA_IFNAME

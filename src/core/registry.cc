@@ -320,7 +320,7 @@ Result<void> Registry::insert(Device& dev, std::string_view name, int ifindex, s
   // (EEXIST), by add_name's unique insert in the common case.
   if (find_index_rcu(ifindex)) {
     if (name_taken(name, hash)) return fail_log_only(EEXIST, "device \"{}\" already exists", name);
-    return fail(EBUSY, "ifindex {} is in use", ifindex);
+    return fail_log_only(EBUSY, "ifindex {} is in use", ifindex);  // Linux: dev_index_reserve
   }
   IFCORE_TRY(add_name(dev, name, hash));
   // A device that moves between namespaces brings its altnames (checked free by the caller).

@@ -20,8 +20,7 @@ namespace {
 
 // Linux: rtnl_dev_combine_flags.
 std::uint32_t combine_flags(const Device& dev, std::uint32_t flags, std::uint32_t change) {
-  if (change) flags = (flags & change) | (dev.flags() & ~change);
-  return flags;
+  return LinkRequest::combine_link_flags(dev.flags(), flags, change);
 }
 
 // Checks of generic attributes that need no device (Linux: validate_linkmsg).
@@ -29,6 +28,15 @@ Result<void> validate_generic(const LinkRequest& req) {
   if (req.name && !is_name_pattern(*req.name)) IFCORE_TRY(validate_device_name(*req.name));
   if (req.ifalias && req.ifalias->size() >= 256)
     return fail(EINVAL, "alias is longer than 255 bytes");
+  return ok();
+}
+
+// Linux: rtnl_create_link, after the kind's validate: 1 to 4096 queues each way.
+Result<void> check_queues(const LinkRequest& req) {
+  constexpr std::uint32_t kMaxQueues = 4096;
+  auto bad = [&](const std::optional<std::uint32_t>& n) { return n && (!*n || *n > kMaxQueues); };
+  if (bad(req.num_tx_queues)) return fail(EINVAL, "Invalid number of transmit queues");
+  if (bad(req.num_rx_queues)) return fail(EINVAL, "Invalid number of receive queues");
   return ok();
 }
 
@@ -46,6 +54,7 @@ Result<Device*> Control::create_link(Namespace& ns, const LinkRequest& req) {
       return fail_log_only(EINVAL, "master device {} does not exist", *req.master);
   }
   IFCORE_TRY(kind->validate(*this, req));
+  IFCORE_TRY(check_queues(req));
   IFCORE_TRY(check_device_room(ns, 1));
   auto made = kind->new_link(*this, ns, req);
   if (!made) return made;
@@ -85,6 +94,7 @@ Result<std::unique_ptr<Device>> prepare_one(Control& ctl, Namespace& ns, const K
   IFCORE_TRY(check_batchable(req));
   IFCORE_TRY(validate_generic(req));
   IFCORE_TRY(kind->validate(ctl, req));
+  IFCORE_TRY(check_queues(req));
   auto dev = kind->prepare_link(ctl, ns, req);
   if (!dev) return dev;
   if (!*dev) return fail(EOPNOTSUPP, "kind \"{}\" cannot be created in a batch", kind->name());

@@ -151,8 +151,22 @@ Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   // Linux (veth_newlink): the peer is registered first and configured, which announces it
   // before the pair is tied: with IFLA_LINK 0 (`ip` prints "@NONE"). Then the device the
   // request names, and the two are tied; rtnetlink announces that one after the create.
-  auto p = ctl.register_device(std::move(peer), peer_name, preq.ifindex);
+  // Linux: the peer keeps the index asked for only when the device is given one too.
+  auto p = ctl.register_device(std::move(peer), peer_name, req.ifindex ? preq.ifindex : 0);
   if (!p) return fail(p.error());
+  // Linux: rtnl_configure_link(peer, its ifinfomsg): its flags; up fails (veth_open finds
+  // no peer yet: ENOTCONN), and the peer goes again.
+  if (preq.flags || preq.change) {
+    std::uint32_t flags = preq.combined_flags((*p)->flags());
+    Result<void> f = flags & IFF_UP ? fail_log_only(ENOTCONN,
+                                                    "a veth's peer cannot come up "
+                                                    "before the pair is made")
+                                    : ctl.change_flags(**p, flags);
+    if (!f) {
+      (void)ctl.delete_link(**p);
+      return fail(std::move(f).error());
+    }
+  }
   (void)ctl.notify(EventInfo{NetdevEvent::Configured, **p});
   auto d = ctl.register_device(std::move(dev), dev_name, req.ifindex);
   if (!d) {

@@ -210,7 +210,10 @@ AttrPolicy Vxlan::policy() const {
 
 Result<void> Vxlan::validate(Control&, const LinkRequest& req) const {
   IFCORE_TRY(check_ether_address(req));
-  // Linux: vxlan_validate — a create or a change that names the kind needs its data.
+  // Linux: vxlan_validate — the mtu in range, and a create or a change that names the kind
+  // needs its data.
+  if (req.mtu && (*req.mtu < 68 || *req.mtu > 65535))
+    return fail(EINVAL, "MTU must be between 68 and 65535");
   if (!req.has_info_data)
     return fail(EINVAL, "Required attributes not provided to perform the operation");
   return ok();
@@ -235,6 +238,12 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
   if (lower) priv->lower = Ref(*lower, "vxlan");
   dev->set_priv(std::move(priv));
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
+  // Linux: vxlan_config_apply — an mtu given at creation comes under the lower's too.
+  if (lower) {
+    std::uint32_t room = c.headroom();
+    std::uint32_t max = lower->mtu() > room + 68 ? lower->mtu() - room : 68;
+    if (dev->mtu() > max) dev->set_mtu_locked(ctl, max);
+  }
   auto r = ctl.register_device(std::move(dev), req.name.value_or("vxlan%d"), req.ifindex);
   if (!r) return r;
   if (lower) {

@@ -72,11 +72,11 @@ inline LinkRequest named(std::string name, std::optional<std::string> kind = {})
 }
 
 // A veth pair NAME / PEER to create; `up` sets IFF_UP on both ends.
-inline LinkRequest veth_pair(std::string name, std::string peer, bool up = false) {
+// (Linux refuses a peer asked to come up with the pair: ENOTCONN; set it up afterwards.)
+inline LinkRequest veth_pair(std::string name, std::string peer) {
   auto p = std::make_shared<LinkRequest>();
   p->name = std::move(peer);
   LinkRequest r = named(std::move(name), "veth");
-  if (up) r.flags = r.change = p->flags = p->change = IFF_UP;
   Attr a{VETH_INFO_PEER, AttrShape::LinkMsg};
   a.link = std::move(p);
   r.has_info_data = true;

@@ -34,7 +34,7 @@ class ProbeMsg : public RtnlTest {
   // A veth pair `a`/`b` made through the session, both ends up.
   void SetUp() override {
     RtnlTest::SetUp();
-    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("a", "b", true))).last_error(), 0);
+    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("a", "b"))).last_error(), 0);
     set_up("a", true);
     set_up("b", true);
   }
