@@ -40,6 +40,10 @@ void put_attr(Bytes& out, std::uint16_t type, Span payload) {
   if (!payload.empty()) std::memcpy(out.data() + at + NLA_HDRLEN, payload.data(), payload.size());
 }
 
+void put_u32(Bytes& out, std::uint16_t type, std::uint32_t v) {
+  put_attr(out, type, Span(reinterpret_cast<const std::uint8_t*>(&v), sizeof v));
+}
+
 void put_string(Bytes& out, std::uint16_t type, const std::string& s) {
   put_attr(out, type, Span(reinterpret_cast<const std::uint8_t*>(s.c_str()), s.size() + 1));
 }
@@ -93,6 +97,13 @@ Result<bool> rewrite_link_attr(std::uint16_t type, Span p, Bytes& out, std::uint
     if (!v) return false;  // ifcored answers the bad length
     auto name = checked(type == IFLA_NET_NS_FD ? namespace_of_fd(static_cast<int>(*v), netns)
                                                : namespace_of_pid(*v, netns));
+    // A reference that does not resolve goes to ifcored as its errno, answered as Linux
+    // answers it (an error reply, not a failed send).
+    if (!name &&
+        (name.error().code == ESRCH || name.error().code == EINVAL || name.error().code == EBADF)) {
+      put_u32(out, wire::IFCORE_IFLA_NET_NS_ERRNO, static_cast<std::uint32_t>(name.error().code));
+      return true;
+    }
     if (!name) return fail(name.error());
     put_string(out, wire::IFCORE_IFLA_NET_NS_NAME, *name);
     return true;

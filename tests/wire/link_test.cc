@@ -91,6 +91,34 @@ TEST(LinkRequest, SetlinkFields) {
   EXPECT_EQ(q.inet6_addr_gen_mode, 1);
 }
 
+// The shim's IFCORE_IFLA_NET_NS_ERRNO (a pid or descriptor that did not resolve) fails the
+// request with that errno and no message, as Linux's rtnl_link_get_net does; the token is
+// kept whole (the engine keeps its low half).
+TEST(LinkRequest, NamespaceErrnoAndToken) {
+  Bytes bad = nlmsg(RTM_SETLINK, NLM_F_REQUEST, 2, 0,
+                    cat({ifinfo(0, 0, 7, 0, 0), attr(IFCORE_IFLA_NET_NS_ERRNO, le32(ESRCH))}));
+  auto r = decode_link_request(one(bad), ctx());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ESRCH);
+  EXPECT_TRUE(r.error().log_only);
+  Bytes token(16, 0);
+  token[15] = 9;
+  Bytes d = nlmsg(RTM_SETLINK, NLM_F_REQUEST, 3, 0,
+                  cat({ifinfo(0, 0, 7, 0, 0),
+                       attr(IFLA_AF_SPEC, attr(AF_INET6, attr(IFLA_INET6_TOKEN, token)))}));
+  auto t = decode_link_request(one(d), ctx());
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_TRUE(t->req.inet6_token);
+  EXPECT_EQ((*t->req.inet6_token)[15], 9);
+  Bytes shortened =
+      nlmsg(RTM_SETLINK, NLM_F_REQUEST, 4, 0,
+            cat({ifinfo(0, 0, 7, 0, 0),
+                 attr(IFLA_AF_SPEC, attr(AF_INET6, attr(IFLA_INET6_TOKEN, {1, 2})))}));
+  auto s = decode_link_request(one(shortened), ctx());
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ERANGE);
+}
+
 TEST(LinkRequest, UnknownKindIsLeftForTheHandler) {
   Bytes info =
       cat({attr(IFLA_INFO_KIND, cstr("wireguard")), attr(IFLA_INFO_DATA, attr(1, le32(5)))});

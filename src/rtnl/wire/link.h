@@ -33,6 +33,9 @@ inline constexpr std::uint16_t IFCORE_IFLA_BULK = IFCORE_IFLA_BASE + 1;         
 inline constexpr std::uint16_t IFCORE_IFLA_BULK_INDEX = IFCORE_IFLA_BASE + 2;   // u32
 inline constexpr std::uint16_t IFCORE_IFLA_BULK_ERRNO = IFCORE_IFLA_BASE + 3;   // u32
 inline constexpr std::uint16_t IFCORE_IFLA_BULK_MSG = IFCORE_IFLA_BASE + 4;     // string
+// u32: the errno the preload shim met resolving IFLA_NET_NS_PID or IFLA_NET_NS_FD (no such
+// process, not a namespace), which ifcored answers as Linux would have (the request fails).
+inline constexpr std::uint16_t IFCORE_IFLA_NET_NS_ERRNO = IFCORE_IFLA_BASE + 5;
 
 // IFLA_* types newer than the uapi headers ifcore builds with (Linux 6.1); values from
 // Linux 6.18's include/uapi/linux/if_link.h.

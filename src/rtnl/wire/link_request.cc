@@ -206,6 +206,12 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
       return set_field(r.net_ns_pid, a.u32());
     case IFCORE_IFLA_NET_NS_NAME:
       return set_string(r.net_ns_name, a, NAME_MAX);
+    case IFCORE_IFLA_NET_NS_ERRNO: {
+      // Linux: rtnl_link_get_net's error, without a message.
+      auto e = a.u32();
+      if (!e) return fail(e.error());
+      return fail_log_only(static_cast<int>(*e), "the namespace reference does not resolve");
+    }
     case IFLA_OPERSTATE:
       return set_field(r.operstate, a.u8());
     case IFLA_LINKMODE:
