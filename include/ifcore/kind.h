@@ -90,6 +90,9 @@ class Kind {
   // Open/stop (Linux: ndo_open/ndo_stop): called when the device goes up/down, after the
   // flag changes, so the kind can update carrier. Context: control lock.
   virtual Result<void> open(Control& ctl, Device& dev) const { return ok(); }
+  // Refuses a new hardware address before anything changes (Linux: the driver's
+  // ndo_set_mac_address, e.g. macvlan's EADDRINUSE).
+  virtual Result<void> check_address(const Device& dev, const HwAddr& addr) const { return ok(); }
   virtual void stop(Control& ctl, Device& dev) const {}
 
   // Called by core when a device has been unregistered (before the grace period): the

@@ -126,6 +126,7 @@ Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
   if (dev.hw_type() == 1 /* ARPHRD_ETHER */ && !addr.is_valid_ether())
     return fail_log_only(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
                          addr.to_string());
+  IFCORE_TRY(dev.kind().check_address(dev, addr));
   auto& impl = engine_->impl();
   EventInfo pre{NetdevEvent::PreChangeAddr, dev};
   pre.new_addr = &addr;

@@ -346,7 +346,30 @@ AttrList Macvlan::fill_info(const Device& dev) const {
   return out;
 }
 
+namespace {
+
+// Linux: macvlan_addr_busy — the lower's own address, or that of another macvlan of the
+// lower that is up (those in the port's hash); never in passthru mode.
+Result<void> check_addr_free(const Device& dev, const HwAddr& addr) {
+  const MacvlanPriv* v = macvlan_of(dev);
+  if (!v || !v->lower || v->mode == MACVLAN_MODE_PASSTHRU) return ok();
+  bool busy = v->lower->address() == addr;
+  for (const Device* m : macvlans_on(*v->lower))
+    busy = busy || (m != &dev && m->is_up() && m->address() == addr);
+  if (busy)
+    return fail_log_only(EADDRINUSE, "address {} is in use on \"{}\"", addr.to_string(),
+                         v->lower->name());
+  return ok();
+}
+
+}  // namespace
+
+Result<void> Macvlan::check_address(const Device& dev, const HwAddr& addr) const {
+  return check_addr_free(dev, addr);  // Linux: macvlan_set_mac_address
+}
+
 Result<void> Macvlan::open(Control& ctl, Device& dev) const {
+  IFCORE_TRY(check_addr_free(dev, dev.address()));  // Linux: macvlan_open
   if (auto* v = macvlan_of(dev); v && v->lower) transfer_carrier(ctl, *v->lower, dev);
   return ok();
 }

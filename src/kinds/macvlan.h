@@ -20,6 +20,7 @@ class Macvlan final : public Kind {
   std::uint32_t tso_max_size(const Device& dev) const override;
   Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
+  Result<void> check_address(const Device& dev, const HwAddr& addr) const override;
   bool xmit(Device& dev, Frame&& f) const override;
   void uninit(Control& ctl, Device& dev) const override;
   bool dies_with_lower() const override { return true; }

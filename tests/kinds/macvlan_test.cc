@@ -99,6 +99,24 @@ TEST_F(MacvlanTest, PassthruTakesTheLowersAddress) {
   EXPECT_EQ(summary(ctl), before);
 }
 
+// Linux: macvlan_addr_busy, from macvlan_set_mac_address and macvlan_open — the lower's
+// address, or that of another macvlan of the lower that is up, is EADDRINUSE.
+TEST_F(MacvlanTest, AnAddressInUseIsRefused) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  Device* m0 = must(ctl.create_link(def(ctl), macvlan("m0", d->ifindex())));
+  Device* m1 = must(ctl.create_link(def(ctl), macvlan("m1", d->ifindex())));
+  EXPECT_FAILS(ctl.set_address(*m0, d->address()), EADDRINUSE, "in use");
+  ASSERT_TRUE(ctl.set_address(*m0, HwAddr(mac(2))));
+  ASSERT_TRUE(ctl.set_address(*m1, HwAddr(mac(2))));  // m0 is down: not in the way
+  ASSERT_TRUE(ctl.open(*m0));
+  EXPECT_FAILS(ctl.open(*m1), EADDRINUSE, "in use");
+  EXPECT_FALSE(m1->is_up());
+  ASSERT_TRUE(ctl.set_address(*m1, HwAddr(mac(3))));
+  EXPECT_TRUE(ctl.open(*m1));
+  EXPECT_FAILS(ctl.set_address(*m1, HwAddr(mac(2))), EADDRINUSE, "in use");
+}
+
 TEST_F(MacvlanTest, SourceModeAddresses) {
   auto ctl = engine->control();
   Device* d = dummy(ctl, "d0");
