@@ -58,13 +58,7 @@ Result<std::uint32_t> bridge_dump_mask(Request& r) {
 Result<void> encode_bridge_link(wire::MessageBuilder& b, const wire::Header& h, const Device& dev,
                                 const Device& br) {
   const wire::LinkMessage m = link_message(dev, 0, 0);
-  b.begin(h);
-  ifinfomsg ifi{};
-  ifi.ifi_family = AF_BRIDGE;
-  ifi.ifi_type = m.hw_type;
-  ifi.ifi_index = m.ifindex;
-  ifi.ifi_flags = m.flags;
-  b.put_struct(ifi);
+  wire::begin_ifinfo(b, h, AF_BRIDGE, m);
   b.put_string(IFLA_IFNAME, m.name);
   b.put_u32(IFLA_MASTER, static_cast<std::uint32_t>(br.ifindex()));
   if (m.mtu) b.put_u32(IFLA_MTU, *m.mtu);

@@ -206,6 +206,10 @@ struct LinkMessage {
 // order Linux 6.18's rtnl_fill_ifinfo emits them (see docs/WIRE.md).
 // Errors: from encode_attrs, EMSGSIZE from the builder.
 Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkMessage& msg);
+// Begins a message about a device: `h`, then its ifinfomsg of `family` (type, index and
+// flags from `m`, ifi_change `change`).
+void begin_ifinfo(MessageBuilder& b, const Header& h, std::uint8_t family, const LinkMessage& m,
+                  std::uint32_t change = 0);
 // The message of an AF_INET6 link dump or of RTNLGRP_IPV6_IFINFO (Linux: inet6_fill_ifinfo):
 // family AF_INET6; the name, address, mtu, link and operstate (IF_OPER_DOWN when not up);
 // the inet6 attributes in IFLA_PROTINFO.

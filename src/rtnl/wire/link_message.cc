@@ -56,14 +56,20 @@ void put_inet6_attrs(MessageBuilder& b, const LinkMessage& m) {
 
 }  // namespace
 
-Result<void> encode_inet6_ifinfo(MessageBuilder& b, const Header& h, const LinkMessage& m) {
+void begin_ifinfo(MessageBuilder& b, const Header& h, std::uint8_t family, const LinkMessage& m,
+                  std::uint32_t change) {
   b.begin(h);
   ifinfomsg ifi{};
-  ifi.ifi_family = AF_INET6;
+  ifi.ifi_family = family;
   ifi.ifi_type = m.hw_type;
   ifi.ifi_index = m.ifindex;
   ifi.ifi_flags = m.flags;
+  ifi.ifi_change = change;
   b.put_struct(ifi);
+}
+
+Result<void> encode_inet6_ifinfo(MessageBuilder& b, const Header& h, const LinkMessage& m) {
+  begin_ifinfo(b, h, AF_INET6, m);
   b.put_string(IFLA_IFNAME, m.name);
   if (m.address) b.put_bytes(IFLA_ADDRESS, m.address->bytes());
   put_opt_u32(b, IFLA_MTU, m.mtu);
@@ -80,14 +86,7 @@ Result<void> encode_inet6_ifinfo(MessageBuilder& b, const Header& h, const LinkM
 }
 
 Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkMessage& m) {
-  b.begin(h);
-  ifinfomsg ifi{};
-  ifi.ifi_family = m.family;
-  ifi.ifi_type = m.hw_type;
-  ifi.ifi_index = m.ifindex;
-  ifi.ifi_flags = m.flags;
-  ifi.ifi_change = m.change;
-  b.put_struct(ifi);
+  begin_ifinfo(b, h, m.family, m, m.change);
 
   // Linux 6.18 rtnl_fill_ifinfo order, as observed on this machine (docs/WIRE.md).
   b.put_string(IFLA_IFNAME, m.name);
