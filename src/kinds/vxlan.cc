@@ -185,10 +185,12 @@ Result<void> check_conf(Control& ctl, Namespace& ns, const Kind& vxlan_kind, con
   } else if (!c.remote.empty() && c.remote.is_multicast() && !(c.flags & kMetadata)) {
     return fail(EINVAL, "Local interface required for multicast remote destination");
   }
-  // Linux: vxlan_vni_in_use — one device per VNI, port and receive flags.
+  // Linux: vxlan_vni_in_use — one device per VNI, port and receive flags. A device that
+  // filters VNIs holds those of its VNI table, which ifcore keeps empty (no `bridge vni`).
   for (Device* d : ns.devices_of_kind_locked(vxlan_kind)) {
     const VxlanPriv* o = d != self ? vxlan_of(*d) : nullptr;
-    if (!o || o->conf.vni != c.vni || o->conf.port != c.port) continue;
+    if (!o || (o->conf.flags & kVniFilter) || o->conf.vni != c.vni || o->conf.port != c.port)
+      continue;
     if ((o->conf.flags & kRcvFlags) != (c.flags & kRcvFlags) || o->conf.ipv6() != c.ipv6())
       continue;
     return fail(EEXIST, "A VXLAN device with the specified VNI already exists");

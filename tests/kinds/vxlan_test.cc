@@ -146,5 +146,18 @@ TEST_F(VxlanTest, TheVniCheckFollowsMovesAndDeletes) {
   EXPECT_TRUE(must(ctl.create_link(def(ctl), vxlan("vx3", {Attr::u32(IFLA_VXLAN_ID, 42)}))));
 }
 
+// Linux: vxlan_vni_in_use looks a VNI-filtering device's VNI up in its VNI table (empty
+// here), so two `external vnifilter` devices share a port.
+TEST_F(VxlanTest, AVniFilteringDeviceHoldsNoVniOfItsOwn) {
+  auto ctl = engine->control();
+  auto ext = [](std::string name) {
+    return vxlan(std::move(name),
+                 {Attr::u8(IFLA_VXLAN_COLLECT_METADATA, 1), Attr::u8(IFLA_VXLAN_VNIFILTER, 1),
+                  Attr::be16(IFLA_VXLAN_PORT, 4789)});
+  };
+  ASSERT_TRUE(must(ctl.create_link(def(ctl), ext("vx5"))));
+  EXPECT_TRUE(must(ctl.create_link(def(ctl), ext("vx6"))));
+}
+
 }  // namespace
 }  // namespace ifcore::test
