@@ -388,11 +388,20 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
   NetState& st = net_state(ns);
   for (int f : {AF_INET, AF_INET6}) {
     if (family && family != f) continue;
-    for (auto& [id, tbl] : st.tables(f)) {
+    auto& tables = st.tables(f);
+    for (std::uint32_t id : tables.dump_order()) {
       if (table && *table != id) continue;
+      auto& tbl = tables.find(id)->second;
       if (f == AF_INET) {
-        for (auto& [key, v] : tbl)
-          for (auto& r : v) out.push_back(report(r));
+        // Linux: a trie leaf holds the prefixes of one key, its aliases sorted by suffix
+        // length (fib_insert_alias, fa_slen): the longest prefix of a key comes first.
+        for (auto k = tbl.begin(); k != tbl.end();) {
+          auto end =
+              std::find_if(k, tbl.end(), [&](auto& e) { return e.first.dst != k->first.dst; });
+          for (auto j = end; j != k;)
+            for (auto& r : (--j)->second) out.push_back(report(r));
+          k = end;
+        }
         continue;
       }
       std::vector<const Route*> walk;

@@ -31,6 +31,7 @@
 #include "ifcore/timer.h"
 #include "proto/addrlabel.h"
 #include "proto/idle.h"
+#include "proto/table_map.h"
 
 namespace ifcore::proto {
 
@@ -206,7 +207,7 @@ struct NetState {
   // An IPv4 rule was ever added or deleted (Linux: fib_has_custom_rules, which unmerges
   // the local table from main: lookups report the table they found the route in).
   bool custom_rules4 = false;
-  std::map<std::uint32_t, Table> tables4, tables6;
+  TableMap<Table> tables4{false}, tables6{true};
   // By id, in no order (dumps sort; a device's unregister finds each of its nexthops at
   // once). A removed nexthop is retired to RCU itself (routes point at it).
   std::unordered_map<std::uint32_t, std::unique_ptr<Nexthop>> nexthops;
@@ -229,7 +230,7 @@ struct NetState {
     auto it = local_addrs.find(a);
     if (it != local_addrs.end() && --it->second == 0) local_addrs.erase(it);
   }
-  std::map<std::uint32_t, Table>& tables(int family) {
+  TableMap<Table>& tables(int family) {
     return family == AF_INET ? tables4 : tables6;
   }
   AddrLabels labels;  // the IPv6 address label table (addrlabel.cc)

@@ -1,0 +1,92 @@
+// Routes that addresses make and that lookups find, as Linux 6.18 keeps them: the order of an
+// IPv4 key's prefixes and of the tables in a dump, multicast addresses with autojoin, peer
+// routes, the prefix routes addrconf finds by their key, a down loopback's prefix route,
+// gateways reached through a local route, IPv6 route scopes and sources.
+#include <linux/neighbour.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "ifcore/clock.h"
+#include "proto/helpers.h"
+
+namespace ifcore::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class AddrRouteTest : public EngineTest {
+ protected:
+  void configure(EngineConfig& cfg) override { cfg.time = clock; }
+  Device* up_dummy(Control& ctl, const std::string& name) {
+    Device* d = dummy(ctl, name);
+    EXPECT_TRUE(ctl.open(*d));
+    return d;
+  }
+  // "dst/len metric protocol" of the IPv6 routes in main through `d`, in dump order.
+  std::vector<std::string> main6(Control& ctl, const Device& d) {
+    std::vector<std::string> out;
+    for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET6, RT_TABLE_MAIN))
+      if (r.oif == d.ifindex() && !r.dst.is_v6_link_local())
+        out.push_back(
+            fmt::format("{}/{} {} {}", r.dst.to_string(), r.dst_len, r.priority, r.protocol));
+    return out;
+  }
+  Result<inet::RouteInfo> add_dev_route(Control& ctl, const Device& d, std::string_view dst,
+                                        int len, std::uint32_t metric = 0, std::uint8_t proto = 0) {
+    auto q = route_req(dst, len);
+    q.oif = d.ifindex();
+    if (metric) q.priority = metric;
+    if (proto) q.protocol = proto;
+    return inet::add_route(ctl, ns(ctl), q);
+  }
+  std::shared_ptr<FakeTime> clock = std::make_shared<FakeTime>();
+};
+
+// Linux: a trie leaf's aliases are sorted by suffix length, so 10.0.0.0/24 lists before
+// 10.0.0.0/16 and /8 (fib_insert_alias); other keys keep the trie's order.
+TEST_F(AddrRouteTest, Ipv4PrefixesOfOneKeyListLongestFirst) {
+  auto ctl = engine->control();
+  Device* d = up_dummy(ctl, "d0");
+  for (auto [dst, len] : {std::pair{"10.0.0.0", 8},
+                          {"10.0.0.0", 24},
+                          {"10.0.0.0", 16},
+                          {"10.1.0.0", 16},
+                          {"9.0.0.0", 8}})
+    ASSERT_TRUE(add_dev_route(ctl, *d, dst, len));
+  std::vector<std::string> got;
+  for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET, RT_TABLE_MAIN))
+    got.push_back(fmt::format("{}/{}", r.dst.to_string(), r.dst_len));
+  EXPECT_EQ(got, (std::vector<std::string>{"9.0.0.0/8", "10.0.0.0/24", "10.0.0.0/16", "10.0.0.0/8",
+                                           "10.1.0.0/16"}));
+}
+
+// Linux: inet_dump_fib and inet6_dump_fib walk the table hash, bucket id & 255 first, the
+// newest table of a bucket first; IPv6's main and local are older than any other table.
+TEST_F(AddrRouteTest, TablesListInTheOrderOfTheirHash) {
+  auto ctl = engine->control();
+  Device* d = up_dummy(ctl, "d0");
+  for (int family : {AF_INET, AF_INET6}) {
+    const bool v6 = family == AF_INET6;
+    std::uint32_t tables[] = {4294967295u, 300, 100, 356, RT_TABLE_MAIN, 510};
+    int n = 0;
+    for (std::uint32_t t : tables) {
+      auto q = route_req(v6 ? fmt::format("2001:db8:{}::", ++n) : fmt::format("10.{}.0.0", ++n),
+                         v6 ? 64 : 16);
+      q.oif = d->ifindex();
+      q.table = t;
+      ASSERT_TRUE(inet::add_route(ctl, ns(ctl), q));
+    }
+    std::vector<std::uint32_t> got;
+    for (auto& r : inet::list_routes(ctl, ns(ctl), family))
+      if (r.protocol == RTPROT_BOOT) got.push_back(r.table);
+    // 300 & 255 = 44; 356 and 100 share bucket 100, 356 newer; IPv4's main is older than
+    // 510 in bucket 254, IPv6's is older than every table; 4294967295 alone in 255.
+    EXPECT_EQ(got, (std::vector<std::uint32_t>{300, 356, 100, 510, RT_TABLE_MAIN, 4294967295u}))
+        << family;
+  }
+}
+
+}  // namespace
+}  // namespace ifcore::test
