@@ -266,7 +266,9 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.priority = req.priority.value_or(0);
   if (req.family == AF_INET6 && i.priority == 0) i.priority = kPrioUser6;
   i.protocol = req.protocol.value_or(RTPROT_BOOT);
-  i.scope = req.scope.value_or(default_scope(req.family, type, has_gw));
+  // Linux: an IPv6 route keeps no scope (rt6_fill_node reports RT_SCOPE_UNIVERSE).
+  i.scope = req.family == AF_INET6 ? std::uint8_t{RT_SCOPE_UNIVERSE}
+                                   : req.scope.value_or(default_scope(req.family, type, has_gw));
   i.type = type;
   if (req.prefsrc) i.prefsrc = *req.prefsrc;
   i.flags = req.flags & RTNH_F_ONLINK;
@@ -305,7 +307,7 @@ Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& 
   i.priority = req.priority.value_or(0);
   if (req.family == AF_INET6 && i.priority == 0) i.priority = kPrioUser6;
   i.protocol = req.protocol.value_or(RTPROT_BOOT);
-  i.scope = scope;
+  i.scope = req.family == AF_INET6 ? std::uint8_t{RT_SCOPE_UNIVERSE} : scope;
   if (req.prefsrc) i.prefsrc = *req.prefsrc;
   i.metrics = req.metrics;
   r.dev = devs.empty() ? nullptr : devs.front();
@@ -349,7 +351,9 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
     // (ip6_route_del compares no type: `del unreachable P` deletes the route at P.)
     if (req.family == AF_INET && req.type && *req.type && i.type != *req.type) continue;
     if (req.protocol && *req.protocol && i.protocol != *req.protocol) continue;
-    if (req.scope && *req.scope != RT_SCOPE_NOWHERE && i.scope != *req.scope) continue;
+    if (req.family == AF_INET && req.scope && *req.scope != RT_SCOPE_NOWHERE &&
+        i.scope != *req.scope)
+      continue;
     if (req.prefsrc && i.prefsrc != *req.prefsrc) continue;
     if (req.nhid && i.nhid != req.nhid) continue;  // Linux: fib_nh_match, ip6_route_del
     // Linux: ip6_route_del looks at each sibling of a multipath route: a gateway deletes

@@ -88,5 +88,18 @@ TEST_F(AddrRouteTest, TablesListInTheOrderOfTheirHash) {
   }
 }
 
+// Linux: rt6_fill_node reports every IPv6 route with universe scope, whatever was asked.
+TEST_F(AddrRouteTest, Ipv6RoutesHaveNoScope) {
+  auto ctl = engine->control();
+  Device* d = up_dummy(ctl, "d0");
+  auto q = route_req("2001:db8:d::", 64);
+  q.oif = d->ifindex();
+  q.scope = RT_SCOPE_HOST;
+  auto r = inet::add_route(ctl, ns(ctl), q);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->scope, RT_SCOPE_UNIVERSE);
+  ASSERT_TRUE(inet::delete_route(ctl, ns(ctl), q)) << "a delete compares no scope either";
+}
+
 }  // namespace
 }  // namespace ifcore::test
