@@ -6,6 +6,7 @@
 #include "rtnl/proto.h"
 
 #include <net/if.h>  // before any <linux/if*.h>
+#include <netinet/in.h>
 
 #include <linux/icmpv6.h>
 #include <linux/if_addr.h>
@@ -509,6 +510,13 @@ Result<void> handle_getroute(Request& r) {
   if (!ns) return fail(ns.error());
   if (r.dump()) return dump_routes(r, ctl, **ns, *m);
   // `ip route get`: Linux inet_rtm_getroute / inet6_rtm_getroute.
+  // Linux: rtm_getroute_parse_ip_proto — TCP, UDP and the family's ICMP only.
+  if (m->ip_proto) {
+    const int p = *m->ip_proto;
+    const int icmp = m->family == AF_INET ? int{IPPROTO_ICMP} : int{IPPROTO_ICMPV6};
+    if (p != IPPROTO_TCP && p != IPPROTO_UDP && p != icmp)
+      return fail(EOPNOTSUPP, "Unsupported ip proto");
+  }
   if (!m->dst) return fail(EINVAL, "missing destination address");
   if (m->family == AF_INET) {
     bool from = m->src && !m->src->is_unspecified();

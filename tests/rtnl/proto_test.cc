@@ -1,5 +1,7 @@
 // tests/rtnl/proto_test.cc — addresses and routes through a Session: RTM_NEWADDR,
 // RTM_GETADDR dumps, RTM_NEWROUTE / RTM_DELROUTE / RTM_GETROUTE, and their notifications.
+#include <netinet/in.h>
+
 #include <linux/if_addr.h>
 
 #include <fmt/format.h>
@@ -458,6 +460,43 @@ TEST_F(ProtoRtnlTest, AStrictRouteDumpFiltersAndRefusesWhatLinuxRefuses) {
   bad.dst_len = 24;
   bad.table_id = 11;
   EXPECT_GE(dump(bad, NLM_F_MULTI).size(), 6u);
+}
+
+// Linux: rtm_getroute_parse_ip_proto — a lookup's RTA_IP_PROTO is TCP, UDP or the family's
+// ICMP; another is EOPNOTSUPP "Unsupported ip proto".
+TEST_F(ProtoRtnlTest, RouteGetTakesTcpUdpAndTheFamilysIcmpOnly) {
+  session->set_option(NETLINK_EXT_ACK, 1);
+  int idx = up_dummy("d0");
+  ASSERT_EQ(
+      send(addr_msg(RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, v4(idx, "10.0.0.1", 24)))
+          .last_error(),
+      0);
+  struct Case {
+    int family;
+    const char* dst;
+    std::uint8_t proto;
+    bool ok;
+  };
+  for (const Case& c :
+       {Case{AF_INET, "10.0.0.5", IPPROTO_TCP, true}, Case{AF_INET, "10.0.0.5", IPPROTO_UDP, true},
+        Case{AF_INET, "10.0.0.5", IPPROTO_ICMP, true},
+        Case{AF_INET, "10.0.0.5", IPPROTO_ICMPV6, false},
+        Case{AF_INET, "10.0.0.5", IPPROTO_SCTP, false}, Case{AF_INET, "10.0.0.5", 0, false},
+        Case{AF_INET6, "::1", IPPROTO_ICMPV6, true}, Case{AF_INET6, "::1", IPPROTO_ICMP, false},
+        Case{AF_INET6, "::1", IPPROTO_GRE, false}}) {
+    wire::RouteMessage get;
+    get.family = static_cast<std::uint8_t>(c.family);
+    get.dst = *IpAddr::parse(c.dst);
+    get.dst_len = c.family == AF_INET ? 32 : 128;
+    get.ip_proto = c.proto;
+    Replies r = send(route_msg(RTM_GETROUTE, 0, get));
+    if (c.ok) {  // (IPv6: lo is down here, so the lookup itself may fail)
+      EXPECT_NE(r.last_error(), EOPNOTSUPP) << c.dst << " " << int(c.proto);
+      continue;
+    }
+    EXPECT_EQ(r.last_error(), EOPNOTSUPP) << c.dst << " " << int(c.proto);
+    EXPECT_EQ(r.last_error_reply().message, "Unsupported ip proto");
+  }
 }
 
 }  // namespace
