@@ -276,8 +276,10 @@ Result<bool> update(Neigh& n, Device& dev, const std::optional<HwAddr>& lladdr, 
   NeighFields& i = n.info;
   bool notify = false;
   std::uint16_t old = i.state;
-  if (ext_learned && !(i.flags & NTF_EXT_LEARNED)) {
-    i.flags |= NTF_EXT_LEARNED;
+  // Linux: neigh_update_flags — an administrative update sets NTF_EXT_LEARNED as asked:
+  // without `extern_learn` it clears it.
+  if (ext_learned != bool(i.flags & NTF_EXT_LEARNED)) {
+    i.flags ^= NTF_EXT_LEARNED;
     notify = true;
   }
   auto set_router = [&]() {
@@ -291,8 +293,8 @@ Result<bool> update(Neigh& n, Device& dev, const std::optional<HwAddr>& lladdr, 
   if (!(want & kNudValid)) {
     i.state = want;
     i.probes = 0;
-    notify = notify || (old & kNudValid) ||
-             ((old & (NUD_INCOMPLETE | NUD_PROBE)) && (want & NUD_FAILED));
+    // (Linux: its own verdict, a flag change above or not.)
+    notify = (old & kNudValid) || ((old & (NUD_INCOMPLETE | NUD_PROBE)) && (want & NUD_FAILED));
     if (want != old) n.updated = now;
     set_router();
     return notify;

@@ -234,5 +234,35 @@ TEST_F(NeighTest, ProxiesAndErrors) {
   EXPECT_EQ(u.error().code, ENODEV);
 }
 
+// Linux: neigh_update_flags — an administrative update (every RTM_NEWNEIGH) sets
+// NTF_EXT_LEARNED as it asks: a replace or change without `extern_learn` clears it.
+TEST_F(NeighTest, AnAdminUpdateSetsExternLearnedAsAsked) {
+  auto ctl = engine->control();
+  Device* d = arp_dummy(ctl, "d0");
+  auto add = req(d, "10.0.0.3", "02:00:00:00:00:03");
+  add.flags = NTF_EXT_LEARNED;
+  ASSERT_TRUE(inet::add_neigh(ctl, ns(ctl), add));
+  auto flags = [&] {
+    auto got = inet::get_neigh(ctl, ns(ctl), req(d, "10.0.0.3"));
+    EXPECT_TRUE(got);
+    return got ? got->flags : 0xff;
+  };
+  EXPECT_EQ(flags(), NTF_EXT_LEARNED);
+  auto rep = req(d, "10.0.0.3", "02:00:00:00:00:03");
+  rep.excl = false;
+  rep.replace = true;
+  ASSERT_TRUE(inet::add_neigh(ctl, ns(ctl), rep));
+  EXPECT_EQ(flags(), 0);
+  auto change = req(d, "10.0.0.3", "", NUD_PERMANENT);
+  change.create = change.excl = false;
+  change.replace = true;
+  change.flags = NTF_EXT_LEARNED;
+  ASSERT_TRUE(inet::add_neigh(ctl, ns(ctl), change));
+  EXPECT_EQ(flags(), NTF_EXT_LEARNED);
+  change.flags = 0;
+  ASSERT_TRUE(inet::add_neigh(ctl, ns(ctl), change));
+  EXPECT_EQ(flags(), 0);
+}
+
 }  // namespace
 }  // namespace ifcore::test
