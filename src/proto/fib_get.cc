@@ -36,6 +36,27 @@ RouteInfo cached_route4(const IpAddr& dst, std::uint8_t type, int oif, std::uint
   return out;
 }
 
+// Linux: inet_select_addr(dev, 0, scope) — the first primary address of `dev` of `scope` or
+// wider, else the first primary address of any device that is of `scope` or wider and not
+// of link scope (in_dev_select_addr).
+IpAddr select_scoped4(EngineProto& ep, Namespace& ns, const Device& dev, std::uint8_t scope) {
+  auto first = [&](const Device& d, bool other) -> IpAddr {
+    DevState* ds = find_dev(ep, d);
+    if (!ds || !ds->in) return {};
+    for (auto& ifa : ds->in->addrs)
+      if (!(ifa->info.flags & IFA_F_SECONDARY) && ifa->info.scope <= scope &&
+          !(other && ifa->info.scope == RT_SCOPE_LINK))
+        return ifa->info.local;
+    return {};
+  };
+  IpAddr a = first(dev, false);
+  for (Device* d : ns.devices_locked()) {
+    if (!a.empty()) break;
+    a = first(*d, true);
+  }
+  return a;
+}
+
 }  // namespace
 
 Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
@@ -231,6 +252,14 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
   }
   out.dst = dst;
   out.dst_len = static_cast<std::uint8_t>(max_len(f));
+  // Linux: a gateway reached through a local route (fib_check_nh_v4_gw takes RTN_LOCAL:
+  // 127.0.0.2 on lo) makes a next hop of scope host, and rt_set_nexthop uses a gateway of
+  // scope link only: the answer has no gateway, and the source inet_select_addr finds for
+  // the route's own scope (fib_result_prefsrc).
+  const bool host_gw = f == AF_INET && !out.gateway.empty() &&
+                       lookup(st, AF_INET, RT_TABLE_LOCAL, out.gateway,
+                              [](const Route& x) { return x.info.type == RTN_LOCAL; }) != nullptr;
+  if (host_gw) out.gateway = {};
   bool local = out.type == RTN_LOCAL;
   // Linux: a local destination is delivered through the loopback device (`dev lo`), or
   // through the L3 master of the route's device, the loopback of its domain
@@ -264,7 +293,9 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
   // Linux: ip_route_output_key_hash_rcu — a local route without a preferred source sends
   // from the destination itself.
   if (f == AF_INET && local && out.prefsrc.empty()) out.prefsrc = dst;
-  if (out.prefsrc.empty() && hop_dev)
+  if (out.prefsrc.empty() && hop_dev && host_gw)
+    out.prefsrc = select_scoped4(ep, ns, *hop_dev, r->info.scope);
+  else if (out.prefsrc.empty() && hop_dev)
     out.prefsrc =
         f == AF_INET ? inet_select_addr(ep, *hop_dev) : inet6_select_addr(ep, *hop_dev, dst);
   return out;

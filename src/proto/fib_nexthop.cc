@@ -68,9 +68,12 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
       };
       if (lookup(st, AF_INET, RT_TABLE_LOCAL, gw, odd))
         return fail(EINVAL, "Nexthop has invalid gateway");
+      // The route's own table, then the full lookup (local, then main): a gateway that
+      // is a local address (127.0.0.2 on lo) is reached through its local route.
       auto via = [&](const Route& x) { return ok(x) && x.info.scope >= want; };
-      Route* r = lookup(st, AF_INET, table, gw, via);
-      if (!r && table != RT_TABLE_MAIN) r = lookup(st, AF_INET, RT_TABLE_MAIN, gw, via);
+      Route* r = table != RT_TABLE_MAIN ? lookup(st, AF_INET, table, gw, via) : nullptr;
+      if (!r) r = lookup(st, AF_INET, RT_TABLE_LOCAL, gw, via);
+      if (!r) r = lookup(st, AF_INET, RT_TABLE_MAIN, gw, via);
       if (!r) return fail(ENETUNREACH, "Nexthop has invalid gateway");
       return r->dev;
     }

@@ -101,5 +101,25 @@ TEST_F(AddrRouteTest, Ipv6RoutesHaveNoScope) {
   ASSERT_TRUE(inet::delete_route(ctl, ns(ctl), q)) << "a delete compares no scope either";
 }
 
+// Linux: fib_check_nh_v4_gw looks the gateway up in every table, local first, and takes a
+// local route too: 127.0.0.2 is reached through lo (rt_set_nexthop then uses no gateway).
+TEST_F(AddrRouteTest, GatewayReachedThroughALocalRoute) {
+  auto ctl = engine->control();
+  Device* lo = ns(ctl).loopback();
+  ASSERT_TRUE(ctl.open(*lo));
+  auto q = route_req("10.4.0.0", 16);
+  q.gateway = ip("127.0.0.2");
+  auto r = inet::add_route(ctl, ns(ctl), q);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->oif, lo->ifindex());
+  // Its next hop has scope host: a lookup answers without the gateway, and without a source
+  // (lo's 127.0.0.1 is narrower than the route's universe scope).
+  auto got = inet::get_route(ctl, ns(ctl), ip("10.4.0.1"));
+  ASSERT_TRUE(got) << got.error().message;
+  EXPECT_TRUE(got->gateway.empty());
+  EXPECT_TRUE(got->prefsrc.empty());
+  EXPECT_EQ(got->oif, lo->ifindex());
+}
+
 }  // namespace
 }  // namespace ifcore::test
