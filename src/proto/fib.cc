@@ -161,8 +161,9 @@ RouteInfo kernel_route(int family, std::uint32_t table, std::uint8_t type, const
 
 // Linux: fib_add_ifaddr, for every address of the device. fib_magic puts them in the
 // table of the device's L3 master (a vrf's), if it has one, instead of local and main.
-void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, Origin>>& out) {
-  bool up = dev.is_up();
+void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, Origin>>& out,
+                bool as_up) {
+  bool up = as_up || dev.is_up();
   bool lo = dev.flags() & IFF_LOOPBACK;
   int oif = dev.ifindex();
   const std::uint32_t l3 = l3mdev_fib_table(dev);
@@ -423,6 +424,16 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
       ++n;
     }
   want.resize(n);
+  // Linux: fib_sync_down_dev without force spares next hops of scope host, so a down
+  // loopback keeps the prefix routes its addresses gave it while up (`local 127.0.0.0/8`,
+  // scope host); they go with their addresses, and a down device gets none.
+  std::vector<std::pair<RouteInfo, Origin>> keep;
+  if (family == AF_INET && ds.in && !dev.is_up() && (dev.flags() & IFF_LOOPBACK))
+    desired_v4(dev, *ds.in, keep, true);
+  auto kept = [&](const RouteInfo& i) {
+    return i.scope == RT_SCOPE_HOST &&
+           std::any_of(keep.begin(), keep.end(), [&](auto& u) { return same_derived(u.first, i); });
+  };
   Borrowed<Route*> have(ep.route_scratch);
   sorted_routes(ds, family, *have);
   for (Route* r : *have) {
@@ -432,6 +443,7 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
     }
     auto it = std::find_if(want.begin(), want.end(),
                            [&](auto& u) { return same_derived(u.first, r->info); });
+    if (it == want.end() && kept(r->info)) continue;
     if (it == want.end()) {
       // Linux: ipv6_del_addr leaves the prefix route of a dynamic address alone
       // (check_cleanup_prefix_route is for permanent ones): it stays until it expires.

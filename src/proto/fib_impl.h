@@ -59,7 +59,9 @@ bool same_derived(const RouteInfo& a, const RouteInfo& b);
 RouteInfo kernel_route(int family, std::uint32_t table, std::uint8_t type, const IpAddr& dst,
                        int len, std::uint8_t scope, const IpAddr& prefsrc, std::uint32_t prio,
                        int oif);
-void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, Origin>>& out);
+// `as_up`: the routes the addresses would give the device if it were up.
+void desired_v4(Device& dev, const InDev& in, std::vector<std::pair<RouteInfo, Origin>>& out,
+                bool as_up = false);
 void desired_v6(Device& dev, const Inet6Dev& in6, std::vector<std::pair<RouteInfo, Origin>>& out);
 void sorted_routes(const DevState& ds, int family, std::vector<Route*>& out);
 std::uint8_t default_scope(int family, std::uint8_t type, bool has_gw);

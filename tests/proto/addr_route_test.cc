@@ -121,5 +121,18 @@ TEST_F(AddrRouteTest, GatewayReachedThroughALocalRoute) {
   EXPECT_EQ(got->oif, lo->ifindex());
 }
 
+// Linux: fib_sync_down_dev without force spares next hops of scope host: a loopback that
+// goes down keeps `local 127.0.0.0/8` in table local (and its address's local route).
+TEST_F(AddrRouteTest, DownLoopbackKeepsItsLocalPrefixRoute) {
+  auto ctl = engine->control();
+  Device* lo = ns(ctl).loopback();
+  ASSERT_TRUE(ctl.open(*lo));
+  ASSERT_TRUE(ctl.close(*lo));
+  std::vector<std::string> got;
+  for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET, RT_TABLE_LOCAL))
+    got.push_back(fmt::format("{} {}/{}", r.type, r.dst.to_string(), r.dst_len));
+  EXPECT_EQ(got, (std::vector<std::string>{"2 127.0.0.0/8", "2 127.0.0.1/32"}));
+}
+
 }  // namespace
 }  // namespace ifcore::test
