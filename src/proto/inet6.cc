@@ -34,6 +34,14 @@ IpAddr v6_from(const std::array<std::uint8_t, 16>& b) {
 // Linux: ipv6_addr_scope, as reported in ifa_scope.
 std::uint8_t v6_scope(const IpAddr& a) {
   const std::uint8_t* p = a.data();
+  // Linux: ipv6_addr_scope of a multicast address: its scope field, node-, link- and
+  // site-local; the others universe.
+  const std::uint8_t mc = p[0] == 0xff ? p[1] & 0x0f : 0;
+  if (mc)
+    return mc == 1   ? RT_SCOPE_HOST
+           : mc == 2 ? RT_SCOPE_LINK
+           : mc == 5 ? RT_SCOPE_SITE
+                     : RT_SCOPE_UNIVERSE;
   static const std::array<std::uint8_t, 16> loop{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
   if (std::equal(loop.begin(), loop.end(), p)) return RT_SCOPE_HOST;
   if (p[0] == 0xfe && (p[1] & 0xc0) == 0x80) return RT_SCOPE_LINK;
@@ -42,8 +50,9 @@ std::uint8_t v6_scope(const IpAddr& a) {
 }
 
 // Linux: ipv6_addr_src_scope — IPV6_ADDR_SCOPE_* (node-local 1, link-local 2, site-local
-// 5, global 14): larger is wider. Addresses here are unicast.
+// 5, global 14): larger is wider; a multicast address's is its scope field.
 int src_scope(const IpAddr& a) {
+  if (a.data()[0] == 0xff) return a.data()[1] & 0x0f;
   switch (v6_scope(a)) {
     case RT_SCOPE_HOST:
       return 0x01;
@@ -398,10 +407,11 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
   if (req.prefixlen > 128) return fail(EINVAL, "ipv6: Invalid prefix length");
   const std::optional<IpAddr>& pfx = req.local ? req.local : req.address;
   if (!pfx || !pfx->is_v6()) return fail_log_only(EINVAL, "ipv6: missing address");
-  // Linux: ipv6_add_addr's texts (NL_SET_ERR_MSG_MOD: "ipv6: "), all EADDRNOTAVAIL; ifcore
-  // joins no groups, so a multicast address is refused with IFA_F_MCAUTOJOIN too.
+  // Linux: ipv6_add_addr's texts (NL_SET_ERR_MSG_MOD: "ipv6: "), all EADDRNOTAVAIL. With
+  // IFA_F_MCAUTOJOIN, inet6_addr_add joins the group first (ipv6_mc_config), and a multicast
+  // address is an address like the others (ifcore keeps no groups but the all-nodes ones).
   if (pfx->is_unspecified()) return fail(EADDRNOTAVAIL, "ipv6: Invalid address");
-  if (pfx->is_multicast())
+  if (pfx->is_multicast() && !(req.flags & IFA_F_MCAUTOJOIN))
     return fail(EADDRNOTAVAIL,
                 "ipv6: Cannot assign multicast address without \"IFA_F_MCAUTOJOIN\" flag");
   // Linux: inet6_rtm_newaddr; ipv6_find_idev refuses a device with an mtu below 1280
@@ -460,11 +470,18 @@ void expire_address6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, st
 IpAddr inet6_select_addr(EngineProto& ep, const Device& dev, const IpAddr& dst) {
   DevState* ds = find_dev(ep, dev);
   if (!ds || !ds->in6) return {};
+  // Linux: __ipv6_dev_get_saddr leaves tentative and multicast addresses out; rule 1 of
+  // RFC 6724 (IPV6_SADDR_RULE_LOCAL) prefers the destination itself.
+  auto candidate = [](const Ifa& ifa) {
+    return !(ifa.info.flags & IFA_F_TENTATIVE) && !ifa.info.local.is_multicast();
+  };
+  for (auto& ifa : ds->in6->addrs)
+    if (candidate(*ifa) && ifa->info.local == dst) return dst;
   std::uint8_t want = dst.is_v6_link_local() ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
   for (auto& ifa : ds->in6->addrs)
-    if (!(ifa->info.flags & IFA_F_TENTATIVE) && ifa->info.scope == want) return ifa->info.local;
+    if (candidate(*ifa) && ifa->info.scope == want) return ifa->info.local;
   for (auto& ifa : ds->in6->addrs)
-    if (!(ifa->info.flags & IFA_F_TENTATIVE)) return ifa->info.local;
+    if (candidate(*ifa)) return ifa->info.local;
   return {};
 }
 

@@ -88,6 +88,26 @@ TEST_F(AddrRouteTest, TablesListInTheOrderOfTheirHash) {
   }
 }
 
+// Linux: inet6_addr_add joins the group of a multicast address given IFA_F_MCAUTOJOIN; the
+// address takes its scope from the group's and makes the usual routes.
+TEST_F(AddrRouteTest, MulticastAddressWithAutojoin) {
+  auto ctl = engine->control();
+  Device* d = up_dummy(ctl, "d0");
+  auto plain = inet::add_address(ctl, ns(ctl), addr_req(*d, "ff05::5", 128));
+  ASSERT_FALSE(plain);
+  EXPECT_EQ(plain.error().code, EADDRNOTAVAIL);
+  auto a = inet::add_address(ctl, ns(ctl), addr_req(*d, "ff05::5", 128, IFA_F_MCAUTOJOIN));
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_EQ(a->scope, RT_SCOPE_SITE);
+  EXPECT_TRUE(a->flags & IFA_F_MCAUTOJOIN);
+  auto link = inet::add_address(ctl, ns(ctl), addr_req(*d, "ff02::7", 128, IFA_F_MCAUTOJOIN));
+  ASSERT_TRUE(link);
+  EXPECT_EQ(link->scope, RT_SCOPE_LINK);
+  EXPECT_EQ(main6(ctl, *d), (std::vector<std::string>{"ff02::7/128 256 2", "ff05::5/128 256 2"}));
+  ASSERT_TRUE(inet::delete_address(ctl, ns(ctl), addr_req(*d, "ff05::5", 128)));
+  EXPECT_EQ(main6(ctl, *d), (std::vector<std::string>{"ff02::7/128 256 2"}));
+}
+
 // Linux: rt6_fill_node reports every IPv6 route with universe scope, whatever was asked.
 TEST_F(AddrRouteTest, Ipv6RoutesHaveNoScope) {
   auto ctl = engine->control();
@@ -99,6 +119,19 @@ TEST_F(AddrRouteTest, Ipv6RoutesHaveNoScope) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->scope, RT_SCOPE_UNIVERSE);
   ASSERT_TRUE(inet::delete_route(ctl, ns(ctl), q)) << "a delete compares no scope either";
+}
+
+// Linux: rule 1 of RFC 6724 — a local destination is its own source.
+TEST_F(AddrRouteTest, LocalIpv6DestinationIsItsOwnSource) {
+  auto ctl = engine->control();
+  Device* d = up_dummy(ctl, "d0");
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8:5::1", 128, IFA_F_NODAD)));
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8:6::1", 64, IFA_F_NODAD)));
+  for (auto dst : {"2001:db8:5::1", "2001:db8:6::1"}) {
+    auto got = inet::get_route(ctl, ns(ctl), ip(dst));
+    ASSERT_TRUE(got) << got.error().message;
+    EXPECT_EQ(got->prefsrc, ip(dst));
+  }
 }
 
 // Linux: fib_check_nh_v4_gw looks the gateway up in every table, local first, and takes a
