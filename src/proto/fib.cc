@@ -397,6 +397,30 @@ void fib_flush_dev(Control& ctl, Namespace& ns, Device& dev, int family, Which w
   }
 }
 
+namespace {
+
+// Linux: fib6_add_rt2node — an IPv6 prefix route addrconf adds where a route of its key and
+// metric through the same device without a gateway is (a user's, or one its address left
+// behind) is EEXIST: that one stays, and takes the new one's expiry if it expires. It is the
+// address's route from then on.
+bool adopt_duplicate(Control& ctl, Namespace& ns, const Device& dev, const RouteInfo& info) {
+  if (info.family != AF_INET6 || info.type != RTN_UNICAST) return false;
+  for (Route* r : same_key_routes(net_state(ns), info)) {
+    if (r->origin != Origin::User || r->dev != &dev || r->nh || !r->info.gateway.empty() ||
+        !r->extra.empty())
+      continue;
+    r->origin = Origin::Addr;
+    if (r->info.expires) {
+      r->info.expires = info.expires;
+      if (info.expires) watch_route_expiry(ctl, ns, *info.expires);
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool notify_del,
                   bool down) {
   EngineProto& ep = engine_proto(ctl.engine());
@@ -458,7 +482,8 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
       want.erase(it);
     }
   }
-  for (auto& [info, origin] : want) fib_insert_kernel(ctl, ns, dev, info, origin);
+  for (auto& [info, origin] : want)
+    if (!adopt_duplicate(ctl, ns, dev, info)) fib_insert_kernel(ctl, ns, dev, info, origin);
 }
 
 }  // namespace ifcore::proto

@@ -16,6 +16,7 @@
 #include <random>
 
 #include "base/rcu.h"
+#include "proto/addrconf_routes.h"
 #include "proto/state.h"
 
 namespace ifcore::proto {
@@ -121,19 +122,7 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
   for (auto& ifa : in6.addrs)
     if (ifa->info.local == a.local) {
       if (!replace) return fail(EEXIST, "ipv6: address already assigned");
-      // Linux: inet6_addr_modify — flags, lifetimes, metric and protocol change in place.
-      const std::uint32_t mod = IFA_F_NOPREFIXROUTE | IFA_F_HOMEADDRESS | IFA_F_NODAD |
-                                IFA_F_MANAGETEMPADDR | IFA_F_MCAUTOJOIN | IFA_F_PERMANENT |
-                                IFA_F_DEPRECATED;
-      ifa->info.flags = (ifa->info.flags & ~mod) | (a.flags & mod);
-      ifa->info.valid_lft = a.valid_lft;
-      ifa->info.preferred_lft = a.preferred_lft;
-      ifa->info.tstamp = a.tstamp;
-      ifa->info.rt_priority = a.rt_priority;
-      ifa->info.proto = a.proto;
-      watch_lifetime(ctl, ns, dev, *ifa);
-      notify_addr(ep, ns, ProtoEvent::New, ifa->info);
-      fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+      inet6_modify_addr(ctl, ns, dev, in6, *ifa, a);
       return reported(ifa->info, a.tstamp);
     }
   // Linux: every address starts tentative; DAD begins once the device is up with carrier,
@@ -159,6 +148,7 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
   net_state(ns).count_local(a.local);
   notify_addr(ep, ns, ProtoEvent::New, a);
   if (sync) fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  if (!(a.flags & IFA_F_TENTATIVE)) add_peer_route(ctl, ns, dev, a);
   refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
   return reported(a, a.tstamp);
 }
@@ -169,7 +159,11 @@ void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_
   net_state(ns).uncount_local(ifa->info.local);
   EngineProto& ep = engine_proto(ctl.engine());
   notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
+  // Linux: __ipv6_ifa_notify(RTM_DELADDR) — the first route to the peer, /128, goes.
+  del_peer_route(ctl, ns, dev, ifa->info);
+  Route* clean = prefix_route_to_clean(ns, dev, in6, *ifa);  // Linux: ipv6_del_addr
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  if (clean) fib_erase(ep, ns, clean, true);
   dst_free_ifa(ep, *ifa, std::move(ifa->rt));
   retire_hooked(ep, ifa.release());
 }
@@ -199,10 +193,12 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   }
   in6.mroute = true;
   EngineProto& ep = engine_proto(ctl.engine());
+  std::vector<Ifa*> done;  // DAD over: their peer routes come after the device's others
   for (auto& ifa : in6.addrs)
     if ((ifa->info.flags & IFA_F_TENTATIVE) && dad_ready(dev)) {
       ifa->info.flags &= ~(IFA_F_TENTATIVE | IFA_F_OPTIMISTIC);
       notify_addr(ep, ns, ProtoEvent::New, ifa->info);
+      if (has_peer(ifa->info)) done.push_back(ifa.get());
     }
   if (dev.flags() & IFF_LOOPBACK) {
     std::array<std::uint8_t, 16> one{};
@@ -235,6 +231,7 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
     }
   }
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  for (Ifa* ifa : done) add_peer_route(ctl, ns, dev, ifa->info);
   refresh_groups(in6, true, in6.conf.forwarding);
 }
 

@@ -108,6 +108,64 @@ TEST_F(AddrRouteTest, MulticastAddressWithAutojoin) {
   EXPECT_EQ(main6(ctl, *d), (std::vector<std::string>{"ff02::7/128 256 2"}));
 }
 
+// Linux: __ipv6_ifa_notify adds a route to the peer, /128, with the address's metric, and
+// takes it away with the address; inet6_addr_modify gives a new peer a route of the
+// address's prefix length (the old peer's goes).
+TEST_F(AddrRouteTest, Ipv6PeerRoutes) {
+  auto ctl = engine->control();
+  Device* d = up_dummy(ctl, "d0");
+  auto p = addr_req(*d, "2001:db8:6::1", 128, IFA_F_NODAD);
+  p.address = ip("2001:db8:7::1");
+  p.rt_priority = 20;
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), p));
+  EXPECT_EQ(main6(ctl, *d),
+            (std::vector<std::string>{"2001:db8:6::1/128 20 2", "2001:db8:7::1/128 20 2"}));
+  ASSERT_TRUE(inet::delete_address(ctl, ns(ctl), p));
+  EXPECT_TRUE(main6(ctl, *d).empty());
+
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8::1", 64, IFA_F_NODAD)));
+  auto change = addr_req(*d, "2001:db8::1", 64, IFA_F_NODAD);
+  change.address = ip("2001:db9::2");
+  change.replace = true;
+  auto c = inet::add_address(ctl, ns(ctl), change);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c->address, ip("2001:db9::2"));
+  EXPECT_EQ(main6(ctl, *d),
+            (std::vector<std::string>{"2001:db8::/64 256 2", "2001:db9::/64 256 2"}));
+  change.address = ip("2001:dba::2");
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), change));
+  EXPECT_EQ(main6(ctl, *d),
+            (std::vector<std::string>{"2001:db8::/64 256 2", "2001:dba::/64 256 2"}));
+}
+
+// Linux: a change that takes the prefix route away from a dynamic address leaves it (only a
+// permanent one had it, for inet6_addr_modify); giving it back finds it there (EEXIST):
+// one route. A permanent address's delete takes the first route of its prefix through the
+// device without a gateway, whatever made it (cleanup_prefix_route).
+TEST_F(AddrRouteTest, Ipv6PrefixRoutesFoundByTheirKey) {
+  auto ctl = engine->control();
+  Device* d = up_dummy(ctl, "d0");
+  auto dyn = addr_req(*d, "2001:db8:5::1", 64, IFA_F_NODAD);
+  dyn.valid_lft = dyn.preferred_lft = 100;
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), dyn));
+  dyn.replace = true;
+  dyn.flags |= IFA_F_NOPREFIXROUTE;
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), dyn));
+  EXPECT_EQ(main6(ctl, *d), (std::vector<std::string>{"2001:db8:5::/64 256 2"}));
+  dyn.flags &= ~IFA_F_NOPREFIXROUTE;
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), dyn));
+  EXPECT_EQ(main6(ctl, *d), (std::vector<std::string>{"2001:db8:5::/64 256 2"}));
+
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8:1::1", 64, IFA_F_NODAD)));
+  ASSERT_TRUE(add_dev_route(ctl, *d, "2001:db8:1::", 64, 1024));
+  auto del = route_req("2001:db8:1::", 64);
+  del.oif = d->ifindex();
+  del.priority = 256;
+  ASSERT_TRUE(inet::delete_route(ctl, ns(ctl), del));
+  ASSERT_TRUE(inet::delete_address(ctl, ns(ctl), addr_req(*d, "2001:db8:1::1", 64)));
+  EXPECT_EQ(main6(ctl, *d), (std::vector<std::string>{"2001:db8:5::/64 256 2"}));
+}
+
 // Linux: rt6_fill_node reports every IPv6 route with universe scope, whatever was asked.
 TEST_F(AddrRouteTest, Ipv6RoutesHaveNoScope) {
   auto ctl = engine->control();
