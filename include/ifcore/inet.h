@@ -428,6 +428,10 @@ struct Inet6Conf {
   // Keep permanent addresses when the device goes down (effective if set on "all" OR on the
   // device). Linux 2.6.35-36 always did; since 4.6 it is this sysctl, off by default.
   bool keep_addr_on_down = false;
+  // Duplicate address detection (Linux: accept_dad; ifcore's DAD ends at once where it runs).
+  // Below 1 on "all" and on the device, a new address skips it: never tentative, even on a
+  // device that is down or has no carrier (addrconf_dad_begin).
+  std::int32_t accept_dad = 1;
   // `ip token` (IFLA_INET6_TOKEN): the interface identifier, the low 8 bytes of an
   // address, for addresses made from router advertisements. A device's own, never a
   // sysctl: "all" and "default" keep zeros.

@@ -126,10 +126,11 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
       return reported(ifa->info, a.tstamp);
     }
   // Linux: every address starts tentative; DAD begins once the device is up with carrier,
-  // and completes at once, up or not, on NOARP and loopback devices and for IFA_F_NODAD
-  // (addrconf_dad_begin tests those before IF_READY). ifcore does not time DAD: on a ready
-  // device it completes at once for every address.
-  const bool no_dad = (a.flags & IFA_F_NODAD) || (dev.flags() & (IFF_NOARP | IFF_LOOPBACK));
+  // and completes at once, up or not, on NOARP and loopback devices, for IFA_F_NODAD and
+  // with accept_dad below 1 (addrconf_dad_begin tests those before IF_READY). ifcore does
+  // not time DAD: on a ready device it completes at once for every address.
+  const bool no_dad = (a.flags & IFA_F_NODAD) || (dev.flags() & (IFF_NOARP | IFF_LOOPBACK)) ||
+                      (net_state(ns).all6.accept_dad < 1 && in6.conf.accept_dad < 1);
   // Linux: addrconf_dad_begin/addrconf_dad_completed — the end of DAD ends optimism too.
   if (!dad_ready(dev) && !no_dad)
     a.flags |= IFA_F_TENTATIVE;

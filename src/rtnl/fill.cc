@@ -89,6 +89,7 @@ std::vector<std::int32_t> inet6_conf(const inet::Inet6Conf& c, std::uint32_t mtu
   v[DEVCONF_MTU6] = static_cast<std::int32_t>(mtu);
   v[DEVCONF_DISABLE_IPV6] = c.disable_ipv6 ? 1 : 0;
   v[DEVCONF_KEEP_ADDR_ON_DOWN] = c.keep_addr_on_down ? 1 : 0;
+  v[DEVCONF_ACCEPT_DAD] = c.accept_dad;
   v[DEVCONF_ADDR_GEN_MODE] = c.addr_gen_mode;
   if (loopback) {  // Linux: ipv6_add_dev — no temporary addresses, no DAD on lo
     v[DEVCONF_USE_TEMPADDR] = -1;

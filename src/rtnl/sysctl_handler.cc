@@ -85,6 +85,7 @@ const Key kKeys[] = {
     IFC_INT4("mc_forwarding", mc_forwarding, inet::kCopyNone, 0),
     IFC_INT6("forwarding", forwarding, inet::kCopyForwarding),
     IFC_INT6("proxy_ndp", proxy_ndp, inet::kCopyNone),
+    IFC_INT6("accept_dad", accept_dad, inet::kCopyNone),
     IFC_INT6("ignore_routes_with_linkdown", ignore_routes_with_linkdown, inet::kCopyIgnoreLinkdown),
     // Linux 6.17+: proc_dointvec_minmax 0..1.
     {AF_INET6, "force_forwarding", inet::kCopyForceForwarding, "0 or 1", boolean,

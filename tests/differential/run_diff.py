@@ -4,8 +4,10 @@
 Each steps file (steps/*.ip) is a scenario: one `ip` command line per line (the words after
 `ip`), run twice from a fresh state:
   - kernel: `ip -n NS WORDS` in a fresh network namespace (IPv6 duplicate address detection
-    off, so that addresses are not "tentative" for a random while: ifcore does no DAD);
-  - ifcore: `ifcore-run --socket SOCK -- ip WORDS` against a fresh ifcored.
+    off, accept_dad 0 in "default" and "all", so that addresses are not "tentative" for a
+    random while);
+  - ifcore: `ifcore-run --socket SOCK -- ip WORDS` against a fresh ifcored, given the same
+    accept_dad by `ifc --socket SOCK sysctl -w` (`--ifc`, default: the ifc beside ifcored).
 A line starting with `bridge ` runs iproute2's `bridge` tool instead (`--bridge`, default
 `bridge`): `bridge -n NS WORDS` on the kernel and `ifcore-run --socket SOCK -- bridge WORDS`
 through the shim (WORDS: the rest of the line, e.g. `bridge fdb show br br0`).
@@ -33,8 +35,8 @@ A step that differs fails the run unless `known.txt` lists it ("FILE:LINE reason
 step that no longer differs fails it too, so the list stays true. The closing line is
 "N passed, M failed" (known differences count as passed and are reported).
 
-  run_diff.py --ifcored BIN --ifcore-run BIN [--ip ip] [--bridge bridge] [--only FILE[:LINE]]
-              [--verbose] STEPS...
+  run_diff.py --ifcored BIN --ifcore-run BIN [--ifc BIN] [--ip ip] [--bridge bridge]
+              [--only FILE[:LINE]] [--verbose] STEPS...
 
 Exit 77 (ctest's skip) where network namespaces cannot be made.
 """
@@ -169,6 +171,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--ifcored', required=True)
     ap.add_argument('--ifcore-run', required=True)
+    ap.add_argument('--ifc')
     ap.add_argument('--ip', default='ip')
     ap.add_argument('--bridge', default='bridge')
     ap.add_argument('--known', default=os.path.join(HERE, 'known.txt'))
@@ -198,6 +201,11 @@ def main():
                             'echo 0 >/proc/sys/net/ipv6/conf/default/accept_dad; '
                             'echo 0 >/proc/sys/net/ipv6/conf/all/accept_dad'], check=True)
             daemon = Ifcored(a.ifcored)
+            subprocess.run([a.ifc or os.path.join(os.path.dirname(a.ifcored), 'ifc'),
+                            '--socket', daemon.sock, 'sysctl', '-w',
+                            'net.ipv6.conf.default.accept_dad=0',
+                            'net.ipv6.conf.all.accept_dad=0'],
+                           stdout=subprocess.DEVNULL, check=True)
             env = dict(os.environ, IFCORE_SOCKET=daemon.sock)
             for n, line in steps_of(path):
                 if line.strip() == '#settle':

@@ -225,5 +225,29 @@ TEST_F(AddrRouteTest, DownLoopbackKeepsItsLocalPrefixRoute) {
   EXPECT_EQ(got, (std::vector<std::string>{"2 127.0.0.0/8", "2 127.0.0.1/32"}));
 }
 
+// Linux: addrconf_dad_begin — with accept_dad below 1 on "all" and on the device, DAD is
+// skipped at once, before the device's readiness is looked at: an address on a down device
+// is neither tentative nor optimistic. Either one at 1 keeps DAD (ifcore: till ready).
+TEST_F(AddrRouteTest, AcceptDadZeroSkipsDadEvenOnADownDevice) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  ASSERT_TRUE(ctl.change_flags(*d, d->flags() & ~IFF_NOARP));
+  auto c = inet::inet6_conf(ctl, ns(ctl), d->ifindex());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->accept_dad, 1);
+  c->accept_dad = 0;
+  ASSERT_TRUE(inet::set_inet6_conf(ctl, ns(ctl), d->ifindex(), *c, inet::kCopyNone));
+  auto a = inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8::1", 64));
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->flags & IFA_F_TENTATIVE) << "\"all\" still has accept_dad 1";
+  auto all = inet::inet6_conf(ctl, ns(ctl), inet::kConfAll);
+  ASSERT_TRUE(all);
+  all->accept_dad = 0;
+  ASSERT_TRUE(inet::set_inet6_conf(ctl, ns(ctl), inet::kConfAll, *all, inet::kCopyNone));
+  auto b = inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8::2", 64, IFA_F_OPTIMISTIC));
+  ASSERT_TRUE(b);
+  EXPECT_FALSE(b->flags & (IFA_F_TENTATIVE | IFA_F_OPTIMISTIC));
+}
+
 }  // namespace
 }  // namespace ifcore::test
