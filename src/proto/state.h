@@ -230,9 +230,7 @@ struct NetState {
     auto it = local_addrs.find(a);
     if (it != local_addrs.end() && --it->second == 0) local_addrs.erase(it);
   }
-  TableMap<Table>& tables(int family) {
-    return family == AF_INET ? tables4 : tables6;
-  }
+  TableMap<Table>& tables(int family) { return family == AF_INET ? tables4 : tables6; }
   AddrLabels labels;  // the IPv6 address label table (addrlabel.cc)
 };
 
