@@ -27,7 +27,6 @@ Result<void> encode_device(wire::MessageBuilder& b, const wire::Header& h, const
 // Whether the device has IPv6 state (Linux: an inet6_dev), and its message as an AF_INET6
 // link dump or RTNLGRP_IPV6_IFINFO sends it (wire::encode_inet6_ifinfo).
 bool has_inet6(const Device& dev);
-Result<void> encode_inet6_device(wire::MessageBuilder& b, const wire::Header& h,
-                                 const Device& dev);
+Result<void> encode_inet6_device(wire::MessageBuilder& b, const wire::Header& h, const Device& dev);
 
 }  // namespace ifcore::rtnl
