@@ -55,6 +55,18 @@ struct LinkCounters {
   std::atomic<std::uint64_t> multicast{0};
 };
 
+// The sizes a device offers the offloads (Linux: dev->gso_max_size, gso_max_segs,
+// gro_max_size, gso_ipv4_max_size, gro_ipv4_max_size; IFLA_GSO_MAX_SIZE...). Most devices
+// keep the defaults alloc_netdev gives.
+struct OffloadLimits {
+  std::uint32_t gso_max_size = 65536;       // GSO_LEGACY_MAX_SIZE
+  std::uint32_t gso_max_segs = 65535;       // GSO_MAX_SEGS
+  std::uint32_t gro_max_size = 65536;       // GRO_LEGACY_MAX_SIZE
+  std::uint32_t gso_ipv4_max_size = 65536;  // GSO_LEGACY_MAX_SIZE
+  std::uint32_t gro_ipv4_max_size = 65536;  // GRO_LEGACY_MAX_SIZE
+  friend bool operator==(const OffloadLimits&, const OffloadLimits&) = default;
+};
+
 // A copy of a device's state at one moment, read under the control lock or RCU.
 struct DeviceSnapshot {
   std::uint64_t id = 0;
@@ -77,7 +89,7 @@ struct DeviceSnapshot {
   std::string ns_name;
   std::string alias;
   std::uint32_t num_tx_queues = 1, num_rx_queues = 1;
-  std::uint32_t gso_max_size = 65536, gso_max_segs = 65535;
+  OffloadLimits offload;
   bool proto_down = false;
   std::uint32_t proto_down_reason = 0;
   RegState state = RegState::Uninitialized;
@@ -141,6 +153,9 @@ class Device {
   // in the namespace's name table: a lookup by name finds the device by any of them.
   // Context: control lock. Changed by Control::add_altname / del_altname.
   const std::vector<std::string>& altnames_locked() const;
+
+  // --- offload limits. Context: control lock. Changed by Control::set_offload_limits.
+  const OffloadLimits& offload_limits_locked() const;
 
   // --- relations. Pointers: Context: control lock, or inside an rcu::ReadGuard.
   Device* master() const { return master_.load(std::memory_order_acquire); }
@@ -246,6 +261,7 @@ class Device {
     num_tx_queues_ = tx;
     num_rx_queues_ = rx;
   }
+  void set_offload_limits_locked(const Control&, const OffloadLimits& l);
   void set_priv(std::unique_ptr<DevicePriv> p) { priv_ = std::move(p); }
 
  private:
@@ -270,8 +286,9 @@ class Device {
     HwAddr a;
   };
   struct TextBox;
-  // Adjacency and alternative names, which most devices never have: made at the first
-  // upper, lower or altname (control lock), so that a plain device carries one pointer.
+  // Adjacency, alternative names and changed offload limits, which most devices never
+  // have: made at the first upper, lower, altname or limit changed (control lock), so that
+  // a plain device carries one pointer.
   struct Links;
   Links& links_locked();
   LinkCounters& make_counters() const;
@@ -322,7 +339,7 @@ class Device {
   // padding after the levels.
   std::atomic<bool> proto_down_{false};
   std::atomic<std::uint32_t> proto_down_reason_{0};
-  std::unique_ptr<Links> links_;      // control lock; null: no upper, lower or altname
+  std::unique_ptr<Links> links_;      // control lock; null: none of what Links holds
   std::unique_ptr<DevicePriv> priv_;  // control lock
   mutable std::atomic<LinkCounters*> counters_{nullptr};  // see counters()
   NameBox name0_;                                         // see NameBox

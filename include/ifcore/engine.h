@@ -344,6 +344,10 @@ class Control {
   Result<void> del_altname(Device& dev, std::string_view name);
   Result<void> set_group(Device& dev, std::uint32_t group);
   Result<void> set_txqlen(Device& dev, std::uint32_t txqlen);
+  // Linux: netif_set_gso_max_size and its siblings, as do_setlink calls them. Notifies
+  // Change if any limit changed. The caller has checked them (RTM_NEWLINK's checks are in
+  // Control::change_link).
+  Result<void> set_offload_limits(Device& dev, const OffloadLimits& limits);
   // Enslave `port` to `master`, or release it from its master (`master` == nullptr).
   // Errors: EOPNOTSUPP (master's kind has no ports), ELOOP/EBUSY (loops), EINVAL.
   Result<void> set_master(Device& port, Device* master);

@@ -124,6 +124,10 @@ class Kind {
   static constexpr std::uint32_t kGsoMaxSize = 524280;       // Linux: GSO_MAX_SIZE
   static constexpr std::uint32_t kLegacyTsoMaxSize = 65536;  // Linux: TSO_LEGACY_MAX_SIZE
   virtual std::uint32_t tso_max_size(const Device& dev) const { return kGsoMaxSize; }
+  // The limit a new device has before it is set on its lower or its ports (Linux: what the
+  // kind's setup leaves, against which rtnl_create_link checks IFLA_GSO_MAX_SIZE): the
+  // legacy 64 KiB for the kinds that inherit theirs later.
+  virtual std::uint32_t setup_tso_max_size() const { return kGsoMaxSize; }
 
   // Virtual devices' link changes are urgent for the link watch's adaptive policy.
   virtual bool is_virtual() const { return true; }

@@ -54,6 +54,9 @@ struct LinkRequest {
   std::optional<std::uint32_t> num_rx_queues;  // IFLA_NUM_RX_QUEUES
   std::optional<std::uint32_t> gso_max_size;   // IFLA_GSO_MAX_SIZE
   std::optional<std::uint32_t> gso_max_segs;   // IFLA_GSO_MAX_SEGS
+  std::optional<std::uint32_t> gro_max_size;   // IFLA_GRO_MAX_SIZE
+  std::optional<std::uint32_t> gso_ipv4_max_size;  // IFLA_GSO_IPV4_MAX_SIZE
+  std::optional<std::uint32_t> gro_ipv4_max_size;  // IFLA_GRO_IPV4_MAX_SIZE
   std::optional<std::int32_t> new_ifindex;     // IFLA_NEW_IFINDEX
   std::optional<std::uint8_t> carrier;         // IFLA_CARRIER
   std::optional<std::uint8_t> proto_down;      // IFLA_PROTO_DOWN

@@ -125,6 +125,21 @@ Result<bool> put_link_word(Ctx& c, wire::MessageBuilder& b, const std::string& w
     IFCORE_TRY(u32(IFLA_NUM_TX_QUEUES, "Invalid \"numtxqueues\" value\n"));
   } else if (w == "numrxqueues") {
     IFCORE_TRY(u32(IFLA_NUM_RX_QUEUES, "Invalid \"numrxqueues\" value\n"));
+  } else if (w == "gso_max_size") {
+    IFCORE_TRY(u32(IFLA_GSO_MAX_SIZE, "Invalid \"gso_max_size\" value\n"));
+  } else if (w == "gso_max_segs") {
+    auto v = a.value();
+    if (!v) return fail(v.error());
+    auto n = parse_u32(*v, "Invalid \"gso_max_segs\" value\n");
+    if (!n) return fail(n.error());
+    if (*n > 65535) return invarg("Invalid \"gso_max_segs\" value\n", *v);  // GSO_MAX_SEGS
+    b.put_u32(IFLA_GSO_MAX_SEGS, *n);
+  } else if (w == "gro_max_size") {
+    IFCORE_TRY(u32(IFLA_GRO_MAX_SIZE, "Invalid \"gro_max_size\" value\n"));
+  } else if (w == "gso_ipv4_max_size") {
+    IFCORE_TRY(u32(wire::kIflaGsoIpv4MaxSize, "Invalid \"gso_ipv4_max_size\" value\n"));
+  } else if (w == "gro_ipv4_max_size") {
+    IFCORE_TRY(u32(wire::kIflaGroIpv4MaxSize, "Invalid \"gro_ipv4_max_size\" value\n"));
   } else if (w == "master") {
     auto v = a.value();
     if (!v) return fail(v.error());

@@ -302,7 +302,9 @@ std::unique_ptr<Device> Control::alloc_device(const Kind& kind, Namespace& ns) {
 }
 
 Result<void> Control::apply_create_attrs(Device& dev, const LinkRequest& req) {
-  // Linux: rtnl_create_link applies these before register_netdevice.
+  // Linux: rtnl_create_link applies these before register_netdevice, after
+  // validate_linkmsg, which finds the limit the kind's setup left.
+  IFCORE_TRY(check_offload_limits(req, dev.kind().setup_tso_max_size()));
   if (req.mtu) IFCORE_TRY(dev.validate_mtu(*req.mtu));
   if (req.address && req.address->size() != dev.address().size())
     return fail(EINVAL, "address of {} bytes does not match the device's {}", req.address->size(),
@@ -322,6 +324,7 @@ Result<void> Control::apply_create_attrs(Device& dev, const LinkRequest& req) {
                           req.num_rx_queues.value_or(dev.num_rx_queues()));
   if (req.operstate) dev.set_operstate_locked(*this, *req.operstate);
   if (req.link_mode) dev.set_link_mode_locked(*this, *req.link_mode);
+  dev.set_offload_limits_locked(*this, apply_offload_limits(OffloadLimits{}, req));
   // (Not IFLA_IFALIAS: rtnl_create_link ignores it; only a change sets an alias.)
   return ok();
 }

@@ -237,6 +237,16 @@ const std::vector<std::string>& Device::altnames_locked() const {
   return links_ ? links_->altnames : kNoNames;
 }
 
+const OffloadLimits& Device::offload_limits_locked() const {
+  static const OffloadLimits kDefaults;
+  return links_ ? links_->offload : kDefaults;
+}
+
+void Device::set_offload_limits_locked(const Control&, const OffloadLimits& l) {
+  if (!links_ && l == OffloadLimits{}) return;
+  links_locked().offload = l;
+}
+
 LinkCounters& Device::make_counters() const {
   auto made = std::make_unique<LinkCounters>();
   LinkCounters* expected = nullptr;
@@ -329,6 +339,7 @@ DeviceSnapshot Device::snapshot_locked() const {
   s.alias = alias();
   s.num_tx_queues = num_tx_queues_;
   s.num_rx_queues = num_rx_queues_;
+  s.offload = offload_limits_locked();
   s.proto_down = proto_down();
   s.proto_down_reason = proto_down_reason();
   s.state = state();

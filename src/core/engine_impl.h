@@ -30,6 +30,14 @@ std::unique_ptr<LinkWatch, LinkWatchDeleter> make_link_watch(Engine::Impl& impl)
 // LinkWatch::poll (core/linkwatch.h), for the files that do not see the class.
 TimePoint poll_link_watch(LinkWatch& lw, Control& ctl, TimePoint now);
 
+// Linux: validate_linkmsg's offload checks: the gso sizes against the device's TSO limit
+// `tso_max_size`, the gso segments against GSO_MAX_SEGS, the gro sizes against GRO_MAX_SIZE.
+// Errors: EINVAL "too big gso_max_size" (and likewise for the others).
+Result<void> check_offload_limits(const LinkRequest& req, std::uint32_t tso_max_size);
+// `l` after the request's limits, set in do_setlink's order and as netif_set_gso_max_size
+// and its siblings set them (an IPv4 size follows a size of 64 KiB or less).
+OffloadLimits apply_offload_limits(OffloadLimits l, const LinkRequest& req);
+
 struct Device::Tracker {
   Mutex mu;  // LOCK ORDERING: a leaf
   std::uint64_t next IFCORE_GUARDED_BY(mu) = 0;
@@ -43,6 +51,7 @@ struct Device::Links {
   // The neighbours at each level (see Device::upper_level_), counted up to 11 (link_upper
   // refuses a stack deeper than 8).
   std::array<std::uint32_t, 12> upper_levels{}, lower_levels{};
+  OffloadLimits offload;
 };
 
 // Internal access to Device's private parts for core's files.

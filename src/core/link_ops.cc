@@ -229,6 +229,47 @@ Result<void> Control::set_txqlen(Device& dev, std::uint32_t txqlen) {
   return ok();
 }
 
+Result<void> check_offload_limits(const LinkRequest& req, std::uint32_t tso_max_size) {
+  constexpr std::uint32_t kGroMaxSize = 8 * 65535;  // Linux: GRO_MAX_SIZE
+  constexpr std::uint32_t kTsoMaxSegs = 65535;      // Linux: GSO_MAX_SEGS, TSO_MAX_SEGS
+  auto above = [](const std::optional<std::uint32_t>& v, std::uint32_t max) {
+    return v && *v > max;
+  };
+  if (above(req.gso_max_size, tso_max_size)) return fail(EINVAL, "too big gso_max_size");
+  if (above(req.gso_max_segs, kTsoMaxSegs)) return fail(EINVAL, "too big gso_max_segs");
+  if (above(req.gro_max_size, kGroMaxSize)) return fail(EINVAL, "too big gro_max_size");
+  if (above(req.gso_ipv4_max_size, tso_max_size))
+    return fail(EINVAL, "too big gso_ipv4_max_size");
+  if (above(req.gro_ipv4_max_size, kGroMaxSize)) return fail(EINVAL, "too big gro_ipv4_max_size");
+  return ok();
+}
+
+OffloadLimits apply_offload_limits(OffloadLimits l, const LinkRequest& req) {
+  constexpr std::uint32_t kLegacyMaxSize = 65536;  // Linux: GSO_ and GRO_LEGACY_MAX_SIZE
+  // do_setlink sets a size only when it differs; a size of 64 KiB or less is the IPv4
+  // one too.
+  auto set_size = [&](const std::optional<std::uint32_t>& v, std::uint32_t& size,
+                      std::uint32_t& ipv4) {
+    if (!v || *v == size) return;
+    size = *v;
+    if (size <= kLegacyMaxSize) ipv4 = size;
+  };
+  set_size(req.gso_max_size, l.gso_max_size, l.gso_ipv4_max_size);
+  if (req.gso_max_segs) l.gso_max_segs = *req.gso_max_segs;
+  set_size(req.gro_max_size, l.gro_max_size, l.gro_ipv4_max_size);
+  if (req.gso_ipv4_max_size) l.gso_ipv4_max_size = *req.gso_ipv4_max_size;
+  if (req.gro_ipv4_max_size) l.gro_ipv4_max_size = *req.gro_ipv4_max_size;
+  return l;
+}
+
+Result<void> Control::set_offload_limits(Device& dev, const OffloadLimits& limits) {
+  IFCORE_TRY(check_covers(dev));
+  if (dev.offload_limits_locked() == limits) return ok();
+  dev.set_offload_limits_locked(*this, limits);
+  notify_change(dev);
+  return ok();
+}
+
 Result<void> Control::link_upper(Device& lower, Device& upper, bool master) {
   IFCORE_TRY(check_covers(lower));
   IFCORE_TRY(check_covers(upper));

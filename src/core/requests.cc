@@ -201,6 +201,7 @@ Result<ChangeTargets> check_link_change(Control& ctl, Device& dev, const LinkReq
   if (req.broadcast && req.broadcast->size() < dev.broadcast().size())
     return fail_log_only(EINVAL, "broadcast address of {} bytes is shorter than the device's {}",
                          req.broadcast->size(), dev.broadcast().size());
+  IFCORE_TRY(check_offload_limits(req, dev.kind().tso_max_size(dev)));
   if (req.master && *req.master) {
     t.master = ctl.find(dev.ns(), static_cast<int>(*req.master));
     if (!t.master) return fail_log_only(EINVAL, "master device {} does not exist", *req.master);
@@ -326,6 +327,12 @@ Result<void> change_settings(Control& ctl, Device& dev, const LinkRequest& req, 
     std::uint32_t old = dev.txqlen();
     IFCORE_TRY(log.step(ctl.set_txqlen(dev, *req.txqlen),
                         [&ctl, &dev, old] { return ctl.set_txqlen(dev, old); }));
+  }
+  OffloadLimits limits = apply_offload_limits(dev.offload_limits_locked(), req);
+  if (limits != dev.offload_limits_locked()) {
+    OffloadLimits old = dev.offload_limits_locked();
+    IFCORE_TRY(log.step(ctl.set_offload_limits(dev, limits),
+                        [&ctl, &dev, old] { return ctl.set_offload_limits(dev, old); }));
   }
   if (req.ifalias) {
     std::string old = dev.alias();

@@ -86,6 +86,20 @@ void adjust_address(Control& ctl, Device& br) {
   select_carrier(ctl, br, *p);
 }
 
+// Linux: br_set_gso_limits, when a port comes or goes: the bridge's TSO limit is its
+// ports' least (Bridge::tso_max_size), and netif_set_tso_max_size lowers the gso sizes
+// above it, without a notification.
+void adjust_gso(Control& ctl, Device& br) {
+  std::uint32_t tso = br.kind().tso_max_size(br);
+  OffloadLimits l = br.offload_limits_locked();
+  if (tso < l.gso_max_size) {
+    l.gso_max_size = tso;
+    if (tso <= Kind::kLegacyTsoMaxSize) l.gso_ipv4_max_size = tso;
+  }
+  l.gso_ipv4_max_size = std::min(l.gso_ipv4_max_size, tso);
+  br.set_offload_limits_locked(ctl, l);
+}
+
 // Releases `port` from `br` (Linux: del_nbp).
 void remove_port(Control& ctl, Device& br, Device& port) {
   Priv* p = bridge::priv(br);
@@ -100,6 +114,7 @@ void remove_port(Control& ctl, Device& br, Device& port) {
   ctl.unlink_upper(port, br);
   gone.reset();  // drops the reference on the port
   adjust_mtu(ctl, br);
+  adjust_gso(ctl, br);
   adjust_address(ctl, br);
   update_states(ctl, br);
 }
@@ -286,6 +301,7 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
   bridge::attach_port(ctl, master, port);
   bridge::fdb_add_local(ctl, master, p, &port, port.address());  // Linux: br_add_if
   adjust_mtu(ctl, master);
+  adjust_gso(ctl, master);
   adjust_address(ctl, master);
   update_states(ctl, master);
   return ok();

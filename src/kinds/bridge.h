@@ -18,6 +18,7 @@ class Bridge final : public Kind {
   Undo save_slave(Device& master, const Device& port) const override;
   AttrList fill_info(const Device& dev) const override;
   std::uint32_t tso_max_size(const Device& dev) const override;
+  std::uint32_t setup_tso_max_size() const override { return kLegacyTsoMaxSize; }
   AttrList fill_slave_info(const Device& master, const Device& port) const override;
   Result<void> change_slave(Control& ctl, Device& master, Device& port,
                             const AttrList& data) const override;

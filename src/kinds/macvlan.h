@@ -18,6 +18,7 @@ class Macvlan final : public Kind {
   Undo save_link(Device& dev) const override;
   AttrList fill_info(const Device& dev) const override;
   std::uint32_t tso_max_size(const Device& dev) const override;
+  std::uint32_t setup_tso_max_size() const override { return kLegacyTsoMaxSize; }
   Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
   Result<void> check_address(const Device& dev, const HwAddr& addr) const override;

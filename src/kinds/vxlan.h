@@ -21,6 +21,7 @@ class Vxlan final : public Kind {
   Undo save_link(Device& dev) const override;
   AttrList fill_info(const Device& dev) const override;
   std::uint32_t tso_max_size(const Device& dev) const override;
+  std::uint32_t setup_tso_max_size() const override { return kLegacyTsoMaxSize; }
   Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const override;
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;

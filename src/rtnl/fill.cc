@@ -187,11 +187,11 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.promiscuity = promisc;
   m.allmulti = allmulti;
   m.num_tx_queues = s.num_tx_queues;
-  m.gso_max_segs = s.gso_max_segs;
-  m.gso_max_size = s.gso_max_size;
-  m.gro_max_size = 65536;  // Linux: GRO_LEGACY_MAX_SIZE
-  m.gso_ipv4_max_size = s.gso_max_size;
-  m.gro_ipv4_max_size = 65536;
+  m.gso_max_segs = s.offload.gso_max_segs;
+  m.gso_max_size = s.offload.gso_max_size;
+  m.gro_max_size = s.offload.gro_max_size;
+  m.gso_ipv4_max_size = s.offload.gso_ipv4_max_size;
+  m.gro_ipv4_max_size = s.offload.gro_ipv4_max_size;
   m.tso_max_size = dev.kind().tso_max_size(dev);
   m.tso_max_segs = 65535;  // Linux: TSO_MAX_SEGS
   m.max_pacing_offload_horizon = 0;

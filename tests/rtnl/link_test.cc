@@ -180,6 +180,68 @@ TEST_F(RtnlTest, ProtodownAndItsReasonsOnAMacvlan) {
   EXPECT_EQ(r.last_error_reply().message, "Invalid protodown reason value");
 }
 
+// Linux: validate_linkmsg and do_setlink's offload limits: each size checked against the
+// device's TSO limit or GRO_MAX_SIZE, a gso size of 64 KiB or less also the IPv4 one, a
+// bridge's sizes lowered to its ports' least TSO limit.
+TEST_F(RtnlTest, OffloadLimitsAreCheckedKeptAndReported) {
+  session->set_option(NETLINK_EXT_ACK, 1);
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("v0", "v1"))).last_error(), 0);
+  Device* v0 = find("v0");
+  ASSERT_NE(v0, nullptr);
+  LinkRequest big = named("v0");
+  big.gso_max_size = 600000;  // above a veth's 524280
+  Replies r = send(link_msg(RTM_NEWLINK, NLM_F_ACK, 2, big));
+  EXPECT_EQ(r.last_error(), EINVAL);
+  EXPECT_EQ(r.last_error_reply().message, "too big gso_max_size");
+  LinkRequest small = named("v0");
+  small.gso_max_size = 100;  // under the policy's 193
+  r = send(link_msg(RTM_NEWLINK, NLM_F_ACK, 3, small));
+  EXPECT_EQ(r.last_error(), ERANGE);
+  EXPECT_EQ(r.last_error_reply().message, "integer out of range");
+  EXPECT_EQ(v0->snapshot_locked().offload, OffloadLimits{});
+  LinkRequest set = named("v0");
+  set.gso_max_size = 400;
+  set.gro_max_size = 300000;
+  set.gso_max_segs = 7;
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 4, set)).last_error(), 0);
+  OffloadLimits want{.gso_max_size = 400,
+                     .gso_max_segs = 7,
+                     .gro_max_size = 300000,
+                     .gso_ipv4_max_size = 400,
+                     .gro_ipv4_max_size = 65536};
+  EXPECT_EQ(v0->snapshot_locked().offload, want);
+  // A request that fails in a later step leaves them as they were.
+  LinkRequest bad = named("v0");
+  bad.gso_max_size = 1000;
+  bad.mtu = 10;
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 5, bad)).last_error(), EINVAL);
+  EXPECT_EQ(v0->snapshot_locked().offload, want);
+  // A bridge: 64 KiB until its first port; lowered to a port's limit when one joins.
+  LinkRequest br = named("b0", "bridge");
+  br.gso_max_size = 70000;
+  r = send(link_msg(RTM_NEWLINK, kCreate, 6, br));
+  EXPECT_EQ(r.last_error(), EINVAL);
+  EXPECT_EQ(r.last_error_reply().message, "too big gso_max_size");
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 7, named("b0", "bridge"))).last_error(), 0);
+  Device* b0 = find("b0");
+  ASSERT_NE(b0, nullptr);
+  LinkRequest port = named("v0");
+  port.master = static_cast<std::uint32_t>(b0->ifindex());
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 8, port)).last_error(), 0);
+  LinkRequest raise = named("b0");
+  raise.gso_max_size = 300000;
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 9, raise)).last_error(), 0);
+  EXPECT_EQ(b0->snapshot_locked().offload.gso_max_size, 300000u);
+  // A macvlan on a bridge without ports takes that bridge's 64 KiB: b0's sizes come down.
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 10, named("b1", "bridge"))).last_error(), 0);
+  LinkRequest mv = named("m0", "macvlan");
+  mv.link = static_cast<std::uint32_t>(find("b1")->ifindex());
+  mv.master = static_cast<std::uint32_t>(b0->ifindex());
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 11, mv)).last_error(), 0);
+  EXPECT_EQ(b0->snapshot_locked().offload.gso_max_size, 65536u);
+  EXPECT_EQ(b0->snapshot_locked().offload.gso_ipv4_max_size, 65536u);
+}
+
 // Linux: loopback has no rtnl_link_ops: `type loopback` is a kind rtnl_newlink does not know.
 TEST_F(RtnlTest, LoopbackKindIsUnknownDeviceType) {
   session->set_option(NETLINK_EXT_ACK, 1);

@@ -67,6 +67,9 @@ configure() {
   I link set p2 master br1
   I link set v0 master br0
   I link set v0 type bridge_slave cost 7 priority 3 hairpin on learning off isolated on
+  # Offload limits: a port's, and a bridge's above 64 KiB (allowed once it has a port)
+  I link set v0 gso_max_size 30000 gso_max_segs 100 gro_max_size 200000
+  I link set br0 gso_max_size 300000
   I link set br0 up
   I link set v0 up
   I link add link d0 name vl10 type vlan id 10

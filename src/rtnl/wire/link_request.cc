@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <optional>
 
 #include "rtnl/wire/field.h"
@@ -95,6 +96,24 @@ Result<void> decode_af_spec(const RawAttr& a, LinkRequest& req) {
     }
     if (!any) return fail_at(f.offset, EINVAL, "AF_INET6 link attributes carry nothing to change");
   }
+  return ok();
+}
+
+// Linux: ifla_policy's NLA_POLICY_MIN(NLA_U32, MAX_TCP_HEADER + 1) for the gso sizes:
+// ERANGE "integer out of range" with the range as the policy.
+Result<void> decode_gso_size(const RawAttr& a, std::optional<std::uint32_t>& out) {
+  constexpr std::uint32_t kMinGsoSize = 193;  // Linux (x86-64): MAX_TCP_HEADER + 1
+  auto v = a.u32();
+  if (!v) return fail(v.error());
+  if (*v < kMinGsoSize) {
+    Error e{ERANGE, "integer out of range", a.offset};
+    e.policy = {.type = NL_ATTR_TYPE_U32,
+                .has_range = true,
+                .min_value = kMinGsoSize,
+                .max_value = std::numeric_limits<std::uint32_t>::max()};
+    return tl::unexpected<Error>(std::move(e));
+  }
+  out = *v;
   return ok();
 }
 
@@ -231,9 +250,15 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
     case IFLA_NUM_RX_QUEUES:
       return set_field(r.num_rx_queues, a.u32());
     case IFLA_GSO_MAX_SIZE:
-      return set_field(r.gso_max_size, a.u32());
+      return decode_gso_size(a, r.gso_max_size);
     case IFLA_GSO_MAX_SEGS:
       return set_field(r.gso_max_segs, a.u32());
+    case IFLA_GRO_MAX_SIZE:
+      return set_field(r.gro_max_size, a.u32());
+    case kIflaGsoIpv4MaxSize:
+      return decode_gso_size(a, r.gso_ipv4_max_size);
+    case kIflaGroIpv4MaxSize:
+      return set_field(r.gro_ipv4_max_size, a.u32());
     case IFLA_NEW_IFINDEX:
       return set_field(r.new_ifindex, a.s32());
     case IFLA_CARRIER:
@@ -323,6 +348,9 @@ Result<void> encode_link_body(MessageBuilder& b, const LinkRequest& r, int depth
   if (r.num_tx_queues) b.put_u32(IFLA_NUM_TX_QUEUES, *r.num_tx_queues);
   if (r.gso_max_segs) b.put_u32(IFLA_GSO_MAX_SEGS, *r.gso_max_segs);
   if (r.gso_max_size) b.put_u32(IFLA_GSO_MAX_SIZE, *r.gso_max_size);
+  if (r.gro_max_size) b.put_u32(IFLA_GRO_MAX_SIZE, *r.gro_max_size);
+  if (r.gso_ipv4_max_size) b.put_u32(kIflaGsoIpv4MaxSize, *r.gso_ipv4_max_size);
+  if (r.gro_ipv4_max_size) b.put_u32(kIflaGroIpv4MaxSize, *r.gro_ipv4_max_size);
   if (r.num_rx_queues) b.put_u32(IFLA_NUM_RX_QUEUES, *r.num_rx_queues);
   if (r.master) b.put_u32(IFLA_MASTER, *r.master);
   if (r.carrier) b.put_u8(IFLA_CARRIER, *r.carrier);
