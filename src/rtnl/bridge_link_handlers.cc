@@ -75,14 +75,17 @@ Result<void> encode_bridge_link(wire::MessageBuilder& b, const wire::Header& h, 
   return ok();
 }
 
-// The IFLA_BRIDGE_FLAGS of IFLA_AF_SPEC (0: none), as rtnl_bridge_setlink reads them.
-Result<std::uint16_t> bridge_flags(const wire::RawAttr* af_spec) {
+// The IFLA_BRIDGE_FLAGS of IFLA_AF_SPEC (none: 0), as rtnl_bridge_setlink reads them (the
+// first, and a short IFLA_BRIDGE_MODE refused; rtnl_bridge_dellink looks at the flags
+// alone).
+Result<std::uint16_t> bridge_flags(const wire::RawAttr* af_spec, bool check_mode) {
   if (!af_spec) return std::uint16_t{0};
   auto inner = wire::parse_nested(*af_spec);
   if (!inner) return fail(inner.error());
   std::optional<std::uint16_t> flags;
   for (const wire::RawAttr& a : *inner) {
-    if ((a.type == IFLA_BRIDGE_FLAGS || a.type == IFLA_BRIDGE_MODE) && a.data.size() < 2)
+    bool checked = a.type == IFLA_BRIDGE_FLAGS ? !flags : check_mode && a.type == IFLA_BRIDGE_MODE;
+    if (checked && a.data.size() < 2)
       return fail_log_only(EINVAL, "IFLA_AF_SPEC: attribute {} is too short", a.type);
     if (a.type == IFLA_BRIDGE_FLAGS && !flags) {
       std::uint16_t v;
@@ -91,6 +94,238 @@ Result<std::uint16_t> bridge_flags(const wire::RawAttr* af_spec) {
     }
   }
   return flags.value_or(0);
+}
+
+constexpr std::uint16_t kVidMask = 0xfff;  // Linux: VLAN_VID_MASK
+
+// The checks of br_afspec and br_process_vlan_info (RTM_SETLINK with the extack's
+// messages, RTM_DELLINK without any), on a bridge that filters by no vlan: ifcore's
+// bridges keep no vlan entries, as Linux without CONFIG_BRIDGE_VLAN_FILTERING (this kernel
+// too), so an entry to add is EOPNOTSUPP and one to delete is gone already. `vlan_tunnel`:
+// the port's IFLA_BRPORT_VLAN_TUNNEL (false for the bridge itself).
+class BridgeAfSpec {
+ public:
+  BridgeAfSpec(bool set, bool is_port, bool vlan_tunnel)
+      : set_(set), is_port_(is_port), vlan_tunnel_(vlan_tunnel) {}
+
+  Result<void> check(const wire::RawAttr& af_spec) {
+    auto inner = wire::parse_nested(af_spec);
+    if (!inner) return fail(inner.error());
+    for (const wire::RawAttr& a : *inner) {
+      switch (a.type) {
+        case IFLA_BRIDGE_VLAN_TUNNEL_INFO:
+          IFCORE_TRY(tunnel_info(a));
+          break;
+        case IFLA_BRIDGE_VLAN_INFO:
+          IFCORE_TRY(vlan_info(a));
+          break;
+        case kIflaBridgeMst:
+          // Linux: the MST checks before br_mst_process, which needs vlan filtering.
+          if (!is_port_) return invalid_always("MST states can only be set on bridge ports");
+          if (!set_) return fail_log_only(EINVAL, "MST states can only be set by RTM_SETLINK");
+          [[fallthrough]];
+        case IFLA_BRIDGE_MRP:
+        case IFLA_BRIDGE_CFM:
+          return fail_log_only(EOPNOTSUPP, "bridge: attribute {} is not supported", a.type);
+        default:
+          break;
+      }
+    }
+    return ok();
+  }
+
+ private:
+  static constexpr std::uint16_t kIflaBridgeMst = 6;  // Linux 5.18: IFLA_BRIDGE_MST
+
+  // EINVAL with br_process_vlan_info's message (the module's "bridge: " prefix), which
+  // br_dellink's request does not carry.
+  tl::unexpected<Error> invalid(std::string_view why) const {
+    if (set_) return fail(EINVAL, "bridge: {}", why);
+    return fail_log_only(EINVAL, "bridge: {}", why);
+  }
+  // The same with br_afspec's own message (no prefix).
+  tl::unexpected<Error> invalid_always(std::string_view why) const {
+    if (set_) return fail(EINVAL, "{}", why);
+    return fail_log_only(EINVAL, "{}", why);
+  }
+  // Linux: br_vlan_valid_range.
+  Result<void> valid_range(const bridge_vlan_info& cur) const {
+    if (cur.flags & BRIDGE_VLAN_INFO_PVID) return invalid("Pvid isn't allowed in a range");
+    if (last_) {
+      if (cur.flags & BRIDGE_VLAN_INFO_RANGE_BEGIN)
+        return invalid("Found a new vlan range start while processing one");
+      if (!(cur.flags & BRIDGE_VLAN_INFO_RANGE_END))
+        return invalid("Vlan range end flag is missing");
+      if (cur.vid <= last_->vid)
+        return invalid("End vlan id is less than or equal to start vlan id");
+    }
+    if (!(cur.flags & (BRIDGE_VLAN_INFO_RANGE_BEGIN | BRIDGE_VLAN_INFO_RANGE_END)))
+      return invalid("Both vlan range flags are missing");
+    return ok();
+  }
+  Result<void> vlan_info(const wire::RawAttr& a) {
+    if (a.data.size() != sizeof(bridge_vlan_info))
+      return fail_log_only(EINVAL, "bridge: IFLA_BRIDGE_VLAN_INFO of {} bytes", a.data.size());
+    bridge_vlan_info cur;
+    std::memcpy(&cur, a.data.data(), sizeof(cur));
+    if (!cur.vid || cur.vid >= kVidMask) return invalid("Vlan id is invalid");
+    if (cur.flags & BRIDGE_VLAN_INFO_RANGE_BEGIN) {
+      IFCORE_TRY(valid_range(cur));
+      last_ = cur;
+      return ok();
+    }
+    if (last_) {
+      IFCORE_TRY(valid_range(cur));
+      last_.reset();
+    }
+    return apply();
+  }
+  // Linux: br_parse_vlan_tunnel_info and br_process_vlan_tunnel_info's checks, then
+  // nothing to change (no vlan is filtered).
+  Result<void> tunnel_info(const wire::RawAttr& a) {
+    if (!is_port_ || !vlan_tunnel_)
+      return fail_log_only(EINVAL, "bridge: the device does not map vlans to tunnels");
+    auto inner = wire::parse_nested(a);
+    if (!inner) return fail(inner.error());
+    std::optional<std::uint32_t> id;
+    std::optional<std::uint16_t> vid;
+    std::uint16_t flags = 0;
+    // Linux: nla_parse_nested_deprecated without an extack: a short value is ERANGE alone.
+    auto read = [](const wire::RawAttr& x, auto& out) -> Result<void> {
+      if (x.data.size() < sizeof(out))
+        return fail_log_only(ERANGE, "bridge: vlan tunnel attribute {} is short", x.type);
+      std::memcpy(&out, x.data.data(), sizeof(out));
+      return ok();
+    };
+    for (const wire::RawAttr& x : *inner) {
+      if (x.type == IFLA_BRIDGE_VLAN_TUNNEL_ID) IFCORE_TRY(read(x, id.emplace()));
+      if (x.type == IFLA_BRIDGE_VLAN_TUNNEL_VID) IFCORE_TRY(read(x, vid.emplace()));
+      if (x.type == IFLA_BRIDGE_VLAN_TUNNEL_FLAGS) IFCORE_TRY(read(x, flags));
+    }
+    if (!id || !vid) return fail_log_only(EINVAL, "bridge: a vlan tunnel needs an id and a vid");
+    if (*vid >= kVidMask) return fail_log_only(ERANGE, "bridge: vlan tunnel vid {}", *vid);
+    if (flags & BRIDGE_VLAN_INFO_RANGE_BEGIN) {
+      if (tunnel_last_) return fail_log_only(EINVAL, "bridge: a second vlan tunnel range start");
+      tunnel_last_ = std::pair{*vid, *id};
+      return ok();
+    }
+    if (tunnel_last_) {
+      auto [first_vid, first_id] = *tunnel_last_;
+      tunnel_last_.reset();
+      if (!(flags & BRIDGE_VLAN_INFO_RANGE_END) || *vid <= first_vid ||
+          std::uint32_t(*vid - first_vid) != *id - first_id)
+        return fail_log_only(EINVAL, "bridge: an invalid vlan tunnel range");
+    }
+    return ok();
+  }
+  Result<void> apply() const {
+    if (set_) return fail_log_only(EOPNOTSUPP, "bridge: vlans are not filtered");
+    return ok();
+  }
+
+  bool set_, is_port_, vlan_tunnel_;
+  std::optional<bridge_vlan_info> last_;
+  std::optional<std::pair<std::uint16_t, std::uint32_t>> tunnel_last_;
+};
+
+// A port's IFLA_BRPORT_VLAN_TUNNEL.
+bool maps_vlans_to_tunnels(const Device& br, const Device& port) {
+  return attr_num(br.kind().fill_slave_info(br, port), IFLA_BRPORT_VLAN_TUNNEL).value_or(0) != 0;
+}
+
+// The request's ifinfomsg, its IFLA_PROTINFO and IFLA_AF_SPEC (the first of each, as
+// nlmsg_find_attr finds them), and its device.
+struct BridgeRequest {
+  ifinfomsg ifi{};
+  std::vector<wire::RawAttr> attrs;
+  const wire::RawAttr* protinfo = nullptr;
+  const wire::RawAttr* af_spec = nullptr;
+};
+
+Result<BridgeRequest> read_bridge_request(Request& r) {
+  auto p = r.m.payload();
+  if (p.size() < sizeof(ifinfomsg)) return fail_log_only(EINVAL, "ifinfomsg payload too short");
+  BridgeRequest q;
+  std::memcpy(&q.ifi, p.data(), sizeof(q.ifi));
+  const int base = static_cast<int>(NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifinfomsg)));
+  auto attrs = wire::parse_raw_attrs(p.subspan(NLMSG_ALIGN(sizeof(ifinfomsg))), base);
+  if (!attrs) return fail(attrs.error());
+  q.attrs = std::move(*attrs);
+  for (const wire::RawAttr& a : q.attrs) {
+    if (a.type == IFLA_PROTINFO && !q.protinfo) q.protinfo = &a;
+    if (a.type == IFLA_AF_SPEC && !q.af_spec) q.af_spec = &a;
+  }
+  return q;
+}
+
+// Linux: br_setlink for a port (its IFLA_PROTINFO settings, then IFLA_AF_SPEC) or for the
+// bridge itself (IFLA_AF_SPEC alone). The vlans are checked first: ifcore changes nothing
+// when a part fails, where Linux keeps the port settings it applied before.
+Result<void> bridge_setlink(Control& ctl, const BridgeRequest& q, Device& dev, Device& br) {
+  if (!q.protinfo && !q.af_spec) return ok();
+  const bool is_port = &dev != &br;
+  if (!is_port && !q.af_spec) return fail_log_only(EINVAL, "bridge: nothing to set on a bridge");
+  if (q.af_spec)
+    IFCORE_TRY(
+        BridgeAfSpec(true, is_port, is_port && maps_vlans_to_tunnels(br, dev)).check(*q.af_spec));
+  // Nested, the port's IFLA_BRPORT_* settings; flat, a u8 port state (the old RSTP
+  // daemons' form).
+  if (!is_port || !q.protinfo) return ok();
+  LinkRequest req;
+  req.ifindex = dev.ifindex();
+  req.has_slave_data = true;
+  if (q.protinfo->nested_flag) {
+    auto data = wire::decode_attrs(q.protinfo->data, br.kind().slave_policy(),
+                                   q.protinfo->offset + NLA_HDRLEN, decode_context(ctl));
+    if (!data) return fail(data.error());
+    req.slave_data = std::move(*data);
+  } else {
+    if (q.protinfo->data.empty()) return fail_log_only(EINVAL, "IFLA_PROTINFO is empty");
+    req.slave_data.push_back(Attr::u8(IFLA_BRPORT_STATE, q.protinfo->data[0]));
+  }
+  return ctl.change_link(dev, req);
+}
+
+// Linux: br_dellink — vlans to delete (nothing else), for a port or the bridge itself.
+Result<void> bridge_dellink(const BridgeRequest& q, Device& dev, Device& br) {
+  if (!q.af_spec) return ok();
+  const bool is_port = &dev != &br;
+  return BridgeAfSpec(false, is_port, is_port && maps_vlans_to_tunnels(br, dev)).check(*q.af_spec);
+}
+
+// rtnl_bridge_setlink and rtnl_bridge_dellink: the device's master when IFLA_BRIDGE_FLAGS
+// is absent or has BRIDGE_FLAGS_MASTER, then the device itself for BRIDGE_FLAGS_SELF (a
+// bridge; no other kind of ifcore's has ndo_bridge_setlink); flags with neither are
+// EOPNOTSUPP.
+template <class Op>
+Result<void> bridge_master_then_self(Request& r, bool set, Op&& op) {
+  auto q = read_bridge_request(r);
+  if (!q) return fail(q.error());
+  Control ctl = r.s.hub().engine().control();
+  auto ns = session_ns(ctl, r.s);
+  if (!ns) return fail(ns.error());
+  ScopeGuard guard(r, ctl, (*ns)->id());
+  Device* dev = ctl.find(**ns, q->ifi.ifi_index);
+  if (!dev) return fail(ENODEV, "unknown ifindex");
+  auto flags = bridge_flags(q->af_spec, set);
+  if (!flags) return fail(flags.error());
+  bool done = false;
+  if (!*flags || (*flags & BRIDGE_FLAGS_MASTER)) {
+    Device* br = dev->master();
+    if (!br || !is_bridge(*br))
+      return fail_log_only(EOPNOTSUPP, "device \"{}\" is not a bridge port", dev->name());
+    IFCORE_TRY(op(ctl, *q, *dev, *br));
+    done = true;
+  }
+  if (*flags & BRIDGE_FLAGS_SELF) {
+    if (!is_bridge(*dev))
+      return fail_log_only(EOPNOTSUPP, "device \"{}\" takes no bridge settings of its own",
+                           dev->name());
+    IFCORE_TRY(op(ctl, *q, *dev, *dev));
+    done = true;
+  }
+  if (!done) return fail_log_only(EOPNOTSUPP, "IFLA_BRIDGE_FLAGS {:#x} ask nobody", *flags);
+  return ok();
 }
 
 }  // namespace
@@ -128,52 +363,14 @@ Result<void> handle_bridge_getlink(Request& r) {
 }
 
 Result<void> handle_bridge_setlink(Request& r) {
-  auto p = r.m.payload();
-  if (p.size() < sizeof(ifinfomsg)) return fail_log_only(EINVAL, "ifinfomsg payload too short");
-  ifinfomsg ifi;
-  std::memcpy(&ifi, p.data(), sizeof(ifi));
-  const int base = static_cast<int>(NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifinfomsg)));
-  auto attrs = wire::parse_raw_attrs(p.subspan(NLMSG_ALIGN(sizeof(ifinfomsg))), base);
-  if (!attrs) return fail(attrs.error());
-  const wire::RawAttr* protinfo = nullptr;
-  const wire::RawAttr* af_spec = nullptr;
-  for (const wire::RawAttr& a : *attrs) {
-    if (a.type == IFLA_PROTINFO && !protinfo) protinfo = &a;
-    if (a.type == IFLA_AF_SPEC && !af_spec) af_spec = &a;
-  }
-  Control ctl = r.s.hub().engine().control();
-  auto ns = session_ns(ctl, r.s);
-  if (!ns) return fail(ns.error());
-  ScopeGuard guard(r, ctl, (*ns)->id());
-  Device* dev = ctl.find(**ns, ifi.ifi_index);
-  if (!dev) return fail(ENODEV, "unknown ifindex");
-  auto flags = bridge_flags(af_spec);
-  if (!flags) return fail(flags.error());
-  // BRIDGE_FLAGS_SELF asks the device itself (hardware bridging, a bridge's own vlans):
-  // nothing ifcore's kinds take.
-  if (*flags & ~std::uint16_t{BRIDGE_FLAGS_MASTER})
-    return fail_log_only(EOPNOTSUPP, "device \"{}\" takes no bridge settings of its own",
-                         dev->name());
-  Device* br = dev->master();
-  if (!br || !is_bridge(*br))
-    return fail_log_only(EOPNOTSUPP, "device \"{}\" is not a bridge port", dev->name());
-  // Linux: br_setlink — nothing to do without IFLA_PROTINFO (IFLA_AF_SPEC holds vlans,
-  // which ifcore's bridges do not filter by); nested, the port's IFLA_BRPORT_* settings;
-  // flat, a u8 port state (the old RSTP daemons' form).
-  if (!protinfo) return ok();
-  LinkRequest req;
-  req.ifindex = dev->ifindex();
-  req.has_slave_data = true;
-  if (protinfo->nested_flag) {
-    auto data = wire::decode_attrs(protinfo->data, br->kind().slave_policy(),
-                                   protinfo->offset + NLA_HDRLEN, decode_context(ctl));
-    if (!data) return fail(data.error());
-    req.slave_data = std::move(*data);
-  } else {
-    if (protinfo->data.empty()) return fail_log_only(EINVAL, "IFLA_PROTINFO is empty");
-    req.slave_data.push_back(Attr::u8(IFLA_BRPORT_STATE, protinfo->data[0]));
-  }
-  return ctl.change_link(*dev, req);
+  return bridge_master_then_self(r, true, bridge_setlink);
+}
+
+Result<void> handle_bridge_dellink(Request& r) {
+  return bridge_master_then_self(r, false,
+                                 [](Control&, const BridgeRequest& q, Device& dev, Device& br) {
+                                   return bridge_dellink(q, dev, br);
+                                 });
 }
 
 }  // namespace ifcore::rtnl

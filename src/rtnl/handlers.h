@@ -134,6 +134,7 @@ Result<void> handle_getlink(Request& r);
 // Family AF_BRIDGE (bridge_link_handlers.cc): the bridge ports' dump, a port's settings.
 Result<void> handle_bridge_getlink(Request& r);
 Result<void> handle_bridge_setlink(Request& r);
+Result<void> handle_bridge_dellink(Request& r);
 // RTM_GETSTATS (link_stats_handlers.cc; not ifcore's own IFCORE_NLMSG_GETSTATS).
 Result<void> handle_getlinkstats(Request& r);
 Result<void> handle_newlinkprop(Request& r);

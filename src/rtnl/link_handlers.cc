@@ -379,6 +379,8 @@ Result<void> delete_group(Control& ctl, Namespace& ns, std::uint32_t group) {
 }  // namespace
 
 Result<void> handle_dellink(Request& r) {
+  // Linux: PF_BRIDGE's RTM_DELLINK is rtnl_bridge_dellink (`bridge vlan del`).
+  if (!r.m.payload().empty() && r.m.payload()[0] == AF_BRIDGE) return handle_bridge_dellink(r);
   auto bulk = wire::decode_bulk_delete(r.m);
   if (!bulk) return fail(bulk.error());
   if (*bulk) return bulk_delete(r, **bulk);

@@ -1,7 +1,8 @@
 // RTM_GETLINK dumps and RTM_SETLINK of family AF_BRIDGE through a session (`bridge link`):
 // the ports as br_fill_ifinfo reports them, the bridges themselves when their vlans are
-// asked for, the strict dump's checks with Linux 6.18's extack texts, and port settings
-// set from IFLA_PROTINFO, nested or as the old u8 state, with br_setport's errors.
+// asked for, the strict dump's checks with Linux 6.18's extack texts, port settings set
+// from IFLA_PROTINFO, nested or as the old u8 state, with br_setport's errors, and vlans
+// set and deleted (RTM_DELLINK) on a bridge that filters by none.
 #include <net/if.h>  // before any <linux/if*.h>
 
 #include <linux/if_bridge.h>
@@ -189,6 +190,55 @@ TEST_F(BridgeLinkTest, APortsSettingsAreSetFromItsProtinfo) {
             (P{EOPNOTSUPP, ""}));
   // Without IFLA_PROTINFO there is nothing to do.
   EXPECT_EQ(set(v0, [](auto&) {}), (P{0, ""}));
+}
+
+// Vlans on a bridge that filters by none (Linux without CONFIG_BRIDGE_VLAN_FILTERING, as the
+// kernel the suite runs on): an entry to add is EOPNOTSUPP once checked, one to delete is
+// gone already; a family AF_BRIDGE RTM_DELLINK never deletes the device.
+TEST_F(BridgeLinkTest, VlansAreCheckedNoneIsKeptAndABridgeDellinkDeletesNoDevice) {
+  const int v0 = find("v0")->ifindex();
+  const int br = find("br0")->ifindex();
+  auto ask = [&](std::uint16_t type, int ifindex, std::optional<std::uint16_t> flags,
+                 std::vector<bridge_vlan_info> vlans) {
+    auto r = send(bridge_msg(type, NLM_F_ACK, ifindex, [&](wire::MessageBuilder& b) {
+      auto n = b.begin_nest(IFLA_AF_SPEC);
+      if (flags) b.put_u16(IFLA_BRIDGE_FLAGS, *flags);
+      for (const auto& v : vlans)
+        b.put_bytes(IFLA_BRIDGE_VLAN_INFO, {reinterpret_cast<const std::uint8_t*>(&v), sizeof(v)});
+      b.end_nest(n);
+    }));
+    auto e = r.last_error_reply();
+    return std::pair{e.error, e.message};
+  };
+  using P = std::pair<int, std::string>;
+  const bridge_vlan_info vid5{0, 5}, vid0{0, 0};
+  const bridge_vlan_info begin{BRIDGE_VLAN_INFO_RANGE_BEGIN, 10},
+      end{BRIDGE_VLAN_INFO_RANGE_END, 20};
+  EXPECT_EQ(ask(RTM_SETLINK, v0, std::nullopt, {vid5}), (P{EOPNOTSUPP, ""}));
+  EXPECT_EQ(ask(RTM_SETLINK, v0, std::nullopt, {vid0}), (P{EINVAL, "bridge: Vlan id is invalid"}));
+  EXPECT_EQ(ask(RTM_SETLINK, v0, std::nullopt, {begin, begin}),
+            (P{EINVAL, "bridge: Found a new vlan range start while processing one"}));
+  EXPECT_EQ(ask(RTM_SETLINK, v0, std::nullopt, {begin}), (P{0, ""}));  // a start alone
+  EXPECT_EQ(ask(RTM_SETLINK, br, BRIDGE_FLAGS_SELF, {vid5}), (P{EOPNOTSUPP, ""}));
+  EXPECT_EQ(ask(RTM_SETLINK, br, BRIDGE_FLAGS_SELF, {}), (P{0, ""}));
+  EXPECT_EQ(ask(RTM_SETLINK, find("d0")->ifindex(), std::nullopt, {vid5}), (P{EOPNOTSUPP, ""}));
+  EXPECT_EQ(ask(RTM_SETLINK, v0, 4, {}), (P{EOPNOTSUPP, ""}));  // neither master nor self
+  // Deletes: no message (br_dellink has no extack), and the same checks.
+  EXPECT_EQ(ask(RTM_DELLINK, v0, std::nullopt, {vid5}), (P{0, ""}));
+  EXPECT_EQ(ask(RTM_DELLINK, v0, std::nullopt, {begin, end}), (P{0, ""}));
+  EXPECT_EQ(ask(RTM_DELLINK, v0, std::nullopt, {vid0}), (P{EINVAL, ""}));
+  EXPECT_EQ(ask(RTM_DELLINK, br, BRIDGE_FLAGS_SELF, {vid5}), (P{0, ""}));
+  EXPECT_EQ(ask(RTM_DELLINK, br, std::nullopt, {vid5}), (P{EOPNOTSUPP, ""}));
+  EXPECT_EQ(ask(RTM_DELLINK, v0, BRIDGE_FLAGS_SELF, {vid5}), (P{EOPNOTSUPP, ""}));
+  // Without IFLA_AF_SPEC: nothing to delete on a port; a bridge has no master to ask.
+  auto bare = [&](int ifindex) {
+    return send(bridge_msg(RTM_DELLINK, NLM_F_ACK, ifindex, [](auto&) {})).last_error();
+  };
+  EXPECT_EQ(bare(v0), 0);
+  EXPECT_EQ(bare(br), EOPNOTSUPP);
+  EXPECT_NE(find("v0"), nullptr);
+  EXPECT_NE(find("v1"), nullptr);
+  EXPECT_NE(find("br0"), nullptr);
 }
 
 }  // namespace
