@@ -145,6 +145,13 @@ AddrMessage v4_address(int ifindex, const std::string& label, std::uint32_t loca
   return m;
 }
 
+// `next` with the peer address of `old` (Linux changes the mask or the broadcast address
+// of the same ifaddr, whose ifa_address stays).
+AddrMessage same_peer(const AddrMessage& old, AddrMessage next) {
+  if (old.address) next.address = old.address;
+  return next;
+}
+
 // Replaces `old` by `next` (Linux: inet_del_ifa, then inet_insert_ifa or inet_set_ifa).
 int replace_address(const std::optional<AddrMessage>& old, const AddrMessage& next) {
   if (old) {
@@ -195,12 +202,16 @@ int address_ioctl(unsigned long req, ifreq& ifr) {
       // Linux: a broadcast that matched the old mask follows the new one.
       if (brd && (flags & IFF_BROADCAST) && plen < 31 && *brd == (local | ~mask_of(a->prefixlen)))
         brd = local | ~mask;
-      return replace_address(a, v4_address(ifindex, label_of(ifr), local, plen, brd));
+      // Linux: devinet_ioctl answers 0 whatever inet_insert_ifa says: an address the new
+      // mask makes a duplicate of another is gone, and the call succeeds.
+      (void)replace_address(a, same_peer(*a, v4_address(ifindex, label_of(ifr), local, plen, brd)));
+      return 0;
     }
     case SIOCSIFBRDADDR: {
       std::uint32_t next = v4_of(ifr.ifr_broadaddr);
       if (brd && *brd == next) return 0;
-      return replace_address(a, v4_address(ifindex, label_of(ifr), local, a->prefixlen, next));
+      return replace_address(
+          a, same_peer(*a, v4_address(ifindex, label_of(ifr), local, a->prefixlen, next)));
     }
     default:
       return fail_errno(EINVAL);
