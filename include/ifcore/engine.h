@@ -367,6 +367,10 @@ class Control {
   // (LOWERLAYERDOWN), as Linux's deferred link watch sees them.
   void set_carriers(std::initializer_list<Device*> devs, bool on);
   void set_operstate(Device& dev, std::uint8_t operstate);
+  // Linux: linkwatch_fire_event — the link watch derives the device's operstate and
+  // notifies, as after a carrier change (a stacked device's kind calls it once registered,
+  // its carrier taken from its lower).
+  void fire_link_watch(Device& dev);
   // Linux: dev_change_proto_down_reason then dev_change_proto_down: the reasons' bits, and
   // protodown, which turns the carrier off (on when cleared). Notifies Change. The caller
   // has checked the kind takes it (Kind::can_change_proto_down).

@@ -238,8 +238,7 @@ Result<void> check_offload_limits(const LinkRequest& req, std::uint32_t tso_max_
   if (above(req.gso_max_size, tso_max_size)) return fail(EINVAL, "too big gso_max_size");
   if (above(req.gso_max_segs, kTsoMaxSegs)) return fail(EINVAL, "too big gso_max_segs");
   if (above(req.gro_max_size, kGroMaxSize)) return fail(EINVAL, "too big gro_max_size");
-  if (above(req.gso_ipv4_max_size, tso_max_size))
-    return fail(EINVAL, "too big gso_ipv4_max_size");
+  if (above(req.gso_ipv4_max_size, tso_max_size)) return fail(EINVAL, "too big gso_ipv4_max_size");
   if (above(req.gro_ipv4_max_size, kGroMaxSize)) return fail(EINVAL, "too big gro_ipv4_max_size");
   return ok();
 }
@@ -351,7 +350,10 @@ void Control::set_carrier(Device& dev, bool on) {
   // Linux: netif_carrier_on/off flip the bit and count the change at once; the link watch
   // sets the operstate, (de)activates the transmit path and notifies Change, at once or
   // later per the policy (core/linkwatch.h).
-  if (!dev.set_carrier_locked(*this, on)) return;
+  if (dev.set_carrier_locked(*this, on)) fire_link_watch(dev);
+}
+
+void Control::fire_link_watch(Device& dev) {
   PluginGuard guard(*this);  // the link watch's queue is the engine's
   engine_->impl().linkwatch->fire(*this, dev);
 }

@@ -257,7 +257,6 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
   dev->set_mtu_locked(ctl, lower->mtu());
   if (priv->mode == MACVLAN_MODE_PASSTHRU) dev->set_address_locked(ctl, lower->address());
   dev->set_carrier_locked(ctl, lower->carrier() && lower->is_up());
-  dev->set_operstate_locked(ctl, IF_OPER_DOWN);
   dev->set_link_locked(ctl, lower);
   priv->lower = Ref(*lower, "macvlan");
   priv->tso_max_size = lower->kind().tso_max_size(*lower);  // Linux: macvlan_init
@@ -270,6 +269,7 @@ Result<Device*> Macvlan::new_link(Control& ctl, Namespace& ns, const LinkRequest
     return fail(l.error());
   }
   refresh_rx(ctl, *lower);
+  ctl.fire_link_watch(**r);  // Linux: macvlan_common_newlink, after the carrier's transfer
   return r;
 }
 

@@ -206,10 +206,20 @@ Result<void> del_v4(Control& ctl, Namespace& ns, const AddrRequest& req) {
   return fail(EADDRNOTAVAIL, "ipv4: Address not found");
 }
 
+// Linux: devinet_sysctl_register (and addrconf's) refuses a device named as the settings'
+// own entries (sysctl_dev_name_is_allowed): its registration fails, and a rename to it.
+Result<void> check_settings_name(std::string_view name) {
+  if (name == "all" || name == "default")
+    return fail_log_only(EINVAL, "a device cannot be named \"{}\": its settings' name", name);
+  return ok();
+}
+
 // Linux: inetdev_event.
 class InetSubscriber final : public Subscriber {
  public:
   Result<void> on_event(Control& ctl, const EventInfo& ev) override {
+    if (ev.event == NetdevEvent::Register) IFCORE_TRY(check_settings_name(ev.dev.name_locked()));
+    if (ev.event == NetdevEvent::PreChangeName) return check_settings_name(ev.new_name);
     EngineProto& ep = engine_proto(ctl.engine());
     if (serve_idle_locally(ctl, ep, ev.dev, ev.event, AF_INET)) return ok();
     PluginGuard guard(ctl);  // the protocols' engine-wide state
@@ -323,6 +333,7 @@ void inet_subscribe(Control& ctl) {
   auto sub = std::make_unique<InetSubscriber>();
   ctl.subscribe(*sub, SubscribeOptions{"inet", 0, true,
                                        events_of(NetdevEvent::Register, NetdevEvent::Up,
+                                                 NetdevEvent::PreChangeName,
                                                  NetdevEvent::ChangeName, NetdevEvent::Unregister),
                                        true});  // the plug-in lock taken above when needed
   ep.subscribers.push_back(std::move(sub));

@@ -48,16 +48,19 @@ void Hub::attach() {
   o.priority = 0;
   o.replay = false;
   // What on_event announces: these after the other subscribers (Linux sends them after the
-  // notifier pass: register_netdevice, __dev_notify_flags, unregister_netdevice_many) ...
-  o.events = events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Down,
-                       NetdevEvent::Change, NetdevEvent::Configured, NetdevEvent::Unregister);
+  // notifier pass: register_netdevice, netdev_state_change, unregister_netdevice_many) ...
+  o.events = events_of(NetdevEvent::Register, NetdevEvent::Change, NetdevEvent::Configured,
+                       NetdevEvent::Unregister);
   sub_ = ctl.subscribe(*this, o);
-  // ... these before them (rtnetlink_event, the first subscriber of the chain).
+  // ... these before them (rtnetlink_event, the first subscriber of the chain; and
+  // __dev_notify_flags, which announces a device going up or down before NETDEV_UP or
+  // NETDEV_DOWN reach anybody).
   SubscribeOptions e = o;
   e.name = "rtnl-early";
-  e.priority = 1;
-  e.events = events_of(NetdevEvent::ChangeMtu, NetdevEvent::ChangeAddr, NetdevEvent::ChangeName,
-                       NetdevEvent::ChangeUpper, NetdevEvent::ChangeInfoData);
+  e.priority = 2;  // before every other subscriber (nexthop is 1)
+  e.events =
+      events_of(NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::ChangeMtu, NetdevEvent::ChangeAddr,
+                NetdevEvent::ChangeName, NetdevEvent::ChangeUpper, NetdevEvent::ChangeInfoData);
   early_sub_ = ctl.subscribe(early_, e);
   inet::add_listener(ctl, proto_);
   fdb::add_listener(ctl, fdb_);
@@ -181,6 +184,15 @@ Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
       publish_link(ctl, dev, RTM_NEWLINK, ~0u);
       break;
     case NetdevEvent::Up:
+      // Linux: rtnl_configure_link opens a device made up, then announces it, before
+      // NETDEV_UP reaches the protocols (their addresses and routes come after it).
+      if (held) {
+        sc->created.erase(sc->created.begin() + held_at);
+        publish_link(ctl, dev, RTM_NEWLINK, ~0u);
+        break;
+      }
+      publish_link(ctl, dev, RTM_NEWLINK, IFF_UP);
+      break;
     case NetdevEvent::Down:
       if (!held) publish_link(ctl, dev, RTM_NEWLINK, IFF_UP);
       break;

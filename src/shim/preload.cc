@@ -132,10 +132,13 @@ __attribute__((constructor)) void adopt_inherited_sockets() {
   closedir(d);
 }
 
-// NAME when `path` is /run/netns/NAME.
+// NAME when `path` is /run/netns/NAME, or /var/run/netns/NAME (/var/run is /run: pyroute2
+// names the namespaces' files so).
 std::optional<std::string> netns_name(const char* path) {
   if (!path) return std::nullopt;
-  std::string_view p(path), dir("/run/netns/");
+  std::string_view p(path);
+  if (p.substr(0, 9) == "/var/run/") p.remove_prefix(4);
+  constexpr std::string_view dir("/run/netns/");
   if (p.substr(0, dir.size()) != dir) return std::nullopt;
   std::string_view name = p.substr(dir.size());
   if (name.empty() || name.find('/') != std::string_view::npos || name == "." || name == "..")

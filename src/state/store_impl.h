@@ -57,9 +57,10 @@ inline constexpr std::uint32_t kIffLowerUp = 1u << 16, kIffDormant = 1u << 17;
 inline constexpr std::uint32_t kForever = 0xffffffffu;
 // ifcore's own IFLA_*: create in (or move to) a namespace by name (rtnl/wire/link.h).
 inline constexpr std::uint16_t kIflaNetNsName = 0x3f00;
-// IFLA_GSO_IPV4_MAX_SIZE and IFLA_GRO_IPV4_MAX_SIZE (Linux 6.3; newer than the uapi headers).
-inline constexpr std::uint16_t kIflaGsoIpv4MaxSize = 63;
-inline constexpr std::uint16_t kIflaGroIpv4MaxSize = 64;
+// A device's offload limits, in the order do_setlink sets them (IFLA_GSO_IPV4_MAX_SIZE and
+// IFLA_GRO_IPV4_MAX_SIZE, 63 and 64, are newer than the uapi headers).
+inline constexpr std::uint16_t kOffloadLimits[] = {IFLA_GSO_MAX_SIZE, IFLA_GSO_MAX_SEGS,
+                                                   IFLA_GRO_MAX_SIZE, 63, 64};
 
 using Bytes = std::vector<std::uint8_t>;
 using View = std::span<const std::uint8_t>;

@@ -12,8 +12,6 @@ using namespace detail;
 
 namespace {
 
-// ---- replay
-
 struct LinkInfo {
   const ObjRow* row = nullptr;
   ifinfomsg ifi{};
@@ -38,10 +36,6 @@ void identity(Bytes& b, const LinkInfo& l) {
 }
 
 using LinkKey = std::pair<std::string, int>;  // namespace and ifindex, as kept
-
-// A device's offload limits, in the order do_setlink sets them.
-constexpr std::uint16_t kOffloadLimits[] = {IFLA_GSO_MAX_SIZE, IFLA_GSO_MAX_SEGS, IFLA_GRO_MAX_SIZE,
-                                            kIflaGsoIpv4MaxSize, kIflaGroIpv4MaxSize};
 
 constexpr std::uint32_t kUserFlags =
     IFF_UP | IFF_DEBUG | IFF_NOARP | IFF_PROMISC | IFF_ALLMULTI | IFF_MULTICAST;
@@ -448,8 +442,7 @@ Result<void> Replayer::set_one(const LinkKey& k, const LinkInfo& l) {
   Bytes b = ifinfo(l.ifi.ifi_index, l.ifi.ifi_flags & change, change);
   if (!created_.count(k)) identity(b, l);
   if (l.master) put_u32(b, IFLA_MASTER, *l.master);
-  // The offload limits, once the master (whose ports bound a bridge's) is set; each only
-  // changes what differs, the IPv4 sizes last.
+  // The offload limits, once the master is set (a bridge's ports bound its own).
   for (std::uint16_t t : kOffloadLimits) copy_attr(b, l.as, t);
   copy_attr(b, l.as, IFLA_IFALIAS);
   IFCORE_TRY(send(k.first, RTM_NEWLINK, 0, b));

@@ -103,6 +103,14 @@ case $case_ in
     check list-id 0 "^nsid [0-9]+ \\(iproute2 netns name: $ns\\)\$" ip netns list-id
     check netns-del 0 '^$' ip netns del $ns
     check gone 0 "^$" sh -c "ip netns list-id | grep -w $ns || true"
+    # pyroute2's netns.remove() unmounts and unlinks /var/run/netns/NAME (/var/run is /run):
+    # the namespace goes, and the veth end it held takes its peer with it.
+    check var-run-add 0 '^$' ip netns add $ns
+    check var-run-peer 0 '^$' ip link add b0 type veth peer name b1 netns $ns
+    check var-run-remove 0 '^$' python3 -c "import ctypes, os
+ctypes.CDLL('libc.so.6').umount2(b'/var/run/netns/$ns', 2)
+os.unlink('/var/run/netns/$ns')"
+    check var-run-gone 1 'Device "b0" does not exist' ip link show b0
     # unshare -rn without root: a namespace of its own, which its maker may change.
     if command -v setpriv >/dev/null && command -v unshare >/dev/null; then
       chmod 755 "$(dirname "$IFCORE_SOCKET")"

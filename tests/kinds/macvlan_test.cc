@@ -1,4 +1,7 @@
 // Macvlan: modes, source addresses, the passthru rule, the real lower, and the cascade.
+#include <net/if.h>  // before any <linux/if*.h>
+
+#include <linux/if.h>
 #include <linux/if_link.h>
 
 #include "kinds_fixture.h"
@@ -35,6 +38,23 @@ TEST_F(MacvlanTest, CreateShowsWhatLinuxReports) {
   plain.link = static_cast<std::uint32_t>(d->ifindex());
   Device* m1 = must(ctl.create_link(def(ctl), plain));
   EXPECT_EQ(num(m1->kind().fill_info(*m1), IFLA_MACVLAN_MODE), MACVLAN_MODE_VEPA);
+}
+
+// Linux: macvlan_common_newlink fires the link watch once the carrier is taken from an up
+// lower: the macvlan is operationally up as soon as it is, made up or set up after.
+TEST_F(MacvlanTest, OverAnUpLowerItIsUpAsSoonAsItIs) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  ASSERT_TRUE(ctl.open(*d));
+  Device* m0 = must(ctl.create_link(def(ctl), macvlan("m0", d->ifindex())));
+  ASSERT_TRUE(ctl.open(*m0));
+  EXPECT_TRUE(m0->carrier());
+  EXPECT_EQ(m0->reported_operstate(), IF_OPER_UP);
+  EXPECT_TRUE(m0->reported_flags() & IFF_RUNNING);
+  LinkRequest up = macvlan("m1", d->ifindex());
+  up.flags = up.change = IFF_UP;
+  Device* m1 = must(ctl.create_link(def(ctl), up));
+  EXPECT_EQ(m1->reported_operstate(), IF_OPER_UP);
 }
 
 TEST_F(MacvlanTest, OnAMacvlanAttachesToTheRealLower) {

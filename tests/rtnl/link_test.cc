@@ -242,6 +242,28 @@ TEST_F(RtnlTest, OffloadLimitsAreCheckedKeptAndReported) {
   EXPECT_EQ(b0->snapshot_locked().offload.gso_ipv4_max_size, 65536u);
 }
 
+// Linux: sysctl_dev_name_is_allowed — "all" and "default" name the settings of every
+// device and of new ones: a device may not take either name (EINVAL alone), and a create
+// that fails so has used up its ifindex.
+TEST_F(RtnlTest, ADeviceCannotBeNamedAllOrDefault) {
+  session->set_option(NETLINK_EXT_ACK, 1);
+  Replies r = send(link_msg(RTM_NEWLINK, kCreate, 1, named("all", "bridge")));
+  EXPECT_EQ(r.last_error(), EINVAL);
+  EXPECT_EQ(r.last_error_reply().message, "");
+  EXPECT_EQ(find("all"), nullptr);
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 2, named("b0", "bridge"))).last_error(), 0);
+  Device* b0 = find("b0");
+  ASSERT_NE(b0, nullptr);
+  EXPECT_EQ(b0->ifindex(), 3);  // lo is 1, the refused "all" took 2
+  LinkRequest rename = named("b0");
+  rename.name = "default";
+  rename.ifindex = b0->ifindex();
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 3, rename)).last_error(), EINVAL);
+  EXPECT_EQ(b0->name(), "b0");
+  rename.name = "defaults";
+  EXPECT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 4, rename)).last_error(), 0);
+}
+
 // Linux: loopback has no rtnl_link_ops: `type loopback` is a kind rtnl_newlink does not know.
 TEST_F(RtnlTest, LoopbackKindIsUnknownDeviceType) {
   session->set_option(NETLINK_EXT_ACK, 1);
