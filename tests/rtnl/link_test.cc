@@ -242,6 +242,42 @@ TEST_F(RtnlTest, OffloadLimitsAreCheckedKeptAndReported) {
   EXPECT_EQ(b0->snapshot_locked().offload.gso_ipv4_max_size, 65536u);
 }
 
+// Linux: __dev_notify_flags announces a device that goes up before NETDEV_UP reaches the
+// protocols, and rtnl_configure_link a device made up when it opens: its RTM_NEWLINK comes
+// before the addresses and routes its coming up makes.
+TEST_F(RtnlTest, ADeviceUpIsAnnouncedBeforeWhatItsComingUpMakes) {
+  auto mon = open();
+  for (unsigned g : {RTNLGRP_LINK, RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV6_ROUTE}) mon->add_membership(g);
+  auto types = [&] {
+    std::vector<std::uint16_t> out;
+    Datagram d;
+    while (mon->pop_notification(d)) {
+      auto msgs = wire::split_messages(d);
+      EXPECT_TRUE(msgs);
+      if (msgs)
+        for (const auto& m : *msgs) out.push_back(m.hdr.nlmsg_type);
+    }
+    return out;
+  };
+  auto first_after_link = [](const std::vector<std::uint16_t>& t) {
+    auto link = std::find(t.begin(), t.end(), RTM_NEWLINK);
+    auto other = std::find_if(t.begin(), t.end(), [](auto x) { return x != RTM_NEWLINK; });
+    return link != t.end() && other != t.end() && link < other;
+  };
+  LinkRequest made_up = named("b0", "bridge");
+  made_up.flags = made_up.change = IFF_UP;
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, made_up)).last_error(), 0);
+  EXPECT_TRUE(first_after_link(types()));
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 2, named("b1", "bridge"))).last_error(), 0);
+  (void)types();
+  LinkRequest up = named("b1");
+  up.flags = up.change = IFF_UP;
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 3, up)).last_error(), 0);
+  auto t = types();
+  EXPECT_TRUE(first_after_link(t));
+  EXPECT_EQ(std::count(t.begin(), t.end(), RTM_NEWLINK), 1);
+}
+
 // Linux: sysctl_dev_name_is_allowed — "all" and "default" name the settings of every
 // device and of new ones: a device may not take either name (EINVAL alone), and a create
 // that fails so has used up its ifindex.
