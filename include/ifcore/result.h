@@ -23,8 +23,9 @@ namespace ifcore {
 struct ErrorPolicy {
   std::uint32_t type = 0;        // NL_ATTR_TYPE_*; 0: no policy to report
   std::uint32_t max_length = 0;  // strings, binary: NL_POLICY_TYPE_ATTR_MAX_LENGTH when not 0
-  bool has_range = false;        // unsigned integers: NL_POLICY_TYPE_ATTR_MIN/MAX_VALUE_U
-  std::uint64_t min_value = 0;
+  bool has_range = false;        // integers: NL_POLICY_TYPE_ATTR_MIN/MAX_VALUE_U (or _S)
+  bool is_signed = false;        // the range as signed values (NL_ATTR_TYPE_S8..S64)
+  std::uint64_t min_value = 0;   // an int64_t's bits when is_signed
   std::uint64_t max_value = 0;
 
   friend bool operator==(const ErrorPolicy&, const ErrorPolicy&) = default;

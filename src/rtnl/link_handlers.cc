@@ -148,15 +148,19 @@ Result<void> change_link(Hub& hub, Control& ctl, Device& dev, const LinkRequest&
   return ok();
 }
 
-// Linux: do_setvfinfo without the driver's ndo_set_vf_* (no ifcore kind has them).
-Result<void> check_vf_info(const wire::DecodedLink& d, const Device& dev) {
-  if (d.vf_info)
-    return fail_log_only(EOPNOTSUPP, "device \"{}\" has no virtual functions", dev.name());
+// Linux: do_setlink without the driver's ndo_set_vf_*, ndo_set_vf_port or ndo_set_config
+// (no ifcore kind has them).
+Result<void> check_driver_ops(const wire::DecodedLink& d, const Device& dev) {
+  if (d.driver_ops)
+    return fail_log_only(EOPNOTSUPP, "device \"{}\" takes no hardware driver's settings",
+                         dev.name());
   return ok();
 }
 
 Result<void> change_existing(Hub& hub, Control& ctl, Device& dev, wire::DecodedLink& d) {
-  IFCORE_TRY(check_vf_info(d, dev));
+  IFCORE_TRY(check_driver_ops(d, dev));
+  // Linux: do_setlink renames only for a name that is not empty.
+  if (d.req.name && d.req.name->empty()) d.req.name.reset();
   IFCORE_TRY(check_netns_refs(d.req));
   IFCORE_TRY(decode_change_data(ctl, dev, d));
   return change_link(hub, ctl, dev, d.req);
@@ -170,7 +174,7 @@ Result<void> change_group(Hub& hub, Control& ctl, Namespace& ns, wire::DecodedLi
   for (Device* dev : ns.devices_locked()) {
     if (dev->group() != group) continue;
     wire::DecodedLink copy = d;
-    IFCORE_TRY(check_vf_info(copy, *dev));
+    IFCORE_TRY(check_driver_ops(copy, *dev));
     IFCORE_TRY(decode_change_data(ctl, *dev, copy));
     IFCORE_TRY(change_link(hub, ctl, *dev, copy.req));
   }
@@ -195,7 +199,7 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
   req.net_ns_name.reset();
   req.net_ns_id.reset();
   // Linux: rtnl_create_link names an unnamed device "<kind>%d".
-  if (!req.name) req.name = std::string(kind->name()) + "%d";
+  if (!req.name || req.name->empty()) req.name = std::string(kind->name()) + "%d";
   RequestScope& sc = guard.scope();
   sc.defer_new = true;
   auto made = ctl.create_link(*target, req);
@@ -314,7 +318,7 @@ Result<void> handle_setlink(Request& r) {
   req.has_info_data = false;
   req.has_slave_data = false;
   req.slave_kind.reset();
-  IFCORE_TRY(check_vf_info(*d, *dev));
+  IFCORE_TRY(check_driver_ops(*d, *dev));
   IFCORE_TRY(check_netns_refs(req));
   IFCORE_TRY(check_other_ns(r, ctl, **ns, req));
   return change_link(r.s.hub(), ctl, *dev, req);

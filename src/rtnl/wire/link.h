@@ -39,8 +39,10 @@ inline constexpr std::uint16_t IFCORE_IFLA_NET_NS_ERRNO = IFCORE_IFLA_BASE + 5;
 
 // IFLA_* types newer than the uapi headers ifcore builds with (Linux 6.1); values from
 // Linux 6.18's include/uapi/linux/if_link.h.
+inline constexpr std::uint16_t kIflaDevlinkPort = 62;              // nest
 inline constexpr std::uint16_t kIflaGsoIpv4MaxSize = 63;           // IFLA_GSO_IPV4_MAX_SIZE
 inline constexpr std::uint16_t kIflaGroIpv4MaxSize = 64;           // IFLA_GRO_IPV4_MAX_SIZE
+inline constexpr std::uint16_t kIflaDpllPin = 65;                  // nest
 inline constexpr std::uint16_t kIflaMaxPacingOffloadHorizon = 66;  // u32
 inline constexpr std::uint16_t kIflaNetnsImmutable = 67;           // u8
 inline constexpr std::uint16_t kIflaHeadroom = 68;                 // u16
@@ -60,10 +62,11 @@ struct DecodedLink {
   std::vector<std::uint8_t> slave_data_raw;  // IFLA_INFO_SLAVE_DATA, likewise
   int slave_data_offset = -1;
   bool slave_data_decoded = false;
-  // IFLA_VFINFO_LIST held an IFLA_VF_INFO: settings of SR-IOV virtual functions, which no
-  // ifcore kind has (Linux: rtnl_create_link ignores them; do_setlink's do_setvfinfo finds
-  // no ndo_set_vf_*: EOPNOTSUPP).
-  bool vf_info = false;
+  // Settings only a hardware driver takes: IFLA_VFINFO_LIST holding an IFLA_VF_INFO (SR-IOV
+  // virtual functions), IFLA_VF_PORTS, IFLA_PORT_SELF, IFLA_MAP. No ifcore kind has them
+  // (Linux: rtnl_create_link ignores them; do_setlink finds no ndo_set_vf_*,
+  // ndo_set_vf_port or ndo_set_config: EOPNOTSUPP).
+  bool driver_ops = false;
 };
 
 // Decodes a link request message (type RTM_NEWLINK, RTM_SETLINK or RTM_DELLINK).

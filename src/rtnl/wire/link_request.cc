@@ -28,6 +28,22 @@ constexpr std::size_t kMaxAltName = ALTIFNAMSIZ - 1;
 
 // Read-only or meaningless-on-input IFLA_* types a client may send back: ignored, as Linux
 // ignores them in rtnl_setlink / rtnl_newlink.
+// Linux: ifla_policy's NLA_REJECT: attributes a request may not carry.
+bool rejected_on_input(std::uint16_t t) {
+  switch (t) {
+    case IFLA_PERM_ADDRESS:
+    case IFLA_TSO_MAX_SIZE:
+    case IFLA_TSO_MAX_SEGS:
+    case IFLA_ALLMULTI:
+    case kIflaNetnsImmutable:
+    case kIflaHeadroom:
+    case kIflaTailroom:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool ignored_on_input(std::uint16_t t) {
   switch (t) {
     case IFLA_UNSPEC:
@@ -39,7 +55,6 @@ bool ignored_on_input(std::uint16_t t) {
     case IFLA_MIN_MTU:
     case IFLA_MAX_MTU:
     case IFLA_PROMISCUITY:
-    case IFLA_ALLMULTI:
     case IFLA_CARRIER_CHANGES:
     case IFLA_CARRIER_UP_COUNT:
     case IFLA_CARRIER_DOWN_COUNT:
@@ -52,6 +67,14 @@ bool ignored_on_input(std::uint16_t t) {
     case IFLA_PARENT_DEV_NAME:
     case IFLA_PARENT_DEV_BUS_NAME:
     case IFLA_PROP_LIST:  // Linux: only rtnl_linkprop reads it; NEWLINK/SETLINK ignore it
+    // Linux: in ifla_policy, read by nobody on a request.
+    case IFLA_WEIGHT:
+    case IFLA_NUM_VF:
+    case IFLA_PHYS_PORT_ID:
+    case IFLA_PHYS_SWITCH_ID:
+    case IFLA_PHYS_PORT_NAME:
+    case IFLA_NEW_NETNSID:
+    case kIflaDevlinkPort:
     case IFCORE_IFLA_BULK:
       return true;
     default:
@@ -259,8 +282,21 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
       return decode_gso_size(a, r.gso_ipv4_max_size);
     case kIflaGroIpv4MaxSize:
       return set_field(r.gro_ipv4_max_size, a.u32());
-    case IFLA_NEW_IFINDEX:
-      return set_field(r.new_ifindex, a.s32());
+    case IFLA_NEW_IFINDEX: {
+      // Linux: NLA_POLICY_MIN(NLA_S32, 1).
+      auto v = a.s32();
+      if (v && *v < 1) {
+        Error e{ERANGE, "integer out of range", a.offset};
+        e.policy = {
+            .type = NL_ATTR_TYPE_S32,
+            .has_range = true,
+            .is_signed = true,
+            .min_value = 1,
+            .max_value = static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())};
+        return tl::unexpected<Error>(std::move(e));
+      }
+      return set_field(r.new_ifindex, v);
+    }
     case IFLA_CARRIER:
       return set_field(r.carrier, a.u8());
     case IFLA_PROTO_DOWN:
@@ -274,7 +310,7 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
       for (const RawAttr& x : *inner) {
         if (x.type != IFLA_VF_INFO)
           return fail_at(x.offset, EINVAL, "IFLA_VFINFO_LIST entry {}", x.type);
-        out.vf_info = true;
+        out.driver_ops = true;
       }
       return ok();
     }
@@ -282,12 +318,26 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
       return decode_af_spec(a, r);
     case IFLA_LINKINFO:
       return decode_link_info(a, out, ctx);
-    case IFLA_PERM_ADDRESS:
-      // Linux: NLA_REJECT in ifla_policy.
-      return fail_at(a.offset, EINVAL, "attribute type {}: read-only", a.type);
+    case IFLA_MAP:
+      // Linux: a struct rtnl_link_ifmap at least (policy .len), then ndo_set_config.
+      if (a.data.size() < sizeof(rtnl_link_ifmap))
+        return fail_at(a.offset, ERANGE, "{}", kPolicyFailed);
+      out.driver_ops = true;
+      return ok();
+    case IFLA_VF_PORTS:
+    case IFLA_PORT_SELF:
+      out.driver_ops = true;
+      return ok();
     default:
       if (ignored_on_input(a.type)) return ok();
-      if (a.type <= IFLA_MAX)
+      // Linux: ifla_policy's NLA_REJECT entries.
+      if (rejected_on_input(a.type)) return fail_at(a.offset, EINVAL, "{}", kPolicyFailed);
+      // Types from IFLA_MIN_MTU on are validated strictly: one with no policy is refused.
+      if (a.type == kIflaDpllPin || a.type == kIflaMaxPacingOffloadHorizon)
+        return fail_at(a.offset, EINVAL, "Unsupported attribute");
+      // Linux 6.18's IFLA_MAX is 69; a type above it is not looked at.
+      if (a.type > kIflaTailroom && a.type < IFCORE_IFLA_BASE) return ok();
+      if (a.type <= kIflaTailroom)
         return fail_at(a.offset, EOPNOTSUPP, "attribute type {} not supported", a.type);
       return fail_at(a.offset, EINVAL, "unknown attribute type {}", a.type);
   }

@@ -225,8 +225,10 @@ std::size_t policy_size(const ErrorPolicy& p) {
 void put_policy(MessageBuilder& b, const ErrorPolicy& p) {
   std::size_t nest = b.begin_nest(NLA_F_NESTED | NLMSGERR_ATTR_POLICY);  // nla_nest_start
   if (p.has_range) {
-    b.put_u64(NL_POLICY_TYPE_ATTR_MIN_VALUE_U, p.min_value);
-    b.put_u64(NL_POLICY_TYPE_ATTR_MAX_VALUE_U, p.max_value);
+    b.put_u64(p.is_signed ? NL_POLICY_TYPE_ATTR_MIN_VALUE_S : NL_POLICY_TYPE_ATTR_MIN_VALUE_U,
+              p.min_value);
+    b.put_u64(p.is_signed ? NL_POLICY_TYPE_ATTR_MAX_VALUE_S : NL_POLICY_TYPE_ATTR_MAX_VALUE_U,
+              p.max_value);
   }
   if (p.max_length) b.put_u32(NL_POLICY_TYPE_ATTR_MAX_LENGTH, p.max_length);
   b.put_u32(NL_POLICY_TYPE_ATTR_TYPE, p.type);
