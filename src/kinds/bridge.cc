@@ -37,6 +37,7 @@ void update_states(Control& ctl, Device& br) {
                                          : BR_STATE_FORWARDING;
     bool was_enabled = port->s.state != BR_STATE_DISABLED;
     if (!enabled || !was_enabled || p->s.stp_state) port->s.state = next;
+    if (was_enabled && !enabled) bridge::mdb_port_disabled(ctl, br, *p, d);
     any = any || port->s.state == BR_STATE_FORWARDING;
   }
   bridge::publish_ports(ctl, br, *p);
@@ -111,6 +112,7 @@ void remove_port(Control& ctl, Device& br, Device& port) {
   p->ports.erase(it);
   bridge::detach_port(ctl, port);
   bridge::fdb_delete_by_port(ctl, br, *p, &port);  // Linux: del_nbp
+  bridge::mdb_del_port(ctl, br, *p, port);
   ctl.unlink_upper(port, br);
   gone.reset();  // drops the reference on the port
   adjust_mtu(ctl, br);
@@ -201,6 +203,7 @@ Result<Device*> Bridge::new_link(Control& ctl, Namespace& ns, const LinkRequest&
     bridge::fdb_add_local(ctl, **made, p, nullptr, (*made)->address());
     p.own_addr = (*made)->address();
     Device* br = *made;
+    bridge::mdb_init(ctl, *br, p);
     p.announce_timer = add_timer(ctl, [br](Control& c) {
       if (Priv* q = bridge::priv(*br)) bridge::fdb_announce_learned(c, *br, *q);
     });
@@ -213,7 +216,14 @@ Result<void> Bridge::change_link(Control& ctl, Device& dev, const LinkRequest& r
   bridge::Settings next = p.s;
   IFCORE_TRY(bridge::change(next, req.info_data));
   bool stp_changed = next.stp_state != p.s.stp_state;
+  auto snoops = [](const bridge::Settings& s) {
+    auto it = s.opts.find(IFLA_BR_MCAST_SNOOPING);
+    return it == s.opts.end() || it->second.num != 0;
+  };
+  bool snooping_off = snoops(p.s) && !snoops(next);
   p.s = std::move(next);
+  if (snooping_off)  // Linux: br_multicast_toggle disables the ports' multicast contexts
+    for (auto& port : p.ports) bridge::mdb_port_disabled(ctl, dev, p, *port->dev);
   bridge::publish_ports(ctl, dev, p);  // the ageing time may have changed
   if (stp_changed) update_states(ctl, dev);
   (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
@@ -336,7 +346,10 @@ void Bridge::stop(Control& ctl, Device& dev) const {
   // never had a port keeps its carrier).
   Priv* p = bridge::priv(dev);
   if (!p) return;
-  for (auto& port : p->ports) port->s.state = BR_STATE_DISABLED;
+  for (auto& port : p->ports) {
+    if (port->s.state != BR_STATE_DISABLED) bridge::mdb_port_disabled(ctl, dev, *p, *port->dev);
+    port->s.state = BR_STATE_DISABLED;
+  }
   bridge::publish_ports(ctl, dev, *p);
   if (p->had_port) ctl.set_carrier(dev, false);
 }
@@ -346,7 +359,11 @@ void Bridge::uninit(Control& ctl, Device& dev) const {
   Priv* p = bridge::priv(dev);
   if (!p) return;
   remove_timer(ctl, p->announce_timer);
-  for (auto& port : p->ports) bridge::fdb_delete_by_port(ctl, dev, *p, port->dev.get());
+  for (auto& port : p->ports) {
+    bridge::fdb_delete_by_port(ctl, dev, *p, port->dev.get());
+    bridge::mdb_del_port(ctl, dev, *p, *port->dev);  // Linux: del_nbp, announced
+  }
+  bridge::mdb_uninit(ctl, *p);
   auto ports = std::move(p->ports);
   p->ports.clear();
   bridge::publish_ports(ctl, dev, *p);

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "ifcore/engine.h"
 #include "ifcore/fdb.h"
 #include "ifcore/frame.h"
+#include "ifcore/mdb.h"
 #include "ifcore/mutex.h"
 #include "ifcore/timer.h"
 
@@ -111,6 +113,23 @@ class Fdb {
   std::atomic<Duration::rep> ageing_ns_{Duration(std::chrono::seconds(300)).count()};
 };
 
+// Linux: struct net_bridge_port_group as the user adds one (br_mdb_add_group_star_g/_sg).
+struct MdbPortGroup {
+  Device* port = nullptr;
+  bool permanent = false;
+  std::uint8_t rtprot = 0;
+  std::optional<TimePoint> expires;  // a temporary group's, until its timer ran
+};
+
+// Linux: struct net_bridge_mdb_entry — one group (of vlan and source), its host join and
+// its port groups.
+struct MdbGroup {
+  mdb::Group key;
+  bool host_joined = false;
+  std::optional<TimePoint> host_expires;  // Linux: mp->timer, armed by a host join
+  std::vector<MdbPortGroup> ports;
+};
+
 struct Priv final : DevicePriv {
   ~Priv() override { delete dp.load(); }  // the device is freed after a grace period
   std::atomic<const DataPlane*> dp{nullptr};
@@ -127,6 +146,10 @@ struct Priv final : DevicePriv {
   // uninit, so it never runs for a bridge that is gone.
   TimerId announce_timer = 0;
   std::vector<std::unique_ptr<Port>> ports;
+  // The multicast database, newest group first (Linux: br->mdb_list, hlist_add_head), and
+  // the timer that ends its temporary entries (bridge_mdb.cc).
+  std::vector<MdbGroup> mdb;
+  TimerId mdb_timer = 0;
 
   Port* find(const Device& d) const {
     for (auto& p : ports)
@@ -187,6 +210,17 @@ Result<void> fdb_del(Control& ctl, Device& br, Priv& p, Device* port, const HwAd
                      const fdb::Request& q);
 Result<fdb::Entry> fdb_get(Device& br, Priv& p, const HwAddr& addr, std::uint16_t vid);
 void fdb_dump(Device& br, Priv& p, const Device* filter, std::vector<fdb::Entry>& out);
+
+// The multicast database's control side (bridge_mdb.cc). Context: control lock.
+// Registers the bridge's timer of temporary entries (at creation).
+void mdb_init(Control& ctl, Device& br, Priv& p);
+// Linux: br_multicast_disable_port — `port` stopped forwarding (or the bridge's snooping
+// was turned off): its temporary groups go, announced.
+void mdb_port_disabled(Control& ctl, Device& br, Priv& p, const Device& port);
+// Linux: br_multicast_del_port — `port` leaves: all its groups go, announced.
+void mdb_del_port(Control& ctl, Device& br, Priv& p, const Device& port);
+// Linux: br_multicast_dev_del — the bridge goes: the rest goes unannounced, its timer too.
+void mdb_uninit(Control& ctl, Priv& p);
 
 // struct ifla_bridge_id of a bridge: priority (big endian) and address.
 std::vector<std::uint8_t> bridge_id(const Device& br, std::uint16_t priority);

@@ -7,5 +7,7 @@ namespace ifcore::kinds {
 
 // Context: at engine start, before any request; takes the control lock.
 void fdb_install(Engine& engine);
+// The bridges' multicast databases' shared state (listeners) (bridge_mdb.cc).
+void mdb_install(Engine& engine);
 
 }  // namespace ifcore::kinds

@@ -64,6 +64,7 @@ void Hub::attach() {
   early_sub_ = ctl.subscribe(early_, e);
   inet::add_listener(ctl, proto_);
   fdb::add_listener(ctl, fdb_);
+  mdb::add_listener(ctl, mdb_);
   attached_ = true;
 }
 
@@ -72,6 +73,7 @@ void Hub::detach() {
   Control ctl = engine_->control();
   inet::remove_listener(ctl, proto_);
   fdb::remove_listener(ctl, fdb_);
+  mdb::remove_listener(ctl, mdb_);
   ctl.unsubscribe(early_sub_, false);
   ctl.unsubscribe(sub_, false);
   attached_ = false;

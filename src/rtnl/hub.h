@@ -19,6 +19,7 @@
 #include "ifcore/mutex.h"
 #include "ifcore/rtnl.h"
 #include "rtnl/fdb.h"
+#include "rtnl/mdb.h"
 #include "rtnl/proto.h"
 #include "rtnl/wire/netlink.h"
 
@@ -138,6 +139,7 @@ class Hub final : public Subscriber {
   bool attached_ = false;
   ProtoPublisher proto_{*this};
   FdbPublisher fdb_{*this};
+  MdbPublisher mdb_{*this};
 };
 
 class SessionImpl final : public Session {

@@ -298,6 +298,12 @@ Handler find_handler(std::uint16_t type) {
       return handle_changeaddrlabel;
     case RTM_GETADDRLABEL:
       return handle_getaddrlabel;
+    case RTM_NEWMDB:
+      return handle_newmdb;
+    case RTM_DELMDB:
+      return handle_delmdb;
+    case RTM_GETMDB:
+      return handle_getmdb;
     default:
       return nullptr;
   }
