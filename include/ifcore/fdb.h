@@ -38,6 +38,7 @@ struct Entry {
   std::optional<std::uint16_t> port;       // NDA_PORT, host order (vxlan)
   std::optional<std::uint32_t> vni;        // NDA_VNI (vxlan)
   std::optional<std::uint32_t> via;        // NDA_IFINDEX (vxlan)
+  std::optional<std::uint32_t> src_vni;    // NDA_SRC_VNI (vxlan, collect_metadata)
   bool has_cacheinfo = false;              // NDA_CACHEINFO: used/updated in 1/100 s
   std::uint32_t used = 0, updated = 0;
 };

@@ -9,5 +9,7 @@ namespace ifcore::kinds {
 void fdb_install(Engine& engine);
 // The bridges' multicast databases' shared state (listeners) (bridge_mdb.cc).
 void mdb_install(Engine& engine);
+// The vxlan devices' VNI filters' shared state (listeners) (vxlan_vni.cc).
+void vnifilter_install(Engine& engine);
 
 }  // namespace ifcore::kinds

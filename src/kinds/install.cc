@@ -17,6 +17,7 @@ namespace ifcore::kinds {
 void install_all(Engine& engine) {
   fdb_install(engine);
   mdb_install(engine);
+  vnifilter_install(engine);
   Loopback::install(engine);
   Dummy::install(engine);
   Veth::install(engine);

@@ -186,11 +186,11 @@ Result<void> check_conf(Control& ctl, Namespace& ns, const Kind& vxlan_kind, con
     return fail(EINVAL, "Local interface required for multicast remote destination");
   }
   // Linux: vxlan_vni_in_use — one device per VNI, port and receive flags. A device that
-  // filters VNIs holds those of its VNI table, which ifcore keeps empty (no `bridge vni`).
+  // filters VNIs holds those of its VNI table.
   for (Device* d : ns.devices_of_kind_locked(vxlan_kind)) {
     const VxlanPriv* o = d != self ? vxlan_of(*d) : nullptr;
-    if (!o || (o->conf.flags & kVniFilter) || o->conf.vni != c.vni || o->conf.port != c.port)
-      continue;
+    if (!o || o->conf.port != c.port) continue;
+    if ((o->conf.flags & kVniFilter) ? !o->has_vni(c.vni) : o->conf.vni != c.vni) continue;
     if ((o->conf.flags & kRcvFlags) != (c.flags & kRcvFlags) || o->conf.ipv6() != c.ipv6())
       continue;
     return fail(EEXIST, "A VXLAN device with the specified VNI already exists");
@@ -369,7 +369,8 @@ void Vxlan::stop(Control& ctl, Device& dev) const {
 
 void Vxlan::uninit(Control& ctl, Device& dev) const {
   if (auto* v = vxlan_of(dev)) {
-    vx::fdb_flush(ctl, dev, *v, true);  // Linux: vxlan_uninit
+    vx::fdb_flush(ctl, dev, *v, true);  // Linux: vxlan_dellink's flush, then vxlan_uninit
+    vx::vni_uninit(ctl, dev, *v);
     v->lower.reset();
   }
 }

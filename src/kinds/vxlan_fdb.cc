@@ -40,6 +40,8 @@ fdb::Entry to_entry(const Device& dev, const VxlanPriv& v, const FdbEntry& f, co
     if (rd->vni != v.conf.vni) e.vni = rd->vni;
     if (rd->ifindex) e.via = rd->ifindex;
   }
+  // Linux: vxlan_fdb_info — NDA_SRC_VNI for a collect_metadata device's keyed entries.
+  if ((v.conf.flags & kMetadata) && f.src_vni) e.src_vni = f.src_vni;
   e.has_cacheinfo = true;
   e.used = clock_t_of(now - f.used);
   e.updated = clock_t_of(now - f.updated);
@@ -230,6 +232,29 @@ Result<void> fdb_flush(Control& ctl, Device& dev, VxlanPriv& v, const fdb::Reque
     if (flags_mask && (f.flags & flags_mask) != flags) continue;
     destroy(ctl, dev, v, i);
   }
+  return ok();
+}
+
+Result<void> fdb_vni_default(Control& ctl, Device& dev, VxlanPriv& v, std::uint32_t vni,
+                             const IpAddr& del, const IpAddr& add) {
+  const HwAddr zero = HwAddr::ethernet({0, 0, 0, 0, 0, 0});
+  const auto lower = static_cast<std::uint32_t>(v.conf.lower);
+  if (!add.empty())
+    IFCORE_TRY(update(ctl, dev, v, zero, Remote{add, v.conf.port, vni, lower},
+                      NUD_REACHABLE | NUD_PERMANENT, NLM_F_APPEND | NLM_F_CREATE, vni, NTF_SELF));
+  if (del.empty()) return ok();
+  // Linux: __vxlan_fdb_delete of that remote: the entry goes with its last remote.
+  FdbEntry* f = find(v, zero, vni);
+  if (!f) return ok();
+  Remote rd{del, v.conf.port, vni, lower};
+  auto it = std::find(f->remotes.begin(), f->remotes.end(), rd);
+  if (it == f->remotes.end()) return ok();
+  if (f->remotes.size() > 1) {
+    announce(ctl, dev, v, *f, &*it, false);
+    f->remotes.erase(it);
+    return ok();
+  }
+  destroy(ctl, dev, v, static_cast<std::size_t>(f - v.fdb.data()));
   return ok();
 }
 

@@ -76,11 +76,23 @@ struct FdbEntry {
   std::uint64_t seq = 0;  // dumps list the newest first
 };
 
+// One VNI of a vnifilter device (Linux: struct vxlan_vni_node); an empty remote: none.
+struct VniNode {
+  std::uint32_t vni = 0;
+  IpAddr remote;
+};
+
 struct VxlanPriv final : DevicePriv {
   Conf conf;
   Ref lower;
   std::vector<FdbEntry> fdb;  // control lock
   std::uint64_t fdb_seq = 0;
+  std::vector<VniNode> vnis;  // control lock; by VNI (Linux: vg->vni_list)
+  bool has_vni(std::uint32_t vni) const {
+    for (const auto& n : vnis)
+      if (n.vni == vni) return true;
+    return false;
+  }
 };
 
 inline VxlanPriv* vxlan_of(const Device& dev) {
@@ -101,6 +113,12 @@ Result<void> fdb_del(Control& ctl, Device& dev, VxlanPriv& v, const HwAddr& addr
 // filters vni, dst, port and ifindex are refused with EOPNOTSUPP).
 Result<void> fdb_flush(Control& ctl, Device& dev, VxlanPriv& v, const fdb::Request& q);
 Result<fdb::Entry> fdb_get(Device& dev, VxlanPriv& v, const HwAddr& addr, const fdb::Request& q);
+// Linux: vxlan_update_default_fdb_entry — the all-zero entry of `vni` towards `add` made
+// (appended), towards `del` removed (either empty: nothing).
+Result<void> fdb_vni_default(Control& ctl, Device& dev, VxlanPriv& v, std::uint32_t vni,
+                             const IpAddr& del, const IpAddr& add);
+// Linux: vxlan_vnigroup_uninit — the VNIs go, each announced (vxlan_vni.cc).
+void vni_uninit(Control& ctl, Device& dev, VxlanPriv& v);
 void fdb_dump(Device& dev, VxlanPriv& v, std::vector<fdb::Entry>& out);
 
 }  // namespace ifcore::kinds::vx

@@ -190,6 +190,7 @@ wire::NeighMessage fdb_message(const fdb::Entry& e) {
   m.port = e.port;
   m.vni = e.vni;
   m.dump_ifindex = e.via;
+  m.src_vni = e.src_vni;
   if (e.has_cacheinfo) {
     nda_cacheinfo ci{};
     ci.ndm_used = e.used;

@@ -65,6 +65,7 @@ void Hub::attach() {
   inet::add_listener(ctl, proto_);
   fdb::add_listener(ctl, fdb_);
   mdb::add_listener(ctl, mdb_);
+  vnifilter::add_listener(ctl, vni_);
   attached_ = true;
 }
 
@@ -74,6 +75,7 @@ void Hub::detach() {
   inet::remove_listener(ctl, proto_);
   fdb::remove_listener(ctl, fdb_);
   mdb::remove_listener(ctl, mdb_);
+  vnifilter::remove_listener(ctl, vni_);
   ctl.unsubscribe(early_sub_, false);
   ctl.unsubscribe(sub_, false);
   attached_ = false;

@@ -140,6 +140,7 @@ class Hub final : public Subscriber {
   ProtoPublisher proto_{*this};
   FdbPublisher fdb_{*this};
   MdbPublisher mdb_{*this};
+  VniPublisher vni_{*this};
 };
 
 class SessionImpl final : public Session {

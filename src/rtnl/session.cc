@@ -304,6 +304,11 @@ Handler find_handler(std::uint16_t type) {
       return handle_delmdb;
     case RTM_GETMDB:
       return handle_getmdb;
+    case RTM_NEWTUNNEL:
+    case RTM_DELTUNNEL:
+      return handle_changetunnel;
+    case RTM_GETTUNNEL:
+      return handle_gettunnel;
     default:
       return nullptr;
   }
