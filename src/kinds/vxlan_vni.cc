@@ -4,7 +4,7 @@
 // announcements (vxlan_vnifilter_notify), written for ifcore. ifcore joins no multicast
 // group for a VNI's group (it sends no IGMP) and keeps no per-VNI counters (all zero).
 //
-// Lock order: control lock only.
+// Lock order: control lock, then the plug-in lock (PluginGuard) for the devices' VNIs.
 #include <net/if.h>  // before any <linux/if*.h>
 
 #include <algorithm>
@@ -116,6 +116,7 @@ Result<std::pair<Device*, VxlanPriv*>> vxlan_dev(Control& ctl, Namespace& ns, in
 
 Result<void> change(Control& ctl, Namespace& ns, int ifindex, bool add,
                     const std::vector<Range>& ranges) {
+  PluginGuard guard(ctl);  // the devices' VNIs and the listeners
   auto d = vxlan_dev(ctl, ns, ifindex);
   if (!d) {
     Error e = d.error();
@@ -138,6 +139,7 @@ Result<void> change(Control& ctl, Namespace& ns, int ifindex, bool add,
 }
 
 Result<std::vector<Vni>> list(Control& ctl, Namespace& ns, int ifindex) {
+  PluginGuard guard(ctl);  // the devices' VNIs
   auto d = vxlan_dev(ctl, ns, ifindex);
   if (!d) return fail(d.error());
   const VxlanPriv& v = *d->second;
@@ -151,6 +153,7 @@ Result<std::vector<Vni>> list(Control& ctl, Namespace& ns, int ifindex) {
 std::vector<std::pair<int, std::vector<Vni>>> list_all(Control& ctl, Namespace& ns) {
   std::vector<std::pair<int, std::vector<Vni>>> out;
   if (!ctl.check_covers(ns)) return out;
+  PluginGuard guard(ctl);  // the devices' VNIs
   for (Device* dev : ns.devices_locked()) {
     const VxlanPriv* v = kinds::vx::vxlan_of(*dev);
     if (!v || !(v->conf.flags & kinds::vx::kVniFilter) || v->vnis.empty()) continue;
@@ -162,10 +165,12 @@ std::vector<std::pair<int, std::vector<Vni>>> list_all(Control& ctl, Namespace& 
 }
 
 void add_listener(Control& ctl, Listener& l) {
+  PluginGuard guard(ctl);  // the listeners are the engine's
   if (State* s = state(ctl)) s->listeners.push_back(&l);
 }
 
 void remove_listener(Control& ctl, Listener& l) {
+  PluginGuard guard(ctl);  // the listeners are the engine's
   if (State* s = state(ctl))
     s->listeners.erase(std::remove(s->listeners.begin(), s->listeners.end(), &l),
                        s->listeners.end());
