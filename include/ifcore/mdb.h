@@ -50,11 +50,20 @@ struct Entry {
   std::optional<std::uint8_t> rtprot;  // MDBA_MDB_EATTR_RTPROT: port groups only
 };
 
+// A router port (MDBA_ROUTER_PORT): one the user made a permanent router (mcast_router 2),
+// in both families while it is enabled; ifcore hears no queries, so no timers run.
+struct Router {
+  int ifindex = 0;
+  std::uint8_t type = 0;  // the port's mcast_router (MDBA_ROUTER_PATTR_TYPE)
+};
+
 // One bridge's database as its dump lists it: its groups, the newest first, each with its
-// host join first, then its port groups.
+// host join first, then its port groups; and its router ports (Linux: br_rports_fill_info,
+// the newest port first, none while the bridge's own mcast_router is 0).
 struct Table {
   int bridge = 0;
   std::vector<std::vector<Entry>> groups;
+  std::vector<Router> routers;
 };
 
 // An RTM_NEWMDB / RTM_DELMDB request: br_port_msg's ifindex, MDBA_SET_ENTRY (checked by
@@ -87,6 +96,8 @@ class Listener {
  public:
   virtual ~Listener() = default;
   virtual void on_mdb(Namespace& ns, int bridge, bool added, const Entry& e) = 0;
+  // A port became a router port or stopped being one (Linux: br_rtr_notify).
+  virtual void on_mdb_router(Namespace& ns, int bridge, bool added, int port) = 0;
 };
 // Context: control lock. The listener must outlive its registration.
 void add_listener(Control& ctl, Listener& l);

@@ -38,6 +38,7 @@ void update_states(Control& ctl, Device& br) {
     bool was_enabled = port->s.state != BR_STATE_DISABLED;
     if (!enabled || !was_enabled || p->s.stp_state) port->s.state = next;
     if (was_enabled && !enabled) bridge::mdb_port_disabled(ctl, br, *p, d);
+    if (!was_enabled && enabled) bridge::mdb_port_enabled(ctl, br, *p, d);
     any = any || port->s.state == BR_STATE_FORWARDING;
   }
   bridge::publish_ports(ctl, br, *p);
@@ -221,9 +222,15 @@ Result<void> Bridge::change_link(Control& ctl, Device& dev, const LinkRequest& r
     return it == s.opts.end() || it->second.num != 0;
   };
   bool snooping_off = snoops(p.s) && !snoops(next);
+  bool snooping_on = !snoops(p.s) && snoops(next);
   p.s = std::move(next);
-  if (snooping_off)  // Linux: br_multicast_toggle disables the ports' multicast contexts
-    for (auto& port : p.ports) bridge::mdb_port_disabled(ctl, dev, p, *port->dev);
+  // Linux: br_multicast_toggle disables the ports' multicast contexts, or enables those of
+  // the ports that are enabled.
+  for (auto& port : p.ports) {
+    if (snooping_off) bridge::mdb_port_disabled(ctl, dev, p, *port->dev);
+    if (snooping_on && port->s.state != BR_STATE_DISABLED)
+      bridge::mdb_port_enabled(ctl, dev, p, *port->dev);
+  }
   bridge::publish_ports(ctl, dev, p);  // the ageing time may have changed
   if (stp_changed) update_states(ctl, dev);
   (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
@@ -278,7 +285,13 @@ Result<void> Bridge::change_slave(Control& ctl, Device& master, Device& port,
   if (!e) return fail(EINVAL, "device \"{}\" is not a port of \"{}\"", port.name(), master.name());
   bridge::PortSettings next = e->s;
   IFCORE_TRY(bridge::change_port(p->s, port, next, data));
+  auto router = [](const bridge::PortSettings& s) {
+    auto it = s.opts.find(IFLA_BRPORT_MULTICAST_ROUTER);
+    return it == s.opts.end() ? std::uint64_t{1} : it->second.num;
+  };
+  const bool router_changed = router(next) != router(e->s);
   e->s = std::move(next);
+  if (router_changed) bridge::mdb_router_changed(ctl, master, *p, port);
   update_states(ctl, master);
   return ok();
 }

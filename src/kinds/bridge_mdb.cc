@@ -175,6 +175,23 @@ void expire(Control& ctl, Device& br, Priv& p) {
   rearm(ctl, p);
 }
 
+constexpr std::uint8_t kRouterPermanent = 2;  // Linux: MDB_RTR_TYPE_PERM
+
+std::uint8_t router_type(const Port& port) {
+  auto it = port.s.opts.find(IFLA_BRPORT_MULTICAST_ROUTER);
+  return it == port.s.opts.end() ? 1 : static_cast<std::uint8_t>(it->second.num);
+}
+
+// Linux: br_multicast_add_router / br_multicast_rport_del_notify, announced (br_rtr_notify).
+void set_router(Control& ctl, Device& br, Priv& p, const Device& port, bool on) {
+  Port* e = p.find(port);
+  if (!e || e->mc_router == on) return;
+  e->mc_router = on;
+  if (mdb::State* s = mdb::state(ctl))
+    for (mdb::Listener* l : s->listeners)
+      l->on_mdb_router(br.ns(), br.ifindex(), on, port.ifindex());
+}
+
 Priv* bridge_of(Device* dev) {
   return dev ? priv(*dev) : nullptr;
 }
@@ -230,6 +247,18 @@ void mdb_init(Control& ctl, Device& br, Priv& p) {
 
 void mdb_port_disabled(Control& ctl, Device& br, Priv& p, const Device& port) {
   del_port_groups(ctl, br, p, port, [](const MdbPortGroup& pg) { return !pg.permanent; });
+  set_router(ctl, br, p, port, false);
+}
+
+void mdb_port_enabled(Control& ctl, Device& br, Priv& p, const Device& port) {
+  if (Port* e = p.find(port); e && router_type(*e) == kRouterPermanent)
+    set_router(ctl, br, p, port, true);
+}
+
+void mdb_router_changed(Control& ctl, Device& br, Priv& p, const Device& port) {
+  // Linux: a permanent router is listed at once, whatever the port's state; any other
+  // type takes the port off the lists (no queries are heard to list it again).
+  if (Port* e = p.find(port)) set_router(ctl, br, p, port, router_type(*e) == kRouterPermanent);
 }
 
 void mdb_del_port(Control& ctl, Device& br, Priv& p, const Device& port) {
@@ -381,13 +410,18 @@ Result<std::vector<Table>> dump(Control& ctl, Namespace& ns) {
     auto* p = kinds::bridge::priv(*dev);
     if (!p) continue;
     const TimePoint now = kinds::bridge::now_of(*dev);
-    Table t{dev->ifindex(), {}};
+    Table t{dev->ifindex(), {}, {}};
     for (const auto& g : p->mdb) {
       std::vector<Entry> row;
       if (g.host_joined) row.push_back(kinds::bridge::entry_of(*dev, g, nullptr, now));
       for (const auto& pg : g.ports) row.push_back(kinds::bridge::entry_of(*dev, g, &pg, now));
       t.groups.push_back(std::move(row));
     }
+    auto br_router = p->s.opts.find(IFLA_BR_MCAST_ROUTER);
+    if (br_router == p->s.opts.end() || br_router->second.num != 0)
+      for (auto it = p->ports.rbegin(); it != p->ports.rend(); ++it)  // Linux: list_add_rcu
+        if ((*it)->mc_router)
+          t.routers.push_back({(*it)->dev->ifindex(), kinds::bridge::router_type(**it)});
     out.push_back(std::move(t));
   }
   return out;

@@ -34,6 +34,7 @@ struct Port {
   Ref dev;
   std::uint16_t no = 0;  // port number, 1..
   PortSettings s;
+  bool mc_router = false;  // Linux: in the bridge's ip4 and ip6 router lists
 };
 
 // Linux: struct net_bridge settings; times in clock_t (1/100 s) as on the wire.
@@ -217,6 +218,11 @@ void mdb_init(Control& ctl, Device& br, Priv& p);
 // Linux: br_multicast_disable_port — `port` stopped forwarding (or the bridge's snooping
 // was turned off): its temporary groups go, announced.
 void mdb_port_disabled(Control& ctl, Device& br, Priv& p, const Device& port);
+// Linux: __br_multicast_enable_port_ctx — `port` forwards again (or snooping was turned
+// on): a permanent router port is listed again.
+void mdb_port_enabled(Control& ctl, Device& br, Priv& p, const Device& port);
+// Linux: br_multicast_set_port_router — the port's mcast_router changed.
+void mdb_router_changed(Control& ctl, Device& br, Priv& p, const Device& port);
 // Linux: br_multicast_del_port — `port` leaves: all its groups go, announced.
 void mdb_del_port(Control& ctl, Device& br, Priv& p, const Device& port);
 // Linux: br_multicast_dev_del — the bridge goes: the rest goes unannounced, its timer too.

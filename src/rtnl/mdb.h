@@ -16,6 +16,7 @@ class MdbPublisher final : public mdb::Listener {
  public:
   explicit MdbPublisher(Hub& hub) : hub_(hub) {}
   void on_mdb(Namespace& ns, int bridge, bool added, const mdb::Entry& e) override;
+  void on_mdb_router(Namespace& ns, int bridge, bool added, int port) override;
 
  private:
   Hub& hub_;

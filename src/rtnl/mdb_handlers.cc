@@ -87,6 +87,14 @@ void MdbPublisher::on_mdb(Namespace& ns, int bridge, bool added, const mdb::Entr
     hub_.publish(ns.id(), RTNLGRP_MDB, b.bytes());
 }
 
+void MdbPublisher::on_mdb_router(Namespace& ns, int bridge, bool added, int port) {
+  // Linux: br_rtr_notify.
+  if (!hub_.wanted(ns.id(), RTNLGRP_MDB)) return;
+  wire::Header h = hub_.notify_header(ns.id(), added ? RTM_NEWMDB : RTM_DELMDB);
+  wire::MessageBuilder b;
+  if (wire::encode_mdb_router(b, h, bridge, port)) hub_.publish(ns.id(), RTNLGRP_MDB, b.bytes());
+}
+
 Result<void> handle_newmdb(Request& r) {
   auto q = set_request(r);
   if (!q) return fail(q.error());
@@ -126,8 +134,11 @@ Result<void> handle_getmdb(Request& r) {
     std::uint16_t type = RTM_GETMDB;
     std::uint8_t family = 0;
     static const std::vector<std::vector<mdb::Entry>> kNone;
+    static const std::vector<mdb::Router> kNoRouters;
     const std::vector<std::vector<mdb::Entry>>* groups = &kNone;
+    const std::vector<mdb::Router>* routers = &kNoRouters;
     if (next < tables->size() && (*tables)[next].bridge == dev->ifindex()) {
+      routers = &(*tables)[next].routers;
       groups = &(*tables)[next++].groups;
     } else if (is_kind(*dev, "vxlan")) {
       type = RTM_NEWMDB;
@@ -137,7 +148,7 @@ Result<void> handle_getmdb(Request& r) {
     }
     auto x = emit(r.out, [&](wire::MessageBuilder& b) {
       return wire::encode_mdb(b, {type, NLM_F_MULTI, r.seq(), r.port()}, family, dev->ifindex(),
-                              *groups);
+                              *groups, *routers);
     });
     if (!x) {
       end_dump(r, -x.error().code);

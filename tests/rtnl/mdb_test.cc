@@ -346,5 +346,54 @@ TEST_F(MdbRtnlTest, GetAnswersOneGroupOrNotFound) {
             std::make_pair(ENOENT, std::string("bridge: MDB entry not found")));
 }
 
+TEST_F(MdbRtnlTest, APermanentRouterPortIsListedAndAnnounced) {
+  auto mon = open(SessionOptions{});
+  mon->add_membership(RTNLGRP_MDB);
+  LinkRequest port = named("v0");
+  port.has_slave_data = true;
+  port.slave_kind = "bridge";
+  port.slave_data = {Attr::u8(IFLA_BRPORT_MULTICAST_ROUTER, 2)};
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 4, port)).last_error(), 0);
+  // Linux: br_multicast_set_port_router lists it at once, the bridge and port still down.
+  Replies r = dump();
+  ASSERT_EQ(r.msgs.size(), 2u);
+  auto attrs = wire::parse_raw_attrs(r.msgs[0].payload().subspan(sizeof(br_port_msg)), 0);
+  ASSERT_TRUE(attrs);
+  const wire::RawAttr* routers = wire::find_raw(*attrs, MDBA_ROUTER);
+  ASSERT_NE(routers, nullptr);
+  auto ports = wire::parse_nested(*routers);
+  ASSERT_TRUE(ports);
+  ASSERT_EQ(ports->size(), 1u);
+  // The ifindex without a header, then TIMER, TYPE, INET_TIMER, INET6_TIMER.
+  auto d = (*ports)[0].data;
+  std::uint32_t ifindex = 0;
+  std::memcpy(&ifindex, d.data(), 4);
+  EXPECT_EQ(static_cast<int>(ifindex), v0());
+  auto pattrs = wire::parse_raw_attrs(d.subspan(4), 0);
+  ASSERT_TRUE(pattrs);
+  std::vector<std::uint16_t> order;
+  for (const auto& a : *pattrs) order.push_back(a.type);
+  EXPECT_EQ(order, (std::vector<std::uint16_t>{MDBA_ROUTER_PATTR_TIMER, MDBA_ROUTER_PATTR_TYPE,
+                                               MDBA_ROUTER_PATTR_INET_TIMER,
+                                               MDBA_ROUTER_PATTR_INET6_TIMER}));
+  EXPECT_EQ(*wire::find_raw(*pattrs, MDBA_ROUTER_PATTR_TYPE)->u8(), 2);
+  // Announced once (Linux: br_rtr_notify); a port type of 1 takes it off again.
+  Datagram dg;
+  int news = 0;
+  while (mon->pop_notification(dg)) {
+    auto msgs = wire::split_messages(dg);
+    ASSERT_TRUE(msgs);
+    for (const auto& m : *msgs)
+      if (m.hdr.nlmsg_type == RTM_NEWMDB) ++news;
+  }
+  EXPECT_EQ(news, 1);
+  port.slave_data = {Attr::u8(IFLA_BRPORT_MULTICAST_ROUTER, 1)};
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 5, port)).last_error(), 0);
+  r = dump();
+  attrs = wire::parse_raw_attrs(r.msgs[0].payload().subspan(sizeof(br_port_msg)), 0);
+  ASSERT_TRUE(attrs);
+  EXPECT_EQ(wire::find_raw(*attrs, MDBA_ROUTER), nullptr);
+}
+
 }  // namespace
 }  // namespace ifcore::rtnl::test

@@ -178,7 +178,8 @@ mdb::Group mdb_group(const MdbRequest& r) {
 }
 
 Result<void> encode_mdb(MessageBuilder& b, const Header& h, std::uint8_t family, int bridge,
-                        const std::vector<std::vector<mdb::Entry>>& groups) {
+                        const std::vector<std::vector<mdb::Entry>>& groups,
+                        const std::vector<mdb::Router>& routers) {
   b.begin(h);
   br_port_msg bpm{};
   bpm.family = family;
@@ -207,6 +208,37 @@ Result<void> encode_mdb(MessageBuilder& b, const Header& h, std::uint8_t family,
     b.end_nest(group);
   }
   b.end_nest(table);
+  if (!routers.empty()) {
+    auto list = b.begin_nest(MDBA_ROUTER);
+    for (const mdb::Router& x : routers) {
+      auto port = b.begin_nest(MDBA_ROUTER_PORT);
+      auto ifindex = static_cast<std::uint32_t>(x.ifindex);
+      b.put_raw(&ifindex, sizeof(ifindex));  // Linux: nla_put_nohdr
+      b.put_u32(MDBA_ROUTER_PATTR_TIMER, 0);
+      b.put_u8(MDBA_ROUTER_PATTR_TYPE, x.type);
+      b.put_u32(MDBA_ROUTER_PATTR_INET_TIMER, 0);
+      b.put_u32(MDBA_ROUTER_PATTR_INET6_TIMER, 0);
+      b.end_nest(port);
+    }
+    b.end_nest(list);
+  }
+  auto r = b.end();
+  if (!r) return fail(r.error());
+  return ok();
+}
+
+Result<void> encode_mdb_router(MessageBuilder& b, const Header& h, int bridge, int port) {
+  b.begin(h);
+  br_port_msg bpm{};
+  bpm.family = AF_BRIDGE;
+  bpm.ifindex = static_cast<std::uint32_t>(bridge);
+  b.put_struct(bpm);
+  auto list = b.begin_nest(MDBA_ROUTER);
+  auto nest = b.begin_nest(MDBA_ROUTER_PORT);
+  auto ifindex = static_cast<std::uint32_t>(port);
+  b.put_raw(&ifindex, sizeof(ifindex));
+  b.end_nest(nest);
+  b.end_nest(list);
   auto r = b.end();
   if (!r) return fail(r.error());
   return ok();

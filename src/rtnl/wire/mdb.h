@@ -48,8 +48,15 @@ mdb::Group mdb_group(const MdbRequest& r);
 
 // One bridge's table (a dump's part: family 0) or a notification / get reply (family
 // AF_BRIDGE): br_port_msg, then MDBA_MDB with one MDBA_MDB_ENTRY per group, whose
-// MDBA_MDB_ENTRY_INFO nests each hold one entry. Errors: EMSGSIZE from the builder.
+// MDBA_MDB_ENTRY_INFO nests each hold one entry; then, if there are any, MDBA_ROUTER with
+// one MDBA_ROUTER_PORT per router port (Linux: br_rports_fill_info: the ifindex without an
+// attribute header, MDBA_ROUTER_PATTR_TIMER, _TYPE, _INET_TIMER, _INET6_TIMER).
+// Errors: EMSGSIZE from the builder.
 Result<void> encode_mdb(MessageBuilder& b, const Header& h, std::uint8_t family, int bridge,
-                        const std::vector<std::vector<mdb::Entry>>& groups);
+                        const std::vector<std::vector<mdb::Entry>>& groups,
+                        const std::vector<mdb::Router>& routers = {});
+// A router port's announcement (Linux: nlmsg_populate_rtr_fill): br_port_msg of family
+// AF_BRIDGE, MDBA_ROUTER > MDBA_ROUTER_PORT holding the port's ifindex alone.
+Result<void> encode_mdb_router(MessageBuilder& b, const Header& h, int bridge, int port);
 
 }  // namespace ifcore::wire
