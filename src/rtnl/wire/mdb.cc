@@ -90,7 +90,10 @@ Result<void> decode_entry_attrs(const RawAttr& nest, MdbRequest& r) {
         auto v = x.u8();
         if (!v) return fail(v.error());
         if (*v < RTPROT_STATIC)
-          return fail_policy(x.offset, ErrorPolicy{NL_ATTR_TYPE_U8, 0, true, RTPROT_STATIC, 255});
+          return fail_policy(x.offset, ErrorPolicy{.type = NL_ATTR_TYPE_U8,
+                                                   .has_range = true,
+                                                   .min_value = RTPROT_STATIC,
+                                                   .max_value = 255});
         r.rtprot = *v;
         break;
       }
