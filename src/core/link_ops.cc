@@ -8,6 +8,7 @@
 #include <linux/if.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 
 #include "base/rcu.h"
@@ -347,10 +348,7 @@ Result<void> Control::set_master(Device& port, Device* master) {
 }
 
 void Control::set_carrier(Device& dev, bool on) {
-  // Linux: netif_carrier_on/off flip the bit and count the change at once; the link watch
-  // sets the operstate, (de)activates the transmit path and notifies Change, at once or
-  // later per the policy (core/linkwatch.h).
-  if (dev.set_carrier_locked(*this, on)) fire_link_watch(dev);
+  set_carriers({&dev}, on);
 }
 
 void Control::fire_link_watch(Device& dev) {
@@ -370,12 +368,20 @@ void Control::set_proto_down(Device& dev, std::optional<bool> down,
 }
 
 void Control::set_carriers(std::initializer_list<Device*> devs, bool on) {
-  std::vector<Device*> changed;
+  // Linux: netif_carrier_on/off flip the bit and count the change at once; the link watch
+  // sets the operstate, (de)activates the transmit path and notifies Change, at once or
+  // later per the policy (core/linkwatch.h). Every carrier is set before the watch hears of
+  // any; the ones that changed are noted in a mask, not a list (a carrier change allocates
+  // nothing).
+  assert(devs.size() <= 64);
+  std::uint64_t changed = 0;
+  std::size_t i = 0;
+  for (Device* d : devs) changed |= std::uint64_t{d->set_carrier_locked(*this, on)} << i++;
+  if (!changed) return;
+  PluginGuard guard(*this);  // the link watch's queue is the engine's
+  i = 0;
   for (Device* d : devs)
-    if (d->set_carrier_locked(*this, on)) changed.push_back(d);
-  if (changed.empty()) return;
-  PluginGuard guard(*this);
-  for (Device* d : changed) engine_->impl().linkwatch->fire(*this, *d);
+    if (changed >> i++ & 1) engine_->impl().linkwatch->fire(*this, *d);
 }
 
 void Control::set_operstate(Device& dev, std::uint8_t operstate) {
