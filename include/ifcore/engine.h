@@ -188,6 +188,10 @@ class LinkRequestSource {
   virtual Result<const LinkRequest*> next() = 0;
 };
 
+// Told when namespace `ns` gives `peer` the id `id` (added) or takes it back (the peer is
+// being destroyed). Context: control lock; must not change namespace ids.
+using NsidObserver = std::function<void(Namespace& ns, Namespace& peer, int id, bool added)>;
+
 // A report of a device that waits for its references too long.
 struct LeakReport {
   std::string name;
@@ -239,8 +243,13 @@ class Control {
   // restored namespace takes the one it had). Errors: EEXIST (name or id taken), EINVAL
   // (bad name, negative id), ENOSPC (Policies::max_namespaces).
   Result<Namespace*> create_namespace(std::string_view name, std::optional<int> id = std::nullopt);
-  // Unregisters every device of the namespace in ONE batch, then frees the namespace.
+  // Takes back the ids other namespaces gave it (telling the nsid observers; Linux:
+  // unhash_nsid), unregisters every device of the namespace in ONE batch, then frees it.
   Result<void> destroy_namespace(Namespace& ns);
+  // Calls `fn` whenever a namespace id is given or taken back (Namespace::peer_id_locked).
+  // Returns a handle for remove_nsid_observer. Context: engine-wide control.
+  std::uint64_t add_nsid_observer(NsidObserver fn);
+  void remove_nsid_observer(std::uint64_t handle);
 
   // ---- lookups (no RCU section needed: the lock keeps the tables still)
   Device* find(Namespace& ns, std::string_view name) const;

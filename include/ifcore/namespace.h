@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ifcore/mutex.h"
+#include "ifcore/result.h"
 
 namespace ifcore {
 
@@ -25,7 +27,8 @@ class Namespace {
   Namespace& operator=(const Namespace&) = delete;
 
   const std::string& name() const { return name_; }
-  // The namespace's id, engine-unique and never reused (used as the netnsid on the wire).
+  // The namespace's id, engine-unique and never reused: ifcore's own handle for it (the
+  // sessions' and the protocols' tables). Not what the wire calls a netnsid: see below.
   int id() const { return id_; }
   Engine& engine() const { return *engine_; }
 
@@ -79,6 +82,25 @@ class Namespace {
 
   Registry& registry() const { return *registry_; }
 
+  // ---- namespace ids (Linux: net->netns_ids): the number this namespace gives a peer, the
+  // one its IFLA_LINK_NETNSID, IFLA_TARGET_NETNSID and RTM_*NSID messages use. A peer has
+  // one only once it is needed (RTM_NEWNSID, or a message that must name it), as in Linux.
+  // Context: control lock; the changes under one that covers this namespace.
+  // The peer's id, -1 (NETNSA_NSID_NOT_ASSIGNED) if it has none (Linux: peernet2id).
+  int peer_id_locked(const Namespace& peer) const;
+  // The peer with id `id`, nullptr if none (Linux: get_net_ns_by_id).
+  Namespace* peer_by_id_locked(int id) const;
+  // Every peer with an id, in id order.
+  const std::map<int, Namespace*>& peer_ids_locked() const { return peer_ids_; }
+  // Gives `peer` the id `id`, or the lowest free one when `id` is negative (Linux:
+  // alloc_netid), and tells the engine's nsid observers (Control::add_nsid_observer).
+  // Caller must: make sure `peer` has no id here. Errors: EEXIST when `id` is taken.
+  Result<int> assign_peer_id_locked(Namespace& peer, int id);
+  // The peer's id, the lowest free one given now if it has none; -1 for a namespace being
+  // destroyed, which gets none (Linux: peernet2id_alloc).
+  int peer_id_alloc_locked(Namespace& peer);
+  bool dying_locked() const { return dying_; }
+
  private:
   friend class Engine;
   friend class Control;
@@ -90,6 +112,7 @@ class Namespace {
   std::unique_ptr<Registry> registry_;
   Device* loopback_ = nullptr;
   std::vector<std::pair<const void*, std::shared_ptr<void>>> data_;
+  std::map<int, Namespace*> peer_ids_;  // control lock (see peer_id_locked)
   bool dying_ = false;
   // Held by a Control of this namespace alone (Engine::control(Namespace&)), inside the
   // engine's control lock taken shared (LOCK ORDERING: after the control lock).

@@ -35,8 +35,10 @@ Result<void> put_netns(Ctx& c, wire::MessageBuilder& b, const std::string& name)
     // ip looks the name up before it asks (netns_get_fd, else a pid): an unknown name is
     // its argument error, not the kernel's.
     wire::MessageBuilder q;
+    wire::NsidMessage all;
+    all.name = "";  // ifcore: every namespace by name
     if (!wire::encode_nsid(q, {RTM_GETNSID, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0},
-                           {}))
+                           all))
       return die(2, "message too long");
     bool known = false;
     IFCORE_TRY(c.client->dump(q, [&](const wire::Message& m) {

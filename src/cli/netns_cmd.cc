@@ -83,8 +83,10 @@ Result<void> ifcore_modify(Ctx& c, std::uint16_t type, const std::string& name) 
 
 Result<void> ifcore_list(Ctx& c) {
   wire::MessageBuilder b;
+  wire::NsidMessage all;
+  all.name = "";  // ifcore: every namespace, not only those the session's has given an id
   if (auto e = wire::encode_nsid(
-          b, {RTM_GETNSID, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0}, {});
+          b, {RTM_GETNSID, NLM_F_REQUEST | NLM_F_DUMP, c.client->next_seq(), 0}, all);
       !e)
     return die(2, "{}", e.error().message);
   std::vector<std::pair<std::string, std::optional<std::int32_t>>> names;

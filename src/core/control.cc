@@ -160,6 +160,15 @@ Result<void> Control::destroy_namespace(Namespace& ns) {
                          [&](auto& p) { return p.get() == &ns; });
   if (it == impl.namespaces.end()) return fail(ENOENT, "namespace is not known");
   ns.dying_ = true;
+  // Linux: cleanup_net unhashes the dying namespace's ids in the others (RTM_DELNSID in each)
+  // before the pernet exits unregister its devices.
+  for (auto& other : impl.namespaces) {
+    if (other.get() == &ns) continue;
+    int id = other->peer_id_locked(ns);
+    if (id < 0) continue;
+    other->peer_ids_.erase(id);
+    impl.tell_nsid_observers(*other, ns, id, false);
+  }
   for (auto h = impl.pernet.rbegin(); h != impl.pernet.rend(); ++h) (*h)->pre_exit(*this, ns);
   // Linux: default_device_exit_batch — every device in ONE batch. Devices that can move
   // would go back to the initial namespace in Linux; in ifcore they are deleted with it.
@@ -177,6 +186,19 @@ Result<void> Control::destroy_namespace(Namespace& ns) {
   // the namespace itself is reached only under the control lock.
   owned.reset();
   return ok();
+}
+
+std::uint64_t Control::add_nsid_observer(NsidObserver fn) {
+  require_engine_wide("an nsid observer");
+  auto& impl = engine_->impl();
+  std::uint64_t h = impl.next_nsid_observer++;
+  impl.nsid_observers.emplace(h, std::move(fn));
+  return h;
+}
+
+void Control::remove_nsid_observer(std::uint64_t handle) {
+  require_engine_wide("an nsid observer");
+  engine_->impl().nsid_observers.erase(handle);
 }
 
 Device* Control::find(Namespace& ns, std::string_view name) const {

@@ -312,6 +312,12 @@ struct Engine::Impl {
   NotifierChain chain;
   std::vector<PernetHooks*> pernet;
   std::vector<std::function<void(Control&, const Policies&)>> policy_observers;
+  // Control::add_nsid_observer, by the id it returned (control lock).
+  std::map<std::uint64_t, NsidObserver> nsid_observers;
+  std::uint64_t next_nsid_observer = 1;
+  void tell_nsid_observers(Namespace& ns, Namespace& peer, int id, bool added) {
+    for (auto& [k, fn] : nsid_observers) fn(ns, peer, id, added);
+  }
   // Plug-in state (set once per tag under the control lock; read lock-free after).
   std::vector<std::pair<const void*, std::shared_ptr<void>>> plugin_data;
   int device_slots = 0;  // Engine::claim_device_slot

@@ -1,6 +1,9 @@
 // Namespace: its registry and its plug-in data.
 #include "ifcore/namespace.h"
 
+#include <cerrno>
+
+#include "core/engine_impl.h"
 #include "core/registry.h"
 #include "ifcore/device.h"
 #include "ifcore/kind.h"
@@ -54,6 +57,39 @@ void Namespace::pass_over_ifindex_locked() {
 
 int Namespace::next_ifindex_locked() const {
   return registry_->next_ifindex();
+}
+
+int Namespace::peer_id_locked(const Namespace& peer) const {
+  for (const auto& [id, ns] : peer_ids_)
+    if (ns == &peer) return id;
+  return -1;
+}
+
+Namespace* Namespace::peer_by_id_locked(int id) const {
+  auto it = peer_ids_.find(id);
+  return it == peer_ids_.end() ? nullptr : it->second;
+}
+
+Result<int> Namespace::assign_peer_id_locked(Namespace& peer, int id) {
+  if (id >= 0 && peer_ids_.count(id))
+    return fail(EEXIST, "namespace \"{}\": id {} is taken", name_, id);
+  if (id < 0) {
+    id = 0;  // the lowest free one (Linux: alloc_netid with an idr from 0)
+    for (const auto& [taken, ns] : peer_ids_) {
+      if (taken != id) break;
+      ++id;
+    }
+  }
+  peer_ids_.emplace(id, &peer);
+  engine_->impl().tell_nsid_observers(*this, peer, id, true);
+  return id;
+}
+
+int Namespace::peer_id_alloc_locked(Namespace& peer) {
+  int id = peer_id_locked(peer);
+  if (id >= 0 || peer.dying_) return id;
+  auto r = assign_peer_id_locked(peer, -1);
+  return r ? *r : -1;
 }
 
 }  // namespace ifcore

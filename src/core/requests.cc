@@ -190,7 +190,8 @@ Result<ChangeTargets> check_link_change(Control& ctl, Device& dev, const LinkReq
     t.ns = ctl.find_namespace(*req.net_ns_name);
     if (!t.ns) return fail(EINVAL, "namespace \"{}\" does not exist", *req.net_ns_name);
   } else if (req.net_ns_id) {
-    t.ns = ctl.find_namespace_by_id(*req.net_ns_id);
+    // Linux: the id is the device's namespace's name for the target (get_net_ns_by_id).
+    t.ns = dev.ns().peer_by_id_locked(*req.net_ns_id);
     if (!t.ns) return fail_log_only(EINVAL, "invalid target namespace id {}", *req.net_ns_id);
   }
   // Linux: validate_linkmsg refuses an address or a broadcast address shorter than the

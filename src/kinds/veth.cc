@@ -42,7 +42,7 @@ Result<Namespace*> peer_namespace(Control& ctl, Namespace& ns, const LinkRequest
     return n;
   }
   if (peer.net_ns_id) {
-    Namespace* n = ctl.find_namespace_by_id(*peer.net_ns_id);
+    Namespace* n = ns.peer_by_id_locked(*peer.net_ns_id);
     if (!n) return fail_log_only(EINVAL, "invalid target namespace id {}", *peer.net_ns_id);
     IFCORE_TRY(ctl.check_covers(*n));
     return n;

@@ -149,7 +149,8 @@ rtnl_link_stats64 link_stats64(const Device& dev) {
   return s;
 }
 
-wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uint32_t ext_mask) {
+wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uint32_t ext_mask,
+                               Namespace* viewer) {
   DeviceSnapshot s = dev.snapshot_locked();
   wire::LinkMessage m;
   m.family = AF_UNSPEC;
@@ -241,7 +242,7 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   bool elsewhere = ld && &ld->ns() != &dev.ns();
   if ((link != 0 || kind.reports_iflink()) && (link != s.ifindex || elsewhere))
     m.link = static_cast<std::uint32_t>(link);
-  if (elsewhere) m.link_netnsid = ld->ns().id();
+  if (elsewhere) m.link_netnsid = (viewer ? *viewer : dev.ns()).peer_id_alloc_locked(ld->ns());
   if (!all_zero(s.perm_address)) m.perm_address = s.perm_address;
   // Linux: a device never opened has noop_qdisc; a virtual device gets noqueue at its first
   // dev_activate and keeps it as dev->qdisc after a close (dev_deactivate only swaps the
@@ -254,8 +255,8 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
 }
 
 Result<void> encode_device(wire::MessageBuilder& b, const wire::Header& h, const Device& dev,
-                           std::uint32_t change, std::uint32_t ext_mask) {
-  return wire::encode_link_message(b, h, link_message(dev, change, ext_mask));
+                           std::uint32_t change, std::uint32_t ext_mask, Namespace* viewer) {
+  return wire::encode_link_message(b, h, link_message(dev, change, ext_mask, viewer));
 }
 
 bool has_inet6(const Device& dev) {

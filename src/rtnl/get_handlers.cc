@@ -1,5 +1,5 @@
 // rtnl/get_handlers.cc — RTM_GETLINK (one device, or a dump filtered by kind and master)
-// and the namespace ids (RTM_GETNSID, RTM_NEWNSID, RTM_DELNSID).
+// and ifcore's statistics (IFCORE_NLMSG_GETSTATS).
 //
 // A dump's messages are packed into datagrams of about the session's datagram_size and
 // handed to `send` in order, under the control lock. A session that takes dumps in parts
@@ -20,7 +20,6 @@
 #include "rtnl/fill.h"
 #include "rtnl/handlers.h"
 #include "rtnl/wire/link.h"
-#include "rtnl/wire/nsid.h"
 #include "rtnl/wire/raw_attrs.h"
 #include "rtnl/wire/stats_msg.h"
 
@@ -74,7 +73,9 @@ Result<void> strict_inet6_dump_checks(const wire::Message& m) {
 Result<Namespace*> target_ns(Control& ctl, const SessionImpl& s,
                              const std::optional<std::int32_t>& netnsid, bool dump) {
   if (!netnsid) return session_ns(ctl, s);
-  Namespace* ns = ctl.find_namespace_by_id(*netnsid);
+  auto own = session_ns(ctl, s);
+  if (!own) return own;
+  Namespace* ns = (*own)->peer_by_id_locked(*netnsid);
   if (!ns) {
     // Linux: rtnl_valid_dump_ifinfo_req says so; rtnl_getlink answers EINVAL alone.
     if (dump) return fail(EINVAL, "Invalid target network namespace id");
@@ -117,6 +118,8 @@ Result<bool> LinkDump::next(Request& r) {
   Control ctl = r.s.hub().engine().control();
   auto ns = target_ns(ctl, r.s, g_.target_netnsid, true);
   if (!ns) return fail(ns.error());
+  auto own = session_ns(ctl, r.s);
+  if (!own) return fail(own.error());
   const Kind* kind = g_.filter_kind ? ctl.find_kind(*g_.filter_kind) : nullptr;
   std::uint16_t flags = NLM_F_MULTI;
   // NLM_F_DUMP_FILTERED marks filtered parts.
@@ -132,7 +135,8 @@ Result<bool> LinkDump::next(Request& r) {
     if (inet6_ ? !has_inet6(*dev) : filtered_out(*dev, kind)) continue;
     auto e = emit(r.out, [&](wire::MessageBuilder& b) {
       wire::Header h{RTM_NEWLINK, flags, r.seq(), r.port()};
-      return inet6_ ? encode_inet6_device(b, h, *dev) : encode_device(b, h, *dev, 0, g_.ext_mask);
+      return inet6_ ? encode_inet6_device(b, h, *dev)
+                    : encode_device(b, h, *dev, 0, g_.ext_mask, *own);
     });
     if (!e) {
       end_dump(r, -e.error().code);
@@ -168,6 +172,8 @@ Result<void> handle_getlink(Request& r) {
   Control ctl = r.s.hub().engine().control();
   auto ns = target_ns(ctl, r.s, g.target_netnsid, false);
   if (!ns) return fail(ns.error());
+  auto own = session_ns(ctl, r.s);
+  if (!own) return fail(own.error());
   // Linux: rtnl_getlink — by index, else by name, else EINVAL; ENODEV if absent.
   Device* dev = nullptr;
   if (g.ifindex > 0) {
@@ -181,89 +187,8 @@ Result<void> handle_getlink(Request& r) {
   }
   if (!dev) return fail(ENODEV);
   return emit(r.out, [&](wire::MessageBuilder& b) {
-    return encode_device(b, {RTM_NEWLINK, 0, r.seq(), r.port()}, *dev, 0, g.ext_mask);
+    return encode_device(b, {RTM_NEWLINK, 0, r.seq(), r.port()}, *dev, 0, g.ext_mask, *own);
   });
-}
-
-// ---- namespace ids: ifcore's namespaces have fixed ids (Namespace::id) and names.
-
-namespace {
-
-Result<void> emit_nsid(Request& r, std::uint16_t flags, const Namespace& ns) {
-  wire::NsidMessage n;
-  n.nsid = ns.id();
-  n.name = ns.name();
-  return emit(r.out, [&](wire::MessageBuilder& b) {
-    return wire::encode_nsid(b, {RTM_NEWNSID, flags, r.seq(), r.port()}, n);
-  });
-}
-
-Result<void> check_nsid_refs(const wire::NsidMessage& n) {
-  if (n.pid || n.fd)
-    return fail(EOPNOTSUPP, "namespaces by pid or fd are not supported: name the namespace");
-  return ok();
-}
-
-}  // namespace
-
-Result<void> handle_getnsid(Request& r) {
-  auto n = wire::decode_nsid(r.m);
-  if (!n) return fail(n.error());
-  Control ctl = r.s.hub().engine().control();
-  auto own = session_ns(ctl, r.s);
-  if (!own) return fail(own.error());
-  if (r.dump()) {
-    // Linux: rtnl_net_dumpid lists the peers that have an id; every ifcore namespace has one.
-    for (Namespace* ns : ctl.namespaces()) {
-      if (ns == *own) continue;
-      auto e = emit_nsid(r, NLM_F_MULTI, *ns);
-      if (!e) {
-        end_dump(r, -e.error().code);
-        return e;
-      }
-    }
-    end_dump(r);
-    return ok();
-  }
-  IFCORE_TRY(check_nsid_refs(*n));
-  Namespace* peer = nullptr;
-  if (n->name) {
-    peer = ctl.find_namespace(*n->name);
-    if (!peer) return fail(ENOENT, "namespace \"{}\" does not exist", *n->name);
-  } else if (n->nsid) {
-    peer = ctl.find_namespace_by_id(*n->nsid);
-    if (!peer) return fail(ENOENT, "Peer netns reference is invalid");  // Linux: rtnl_net_getid
-  } else {
-    return fail(EINVAL, "Peer netns reference is missing");  // Linux: rtnl_net_getid
-  }
-  return emit_nsid(r, 0, *peer);
-}
-
-// ifcore: RTM_NEWNSID with IFCORE_NETNSA_NAME makes a namespace (its id is the next one, or
-// NETNSA_NSID's).
-Result<void> handle_newnsid(Request& r) {
-  auto n = wire::decode_nsid(r.m);
-  if (!n) return fail(n.error());
-  IFCORE_TRY(check_nsid_refs(*n));
-  if (!n->name) return fail(EINVAL, "namespace name is missing");
-  Control ctl = r.s.hub().engine().control();
-  auto id = n->nsid && *n->nsid != NETNSA_NSID_NOT_ASSIGNED ? n->nsid : std::nullopt;
-  auto made = ctl.create_namespace(*n->name, id);
-  if (!made) return fail(made.error());
-  if (r.flags() & NLM_F_ECHO) return emit_nsid(r, 0, **made);
-  return ok();
-}
-
-// ifcore: RTM_DELNSID with IFCORE_NETNSA_NAME destroys a namespace and its devices.
-Result<void> handle_delnsid(Request& r) {
-  auto n = wire::decode_nsid(r.m);
-  if (!n) return fail(n.error());
-  IFCORE_TRY(check_nsid_refs(*n));
-  if (!n->name) return fail(EOPNOTSUPP, "namespace name is missing");
-  Control ctl = r.s.hub().engine().control();
-  Namespace* ns = ctl.find_namespace(*n->name);
-  if (!ns) return fail(ENOENT, "namespace \"{}\" does not exist", *n->name);
-  return ctl.destroy_namespace(*ns);
 }
 
 Result<void> handle_getstats(Request& r) {

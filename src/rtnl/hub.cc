@@ -13,6 +13,7 @@
 #include "ifcore/namespace.h"
 #include "rtnl/fill.h"
 #include "rtnl/hub.h"
+#include "rtnl/wire/nsid.h"
 
 namespace ifcore::rtnl {
 
@@ -66,6 +67,8 @@ void Hub::attach() {
   fdb::add_listener(ctl, fdb_);
   mdb::add_listener(ctl, mdb_);
   vnifilter::add_listener(ctl, vni_);
+  nsid_observer_ = ctl.add_nsid_observer([this](Namespace& ns, Namespace& peer, int id,
+                                                bool added) { publish_nsid(ns, peer, id, added); });
   attached_ = true;
 }
 
@@ -78,6 +81,7 @@ void Hub::detach() {
   vnifilter::remove_listener(ctl, vni_);
   ctl.unsubscribe(early_sub_, false);
   ctl.unsubscribe(sub_, false);
+  ctl.remove_nsid_observer(nsid_observer_);
   attached_ = false;
 }
 
@@ -110,10 +114,11 @@ bool Hub::wanted(int ns_id, unsigned group, bool echoable) {
                      [&](SessionImpl* s) { return s->ns_id() == ns_id && s->member(group); });
 }
 
-void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, bool echoable) {
+void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, bool echoable,
+                  bool tapped) {
   // Linux: nlmsg_notify — with NLM_F_ECHO the requester gets the message as a unicast and
   // is left out of the broadcast.
-  if (tap) tap(ns_id, msg);
+  if (tap && tapped) tap(ns_id, msg);
   const SessionImpl* skip = nullptr;
   if (echoable && scope && scope->echo && scope->ns_id == ns_id) {
     scope->echoed.emplace_back(msg.begin(), msg.end());
@@ -137,6 +142,10 @@ wire::Header Hub::notify_header(int ns_id, std::uint16_t type, std::uint16_t fla
 
 void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change) {
   int ns_id = dev.ns().id();
+  // Linux: rtmsg_ifinfo builds the message, and so gives the link device's namespace an id
+  // (rtnl_fill_link_netnsid), whether or not anybody listens.
+  if (const Device* ld = dev.link(); ld && &ld->ns() != &dev.ns())
+    (void)dev.ns().peer_id_alloc_locked(ld->ns());
   if (!wanted(ns_id, RTNLGRP_LINK)) return;
   wire::Header h = notify_header(ns_id, type);
   wire::MessageBuilder b;
@@ -147,6 +156,27 @@ void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std:
     return;
   }
   publish(ns_id, RTNLGRP_LINK, b.bytes());
+}
+
+void Hub::publish_nsid(const Namespace& ns, const Namespace& peer, int id, bool added) {
+  int ns_id = ns.id();
+  bool from_request = scope && scope->nsid_request && scope->ns_id == ns_id;
+  if (!wanted(ns_id, RTNLGRP_NSID, from_request)) return;
+  wire::NsidMessage n;
+  n.nsid = id;
+  wire::Header h{static_cast<std::uint16_t>(added ? RTM_NEWNSID : RTM_DELNSID), 0, 0, 0};
+  if (from_request) {
+    h.seq = scope->seq;
+    h.pid = scope->port;
+  }
+  if (tap) {
+    wire::NsidMessage named = n;
+    named.name = peer.name();
+    wire::MessageBuilder t;
+    if (wire::encode_nsid(t, h, named)) tap(ns_id, t.bytes());
+  }
+  wire::MessageBuilder b;
+  if (wire::encode_nsid(b, h, n)) publish(ns_id, RTNLGRP_NSID, b.bytes(), from_request, false);
 }
 
 void Hub::publish_inet6_link(const Device& dev) {

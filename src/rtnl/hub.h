@@ -75,6 +75,9 @@ struct RequestScope {
   // configured (rtnl_configure_link), and never if the create fails.
   bool defer_new = false;
   std::vector<Device*> created;
+  // RTM_NEWNSID: the id it gives is announced with its seq and port id (Linux:
+  // rtnl_net_newid); ids given while filling a message carry zeros (peernet2id_alloc).
+  bool nsid_request = false;
 };
 
 class Hub final : public Subscriber {
@@ -92,6 +95,10 @@ class Hub final : public Subscriber {
   void publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change);
   // The device's AF_INET6 RTM_NEWLINK on RTNLGRP_IPV6_IFINFO (Linux: inet6_ifinfo_notify).
   void publish_inet6_link(const Device& dev);
+  // RTM_NEWNSID / RTM_DELNSID on RTNLGRP_NSID in `ns`: it gave `id` to a peer or took it
+  // back (Linux: rtnl_net_notifyid); the tap's copy names the peer (IFCORE_NETNSA_NAME),
+  // for what is kept (ifcored --state). Context: control lock.
+  void publish_nsid(const Namespace& ns, const Namespace& peer, int id, bool added);
   // The device's RTM_NEWLINK for the tap alone (clients hear nothing): a change Linux does
   // not announce with one, as a down bridge port's settings (Linux: only AF_BRIDGE's
   // IFLA_PROTINFO), for what is kept (ifcored --state). Context: control lock.
@@ -100,7 +107,9 @@ class Hub final : public Subscriber {
   // `echoable` false the message is never echoed to the requester (Linux: rtnl_notify
   // without the request's header, as netconf's notifications are sent): it is broadcast
   // to every member, the requester too. Context: control lock (for the scope).
-  void publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, bool echoable = true);
+  // With `tapped` false the tap does not see it (the caller gives the tap its own).
+  void publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, bool echoable = true,
+               bool tapped = true);
   // True if a message for (ns_id, group) would reach anybody. Context: control lock.
   bool wanted(int ns_id, unsigned group, bool echoable = true);
   // The header of a notification: seq 0 and pid 0, or the requester's for NLM_F_ECHO.
@@ -116,6 +125,7 @@ class Hub final : public Subscriber {
   Server::TapFn tap;              // Context: control lock (Server::set_tap)
 
  private:
+  std::uint64_t nsid_observer_ = 0;  // Control::add_nsid_observer
   Engine* engine_;
   Mutex mu_;  // LOCK ORDERING: inside the control lock (or alone); then SessionImpl::qmu_
   std::vector<SessionImpl*> sessions_ IFCORE_GUARDED_BY(mu_);

@@ -60,7 +60,7 @@ Result<void> check_other_ns(const Request& r, Control& ctl, const Namespace& own
   auto other = [&](const Namespace* n) { return n && n != &own; };
   if (req.net_ns_name && other(ctl.find_namespace(*req.net_ns_name))) return fail(EPERM);
   for (auto id : {req.net_ns_id, req.link_netnsid})
-    if (id && other(ctl.find_namespace_by_id(*id))) return fail(EPERM);
+    if (id && other(own.peer_by_id_locked(*id))) return fail(EPERM);
   for (const Attr& a : req.info_data)
     if (a.shape == AttrShape::LinkMsg && a.link) IFCORE_TRY(check_other_ns(r, ctl, own, *a.link));
   return ok();
@@ -192,7 +192,7 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
     target = ctl.find_namespace(*req.net_ns_name);
     if (!target) return fail(EINVAL, "namespace \"{}\" does not exist", *req.net_ns_name);
   } else if (req.net_ns_id) {
-    target = ctl.find_namespace_by_id(*req.net_ns_id);
+    target = ns.peer_by_id_locked(*req.net_ns_id);
     // Linux: rtnl_newlink answers a missing IFLA_TARGET_NETNSID with EINVAL and no extack.
     if (!target) return fail_log_only(EINVAL, "Invalid target network namespace id");
   }
@@ -397,7 +397,7 @@ Result<void> handle_dellink(Request& r) {
   // Linux: rtnl_dellink looks the device up in the IFLA_TARGET_NETNSID namespace; a
   // missing one is EINVAL with no extack.
   if (req.net_ns_id) {
-    Namespace* target = ctl.find_namespace_by_id(*req.net_ns_id);
+    Namespace* target = (*ns)->peer_by_id_locked(*req.net_ns_id);
     if (!target) return fail_log_only(EINVAL, "Invalid target network namespace id");
     ns = target;
   }

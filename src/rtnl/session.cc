@@ -347,8 +347,9 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
         res = fail(EBUSY);  // Linux: netlink_dump_start, while the socket's dump runs
       } else if (kind != 2 && !opts_.may_write) {
         res = fail(EPERM);  // Linux: netlink_net_capable(skb, CAP_NET_ADMIN)
-      } else if ((type == RTM_NEWNSID || type == RTM_DELNSID) && !opts_.may_write_elsewhere) {
-        res = fail(EPERM);  // ifcore: they make and destroy namespaces, not only ids
+      } else if (((type == RTM_NEWNSID && (r.flags() & NLM_F_CREATE)) || type == RTM_DELNSID) &&
+                 !opts_.may_write_elsewhere) {
+        res = fail(EPERM);  // ifcore: they make and destroy namespaces
       } else if (!h) {
         res = fail(EOPNOTSUPP);
       } else {

@@ -300,4 +300,15 @@ Result<void> keep_lost(sqlite3* db, const std::vector<Lost>& lost) {
   return exec("COMMIT");
 }
 
+std::map<std::pair<std::string, int>, std::string> nsid_peers(const std::vector<ObjRow>& rows) {
+  std::map<std::pair<std::string, int>, std::string> out;
+  for (const auto& r : rows) {
+    if (r.type != "nsid") continue;
+    auto as = attrs_of(View(r.msg).subspan(std::min<std::size_t>(r.msg.size(), NLMSG_ALIGN(1))));
+    if (auto id = u32_of(as, NETNSA_NSID))
+      out[{r.ns, static_cast<int>(*id)}] = str_of(as, wire::IFCORE_NETNSA_NAME);
+  }
+  return out;
+}
+
 }  // namespace ifcore::state::detail

@@ -35,6 +35,7 @@
 
 #include "ifcore/addrlabel.h"
 #include "ifcore/namespace.h"
+#include "rtnl/wire/nsid.h"
 #include "rtnl/wire/sysctl_msg.h"
 
 #include <sqlite3.h>
@@ -143,6 +144,11 @@ Row rule_row(const nlmsghdr& h, View body);
 Row neigh_row(const nlmsghdr& h, View body);
 Row nexthop_row(const nlmsghdr& h, View body);
 Row sysctl_row(const nlmsghdr& h, View body);
+// RTM_NEWNSID / RTM_DELNSID as the tap gets them (naming the peer): the id a namespace
+// gives a peer, keyed by the id; replayed as the RTM_NEWNSID that sets it again.
+Row nsid_row(const nlmsghdr& h, View body);
+// The peers the kept ids name: (namespace, nsid) -> the peer's name.
+std::map<std::pair<std::string, int>, std::string> nsid_peers(const std::vector<ObjRow>& rows);
 // The ifal_flags of an addrlabel row that keeps a default entry's delete (Linux reads no
 // flags from a request: the replay sends the delete as it is).
 inline constexpr std::uint8_t kDeletedDefault = 1;

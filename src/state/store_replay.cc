@@ -89,7 +89,7 @@ class Replayer {
   std::uint32_t seq_ = 0;
   std::map<std::string, std::unique_ptr<rtnl::Session>> sessions_;
   std::map<std::string, std::size_t> restored_;
-  std::map<int, std::string> ns_by_old_id_;
+  std::map<std::pair<std::string, int>, std::string> peers_;  // nsid_peers
   std::set<std::string> known_ns_;
   std::map<LinkKey, LinkInfo> links_;
   // Indexes, so that the order costs O(N log N) for N devices: the ports each master has
@@ -144,8 +144,8 @@ bool Replayer::exists(const std::string& ns, int ifindex) {
 
 std::string Replayer::lower_ns(const LinkInfo& l) const {
   if (!l.link_netnsid || *l.link_netnsid < 0) return l.row->ns;
-  auto it = ns_by_old_id_.find(*l.link_netnsid);
-  return it == ns_by_old_id_.end() ? std::string() : it->second;
+  auto it = peers_.find({l.row->ns, *l.link_netnsid});  // the id its namespace gave the peer's
+  return it == peers_.end() ? std::string() : it->second;
 }
 
 std::string Replayer::summary() const {
@@ -160,13 +160,11 @@ std::string Replayer::summary() const {
 
 // 1. Namespaces, in the order they were made.
 Result<void> Replayer::namespaces() {
+  peers_ = nsid_peers(rows_);
   for (const auto& n : nss_) {
-    ns_by_old_id_[n.id] = n.name;
     Control ctl = engine_.control();
     if (!ctl.find_namespace(n.name)) {
-      // The id it had (other namespaces' devices name it by it), unless it is taken.
-      auto made = ctl.create_namespace(
-          n.name, ctl.find_namespace_by_id(n.id) ? std::nullopt : std::optional<int>(n.id));
+      auto made = ctl.create_namespace(n.name);  // devices name it by the ids of "nsid" rows
       if (!made) {
         if (!recover_)
           return fail(made.error().code, "cannot restore namespace {}: {}", n.name,
@@ -553,6 +551,8 @@ Result<void> Store::replay(Engine& engine, rtnl::Server& server) {
 
   Replayer rp(engine, server, opts_.recover, nss, rows);
   IFCORE_TRY(rp.namespaces());
+  // The ids namespaces gave each other, before a device's announcement gives others.
+  IFCORE_TRY(rp.objects("nsid", RTM_NEWNSID, 0, [](const ObjRow&) { return true; }));
   IFCORE_TRY(rp.sysctls(true));
   rp.read_links();
   IFCORE_TRY(rp.create_links());

@@ -519,8 +519,25 @@ Row sysctl_row(const nlmsghdr& h, View body) {
   return r;
 }
 
+Row nsid_row(const nlmsghdr& h, View body) {
+  Row r;
+  r.type = "nsid";
+  auto as = attrs_of(body.subspan(std::min<std::size_t>(body.size(), NLMSG_ALIGN(1))));
+  auto id = u32_of(as, NETNSA_NSID);
+  std::string peer = str_of(as, wire::IFCORE_NETNSA_NAME);
+  if (!id || peer.empty()) return r;
+  key_add(r.key, &*id, 4);
+  r.what = h.nlmsg_type == RTM_DELNSID ? Kind::Erase : Kind::Upsert;
+  r.body.assign(body.begin(), body.end());
+  r.summary = fmt::format("nsid {} {}", static_cast<std::int32_t>(*id), peer);
+  return r;
+}
+
 Row row_of(const nlmsghdr& h, View body) {
   switch (h.nlmsg_type) {
+    case RTM_NEWNSID:
+    case RTM_DELNSID:
+      return nsid_row(h, body);
     case rtnl::IFCORE_NLMSG_SYSCTL:
       return sysctl_row(h, body);
     case RTM_NEWLINK:
@@ -568,6 +585,8 @@ bool kept_type(std::uint16_t t) {
     case RTM_DELNEXTHOP:
     case RTM_NEWADDRLABEL:
     case RTM_DELADDRLABEL:
+    case RTM_NEWNSID:
+    case RTM_DELNSID:
     case rtnl::IFCORE_NLMSG_SYSCTL:
       return true;
     default:

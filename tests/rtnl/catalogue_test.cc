@@ -119,7 +119,9 @@ class BadRequest : public RtnlTest, public ::testing::WithParamInterface<Row> {
       auto ctl = engine->control();
       auto b = ctl.create_namespace("b");
       ASSERT_TRUE(b);
-      ctx.nsid_b = (*b)->id();
+      auto id = ctl.find_namespace("default")->assign_peer_id_locked(**b, -1);
+      ASSERT_TRUE(id);
+      ctx.nsid_b = *id;
     }
     SessionOptions o;
     o.ns = "b";

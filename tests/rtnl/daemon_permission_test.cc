@@ -175,7 +175,8 @@ std::vector<Named> changing_requests(int keep) {
   wire::NsidMessage ns;
   ns.name = "made";
   wire::MessageBuilder b;
-  EXPECT_TRUE(wire::encode_nsid(b, {RTM_NEWNSID, NLM_F_REQUEST | NLM_F_ACK, 1, 0}, ns));
+  EXPECT_TRUE(
+      wire::encode_nsid(b, {RTM_NEWNSID, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE, 1, 0}, ns));
   v.push_back({"namespace create (newnsid)", b.take()});
   ns.name = "default";
   EXPECT_TRUE(wire::encode_nsid(b, {RTM_DELNSID, NLM_F_REQUEST | NLM_F_ACK, 1, 0}, ns));
@@ -358,7 +359,8 @@ TEST_F(PermissionTest, AnOwnerMayChangeItsNamespaceAndNoOther) {
     c.send_dg(b.take());
     if (c.until_end().last_error() != EPERM) return 109;
     ns.name = "another";
-    if (!wire::encode_nsid(b, {RTM_NEWNSID, NLM_F_REQUEST | NLM_F_ACK, 7, 0}, ns)) return 110;
+    if (!wire::encode_nsid(b, {RTM_NEWNSID, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE, 7, 0}, ns))
+      return 110;
     c.send_dg(b.take());
     if (c.until_end().last_error() != EPERM) return 111;
     return 0;

@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "rtnl/fixture.h"
-#include "rtnl/wire/nsid.h"
 
 namespace ifcore::rtnl::test {
 namespace {
@@ -199,39 +198,6 @@ TEST_F(RtnlTest, DumpIsConsistentWhileAnotherThreadChurns) {
   churn.join();
   EXPECT_GE(dumps, 3);
   EXPECT_EQ(device_count(), 1u + 666u);
-}
-
-TEST_F(RtnlTest, NsidDumpGetAndCreate) {
-  wire::MessageBuilder b;
-  wire::NsidMessage n;
-  n.name = "blue";
-  ASSERT_TRUE(wire::encode_nsid(b, {RTM_NEWNSID, NLM_F_REQUEST | NLM_F_ACK, 1, 0}, n));
-  EXPECT_EQ(send(b.take()).last_error(), 0);
-  ASSERT_TRUE(wire::encode_nsid(b, {RTM_NEWNSID, NLM_F_REQUEST | NLM_F_ACK, 2, 0}, n));
-  EXPECT_EQ(send(b.take()).last_error(), EEXIST);
-  ASSERT_TRUE(
-      wire::encode_nsid(b, {RTM_GETNSID, NLM_F_REQUEST | NLM_F_DUMP, 3, 0}, wire::NsidMessage{}));
-  Replies r = send(b.take());
-  ASSERT_EQ(r.msgs.size(), 2u);
-  auto got = wire::decode_nsid(r.msgs[0]);
-  ASSERT_TRUE(got);
-  EXPECT_EQ(got->name, "blue");
-  int id = 0;
-  {
-    auto ctl = engine->control();
-    id = ctl.find_namespace("blue")->id();
-  }
-  EXPECT_EQ(got->nsid, id);
-  ASSERT_TRUE(wire::encode_nsid(b, {RTM_GETNSID, NLM_F_REQUEST, 4, 0}, n));
-  r = send(b.take());
-  ASSERT_EQ(r.msgs.size(), 1u);
-  EXPECT_EQ(wire::decode_nsid(r.msgs[0])->nsid, id);
-  ASSERT_TRUE(wire::encode_nsid(b, {RTM_GETNSID, NLM_F_REQUEST, 5, 0}, wire::NsidMessage{}));
-  EXPECT_EQ(send(b.take()).last_error(), EINVAL);
-  ASSERT_TRUE(wire::encode_nsid(b, {RTM_DELNSID, NLM_F_REQUEST | NLM_F_ACK, 6, 0}, n));
-  EXPECT_EQ(send(b.take()).last_error(), 0);
-  auto ctl = engine->control();
-  EXPECT_EQ(ctl.find_namespace("blue"), nullptr);
 }
 
 }  // namespace

@@ -45,7 +45,8 @@ class LimitsTest : public RtnlTest {
     wire::MessageBuilder b;
     wire::NsidMessage n;
     n.name = std::move(name);
-    EXPECT_TRUE(wire::encode_nsid(b, {RTM_NEWNSID, NLM_F_REQUEST | NLM_F_ACK, 1, 0}, n));
+    EXPECT_TRUE(
+        wire::encode_nsid(b, {RTM_NEWNSID, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE, 1, 0}, n));
     return b.take();
   }
 
