@@ -26,6 +26,13 @@ normalisation, which both sides get:
   - neighbour cache times (`used A/B/C` of `-s neigh`, clock ticks that run on) become N;
   - lifetimes counted down (`valid_lft 29sec`, `expires 99sec`) may differ by one second
     (a second's boundary may pass between the two sides' reads).
+A word `@NAME` (a letter, then letters, digits or `_`) is a named network namespace of the
+scenario's own, one per side (`ip netns add @A` on both sides would otherwise make the same
+/run/netns entry twice): IFCDIFF-@NAME-k on the kernel's, IFCDIFF-@NAME-f on ifcore's
+(IFCDIFF: the scenario's namespace's name); both read `@NAME` again in the outputs, and
+whatever of them is left is deleted after the scenario. `netns add` and `netns del` run on
+the kernel without `-n NS` (ip's `-n` gives itself a mount namespace, which would keep the
+bind mount of a namespace it adds).
 A line `#settle` pauses both sides (the kernel applies carrier and operstate changes in
 its link watch, a little later); other lines starting with `#` are comments. A step
 written `sorted: WORDS` compares its output lines sorted: Linux dumps its neighbour tables
@@ -185,6 +192,7 @@ def main():
         print('SKIP: network namespaces cannot be made here')
         return 77
     subprocess.run([a.ip, 'netns', 'del', probe])
+    named = re.compile(r'^@[A-Za-z][A-Za-z0-9_]*$')
 
     known = load_known(a.known)
     passed = failed = errors = 0
@@ -196,6 +204,16 @@ def main():
         ns = 'ifcdiff-%d-%s' % (os.getpid(), name.split('.')[0])
         subprocess.run([a.ip, 'netns', 'add', ns], check=True)
         daemon = None
+        own = set()  # the scenario's own namespaces (@NAME) on both sides
+
+        def side(word, tag):
+            if not named.match(word):
+                return word
+            own.add('%s-%s-%s' % (ns, word[1:], tag))
+            return '%s-%s-%s' % (ns, word[1:], tag)
+
+        def unside(text):
+            return re.sub(re.escape(ns) + r'-([A-Za-z][A-Za-z0-9_]*)-[kf]\b', r'@\1', text)
         try:
             subprocess.run([a.ip, 'netns', 'exec', ns, 'sh', '-c',
                             'echo 0 >/proc/sys/net/ipv6/conf/default/accept_dad; '
@@ -225,13 +243,18 @@ def main():
                 if words and words[0] == 'bridge':
                     tool = a.bridge
                     words = words[1:]
-                k = run([tool, '-n', ns] + words)
+                # `ip -n NS netns add X` would bind-mount X inside the mount namespace `-n`
+                # makes for itself, lost when ip exits: adding and deleting run outside NS.
+                outside = words[:1] == ['netns'] and words[1:2] in (['add'], ['del'], ['delete'])
+                k = run([tool] + ([] if outside else ['-n', ns]) + [side(w, 'k') for w in words])
                 errors += k[2] != 0
-                f = run([a.ifcore_run, '--socket', daemon.sock, '--', tool] + words, env)
+                f = run([a.ifcore_run, '--socket', daemon.sock, '--', tool] +
+                        [side(w, 'f') for w in words], env)
 
                 def text(r):
-                    out = r[0] if ordered else ''.join(sorted(r[0].splitlines(True)))
-                    return normalise('%s%s\nexit %d' % (out, r[1], r[2]))
+                    out = unside(r[0])
+                    out = out if ordered else ''.join(sorted(out.splitlines(True)))
+                    return normalise('%s%s\nexit %d' % (out, unside(r[1]), r[2]))
                 kt, ft = text(k), text(f)
                 same = kt == ft or same_but_a_second(kt, ft)
                 if key in known:
@@ -261,6 +284,9 @@ def main():
                 if rc != 0:
                     failed += 1
                     print('FAIL  %s: ifcored exited %d on SIGTERM' % (name, rc))
+            for name in sorted(own):
+                if os.path.exists('/run/netns/' + name):
+                    subprocess.run([a.ip, 'netns', 'del', name])
             subprocess.run([a.ip, 'netns', 'del', ns])
     if known_seen:
         print('known differences (known.txt): %d' % len(known_seen))
