@@ -427,6 +427,9 @@ Result<void> Control::move_to_namespace(Device& dev, Namespace& to, std::string_
   (void)close(dev);
   // Tell everybody the device leaves (routes, addresses, masters go), then arrives.
   Device* one = &dev;
+  // Linux: __dev_change_net_namespace gives the new namespace an id in the old one
+  // (peernet2id_alloc) for the device's RTM_DELLINK.
+  (void)dev.ns().peer_id_alloc_locked(to);
   DeviceAccess::set_state(dev, RegState::Unregistering);
   impl.call_chain_many(*this, NetdevEvent::Unregister, std::span<Device* const>(&one, 1));
   dev.ns().registry().erase(dev, dev.ifindex());

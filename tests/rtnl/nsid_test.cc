@@ -217,6 +217,17 @@ TEST_F(NsidTest, VethPeerElsewhereGivesAnIdWhenItsMessageIsMade) {
   EXPECT_EQ(get_id(*session, "default"), 1);
 }
 
+TEST_F(NsidTest, MovedDeviceGivesTheNewNamespaceAnIdInTheOld) {
+  ASSERT_EQ(create("d0"), 0);
+  LinkRequest req = named("d0");
+  req.net_ns_name = "blue";
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 2, req)).last_error(), 0);
+  // Linux: __dev_change_net_namespace (peernet2id_alloc for the device's RTM_DELLINK).
+  EXPECT_EQ(dump(*session), (Pairs{{0, "blue"}}));
+  auto blue = open_in("blue");
+  EXPECT_TRUE(dump(*blue).empty());
+}
+
 TEST_F(NsidTest, DestroyedPeerTakesItsIdsWithIt) {
   ASSERT_EQ(nsid_msg(RTM_NEWNSID, NLM_F_ACK, "blue", 4), 0);
   auto red = open_in("red");
