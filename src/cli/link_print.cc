@@ -120,7 +120,9 @@ std::string group_name(std::uint32_t g) {
 std::string peer_part(Ctx& c, const LinkView& l, bool& mdown) {
   const auto& m = l.m;
   mdown = false;
-  if (!m.link || *m.link == std::uint32_t(m.ifindex)) return {};
+  // A peer in another namespace may have the device's own ifindex there (iproute2 prints
+  // "@ifN" whenever IFLA_LINK_NETNSID comes with IFLA_LINK).
+  if (!m.link || (*m.link == std::uint32_t(m.ifindex) && !m.link_netnsid)) return {};
   if (*m.link == 0) {
     c.out->jkv("link", nullptr);
     return "@NONE";

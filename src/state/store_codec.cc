@@ -300,14 +300,23 @@ Result<void> keep_lost(sqlite3* db, const std::vector<Lost>& lost) {
   return exec("COMMIT");
 }
 
-std::map<std::pair<std::string, int>, std::string> nsid_peers(const std::vector<ObjRow>& rows) {
+std::map<std::pair<std::string, int>, std::string> nsid_peers(const std::vector<ObjRow>& rows,
+                                                              const std::vector<NsRow>& nss) {
   std::map<std::pair<std::string, int>, std::string> out;
+  bool kept = false;
   for (const auto& r : rows) {
     if (r.type != "nsid") continue;
+    kept = true;
     auto as = attrs_of(View(r.msg).subspan(std::min<std::size_t>(r.msg.size(), NLMSG_ALIGN(1))));
     if (auto id = u32_of(as, NETNSA_NSID))
       out[{r.ns, static_cast<int>(*id)}] = str_of(as, wire::IFCORE_NETNSA_NAME);
   }
+  // A file written before the ids were kept per namespace has no "nsid" rows: there, every
+  // namespace called another by that one's own number.
+  if (!kept)
+    for (const auto& from : nss)
+      for (const auto& peer : nss)
+        if (&from != &peer) out[{from.name, peer.id}] = peer.name;
   return out;
 }
 

@@ -131,6 +131,7 @@ void key_attr(Bytes& k, const std::vector<RawAttr>& as, std::uint16_t type);
 Bytes filtered(View body, std::size_t hdr, std::initializer_list<std::uint16_t> drop);
 Bytes link_info_kept(View info);
 struct ObjRow;
+struct NsRow;
 // The bridges (namespace, ifindex) whose address is their ports' lowest: made again
 // without one, they take it from their ports again and follow them as before (Linux:
 // br_stp_recalculate_bridge_id changes a bridge's address that was not set).
@@ -147,8 +148,10 @@ Row sysctl_row(const nlmsghdr& h, View body);
 // RTM_NEWNSID / RTM_DELNSID as the tap gets them (naming the peer): the id a namespace
 // gives a peer, keyed by the id; replayed as the RTM_NEWNSID that sets it again.
 Row nsid_row(const nlmsghdr& h, View body);
-// The peers the kept ids name: (namespace, nsid) -> the peer's name.
-std::map<std::pair<std::string, int>, std::string> nsid_peers(const std::vector<ObjRow>& rows);
+// The peers the kept ids name: (namespace, nsid) -> the peer's name (for a file without
+// "nsid" rows, the namespaces' own numbers, which the ids were before).
+std::map<std::pair<std::string, int>, std::string> nsid_peers(const std::vector<ObjRow>& rows,
+                                                              const std::vector<NsRow>& nss);
 // The ifal_flags of an addrlabel row that keeps a default entry's delete (Linux reads no
 // flags from a request: the replay sends the delete as it is).
 inline constexpr std::uint8_t kDeletedDefault = 1;

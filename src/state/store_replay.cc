@@ -160,7 +160,7 @@ std::string Replayer::summary() const {
 
 // 1. Namespaces, in the order they were made.
 Result<void> Replayer::namespaces() {
-  peers_ = nsid_peers(rows_);
+  peers_ = nsid_peers(rows_, nss_);
   for (const auto& n : nss_) {
     Control ctl = engine_.control();
     if (!ctl.find_namespace(n.name)) {
