@@ -21,6 +21,7 @@
 #include "ifcore/mdb.h"
 #include "ifcore/namespace.h"
 #include "kinds/bridge_priv.h"
+#include "kinds/common.h"
 #include "kinds/fdb_install.h"
 
 namespace ifcore::mdb {
@@ -428,15 +429,13 @@ Result<std::vector<Table>> dump(Control& ctl, Namespace& ns) {
 }
 
 void add_listener(Control& ctl, Listener& l) {
-  PluginGuard guard(ctl);  // the listeners are the engine's
-  if (State* s = state(ctl)) s->listeners.push_back(&l);
+  State* s = state(ctl);
+  kinds::update_listeners(ctl, s ? &s->listeners : nullptr, l, true);
 }
 
 void remove_listener(Control& ctl, Listener& l) {
-  PluginGuard guard(ctl);  // the listeners are the engine's
-  if (State* s = state(ctl))
-    s->listeners.erase(std::remove(s->listeners.begin(), s->listeners.end(), &l),
-                       s->listeners.end());
+  State* s = state(ctl);
+  kinds::update_listeners(ctl, s ? &s->listeners : nullptr, l, false);
 }
 
 }  // namespace ifcore::mdb

@@ -2,6 +2,7 @@
 // reading nested attribute lists that repeat a type, and reaching a kind's private state.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -13,6 +14,18 @@
 #include "ifcore/engine.h"
 
 namespace ifcore::kinds {
+
+// Adds (`add`) or removes `l` in a plug-in's list of listeners, under the plug-in lock (the
+// lists are the engine's). `list` null: the plug-in is not installed.
+template <class L>
+void update_listeners(Control& ctl, std::vector<L*>* list, L& l, bool add) {
+  PluginGuard guard(ctl);
+  if (!list) return;
+  if (add)
+    list->push_back(&l);
+  else
+    list->erase(std::remove(list->begin(), list->end(), &l), list->end());
+}
 
 // The kind-private state of `dev` if it is a `T`, else nullptr. `T` is final, so an exact
 // type check does: the kinds' watchers ask this of every device on every event, and a

@@ -165,15 +165,13 @@ std::vector<std::pair<int, std::vector<Vni>>> list_all(Control& ctl, Namespace& 
 }
 
 void add_listener(Control& ctl, Listener& l) {
-  PluginGuard guard(ctl);  // the listeners are the engine's
-  if (State* s = state(ctl)) s->listeners.push_back(&l);
+  State* s = state(ctl);
+  kinds::update_listeners(ctl, s ? &s->listeners : nullptr, l, true);
 }
 
 void remove_listener(Control& ctl, Listener& l) {
-  PluginGuard guard(ctl);  // the listeners are the engine's
-  if (State* s = state(ctl))
-    s->listeners.erase(std::remove(s->listeners.begin(), s->listeners.end(), &l),
-                       s->listeners.end());
+  State* s = state(ctl);
+  kinds::update_listeners(ctl, s ? &s->listeners : nullptr, l, false);
 }
 
 }  // namespace ifcore::vnifilter
