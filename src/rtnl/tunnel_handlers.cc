@@ -173,9 +173,10 @@ Result<void> handle_gettunnel(Request& r) {
   } else {
     rows = vnifilter::list_all(ctl, **ns);
   }
-  for (const auto& [ifindex, vnis] : rows) {
+  for (const auto& row : rows) {
     auto x = emit(r.out, [&](wire::MessageBuilder& b) {
-      return encode_vnis(b, {RTM_NEWTUNNEL, NLM_F_MULTI, r.seq(), r.port()}, ifindex, vnis, stats);
+      return encode_vnis(b, {RTM_NEWTUNNEL, NLM_F_MULTI, r.seq(), r.port()}, row.first, row.second,
+                         stats);
     });
     if (!x) {
       end_dump(r, -x.error().code);
