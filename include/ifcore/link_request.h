@@ -33,33 +33,33 @@ struct LinkRequest {
   }
 
   // IFLA_*
-  std::optional<std::string> name;             // IFLA_IFNAME
-  std::optional<std::string> alt_name;         // IFLA_ALT_IFNAME (lookup only)
-  std::optional<std::uint32_t> mtu;            // IFLA_MTU
-  std::optional<HwAddr> address;               // IFLA_ADDRESS
-  std::optional<HwAddr> broadcast;             // IFLA_BROADCAST
-  std::optional<std::uint32_t> txqlen;         // IFLA_TXQLEN
-  std::optional<std::uint32_t> group;          // IFLA_GROUP
-  std::optional<std::uint32_t> master;         // IFLA_MASTER (0 = release from master)
-  std::optional<std::uint32_t> link;           // IFLA_LINK: the lower device's ifindex
-  std::optional<std::int32_t> link_netnsid;    // IFLA_LINK_NETNSID
-  std::optional<std::int32_t> net_ns_id;       // IFLA_TARGET_NETNSID / our namespace id
-  std::optional<std::uint32_t> net_ns_fd;      // IFLA_NET_NS_FD (not meaningful to ifcore)
-  std::optional<std::uint32_t> net_ns_pid;     // IFLA_NET_NS_PID (not meaningful to ifcore)
-  std::optional<std::string> net_ns_name;      // ifcore: move to / create in namespace by name
-  std::optional<std::uint8_t> operstate;       // IFLA_OPERSTATE
-  std::optional<std::uint8_t> link_mode;       // IFLA_LINKMODE
-  std::optional<std::string> ifalias;          // IFLA_IFALIAS ("" clears)
-  std::optional<std::uint32_t> num_tx_queues;  // IFLA_NUM_TX_QUEUES
-  std::optional<std::uint32_t> num_rx_queues;  // IFLA_NUM_RX_QUEUES
-  std::optional<std::uint32_t> gso_max_size;   // IFLA_GSO_MAX_SIZE
-  std::optional<std::uint32_t> gso_max_segs;   // IFLA_GSO_MAX_SEGS
-  std::optional<std::uint32_t> gro_max_size;   // IFLA_GRO_MAX_SIZE
+  std::optional<std::string> name;                 // IFLA_IFNAME
+  std::optional<std::string> alt_name;             // IFLA_ALT_IFNAME (lookup only)
+  std::optional<std::uint32_t> mtu;                // IFLA_MTU
+  std::optional<HwAddr> address;                   // IFLA_ADDRESS
+  std::optional<HwAddr> broadcast;                 // IFLA_BROADCAST
+  std::optional<std::uint32_t> txqlen;             // IFLA_TXQLEN
+  std::optional<std::uint32_t> group;              // IFLA_GROUP
+  std::optional<std::uint32_t> master;             // IFLA_MASTER (0 = release from master)
+  std::optional<std::uint32_t> link;               // IFLA_LINK: the lower device's ifindex
+  std::optional<std::int32_t> link_netnsid;        // IFLA_LINK_NETNSID
+  std::optional<std::int32_t> net_ns_id;           // IFLA_TARGET_NETNSID / our namespace id
+  std::optional<std::uint32_t> net_ns_fd;          // IFLA_NET_NS_FD (not meaningful to ifcore)
+  std::optional<std::uint32_t> net_ns_pid;         // IFLA_NET_NS_PID (not meaningful to ifcore)
+  std::optional<std::string> net_ns_name;          // ifcore: move to / create in namespace by name
+  std::optional<std::uint8_t> operstate;           // IFLA_OPERSTATE
+  std::optional<std::uint8_t> link_mode;           // IFLA_LINKMODE
+  std::optional<std::string> ifalias;              // IFLA_IFALIAS ("" clears)
+  std::optional<std::uint32_t> num_tx_queues;      // IFLA_NUM_TX_QUEUES
+  std::optional<std::uint32_t> num_rx_queues;      // IFLA_NUM_RX_QUEUES
+  std::optional<std::uint32_t> gso_max_size;       // IFLA_GSO_MAX_SIZE
+  std::optional<std::uint32_t> gso_max_segs;       // IFLA_GSO_MAX_SEGS
+  std::optional<std::uint32_t> gro_max_size;       // IFLA_GRO_MAX_SIZE
   std::optional<std::uint32_t> gso_ipv4_max_size;  // IFLA_GSO_IPV4_MAX_SIZE
   std::optional<std::uint32_t> gro_ipv4_max_size;  // IFLA_GRO_IPV4_MAX_SIZE
-  std::optional<std::int32_t> new_ifindex;     // IFLA_NEW_IFINDEX
-  std::optional<std::uint8_t> carrier;         // IFLA_CARRIER
-  std::optional<std::uint8_t> proto_down;      // IFLA_PROTO_DOWN
+  std::optional<std::int32_t> new_ifindex;         // IFLA_NEW_IFINDEX
+  std::optional<std::uint8_t> carrier;             // IFLA_CARRIER
+  std::optional<std::uint8_t> proto_down;          // IFLA_PROTO_DOWN
   // IFLA_PROTO_DOWN_REASON: the bits of `mask` set to those of `value`; mask 0: all of them.
   struct ProtoDownReason {
     std::uint32_t mask = 0, value = 0;
