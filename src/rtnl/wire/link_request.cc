@@ -122,20 +122,24 @@ Result<void> decode_af_spec(const RawAttr& a, LinkRequest& req) {
   return ok();
 }
 
-// Linux: ifla_policy's NLA_POLICY_MIN(NLA_U32, MAX_TCP_HEADER + 1) for the gso sizes:
-// ERANGE "integer out of range" with the range as the policy.
+// Linux: nla_validate_int_range's refusal of a value outside an NLA_POLICY_MIN: ERANGE
+// "integer out of range" at the attribute, with the range as the policy.
+tl::unexpected<Error> out_of_range(const RawAttr& a, ErrorPolicy range) {
+  Error e{ERANGE, "integer out of range", a.offset};
+  e.policy = range;
+  return tl::unexpected<Error>(std::move(e));
+}
+
+// Linux: ifla_policy's NLA_POLICY_MIN(NLA_U32, MAX_TCP_HEADER + 1) for the gso sizes.
 Result<void> decode_gso_size(const RawAttr& a, std::optional<std::uint32_t>& out) {
   constexpr std::uint32_t kMinGsoSize = 193;  // Linux (x86-64): MAX_TCP_HEADER + 1
   auto v = a.u32();
   if (!v) return fail(v.error());
-  if (*v < kMinGsoSize) {
-    Error e{ERANGE, "integer out of range", a.offset};
-    e.policy = {.type = NL_ATTR_TYPE_U32,
-                .has_range = true,
-                .min_value = kMinGsoSize,
-                .max_value = std::numeric_limits<std::uint32_t>::max()};
-    return tl::unexpected<Error>(std::move(e));
-  }
+  if (*v < kMinGsoSize)
+    return out_of_range(a, {.type = NL_ATTR_TYPE_U32,
+                            .has_range = true,
+                            .min_value = kMinGsoSize,
+                            .max_value = std::numeric_limits<std::uint32_t>::max()});
   out = *v;
   return ok();
 }
@@ -285,16 +289,13 @@ Result<void> decode_one(const RawAttr& a, DecodedLink& out, const DecodeContext&
     case IFLA_NEW_IFINDEX: {
       // Linux: NLA_POLICY_MIN(NLA_S32, 1).
       auto v = a.s32();
-      if (v && *v < 1) {
-        Error e{ERANGE, "integer out of range", a.offset};
-        e.policy = {
-            .type = NL_ATTR_TYPE_S32,
-            .has_range = true,
-            .is_signed = true,
-            .min_value = 1,
-            .max_value = static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())};
-        return tl::unexpected<Error>(std::move(e));
-      }
+      if (v && *v < 1)
+        return out_of_range(
+            a, {.type = NL_ATTR_TYPE_S32,
+                .has_range = true,
+                .is_signed = true,
+                .min_value = 1,
+                .max_value = static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())});
       return set_field(r.new_ifindex, v);
     }
     case IFLA_CARRIER:
