@@ -180,14 +180,23 @@ mdb::Group mdb_group(const MdbRequest& r) {
   return g;
 }
 
-Result<void> encode_mdb(MessageBuilder& b, const Header& h, std::uint8_t family, int bridge,
-                        const std::vector<std::vector<mdb::Entry>>& groups,
-                        const std::vector<mdb::Router>& routers) {
+namespace {
+
+// An MDB message's header and its struct br_port_msg (the bridge's ifindex).
+void begin_port_msg(MessageBuilder& b, const Header& h, std::uint8_t family, int bridge) {
   b.begin(h);
   br_port_msg bpm{};
   bpm.family = family;
   bpm.ifindex = static_cast<std::uint32_t>(bridge);
   b.put_struct(bpm);
+}
+
+}  // namespace
+
+Result<void> encode_mdb(MessageBuilder& b, const Header& h, std::uint8_t family, int bridge,
+                        const std::vector<std::vector<mdb::Entry>>& groups,
+                        const std::vector<mdb::Router>& routers) {
+  begin_port_msg(b, h, family, bridge);
   auto table = b.begin_nest(MDBA_MDB);
   for (const auto& row : groups) {
     auto group = b.begin_nest(MDBA_MDB_ENTRY);
@@ -231,11 +240,7 @@ Result<void> encode_mdb(MessageBuilder& b, const Header& h, std::uint8_t family,
 }
 
 Result<void> encode_mdb_router(MessageBuilder& b, const Header& h, int bridge, int port) {
-  b.begin(h);
-  br_port_msg bpm{};
-  bpm.family = AF_BRIDGE;
-  bpm.ifindex = static_cast<std::uint32_t>(bridge);
-  b.put_struct(bpm);
+  begin_port_msg(b, h, AF_BRIDGE, bridge);
   auto list = b.begin_nest(MDBA_ROUTER);
   auto nest = b.begin_nest(MDBA_ROUTER_PORT);
   auto ifindex = static_cast<std::uint32_t>(port);
