@@ -14,6 +14,7 @@
 #include "base/rcu.h"
 #include "bench/scenarios/bench.h"
 #include "bench/scenarios/paths.h"
+#include "core/registry.h"
 #include "ifcore/ifcore.h"
 #include "proto/state.h"
 
@@ -37,10 +38,6 @@ struct FloorDevice {
   std::unique_ptr<FloorName> name;
   int ifindex = 0;
 };
-
-std::uint64_t hash_of(std::string_view s) {
-  return std::hash<std::string_view>{}(s);
-}
 
 int match_name(cds_lfht_node* node, const void* key) {
   return reinterpret_cast<FloorName*>(node)->name() == *static_cast<const std::string_view*>(key);
@@ -78,7 +75,7 @@ Result<FloorTimes> run_floor(int n) {
       d.name->dev = d.device.get();
       std::string_view key = d.name->name();
       cds_lfht_node_init(&d.name->node);
-      cds_lfht_add_unique(table, hash_of(key), match_name, &key, &d.name->node);
+      cds_lfht_add_unique(table, Registry::name_hash(key), match_name, &key, &d.name->node);
       d.ifindex = i + 2;
       if (index.size() <= static_cast<std::size_t>(d.ifindex)) index.resize(2 * d.ifindex + 2);
       index[static_cast<std::size_t>(d.ifindex)] = d.device.get();

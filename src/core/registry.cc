@@ -134,18 +134,33 @@ Registry::~Registry() {
 }
 
 std::uint64_t Registry::name_hash(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : s) {
+  // Names come in runs that differ in a trailing number (eth0, veth1234, vxlan100 ...): a
+  // name hashes as its stem's hash (the name without its last 9 digits at most, with how
+  // many there are) plus that number. Such a run lands in consecutive buckets, which a
+  // table bigger than the cache then reads in memory order, one name after another, where a
+  // hash of every byte would send each to a bucket and a chain out of the cache.
+  std::size_t digits = 0;
+  while (digits < 9 && digits < s.size()) {
+    char c = s[s.size() - 1 - digits];
+    if (c < '0' || c > '9') break;
+    ++digits;
+  }
+  std::uint64_t number = 0;
+  for (char c : s.substr(s.size() - digits)) number = number * 10 + static_cast<unsigned>(c - '0');
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the stem
+  for (unsigned char c : s.substr(0, s.size() - digits)) {
     h ^= c;
     h *= 1099511628211ull;
   }
+  h ^= digits;  // "d7" and "d007" are other stems
+  h *= 1099511628211ull;
   // The table indexes buckets by the low bits and orders each chain by the bit-reversed
-  // hash: every bit must depend on every byte (MurmurHash3's 64-bit finaliser).
+  // hash: every bit of the stem's hash must depend on every byte (MurmurHash3's finaliser).
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
   h *= 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 33);
+  return (h ^ (h >> 33)) + number;
 }
 
 Device* Registry::find_name_rcu(std::string_view name, std::uint64_t hash) const {

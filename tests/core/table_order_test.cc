@@ -45,6 +45,46 @@ TEST_F(TableOrder, IsTheBitReversedHashTheTableKeepsEachEntryUnder) {
   }
 }
 
+// A run of names that differ in a trailing number hashes to consecutive values, so that a
+// table bigger than the cache reads its buckets in memory order; any other difference in
+// the name (the stem, the number's digit count) moves the hash anywhere.
+TEST(NameHash, ARunOfNumberedNamesHashesToConsecutiveValues) {
+  const std::uint64_t veth0 = Registry::name_hash("veth0");
+  for (std::uint64_t i = 1; i < 10; ++i)
+    EXPECT_EQ(Registry::name_hash(fmt::format("veth{}", i)), veth0 + i) << i;
+  const std::uint64_t d100 = Registry::name_hash("d100");
+  EXPECT_EQ(Registry::name_hash("d999"), d100 + 899);
+  EXPECT_EQ(Registry::name_hash("d123456789"), Registry::name_hash("d100000000") + 23456789);
+  // Ten digits: the first is the stem's.
+  EXPECT_EQ(Registry::name_hash("d1000000005"), Registry::name_hash("d1000000000") + 5);
+  EXPECT_NE(Registry::name_hash("d2000000000"), Registry::name_hash("d1000000000") + 1000000000);
+  // Another stem or another count of digits is another run, far away.
+  auto far = [](std::uint64_t a, std::uint64_t b) { return (a > b ? a - b : b - a) > (1u << 30); };
+  EXPECT_TRUE(far(Registry::name_hash("d7"), Registry::name_hash("d007")));
+  EXPECT_TRUE(far(Registry::name_hash("d7"), Registry::name_hash("e7")));
+  EXPECT_TRUE(far(Registry::name_hash("eth0"), Registry::name_hash("eth")));
+  EXPECT_TRUE(far(Registry::name_hash("a-name"), Registry::name_hash("b-name")));
+}
+
+// Names of one run 2^20 apart share their bucket in any table of up to 2^20 buckets, and
+// runs of many stems with the same number spread as their stems do: each is still found.
+TEST_F(TableOrder, NamesInTheSameBucketAreToldApart) {
+  auto ctl = engine->control();
+  std::vector<std::string> wanted;
+  for (int i = 0; i < 64; ++i) wanted.push_back(fmt::format("x{}", i * 1024 * 1024));
+  for (int i = 0; i < 64; ++i) wanted.push_back(fmt::format("s{}-0", i));
+  for (const auto& n : wanted) ASSERT_NE(dummy(ctl, n), nullptr) << n;
+  for (const auto& n : wanted) {
+    Device* d = ctl.find(ns(ctl), n);
+    ASSERT_NE(d, nullptr) << n;
+    EXPECT_EQ(d->name(), n);
+  }
+  auto again = ctl.create_link(ns(ctl), test::link_req("dummy", "x1048576"));
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, EEXIST);
+  EXPECT_EQ(ns(ctl).device_count(), 1u + wanted.size());
+}
+
 TEST_F(TableOrder, ABigBatchGetsItsIfindexesInRequestOrder) {
   auto ctl = engine->control();
   const int before = listing(ctl).back().second;
