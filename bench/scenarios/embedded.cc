@@ -419,20 +419,29 @@ Result<RunOutput> seed4(const RunParams& p) {
 
 }  // namespace
 
+namespace {
+bool process_warm = false;
+}  // namespace
+
 // Once per process, before the first timed run, untimed: the sweep's run for 10 000
 // dummies, in an engine of its own. The first engine of a process pays for the allocator's first
 // growth (tcmalloc's page map set up in fresh pages: 6-10 ms), which would land on
 // whichever scenario and N came first (the sweep's 100 dummies, 2.5 µs each instead of
 // 0.4). The daemon path warms its daemon the same way (daemon.cc).
 Result<void> warm_process_once() {
-  static bool warm = false;
-  if (warm) return ok();
-  warm = true;
-  RunParams p;
-  p.n = 10000;
-  if (auto r = batch_of_dummies(p); !r)
-    return fail(r.error().code, "warm-up: {}", r.error().message);
+  if (process_warm) return ok();
+  if (auto r = warm_embedded(10000, Policies{}); !r) return fail(r.error());
   return ok();
+}
+
+Result<double> warm_embedded(int n, const Policies& policies) {
+  process_warm = true;
+  RunParams p;
+  p.n = std::max(n, 10000);
+  p.policies = policies;
+  auto r = batch_of_dummies(p);
+  if (!r) return fail(r.error().code, "warm-up: {}", r.error().message);
+  return r->samples["create"].front() / p.n;
 }
 
 Result<RunOutput> run_embedded(const ScenarioSpec& s, const RunParams& p) {

@@ -4,6 +4,7 @@
 //   ifcore-bench [SCENARIO...] [--path embedded,daemon,ring,kernel] [--repeat N] [--policy NAME]
 //                [--json FILE] [--plot FILE.svg] [--list]
 #include <algorithm>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -17,6 +18,10 @@
 #include "bench/scenarios/runner.h"
 #include "bench/scenarios/shim_batch.h"
 #include "ifcore/version.h"
+
+#ifdef IFCORE_TCMALLOC_LINKED
+#include <gperftools/malloc_extension.h>
+#endif
 
 using namespace ifcore::bench;
 
@@ -50,6 +55,15 @@ int main(int argc, char** argv) {
                "path's client on another)");
   app.add_flag("--list", list, "print the scenario names, one a line");
   CLI11_PARSE(app, argc, argv);
+#ifdef IFCORE_TCMALLOC_LINKED
+  // The bench and the ifcored it starts keep the heap they have freed (tcmalloc returns none
+  // of it to the system), as the kernel they are compared with keeps its slab caches: a run
+  // is then timed on memory an earlier run made resident, not on the machine's backing of
+  // fresh pages, which a virtual machine may take back as soon as they are freed (the
+  // sweep's warm-up, runner.cc).
+  MallocExtension::instance()->SetMemoryReleaseRate(0);
+  ::setenv("TCMALLOC_RELEASE_RATE", "0", 0);
+#endif
 
   if (list) {
     for (const auto& s : scenarios()) fmt::print("{}\n", s.name);

@@ -20,6 +20,10 @@ Result<RunOutput> run_embedded(const ScenarioSpec& s, const RunParams& p);
 // The daemon path; with `rings`, every connection switches to mapped rings first.
 Result<RunOutput> run_daemon(const ScenarioSpec& s, const RunParams& p, bool rings);
 Result<RunOutput> run_kernel(const ScenarioSpec& s, const RunParams& p);
+// The embedded path's warm-up, untimed, in place of its first run's own: max(n, 10 000) dummies
+// made one by one, deleted, made in a batch and deleted. Returns the seconds a device its
+// first creation took.
+Result<double> warm_embedded(int n, const Policies& policies);
 
 // Why a path cannot run here at all (empty: it can). Checked once per bench run.
 std::string daemon_unavailable();
