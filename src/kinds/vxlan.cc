@@ -363,14 +363,24 @@ AttrList Vxlan::fill_info(const Device& dev) const {
   return out;
 }
 
+Result<void> Vxlan::open(Control& ctl, Device& dev) const {
+  if (auto* v = vxlan_of(dev)) vx::fdb_start_ageing(ctl, dev, *v);  // Linux: vxlan_open
+  return ok();
+}
+
 void Vxlan::stop(Control& ctl, Device& dev) const {
-  if (auto* v = vxlan_of(dev)) vx::fdb_flush(ctl, dev, *v, false);  // Linux: vxlan_stop
+  if (auto* v = vxlan_of(dev)) {  // Linux: vxlan_stop
+    vx::fdb_stop_ageing(ctl, *v);
+    vx::fdb_flush(ctl, dev, *v, false);
+  }
 }
 
 void Vxlan::uninit(Control& ctl, Device& dev) const {
   if (auto* v = vxlan_of(dev)) {
     vx::fdb_flush(ctl, dev, *v, true);  // Linux: vxlan_dellink's flush, then vxlan_uninit
     vx::vni_uninit(ctl, dev, *v);
+    if (v->age_timer) remove_timer(ctl, v->age_timer);
+    v->age_timer = 0;
     v->lower.reset();
   }
 }

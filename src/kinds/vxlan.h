@@ -23,6 +23,7 @@ class Vxlan final : public Kind {
   std::uint32_t tso_max_size(const Device& dev) const override;
   std::uint32_t setup_tso_max_size() const override { return kLegacyTsoMaxSize; }
   Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const override;
+  Result<void> open(Control& ctl, Device& dev) const override;
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;
   bool dies_with_lower() const override { return true; }

@@ -185,6 +185,46 @@ void fdb_flush(Control& ctl, Device& dev, VxlanPriv& v, bool all) {
   }
 }
 
+namespace {
+
+constexpr std::chrono::seconds kAgeInterval{10};  // Linux: FDB_AGE_INTERVAL
+
+// Linux: vxlan_cleanup.
+void cleanup(Control& ctl, Device& dev, VxlanPriv& v) {
+  const TimePoint now = dev.engine().time().now();
+  const Duration ageing = std::chrono::seconds(v.conf.ageing);
+  TimePoint next = now + kAgeInterval;
+  for (std::size_t i = v.fdb.size(); i-- > 0;) {
+    FdbEntry& f = v.fdb[i];
+    if ((f.state & (NUD_PERMANENT | NUD_NOARP)) || (f.flags & NTF_EXT_LEARNED)) continue;
+    const TimePoint timeout = f.updated + ageing;
+    if (timeout <= now) {
+      f.state = NUD_STALE;
+      destroy(ctl, dev, v, i);
+    } else if (timeout < next) {
+      next = timeout;
+    }
+  }
+  arm_timer(ctl, v.age_timer, next);
+}
+
+}  // namespace
+
+void fdb_start_ageing(Control& ctl, Device& dev, VxlanPriv& v) {
+  if (!v.age_timer) {
+    Device* d = &dev;
+    v.age_timer = add_timer(ctl, [d](Control& c) {
+      PluginGuard guard(c);  // the device's own state
+      if (VxlanPriv* q = vxlan_of(*d)) cleanup(c, *d, *q);
+    });
+  }
+  arm_timer(ctl, v.age_timer, dev.engine().time().now() + kAgeInterval);
+}
+
+void fdb_stop_ageing(Control& ctl, VxlanPriv& v) {
+  if (v.age_timer) cancel_timer(ctl, v.age_timer);
+}
+
 Result<void> fdb_add(Control& ctl, Device& dev, VxlanPriv& v, const HwAddr& addr,
                      const fdb::Request& q) {
   if (!(q.state & (NUD_PERMANENT | NUD_REACHABLE)))

@@ -7,6 +7,7 @@
 
 #include "ifcore/engine.h"
 #include "ifcore/fdb.h"
+#include "ifcore/timer.h"
 #include "kinds/common.h"
 
 namespace ifcore::kinds::vx {
@@ -88,6 +89,7 @@ struct VxlanPriv final : DevicePriv {
   std::vector<FdbEntry> fdb;  // control lock
   std::uint64_t fdb_seq = 0;
   std::vector<VniNode> vnis;  // control lock; by VNI (Linux: vg->vni_list)
+  TimerId age_timer = 0;      // control lock; registered at the first open (Linux: age_timer)
   bool has_vni(std::uint32_t vni) const {
     for (const auto& n : vnis)
       if (n.vni == vni) return true;
@@ -104,6 +106,11 @@ inline VxlanPriv* vxlan_of(const Device& dev) {
 // (vxlan_dev_configure), and vxlan_flush as the device stops (all: as it goes).
 void fdb_add_default(Control& ctl, Device& dev, VxlanPriv& v);
 void fdb_flush(Control& ctl, Device& dev, VxlanPriv& v, bool all);
+// Linux: the age timer vxlan_open starts, vxlan_stop stops and vxlan_cleanup runs: every
+// FDB_AGE_INTERVAL (10 s), sooner for the entry that times out first, the dynamic entries
+// not updated for the device's ageing time are deleted, each announced (state STALE).
+void fdb_start_ageing(Control& ctl, Device& dev, VxlanPriv& v);
+void fdb_stop_ageing(Control& ctl, VxlanPriv& v);
 // Linux: vxlan_fdb_add, vxlan_fdb_delete, vxlan_fdb_get, vxlan_fdb_dump.
 Result<void> fdb_add(Control& ctl, Device& dev, VxlanPriv& v, const HwAddr& addr,
                      const fdb::Request& q);
