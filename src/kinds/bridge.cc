@@ -232,6 +232,9 @@ Result<void> Bridge::change_link(Control& ctl, Device& dev, const LinkRequest& r
       bridge::mdb_port_enabled(ctl, dev, p, *port->dev);
   }
   bridge::publish_ports(ctl, dev, p);  // the ageing time may have changed
+  // Linux: br_set_ageing_time runs the collector at once (mod_delayed_work(gc_work, 0)).
+  if (attr_num(req.info_data, IFLA_BR_AGEING_TIME) && p.gc_timer)
+    arm_timer(ctl, p.gc_timer, dev.engine().time().now());
   if (stp_changed) update_states(ctl, dev);
   (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, dev});
   return ok();
@@ -351,6 +354,7 @@ std::uint32_t Bridge::tso_max_size(const Device& dev) const {
 
 Result<void> Bridge::open(Control& ctl, Device& dev) const {
   update_states(ctl, dev);
+  if (Priv* p = bridge::priv(dev)) bridge::fdb_gc_start(ctl, dev, *p);
   return ok();
 }
 
@@ -359,6 +363,7 @@ void Bridge::stop(Control& ctl, Device& dev) const {
   // never had a port keeps its carrier).
   Priv* p = bridge::priv(dev);
   if (!p) return;
+  bridge::fdb_gc_stop(ctl, *p);
   for (auto& port : p->ports) {
     if (port->s.state != BR_STATE_DISABLED) bridge::mdb_port_disabled(ctl, dev, *p, *port->dev);
     port->s.state = BR_STATE_DISABLED;
@@ -372,6 +377,8 @@ void Bridge::uninit(Control& ctl, Device& dev) const {
   Priv* p = bridge::priv(dev);
   if (!p) return;
   remove_timer(ctl, p->announce_timer);
+  if (p->gc_timer) remove_timer(ctl, p->gc_timer);
+  p->gc_timer = 0;
   for (auto& port : p->ports) {
     bridge::fdb_delete_by_port(ctl, dev, *p, port->dev.get());
     bridge::mdb_del_port(ctl, dev, *p, *port->dev);  // Linux: del_nbp, announced

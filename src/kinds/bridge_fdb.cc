@@ -134,6 +134,47 @@ void Fdb::flush(const Device* port, std::vector<FdbEntry>& gone) {
   });
 }
 
+TimePoint Fdb::expire(TimePoint now, std::vector<FdbEntry>& gone) {
+  const Duration ageing(ageing_ns_.load(std::memory_order_relaxed));
+  TimePoint next = now + ageing;
+  MutexLock lk(mu_);
+  std::erase_if(map_, [&](const auto& kv) {
+    const FdbEntry& e = kv.second;
+    if (e.is_static || e.ext_learn || e.local) return false;
+    const TimePoint due = e.updated + ageing;
+    if (due > now) {  // Linux: has_expired is now - updated >= ageing
+      next = std::min(next, due);
+      return false;
+    }
+    gone.push_back(e);
+    return true;
+  });
+  return next;
+}
+
+void fdb_gc(Control& ctl, Device& br, Priv& p) {
+  const TimePoint now = br.engine().time().now();
+  std::vector<FdbEntry> gone;
+  const TimePoint next = p.fdb.expire(now, gone);
+  fdb_announce_removed(ctl, br, p, gone);
+  arm_timer(ctl, p.gc_timer, std::max(next, now + std::chrono::milliseconds(10)));
+}
+
+void fdb_gc_start(Control& ctl, Device& br, Priv& p) {
+  if (!p.gc_timer) {
+    Device* b = &br;
+    p.gc_timer = add_timer(ctl, [b](Control& c) {
+      PluginGuard guard(c);  // the bridge's own state
+      if (Priv* q = priv(*b)) fdb_gc(c, *b, *q);
+    });
+  }
+  arm_timer(ctl, p.gc_timer, br.engine().time().now() + std::chrono::milliseconds(100));
+}
+
+void fdb_gc_stop(Control& ctl, Priv& p) {
+  if (p.gc_timer) cancel_timer(ctl, p.gc_timer);
+}
+
 std::size_t Fdb::size() {
   MutexLock lk(mu_);
   return static_cast<std::size_t>(

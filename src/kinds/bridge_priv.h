@@ -94,6 +94,9 @@ class Fdb {
   // Dynamic entries of `port` (nullptr: all) (Linux: br_fdb_delete_by_port without do_all),
   // appended to `gone`.
   void flush(const Device* port, std::vector<FdbEntry>& gone);
+  // Linux: the deletions of br_fdb_cleanup — the dynamic entries aged out by `now`, appended
+  // to `gone`; returns when the first of the others will be (none: now + the ageing time).
+  TimePoint expire(TimePoint now, std::vector<FdbEntry>& gone);
   void set_ageing(Duration d) { ageing_ns_.store(d.count(), std::memory_order_relaxed); }
   Duration ageing() const { return Duration(ageing_ns_.load(std::memory_order_relaxed)); }
   std::size_t size();
@@ -151,6 +154,8 @@ struct Priv final : DevicePriv {
   // the timer that ends its temporary entries (bridge_mdb.cc).
   std::vector<MdbGroup> mdb;
   TimerId mdb_timer = 0;
+  // Linux: br->gc_work, run while the bridge is up (fdb_gc); removed at uninit.
+  TimerId gc_timer = 0;
 
   Port* find(const Device& d) const {
     for (auto& p : ports)
@@ -201,6 +206,13 @@ void fdb_announce_learned(Control& ctl, Device& br, Priv& p);
 // Announces the deletion of `gone`, entries a port that stopped forwarding lost (Linux:
 // fdb_delete's RTM_DELNEIGH in br_fdb_delete_by_port).
 void fdb_announce_removed(Control& ctl, Device& br, Priv& p, const std::vector<FdbEntry>& gone);
+// Linux: br_fdb_cleanup — deletes the dynamic entries that aged out, each announced
+// (RTM_DELNEIGH, state STALE), and runs again when the next is due (at most the ageing time,
+// at least 10 ms later). fdb_gc_start: as the bridge opens (Linux: br_stp_enable_bridge,
+// 100 ms on); fdb_gc_stop: as it stops.
+void fdb_gc(Control& ctl, Device& br, Priv& p);
+void fdb_gc_start(Control& ctl, Device& br, Priv& p);
+void fdb_gc_stop(Control& ctl, Priv& p);
 // Linux: br_fdb_add / br_fdb_delete for `port` (nullptr: the bridge itself), br_fdb_get and
 // br_fdb_dump (`filter`: a port's entries; nullptr: the bridge's own).
 Result<void> fdb_add(Control& ctl, Device& br, Priv& p, Device* port, const HwAddr& addr,

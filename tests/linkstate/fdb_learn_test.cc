@@ -131,6 +131,38 @@ TEST_F(FdbLearnTest, WhatIsLearnedOrMovedIsAnnouncedOnceAfterTheFramePath) {
   fdb::remove_listener(ctl, ev);
 }
 
+// Linux: br_fdb_cleanup, run while the bridge is up: an entry not refreshed for the
+// ageing time goes, announced as stale; a refreshed one stays.
+TEST_F(FdbLearnTest, AgedOutEntriesAreCollectedAndAnnouncedStale) {
+  auto ctl = engine->control();
+  auto [br, p0, h0, p1, h1] = two_ports(ctl);
+  const HwAddr a = h0->address(), b = h1->address();
+  EXPECT_TRUE(transmit(*h0, frame(b, a)));
+  EXPECT_TRUE(transmit(*h1, frame(a, b)));
+  run_timers(ctl);
+  FdbEvents ev;
+  fdb::add_listener(ctl, ev);
+  clock->advance(200s);
+  EXPECT_TRUE(transmit(*h1, frame(a, b)));  // b refreshed
+  run_timers(ctl);
+  clock->advance(100s);  // a: 300 s old
+  run_timers(ctl);
+  auto rows = fdb::dump(ctl, def(ctl), br->ifindex(), 0, {});
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(find(*rows, a), nullptr);
+  ASSERT_NE(find(*rows, b), nullptr);
+  ASSERT_EQ(ev.seen.size(), 1u);
+  EXPECT_FALSE(ev.seen[0].first);
+  EXPECT_EQ(ev.seen[0].second.lladdr, a);
+  EXPECT_EQ(ev.seen[0].second.state, NUD_STALE);
+  clock->advance(200s);  // b's turn, at its own timeout
+  run_timers(ctl);
+  rows = fdb::dump(ctl, def(ctl), br->ifindex(), 0, {});
+  EXPECT_EQ(find(*rows, b), nullptr);
+  EXPECT_EQ(ev.seen.size(), 2u);
+  fdb::remove_listener(ctl, ev);
+}
+
 TEST_F(FdbLearnTest, ABridgeDeletedWithAnnouncementsPendingAnnouncesNothing) {
   auto ctl = engine->control();
   Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
