@@ -99,6 +99,16 @@ Result<void> check_data(const AttrList& data) {
   return ok();
 }
 
+// Linux: macvlan_eth_hash — the bucket of a source address in its port's table of 256: the
+// address's six bytes read as the high bytes of a little-endian u64, hashed with hash_64
+// (the golden-ratio multiply, its top 8 bits).
+unsigned source_bucket(const HwAddr& addr) {
+  auto b = addr.bytes();
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < 6 && i < b.size(); ++i) value |= std::uint64_t{b[i]} << (16 + 8 * i);
+  return static_cast<unsigned>((value * 0x61C8864680B583EBull) >> 56);
+}
+
 // Linux: macvlan_changelink_sources. `data` was checked.
 Result<void> change_sources(MacvlanPriv& v, std::uint32_t mode, const AttrList& data) {
   const Attr* one = find_attr(data, IFLA_MACVLAN_MACADDR);
@@ -333,8 +343,16 @@ AttrList Macvlan::fill_info(const Device& dev) const {
   out.push_back(
       Attr::u32(IFLA_MACVLAN_MACADDR_COUNT, static_cast<std::uint32_t>(v.sources.size())));
   if (!v.sources.empty()) {
+    // Linux: macvlan_fill_info_macaddr walks the port's source hash bucket by bucket, each
+    // bucket newest first (hlist_add_head_rcu).
+    std::vector<std::size_t> order(v.sources.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return source_bucket(v.sources[a]) < source_bucket(v.sources[b]);
+    });
     AttrList list;
-    for (const HwAddr& a : v.sources) list.push_back(Attr::binary(IFLA_MACVLAN_MACADDR, a.bytes()));
+    for (std::size_t i : order)
+      list.push_back(Attr::binary(IFLA_MACVLAN_MACADDR, v.sources[i].bytes()));
     out.push_back(Attr::nest(IFLA_MACVLAN_MACADDR_DATA, std::move(list)));
   }
   out.push_back(Attr::u32(IFLA_MACVLAN_BC_QUEUE_LEN, v.bc_queue_len));
