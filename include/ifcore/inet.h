@@ -263,6 +263,12 @@ MultipathHashConf multipath_hash_conf(Control& ctl, Namespace& ns);
 // Context: control lock. Errors (nothing changes): EINVAL for a policy above 3 or fields
 // outside 1..kMpHashAllFields (Linux: proc_fib_multipath_hash_policy / _fields ranges).
 Result<void> set_multipath_hash_conf(Control& ctl, Namespace& ns, const MultipathHashConf& c);
+// net.ipv4.nexthop_compat_mode (Linux: 1 by default, one setting for both families): while
+// on, a route through a nexthop object shows the object's hops beside RTA_NH_ID in dumps
+// and notifications, a nexthop's replacement announces the routes through it and its
+// deletion the IPv6 routes it takes; while off, none of that. Context: control lock.
+bool nexthop_compat_mode(Control& ctl, Namespace& ns);
+Result<void> set_nexthop_compat_mode(Control& ctl, Namespace& ns, bool on);
 // The 31-bit hash a lookup of `flow` (its family: flow.dst's) compares with the hops'
 // bounds. Context: control lock.
 std::uint32_t multipath_hash(Control& ctl, Namespace& ns, const Flow& flow);

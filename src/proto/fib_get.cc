@@ -211,6 +211,7 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
     // Linux: the matched entry as its table holds it, but the table is the one the lookup
     // ran in: while no IPv4 rule was ever added, local and main are one (main).
     RouteInfo matched = report(*r);
+    shown_in(st, matched);
     if (f == AF_INET && !st.custom_rules4) matched.table = RT_TABLE_MAIN;
     return matched;
   }

@@ -76,6 +76,14 @@ RouteInfo fib_report(const Route& r) {
   return report(r);
 }
 
+void shown_in(const NetState& st, RouteInfo& r) {
+  if (st.nh_compat || !r.nhid) return;
+  r.gateway = {};
+  r.oif = 0;
+  r.nexthops.clear();
+  r.flags &= ~std::uint32_t{0xff};  // the hops' RTNH_F_* flags
+}
+
 }  // namespace ifcore::proto
 
 namespace ifcore::inet {
@@ -403,7 +411,7 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
           auto end =
               std::find_if(k, tbl.end(), [&](auto& e) { return e.first.dst != k->first.dst; });
           for (auto j = end; j != k;)
-            for (auto& r : (--j)->second) out.push_back(report(r));
+            for (auto& r : (--j)->second) shown_in(st, out.emplace_back(report(r)));
           k = end;
         }
         continue;
@@ -413,7 +421,7 @@ std::vector<RouteInfo> list_routes(Control& ctl, Namespace& ns, int family,
         for (auto& r : v) walk.push_back(&r);
       std::stable_sort(walk.begin(), walk.end(),
                        [](const Route* a, const Route* b) { return walk_before(*a, *b); });
-      for (const Route* r : walk) out.push_back(report(*r));
+      for (const Route* r : walk) shown_in(st, out.emplace_back(report(*r)));
     }
   }
   return out;

@@ -260,6 +260,14 @@ void notify_addr(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const Addr
 
 void notify_route(EngineProto& ep, Namespace& ns, inet::ProtoEvent ev, const RouteInfo& r,
                   std::uint16_t nlflags) {
+  if (ep.listeners.empty()) return;
+  const NetState& st = net_state(ns);
+  if (!st.nh_compat && r.nhid) {
+    RouteInfo shown = r;
+    shown_in(st, shown);
+    for (auto* l : ep.listeners) l->on_route_flagged(ns, ev, shown, nlflags);
+    return;
+  }
   for (auto* l : ep.listeners) l->on_route_flagged(ns, ev, r, nlflags);
 }
 

@@ -154,6 +154,18 @@ Result<void> set_multipath_hash_conf(Control& ctl, Namespace& ns, const Multipat
   return ok();
 }
 
+bool nexthop_compat_mode(Control& ctl, Namespace& ns) {
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
+  return net_state(ns).nh_compat;
+}
+
+Result<void> set_nexthop_compat_mode(Control& ctl, Namespace& ns, bool on) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
+  net_state(ns).nh_compat = on;
+  return ok();
+}
+
 std::uint32_t multipath_hash(Control& ctl, Namespace& ns, const Flow& flow) {
   PluginGuard guard(ctl);  // the protocols' engine-wide state
   return mp_hash(engine_proto(ctl.engine()), net_state(ns), flow);

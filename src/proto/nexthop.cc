@@ -144,7 +144,7 @@ void rebind_routes(const Control& ctl, EngineProto& ep, Namespace& ns, NetState&
     nexthop_hops(st, n, hops, devs);
     for (Route* r : n.routes) {
       fib_bind_hops(ctl, ep, r, hops, devs, n.info.blackhole, n.info.is_group());
-      if (announce && route_news_wanted(ep, ns, r->info.family))
+      if (announce && st.nh_compat && route_news_wanted(ep, ns, r->info.family))
         notify_route(ep, ns, ProtoEvent::New, fib_report(*r), NLM_F_REPLACE);
     }
   };
@@ -194,7 +194,7 @@ void remove_nexthop(const Control& ctl, EngineProto& ep, Namespace& ns, NetState
   Nexthop& nh = *it->second;
   if (announce) notify(ep, ns, ProtoEvent::Del, nh);
   std::vector<Route*> routes = nh.routes;
-  for (Route* r : routes) fib_erase(ep, ns, r, r->info.family == AF_INET6);
+  for (Route* r : routes) fib_erase(ep, ns, r, r->info.family == AF_INET6 && st.nh_compat);
   // A group leaves its members' lists.
   for (const NexthopMember& m : nh.info.group)
     if (Nexthop* x = nexthop_find(st, m.id)) std::erase(x->parents, id);

@@ -217,6 +217,9 @@ struct NetState {
   bool l3mdev_rules_added = false;
   std::uint64_t route_seq = 0;      // Route::seq of the next route
   inet::MultipathHashConf mp_hash;  // the fib_multipath_hash_* sysctls (multipath.cc)
+  // net.ipv4.nexthop_compat_mode (both families): a route through a nexthop object shows
+  // the object's hops, and a nexthop's replacement or deletion announces its routes.
+  bool nh_compat = true;
   Inet4Conf all4, default4;
   Inet6Conf all6, default6;
   // The snapshot of default4/default6 that devices registered now refer to (made at the
@@ -489,6 +492,10 @@ void fib_bind_hops(const Control& ctl, EngineProto& ep, Route* r,
 void fib_erase(EngineProto& ep, Namespace& ns, Route* r, bool notify);
 // `r` as it is reported (its hops' link state added).
 RouteInfo fib_report(const Route& r);
+// What a message shows of a route in `st`: with nexthop_compat_mode off, a route through a
+// nexthop object shows its id alone (Linux: fib_dump_info, rt6_fill_node), without the
+// object's hops and their flags.
+void shown_in(const NetState& st, RouteInfo& r);
 
 // ---- nexthop objects (nexthop.cc)
 Nexthop* nexthop_find(NetState& st, std::uint32_t id);

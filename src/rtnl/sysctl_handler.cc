@@ -155,32 +155,41 @@ Result<int> apply(Control& ctl, Namespace& ns, int scope, const Key& k, std::opt
 
 // The namespace's own settings (net.ipv4.KEY, net.ipv6.KEY): the multipath hash ones
 // (Linux: ipv4_net_table's fib_multipath_hash_policy 0..3, _fields 1..0xfff
-// (proc_douintvec_minmax), _seed any u32; ipv6_table_template's two).
+// (proc_douintvec_minmax), _seed any u32; ipv6_table_template's two) and
+// nexthop_compat_mode (0..1, proc_dou8vec_minmax).
+struct NetValues {
+  inet::MultipathHashConf mp;
+  bool nh_compat = true;
+};
+
 struct NetKey {
   int family;
   std::string_view name;
   std::string_view values;
   std::uint64_t min, max;
-  std::uint32_t (*get)(const inet::MultipathHashConf&);
-  void (*set)(inet::MultipathHashConf&, std::uint32_t);
+  std::uint32_t (*get)(const NetValues&);
+  void (*set)(NetValues&, std::uint32_t);
 };
 
 const NetKey kNetKeys[] = {
     {AF_INET, "fib_multipath_hash_policy", "0..3", 0, 3,
-     [](const inet::MultipathHashConf& c) -> std::uint32_t { return c.policy4; },
-     [](inet::MultipathHashConf& c, std::uint32_t v) { c.policy4 = std::uint8_t(v); }},
+     [](const NetValues& c) -> std::uint32_t { return c.mp.policy4; },
+     [](NetValues& c, std::uint32_t v) { c.mp.policy4 = std::uint8_t(v); }},
     {AF_INET, "fib_multipath_hash_fields", "1..4095", 1, inet::kMpHashAllFields,
-     [](const inet::MultipathHashConf& c) { return c.fields4; },
-     [](inet::MultipathHashConf& c, std::uint32_t v) { c.fields4 = v; }},
+     [](const NetValues& c) { return c.mp.fields4; },
+     [](NetValues& c, std::uint32_t v) { c.mp.fields4 = v; }},
     {AF_INET, "fib_multipath_hash_seed", "0..4294967295", 0, 0xffffffffu,
-     [](const inet::MultipathHashConf& c) { return c.seed; },
-     [](inet::MultipathHashConf& c, std::uint32_t v) { c.seed = v; }},
+     [](const NetValues& c) { return c.mp.seed; },
+     [](NetValues& c, std::uint32_t v) { c.mp.seed = v; }},
+    {AF_INET, "nexthop_compat_mode", "0..1", 0, 1,
+     [](const NetValues& c) -> std::uint32_t { return c.nh_compat; },
+     [](NetValues& c, std::uint32_t v) { c.nh_compat = v != 0; }},
     {AF_INET6, "fib_multipath_hash_policy", "0..3", 0, 3,
-     [](const inet::MultipathHashConf& c) -> std::uint32_t { return c.policy6; },
-     [](inet::MultipathHashConf& c, std::uint32_t v) { c.policy6 = std::uint8_t(v); }},
+     [](const NetValues& c) -> std::uint32_t { return c.mp.policy6; },
+     [](NetValues& c, std::uint32_t v) { c.mp.policy6 = std::uint8_t(v); }},
     {AF_INET6, "fib_multipath_hash_fields", "1..4095", 1, inet::kMpHashAllFields,
-     [](const inet::MultipathHashConf& c) { return c.fields6; },
-     [](inet::MultipathHashConf& c, std::uint32_t v) { c.fields6 = v; }},
+     [](const NetValues& c) { return c.mp.fields6; },
+     [](NetValues& c, std::uint32_t v) { c.mp.fields6 = v; }},
 };
 
 // An unsigned value as proc_douintvec reads it: blanks around, decimal digits, no sign.
@@ -234,11 +243,12 @@ Result<void> handle_net_sysctl(Request& r, const SysctlRequest& req, const Sysct
     Control ctl = r.s.hub().engine().control();
     auto ns = session_ns(ctl, r.s);
     if (!ns) return fail(ns.error());
-    inet::MultipathHashConf c = inet::multipath_hash_conf(ctl, **ns);
+    NetValues c{inet::multipath_hash_conf(ctl, **ns), inet::nexthop_compat_mode(ctl, **ns)};
     const std::string was = std::to_string(k->get(c));
     if (value) {
       k->set(c, *value);
-      IFCORE_TRY(inet::set_multipath_hash_conf(ctl, **ns, c));
+      IFCORE_TRY(inet::set_multipath_hash_conf(ctl, **ns, c.mp));
+      IFCORE_TRY(inet::set_nexthop_compat_mode(ctl, **ns, c.nh_compat));
     }
     rep.value = std::to_string(k->get(c));
     if (value) tap_write(r, **ns, full, rep.value, was, 0);

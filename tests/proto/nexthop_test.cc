@@ -293,3 +293,55 @@ TEST_F(NexthopTest, DownCarrierLossAndUnregisterTakeNexthopsSilently) {
 
 }  // namespace
 }  // namespace ifcore::test
+
+namespace ifcore::test {
+namespace {
+
+// net.ipv4.nexthop_compat_mode off (Linux: fib_dump_info, rt6_fill_node,
+// nexthop_replace_notify, __remove_nexthop_fib): a route through a nexthop shows its id
+// alone, a replacement announces no route, and an IPv6 route goes with its nexthop
+// unannounced. On again, the hops are back.
+TEST_F(NexthopTest, WithCompatModeOffRoutesShowTheirIdAloneAndGoUnannounced) {
+  auto ctl = engine->control();
+  Device* d0 = dev(ctl, "d0", 0);
+  ASSERT_TRUE(inet::nexthop_compat_mode(ctl, ns(ctl)));
+  ASSERT_TRUE(inet::add_nexthop(ctl, ns(ctl), via(1, "10.0.0.2", d0)));
+  ASSERT_TRUE(inet::add_nexthop(ctl, ns(ctl), via(3, "2001:db8:0::2", d0)));
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), nh_route("192.0.2.0", 24, 1)));
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), nh_route("2001:db8:5::", 64, 3)));
+  ASSERT_TRUE(inet::set_nexthop_compat_mode(ctl, ns(ctl), false));
+  auto shown = [&](int family, std::uint32_t nhid) {
+    for (auto& r : inet::list_routes(ctl, ns(ctl), family, RT_TABLE_MAIN))
+      if (r.nhid == nhid) return std::optional<inet::RouteInfo>(r);
+    return std::optional<inet::RouteInfo>();
+  };
+  auto r4 = shown(AF_INET, 1);
+  ASSERT_TRUE(r4);
+  EXPECT_TRUE(r4->gateway.empty());
+  EXPECT_EQ(r4->oif, 0);
+  auto r6 = shown(AF_INET6, 3);
+  ASSERT_TRUE(r6);
+  EXPECT_TRUE(r6->gateway.empty());
+  EXPECT_EQ(r6->oif, 0);
+  // The route still goes through the nexthop.
+  auto got = inet::get_route(ctl, ns(ctl), ip("192.0.2.7"));
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->gateway, ip("10.0.0.2"));
+  listen(ctl);
+  auto repl = via(1, "10.0.0.9", d0);
+  repl.replace = true;
+  ASSERT_TRUE(inet::add_nexthop(ctl, ns(ctl), repl));
+  EXPECT_EQ(rec.events, (std::vector<std::string>{"+nh 1 single"}));
+  rec.events.clear();
+  ASSERT_TRUE(inet::delete_nexthop(ctl, ns(ctl), 3));
+  EXPECT_EQ(rec.events, (std::vector<std::string>{"-nh 3 single"}));
+  EXPECT_FALSE(shown(AF_INET6, 3));
+  ASSERT_TRUE(inet::set_nexthop_compat_mode(ctl, ns(ctl), true));
+  r4 = shown(AF_INET, 1);
+  ASSERT_TRUE(r4);
+  EXPECT_EQ(r4->gateway, ip("10.0.0.9"));
+  EXPECT_EQ(r4->oif, d0->ifindex());
+}
+
+}  // namespace
+}  // namespace ifcore::test

@@ -33,3 +33,8 @@ run sysctl -w net.ipv4.fib_multipath_hash_seed=-1
 run sysctl -w net.ipv4.fib_multipath_hash_seed=4294967296
 run sysctl net/ipv4/fib_multipath_hash_policy net.ipv4.fib_multipath_hash_seed net.ipv6.fib_multipath_hash_fields
 run sysctl net.ipv6.fib_multipath_hash_seed
+run sysctl net.ipv4.nexthop_compat_mode
+run sysctl -w net.ipv4.nexthop_compat_mode=2
+run sysctl -w net.ipv4.nexthop_compat_mode=0
+run sysctl net.ipv4.nexthop_compat_mode
+run sysctl net.ipv6.nexthop_compat_mode
