@@ -255,6 +255,9 @@ struct MultipathHashConf {
   std::uint8_t policy4 = 0, policy6 = 0;
   std::uint32_t fields4 = kMpHashDefaultFields, fields6 = kMpHashDefaultFields;
   std::uint32_t seed = 0;  // net.ipv4.fib_multipath_hash_seed (both families); 0: random
+  // net.ipv4.fib_multipath_use_neigh: an IPv4 multipath route's hop whose gateway has a
+  // neighbour entry in no valid state is passed over (a nexthop group's always is).
+  bool use_neigh = false;
   friend bool operator==(const MultipathHashConf&, const MultipathHashConf&) = default;
 };
 

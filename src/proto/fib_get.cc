@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "proto/fib_impl.h"
+#include "proto/multipath.h"
 #include "proto/state.h"
 
 namespace ifcore::inet {
@@ -233,7 +234,15 @@ Result<RouteInfo> get_route(Control& ctl, Namespace& ns, const Flow& given) {
     auto device_of = [&](std::size_t h) -> Device* {
       return h == 0 ? r->dev : (h - 1 < r->extra.size() ? r->extra[h - 1].dev : nullptr);
     };
-    int hashed = oif ? -1 : mp_select(*r, mp_hash(ep, st, flow), ctl.engine().time().now());
+    // Linux: whether each hop's gateway has a valid neighbour (or none), for a group always,
+    // for an IPv4 route's own hops with fib_multipath_use_neigh.
+    std::vector<char> good(out.nexthops.size(), 1);
+    const bool use_neigh = f == AF_INET && st.mp_hash.use_neigh;
+    if (r->nh || use_neigh)
+      for (std::size_t h = 0; h < out.nexthops.size(); ++h)
+        if (const Device* d = device_of(h)) good[h] = neigh_usable(ep, *d, out.nexthops[h].gateway);
+    int hashed =
+        oif ? -1 : mp_select(*r, mp_hash(ep, st, flow), ctl.engine().time().now(), good, use_neigh);
     if (hashed >= 0 && static_cast<std::size_t>(hashed) < out.nexthops.size()) {
       pick = static_cast<std::size_t>(hashed);
       hop_dev = device_of(pick);

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "base/rcu.h"
+#include "proto/multipath.h"
 #include "proto/state.h"
 
 namespace ifcore::proto {

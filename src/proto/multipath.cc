@@ -11,6 +11,7 @@
 
 #include <random>
 
+#include "proto/multipath.h"
 #include "proto/state.h"
 
 namespace ifcore::proto {
@@ -57,11 +58,18 @@ std::vector<std::int64_t> upper_bounds(const std::vector<std::uint32_t>& weights
   return out;
 }
 
-// The first hop whose bound is not below `hash`, or -1.
-int first_at_or_above(const std::vector<std::int64_t>& bounds, std::uint32_t hash) {
-  for (std::size_t i = 0; i < bounds.size(); ++i)
-    if (bounds[i] >= 0 && static_cast<std::int64_t>(hash) <= bounds[i]) return static_cast<int>(i);
-  return -1;
+// The first live hop (a bound) that `good` allows (empty: all) whose bound is not below
+// `hash`; else the first live one it allows, or -1 (Linux: fib_select_multipath,
+// nexthop_select_path_hthr).
+int first_at_or_above(const std::vector<std::int64_t>& bounds, std::uint32_t hash,
+                      const std::vector<char>& good = {}) {
+  int first = -1;
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    if (bounds[i] < 0 || (!good.empty() && (i >= good.size() || !good[i]))) continue;
+    if (first < 0) first = static_cast<int>(i);
+    if (static_cast<std::int64_t>(hash) <= bounds[i]) return static_cast<int>(i);
+  }
+  return first;
 }
 
 std::uint32_t weight_of(const inet::NextHop& h) {
@@ -102,7 +110,8 @@ std::uint32_t mp_hash(EngineProto& ep, NetState& st, const inet::Flow& flow) {
   return static_cast<std::uint32_t>(mix(h) >> 33);
 }
 
-int mp_select(Route& r, std::uint32_t hash, TimePoint now) {
+int mp_select(Route& r, std::uint32_t hash, TimePoint now, const std::vector<char>& good,
+              bool use_neigh) {
   const auto& hops = r.info.nexthops;
   if (hops.size() < 2 && !(r.nh && r.nh->res)) return -1;
   if (r.nh && r.nh->info.is_group()) {
@@ -115,10 +124,12 @@ int mp_select(Route& r, std::uint32_t hash, TimePoint now) {
       return -1;
     }
     // Linux: nh_hthr_group_rebalance over every member (a member whose device fails
-    // leaves the group) and nexthop_select_path_hthr.
+    // leaves the group) and nexthop_select_path_hthr, which passes over a member whose
+    // neighbour is not valid (and takes the first member when none is good).
     std::vector<std::uint32_t> w;
     for (const inet::NexthopMember& m : g.info.group) w.push_back(m.weight);
-    return first_at_or_above(upper_bounds(w), hash);
+    const int hop = first_at_or_above(upper_bounds(w), hash, good);
+    return hop >= 0 ? hop : 0;
   }
   // Linux: fib_rebalance / rt6_multipath_rebalance — a hop whose device is down (dead)
   // has no share.
@@ -127,7 +138,7 @@ int mp_select(Route& r, std::uint32_t hash, TimePoint now) {
     const Device* d = h == 0 ? r.dev : (h - 1 < r.extra.size() ? r.extra[h - 1].dev : nullptr);
     if (d && d->is_up()) w[h] = weight_of(hops[h]);
   }
-  return first_at_or_above(upper_bounds(w), hash);
+  return first_at_or_above(upper_bounds(w), hash, use_neigh ? good : std::vector<char>{});
 }
 
 }  // namespace ifcore::proto

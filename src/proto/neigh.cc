@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "proto/install.h"
+#include "proto/multipath.h"
 #include "proto/state.h"
 
 namespace ifcore::proto {
@@ -359,6 +360,13 @@ class NeighSubscriber final : public Subscriber {
     return ok();
   }
 };
+
+bool neigh_usable(EngineProto& ep, const Device& dev, const IpAddr& gateway) {
+  if (gateway.empty()) return true;
+  const int family = gateway.family();
+  const Neigh* n = find_entry(find_dev(ep, dev), family, entry_key(dev, family, gateway));
+  return !n || (n->info.state & kNudValid);
+}
 
 void neigh_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());

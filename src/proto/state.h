@@ -527,16 +527,6 @@ void res_init(Control& ctl, EngineProto& ep);
 // The namespace's nexthops at its exit (every device is gone by then).
 void nexthop_exit(NetState& st);
 
-// ---- multipath hop selection (multipath.cc)
-// Draws the engine's random multipath hash key. Context: at install.
-void mp_init(EngineProto& ep);
-// The flow's 31-bit multipath hash under its namespace's settings.
-std::uint32_t mp_hash(EngineProto& ep, NetState& st, const inet::Flow& flow);
-// The hop of `r` (an index into r.info.nexthops; for a group, its members in order) a flow
-// hashed to `hash` takes, or -1 when `r` has one hop or none is live. A resilient group's
-// bucket is marked used at `now`.
-int mp_select(Route& r, std::uint32_t hash, TimePoint now);
-
 // ---- policy rules (rules.cc)
 // The default rules of a new namespace (IPv4: 0 local, 32766 main, 32767 default; IPv6:
 // 0 local, 32766 main).

@@ -155,8 +155,8 @@ Result<int> apply(Control& ctl, Namespace& ns, int scope, const Key& k, std::opt
 
 // The namespace's own settings (net.ipv4.KEY, net.ipv6.KEY): the multipath hash ones
 // (Linux: ipv4_net_table's fib_multipath_hash_policy 0..3, _fields 1..0xfff
-// (proc_douintvec_minmax), _seed any u32; ipv6_table_template's two) and
-// nexthop_compat_mode (0..1, proc_dou8vec_minmax).
+// (proc_douintvec_minmax), _seed any u32; ipv6_table_template's two),
+// fib_multipath_use_neigh and nexthop_compat_mode (0..1, proc_dou8vec_minmax).
 struct NetValues {
   inet::MultipathHashConf mp;
   bool nh_compat = true;
@@ -181,6 +181,9 @@ const NetKey kNetKeys[] = {
     {AF_INET, "fib_multipath_hash_seed", "0..4294967295", 0, 0xffffffffu,
      [](const NetValues& c) { return c.mp.seed; },
      [](NetValues& c, std::uint32_t v) { c.mp.seed = v; }},
+    {AF_INET, "fib_multipath_use_neigh", "0..1", 0, 1,
+     [](const NetValues& c) -> std::uint32_t { return c.mp.use_neigh; },
+     [](NetValues& c, std::uint32_t v) { c.mp.use_neigh = v != 0; }},
     {AF_INET, "nexthop_compat_mode", "0..1", 0, 1,
      [](const NetValues& c) -> std::uint32_t { return c.nh_compat; },
      [](NetValues& c, std::uint32_t v) { c.nh_compat = v != 0; }},

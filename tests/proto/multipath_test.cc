@@ -9,6 +9,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "proto/helpers.h"
 
@@ -189,6 +190,81 @@ TEST_F(MultipathHashTest, AHashThresholdGroupSharesByWeight) {
   }
   EXPECT_NEAR(seen[a->ifindex()], 3 * n / 4, 250);
   EXPECT_NEAR(seen[b->ifindex()], n / 4, 250);
+}
+
+// Linux: nexthop_select_path_hthr passes over a group member whose gateway's neighbour is
+// in no valid state (an absent entry is fine), and takes the first member when none is
+// good; fib_select_multipath does the same for a route's own hops only with
+// net.ipv4.fib_multipath_use_neigh.
+TEST_F(MultipathHashTest, HopsWithAFailedNeighbourArePassedOver) {
+  auto ctl = engine->control();
+  two_hops(ctl, 1, 1);
+  for (auto [id, d, gw] : {std::tuple{1u, a, "10.1.0.2"}, std::tuple{2u, b, "10.2.0.2"}}) {
+    inet::NexthopRequest q;
+    q.id = id;
+    q.family = AF_INET;
+    q.gateway = ip(gw);
+    q.oif = d->ifindex();
+    ASSERT_TRUE(inet::add_nexthop(ctl, ns(ctl), q));
+  }
+  inet::NexthopRequest g;
+  g.id = 10;
+  g.group = {{1, 1}, {2, 1}};
+  g.group_type = NEXTHOP_GRP_TYPE_MPATH;
+  ASSERT_TRUE(inet::add_nexthop(ctl, ns(ctl), g));
+  auto r = route_req("198.51.100.0", 24);
+  r.nhid = 10;
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), r));
+  auto neigh = [&](Device* d, const char* gw, std::uint16_t state) {
+    inet::NeighRequest q;
+    q.family = AF_INET;
+    q.ifindex = d->ifindex();
+    q.dst = ip(gw);
+    q.state = state;
+    q.create = true;
+    q.excl = false;
+    q.replace = true;
+    auto made = inet::add_neigh(ctl, ns(ctl), q);
+    ASSERT_TRUE(made) << made.error().message;
+  };
+  auto forget = [&](Device* d, const char* gw) {
+    inet::NeighRequest q;
+    q.family = AF_INET;
+    q.ifindex = d->ifindex();
+    q.dst = ip(gw);
+    ASSERT_TRUE(inet::delete_neigh(ctl, ns(ctl), q));
+  };
+  // A flow through each member, found by trying sources.
+  std::map<int, inet::Flow> through;
+  for (std::uint32_t i = 0; i < 1000 && through.size() < 2; ++i) {
+    auto f = flow(i);
+    f.dst = ip("198.51.100.9");
+    through.emplace(oif_of(ctl, f), f);
+  }
+  ASSERT_EQ(through.size(), 2u);
+  const inet::Flow fa = through[a->ifindex()], fb = through[b->ifindex()];
+  neigh(a, "10.1.0.2", NUD_FAILED);
+  EXPECT_EQ(oif_of(ctl, fa), b->ifindex());
+  EXPECT_EQ(oif_of(ctl, fb), b->ifindex());
+  forget(a, "10.1.0.2");
+  neigh(b, "10.2.0.2", NUD_INCOMPLETE);
+  EXPECT_EQ(oif_of(ctl, fb), a->ifindex());
+  neigh(a, "10.1.0.2", NUD_REACHABLE);  // valid: a stays usable
+  EXPECT_EQ(oif_of(ctl, fa), a->ifindex());
+  neigh(a, "10.1.0.2", NUD_FAILED);  // none good: the first member
+  EXPECT_EQ(oif_of(ctl, fb), a->ifindex());
+  // The route's own hops (192.0.2.0/24 through a0 and b0) look at neighbours only with
+  // fib_multipath_use_neigh.
+  forget(b, "10.2.0.2");
+  std::map<int, inet::Flow> plain;
+  for (std::uint32_t i = 0; i < 1000 && plain.size() < 2; ++i)
+    plain.emplace(oif_of(ctl, flow(i)), flow(i));
+  ASSERT_EQ(plain.size(), 2u);
+  EXPECT_EQ(oif_of(ctl, plain[a->ifindex()]), a->ifindex());
+  auto c = inet::multipath_hash_conf(ctl, ns(ctl));
+  c.use_neigh = true;
+  ASSERT_TRUE(inet::set_multipath_hash_conf(ctl, ns(ctl), c));
+  EXPECT_EQ(oif_of(ctl, plain[a->ifindex()]), b->ifindex());
 }
 
 }  // namespace

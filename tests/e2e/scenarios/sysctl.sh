@@ -38,3 +38,8 @@ run sysctl -w net.ipv4.nexthop_compat_mode=2
 run sysctl -w net.ipv4.nexthop_compat_mode=0
 run sysctl net.ipv4.nexthop_compat_mode
 run sysctl net.ipv6.nexthop_compat_mode
+run sysctl net.ipv4.fib_multipath_use_neigh
+run sysctl -w net.ipv4.fib_multipath_use_neigh=1
+run sysctl -w net.ipv4.fib_multipath_use_neigh=3
+run sysctl net.ipv4.fib_multipath_use_neigh
+run sysctl net.ipv6.fib_multipath_use_neigh
