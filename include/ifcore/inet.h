@@ -21,6 +21,7 @@
 #include "ifcore/addr.h"
 #include "ifcore/clock.h"
 #include "ifcore/engine.h"
+#include "ifcore/neigh_table.h"
 #include "ifcore/nexthop.h"
 #include "ifcore/result.h"
 
@@ -425,7 +426,8 @@ struct Inet4Conf {
   std::int32_t proxy_arp = 0;        // netconf: NETCONFA_PROXY_NEIGH
   std::int32_t ignore_routes_with_linkdown = 0;
   std::int32_t bc_forwarding = 0;
-  std::int32_t mc_forwarding = 0;  // read-only: ifcore runs no multicast router
+  std::int32_t mc_forwarding = 0;               // read-only: ifcore runs no multicast router
+  NeighParms arp = NeighParms::arp_defaults();  // arp_cache's parameters (neigh_table.h)
 };
 struct Inet6Conf {
   bool disable_ipv6 = false;
@@ -445,6 +447,7 @@ struct Inet6Conf {
   // address, for addresses made from router advertisements. A device's own, never a
   // sysctl: "all" and "default" keep zeros.
   std::array<std::uint8_t, 8> token{};
+  NeighParms nd = NeighParms::nd_defaults();  // ndisc_cache's parameters (neigh_table.h)
 };
 
 // Reads a scope's settings: kConfAll, kConfDefault or an ifindex.

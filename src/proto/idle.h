@@ -49,6 +49,10 @@ inet::Inet4Conf idle_conf4(const ConfSnap& s, const NetState& st);
 // The device's settings, made or idle (nullopt: the device has none of that family).
 std::optional<inet::Inet4Conf> dev_conf4(EngineProto& ep, const Device& d);
 std::optional<inet::Inet6Conf> dev_conf6(EngineProto& ep, const Device& d);
+// The settings a device's new protocol state starts with: its namespace's default, with
+// the neighbour tables' default parameters (Linux: neigh_parms_alloc copies tbl->parms).
+inet::Inet4Conf fresh_conf4(const EngineProto& ep, Namespace& ns);
+inet::Inet6Conf fresh_conf6(const EngineProto& ep, Namespace& ns);
 // A default was written: devices registered from now on take a new snapshot.
 void conf_snap_reset(EngineProto& ep, NetState& st);
 

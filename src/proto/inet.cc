@@ -297,7 +297,7 @@ class InetSubscriber final : public Subscriber {
     DevState& ds = dev_state(ctl, ep, dev);
     if (!ds.in) {
       ds.in = std::make_unique<InDev>(dev);
-      ds.in->conf = net_state(dev.ns()).default4;
+      ds.in->conf = fresh_conf4(ep, dev.ns());
       ds.in->conf.mc_forwarding = 0;  // Linux: inetdev_init, never inherited
       netconf_new4(ep, dev.ns(), dev, ds.in->conf);
     }

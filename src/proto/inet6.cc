@@ -318,7 +318,7 @@ class Inet6Subscriber final : public Subscriber {
       DevState& ds = dev_state(ctl, ep, dev);
       if (!ds.in6 && dev.mtu() >= kIpv6MinMtu) {
         ds.in6 = std::make_unique<Inet6Dev>(dev);
-        ds.in6->conf = net_state(dev.ns()).default6;
+        ds.in6->conf = fresh_conf6(ep, dev.ns());
         // Linux: ipv6_add_dev -> addrconf_sysctl_register announces the settings.
         netconf_new6(ep, dev.ns(), dev, ds.in6->conf);
       }
@@ -357,7 +357,7 @@ class Inet6Subscriber final : public Subscriber {
           release_inet6_dev(ep, std::move(ds->in6));
         } else if (dev.mtu() >= kIpv6MinMtu && !ds->in6) {
           ds->in6 = std::make_unique<Inet6Dev>(dev);
-          ds->in6->conf = net_state(dev.ns()).default6;
+          ds->in6->conf = fresh_conf6(ep, dev.ns());
           netconf_new6(ep, ns, dev, ds->in6->conf);
           addrconf_up(ctl, ns, dev, *ds->in6);
         }

@@ -193,9 +193,9 @@ bool register_idle(const Control& ctl, EngineProto& ep, Device& d) {
   if (!st.snap) {
     ConfSnap& s = ep.snaps.emplace_front();
     s.self = ep.snaps.begin();
-    s.c4 = st.default4;
+    s.c4 = fresh_conf4(ep, d.ns());
     s.c4.mc_forwarding = 0;  // Linux: inetdev_init, never inherited
-    s.c6 = st.default6;
+    s.c6 = fresh_conf6(ep, d.ns());
     s.users = 1;  // the namespace's
     st.snap = &s;
   }
@@ -207,6 +207,18 @@ bool register_idle(const Control& ctl, EngineProto& ep, Device& d) {
 
 void conf_snap_reset(EngineProto& ep, NetState& st) {
   snap_release(ep, std::exchange(st.snap, nullptr));
+}
+
+Inet4Conf fresh_conf4(const EngineProto& ep, Namespace& ns) {
+  Inet4Conf c = net_state(ns).default4;
+  c.arp = ep.neigh_tables[0].parms;
+  return c;
+}
+
+Inet6Conf fresh_conf6(const EngineProto& ep, Namespace& ns) {
+  Inet6Conf c = net_state(ns).default6;
+  c.nd = ep.neigh_tables[1].parms;
+  return c;
 }
 
 std::optional<Inet4Conf> dev_conf4(EngineProto& ep, const Device& d) {

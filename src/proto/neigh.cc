@@ -35,9 +35,19 @@ using inet::ProtoEvent;
 constexpr std::uint16_t kNudValid =
     NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | NUD_DELAY;
 constexpr std::uint16_t kNudConnected = NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE;
-// Linux: BASE_REACHABLE_TIME (30 s): a new or unconfirmed entry was confirmed twice that
-// long ago.
-constexpr Duration kUnconfirmed = std::chrono::seconds(60);
+// Linux: __neigh_update — an unconfirmed entry was confirmed twice its device's
+// base_reachable_time ago (the parms of `ip ntable`, neigh_table.cc).
+// `dev` null: the table's default's (neigh_alloc).
+Duration unconfirmed_age(Engine& e, Device* dev, int family) {
+  EngineProto& ep = engine_proto(e);
+  std::uint32_t ms = ep.neigh_tables[family == AF_INET6 ? 1 : 0].parms.base_reachable_ms;
+  if (dev && family == AF_INET6) {
+    if (auto c = dev_conf6(ep, *dev)) ms = c->nd.base_reachable_ms;
+  } else if (dev) {
+    if (auto c = dev_conf4(ep, *dev)) ms = c->arp.base_reachable_ms;
+  }
+  return std::chrono::milliseconds(std::uint64_t{ms} * 2);
+}
 
 NeighTable& table_of(NetState& st, int family) {
   return family == AF_INET6 ? st.neigh6 : st.neigh4;
@@ -321,7 +331,7 @@ Result<bool> update(Neigh& n, Device& dev, const std::optional<HwAddr>& lladdr, 
   }
   if (ha != n.lladdr) {
     n.lladdr = ha;
-    if (!(want & kNudConnected)) n.confirmed = now - kUnconfirmed;
+    if (!(want & kNudConnected)) n.confirmed = now - unconfirmed_age(dev.engine(), &dev, i.family);
     notify = true;
   }
   set_router();
@@ -441,7 +451,8 @@ Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
     entry.info.ifindex = dev->ifindex();
     entry.info.dst = key;
     entry.updated = entry.used = now;
-    entry.confirmed = now - kUnconfirmed;
+    // Linux: neigh_alloc — twice the table's default base_reachable_time ago.
+    entry.confirmed = now - unconfirmed_age(ctl.engine(), nullptr, req.family);
     construct(st, *dev, entry);
     entry.info.flags = req.flags & NTF_EXT_LEARNED;
     if (ds.neighs.empty()) ds.neigh_ref = Ref(*dev, "neigh");

@@ -313,6 +313,8 @@ struct EngineProto {
   std::atomic<std::size_t> garbage_count{0};
   // See retire_hooked. Atomic: Inet6Subscriber::on_batch reads it without the plug-in lock.
   std::atomic<RcuHook*> retired{nullptr};
+  // The neighbour tables' own settings, [0] arp_cache, [1] ndisc_cache (neigh_table.cc).
+  inet::NeighTableConf neigh_tables[2] = {{}, {.parms = inet::NeighParms::nd_defaults()}};
   // While IPv6 closes `closing` (addrconf_ifdown at a down): the link state its routes'
   // RTM_DELROUTE carry is the one they were marked with, not the closed device's.
   const Device* closing = nullptr;

@@ -105,12 +105,13 @@ void fill_af_spec(const Device& dev, std::uint32_t mtu, wire::LinkMessage& m) {
   if (!af.conf6) return;
   m.inet6_flags = af.inet6_flags;
   // ifcore keeps no inet6_dev timestamp (Linux: centiseconds since boot of its last
-  // change) and does not randomise reachable_time (Linux: 0.5..1.5 * BASE_REACHABLE_TIME).
+  // change) and does not randomise reachable_time (Linux: 0.5..1.5 * BASE_REACHABLE_TIME):
+  // both times are the device's ndisc_cache parameters (`ip ntable`).
   ifla_cacheinfo ci{};
   ci.max_reasm_len = 65535;  // Linux: IPV6_MAXPLEN
   ci.tstamp = 0;
-  ci.reachable_time = 30000;
-  ci.retrans_time = 1000;
+  ci.reachable_time = af.conf6->nd.base_reachable_ms;
+  ci.retrans_time = af.conf6->nd.retrans_ms;
   m.inet6_cacheinfo = ci;
   m.inet6_conf = inet6_conf(*af.conf6, mtu, af.loopback);
   // ifcore counts no IPv6 or ICMPv6 packets; Linux puts the number of counters first.

@@ -156,7 +156,9 @@ Result<void> handle_newnexthop(Request& r);
 Result<void> handle_delnexthop(Request& r);
 Result<void> handle_getnexthop(Request& r);
 Result<void> handle_getnexthopbucket(Request& r);
-Result<void> handle_getnetconf(Request& r);  // netconf_handlers.cc
+Result<void> handle_getnetconf(Request& r);   // netconf_handlers.cc
+Result<void> handle_getneightbl(Request& r);  // neightbl_handlers.cc
+Result<void> handle_setneightbl(Request& r);
 // RTM_NEWADDRLABEL and RTM_DELADDRLABEL; RTM_GETADDRLABEL (addrlabel_handlers.cc).
 Result<void> handle_changeaddrlabel(Request& r);
 Result<void> handle_getaddrlabel(Request& r);

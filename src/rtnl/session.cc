@@ -291,6 +291,10 @@ Handler find_handler(std::uint16_t type) {
       return handle_getnexthopbucket;
     case RTM_GETNETCONF:
       return handle_getnetconf;
+    case RTM_GETNEIGHTBL:
+      return handle_getneightbl;
+    case RTM_SETNEIGHTBL:
+      return handle_setneightbl;
     case RTM_GETSTATS:
       return handle_getlinkstats;
     case RTM_NEWADDRLABEL:
