@@ -24,6 +24,8 @@ normalisation, which both sides get:
   - a resilient nexthop bucket's idle time (`idle_time 0.12`, clock ticks that run on from
     the bucket's last move or use) becomes N;
   - neighbour cache times (`used A/B/C` of `-s neigh`, clock ticks that run on) become N;
+  - a neighbour table's reachable time (`reachable 28156` of `ip ntable`: Linux draws it
+    at random between half and one and a half times base_reachable) becomes N;
   - lifetimes counted down (`valid_lft 29sec`, `expires 99sec`) may differ by one second
     (a second's boundary may pass between the two sides' reads).
 A word `@NAME` (a letter, then letters, digits or `_`) is a named network namespace of the
@@ -66,6 +68,7 @@ KEEP_MAC = re.compile(r'^(33:33:00:00:00|01:00:5e:00:00|02:00:00:00:00):[0-9a-f]
 EUI64 = re.compile(r'fe80::[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}')
 COUNTER_ROW = re.compile(r'^(\s+)([0-9 ]+[0-9])\s*$')
 IDLE_TIME = re.compile(r'idle_time [0-9]+(?:\.[0-9]+)?|"idle_time": ?[0-9]+(?:\.[0-9]+)?')
+REACHABLE = re.compile(r'(?<![_a-z])reachable [0-9]+|"reachable": ?[0-9]+')
 GC_TIMER = re.compile(r'gc_timer +[0-9]+\.[0-9]+|"gc_timer":[0-9.]+')
 
 
@@ -80,6 +83,7 @@ def normalise(text):
         line = GC_TIMER.sub(lambda m: '"gc_timer":N' if m.group(0)[0] == '"' else 'gc_timer N', line)
         line = re.sub(r'"(rx|tx)":\{[^}]*\}', r'"\1":{N}', line)
         line = re.sub(r'used [0-9]+/[0-9]+/[0-9]+', 'used N/N/N', line)
+        line = REACHABLE.sub(lambda m: '"reachable":N' if m.group(0)[0] == '"' else 'reachable N', line)
         line = IDLE_TIME.sub(lambda m: '"idle_time":N' if m.group(0)[0] == '"' else 'idle_time N', line)
         if after_counter_header and COUNTER_ROW.match(line):
             line = re.sub(r'[0-9]+', 'N', line)
