@@ -22,27 +22,60 @@ using bridge::Priv;
 
 namespace {
 
+// Linux: netif_running(dev) && netif_oper_up(dev), what enables a port (br_stp_enable_bridge,
+// br_device_event's NETDEV_UP, br_port_carrier_check): the operstate the link watch last set.
+bool port_can_forward(const Device& d) {
+  return d.is_up() && (d.operstate() == IF_OPER_UP || d.operstate() == IF_OPER_UNKNOWN);
+}
+
+bool contains(const std::vector<Port*>& v, const Port* e) {
+  return std::find(v.begin(), v.end(), e) != v.end();
+}
+
 // Linux: br_port_state_selection without STP timers: an enabled port (bridge up, port up
-// with carrier) forwards; with STP on it stays listening (ifcore runs no STP timers).
-// The bridge has carrier while a port forwards, once it has had a port (Priv::had_port).
-void update_states(Control& ctl, Device& br) {
+// and operationally up) forwards; with STP on it stays listening (ifcore runs no STP
+// timers). The bridge has carrier while a port forwards, once it has had a port
+// (Priv::had_port). The ports it enables are announced as br_stp_enable_port announces
+// them, a blocking port that may forward as br_make_forwarding does, newest first (the
+// order of Linux's port_list, list_add_rcu); then `also` is announced once more, if it
+// was not enabled (br_device_event's announcement of a port event that enabled nothing)
+// or `always` (br_add_if's); all before the bridge's carrier follows (Linux's link watch
+// announces that later). Returns the ports it enabled.
+std::vector<Port*> update_states(Control& ctl, Device& br, Port* also = nullptr,
+                                 bool always = false) {
+  std::vector<Port*> enabled_now;
   Priv* p = bridge::priv(br);
-  if (!p || br.state() != RegState::Registered) return;
+  if (!p || br.state() != RegState::Registered) return enabled_now;
   bool any = false;
-  for (auto& port : p->ports) {
+  for (auto it = p->ports.rbegin(); it != p->ports.rend(); ++it) {
+    auto& port = *it;
     Device& d = *port->dev;
-    bool enabled = br.is_up() && d.is_up() && d.carrier();
+    bool enabled = br.is_up() && port_can_forward(d);
     std::uint8_t next = !enabled         ? BR_STATE_DISABLED
                         : p->s.stp_state ? BR_STATE_LISTENING
                                          : BR_STATE_FORWARDING;
     bool was_enabled = port->s.state != BR_STATE_DISABLED;
     if (!enabled || !was_enabled || p->s.stp_state) port->s.state = next;
-    if (was_enabled && !enabled) bridge::mdb_port_disabled(ctl, br, *p, d);
-    if (!was_enabled && enabled) bridge::mdb_port_enabled(ctl, br, *p, d);
+    if (enabled && was_enabled && port->s.state == BR_STATE_BLOCKING) {
+      port->s.state = next;  // Linux: br_make_forwarding (a user set it blocking)
+      bridge::announce_port(ctl, br, *port);
+      bridge::arm_forward_delay(ctl, br, *p, *port);
+    }
+    if (was_enabled && !enabled) {
+      bridge::stop_forward_delay(ctl, *port);
+      bridge::mdb_port_disabled(ctl, br, *p, d);
+    }
+    if (!was_enabled && enabled) {
+      bridge::mdb_port_enabled(ctl, br, *p, d);
+      bridge::announce_enabled(ctl, br, *p, *port);
+      enabled_now.push_back(port.get());
+    }
     any = any || port->s.state == BR_STATE_FORWARDING;
   }
+  if (also && (always || !contains(enabled_now, also))) bridge::announce_port(ctl, br, *also);
   bridge::publish_ports(ctl, br, *p);
   if (p->had_port) ctl.set_carrier(br, any && br.is_up());
+  return enabled_now;
 }
 
 // Linux: br_mtu_auto_adjust: the smallest port mtu (1500 without ports), unless the
@@ -72,20 +105,39 @@ void select_carrier(Control& ctl, Device& br, const Priv& p) {
 // address): the lowest port address, all zeros once the last port left, unless the user
 // set one. A new bridge id reselects the port states (br_stp_change_bridge_id): adding the
 // first port to an up bridge turns its carrier off and, once the port forwards, on again,
-// which takes its operstate from UNKNOWN to UP as on Linux 6.18.
-void adjust_address(Control& ctl, Device& br) {
+// which takes its operstate from UNKNOWN to UP as on Linux 6.18. With `later`, the address
+// is set (with its forwarding entry) without NETDEV_CHANGEADDR, which the caller sends with
+// notify_address (Linux: br_add_if announces the port in between). True if it changed.
+bool adjust_address(Control& ctl, Device& br, bool later = false) {
   Priv* p = bridge::priv(br);
-  if (!p || p->addr_set_by_user || br.state() != RegState::Registered) return;
+  if (!p || p->addr_set_by_user || br.state() != RegState::Registered) return false;
   HwAddr lowest = HwAddr::ethernet({0, 0, 0, 0, 0, 0});
   if (!p->ports.empty()) {
     lowest = p->ports.front()->dev->address();
     for (auto& port : p->ports) lowest = std::min(lowest, port->dev->address());
   }
-  if (lowest == br.address()) return;
+  if (lowest == br.address()) return false;
   p->adjusting = true;
-  (void)ctl.set_address_from_kind(br, lowest);
+  if (later) {
+    br.set_address_locked(ctl, lowest);
+    bridge::fdb_bridge_changed_addr(ctl, br, *p);  // Linux: br_stp_change_bridge_id
+  } else {
+    (void)ctl.set_address_from_kind(br, lowest);
+  }
   p->adjusting = false;
   select_carrier(ctl, br, *p);
+  return true;
+}
+
+// The NETDEV_CHANGEADDR of an address adjust_address(later) set.
+void notify_address(Control& ctl, Device& br) {
+  Priv* p = bridge::priv(br);
+  HwAddr addr = br.address();
+  EventInfo ev{NetdevEvent::ChangeAddr, br};
+  ev.new_addr = &addr;
+  p->adjusting = true;
+  (void)ctl.notify(ev);
+  p->adjusting = false;
 }
 
 // Linux: br_set_gso_limits, when a port comes or goes: the bridge's TSO limit is its
@@ -102,13 +154,22 @@ void adjust_gso(Control& ctl, Device& br) {
   br.set_offload_limits_locked(ctl, l);
 }
 
-// Releases `port` from `br` (Linux: del_nbp).
-void remove_port(Control& ctl, Device& br, Device& port) {
+// Releases `port` from `br` (Linux: del_nbp, then what br_del_if does for the bridge
+// unless `bridge_goes`: br_dev_delete releases the ports of a bridge being deleted with
+// del_nbp alone).
+void remove_port(Control& ctl, Device& br, Device& port, bool bridge_goes = false) {
   Priv* p = bridge::priv(br);
   if (!p) return;
   auto it = std::find_if(p->ports.begin(), p->ports.end(),
                          [&](const auto& e) { return e->dev.get() == &port; });
   if (it == p->ports.end()) return;
+  // Linux: del_nbp — br_stp_disable_port announces the port disabled (whatever its state
+  // was), then the port is announced leaving (RTM_DELLINK).
+  Port& e = **it;
+  e.s.state = BR_STATE_DISABLED;
+  bridge::drop_forward_delay(ctl, e);
+  bridge::announce_port(ctl, br, e);
+  bridge::announce_port(ctl, br, e, /*deleted=*/true);
   std::unique_ptr<Port> gone = std::move(*it);
   p->ports.erase(it);
   bridge::detach_port(ctl, port);
@@ -116,6 +177,7 @@ void remove_port(Control& ctl, Device& br, Device& port) {
   bridge::mdb_del_port(ctl, br, *p, port);
   ctl.unlink_upper(port, br);
   gone.reset();  // drops the reference on the port
+  if (bridge_goes) return;
   adjust_mtu(ctl, br);
   adjust_gso(ctl, br);
   adjust_address(ctl, br);
@@ -138,14 +200,17 @@ class Watch final : public Subscriber {
       if (!self) return ok();
       if (!self->adjusting && ev.event == NetdevEvent::ChangeMtu) self->mtu_set_by_user = true;
       if (!self->adjusting && ev.event == NetdevEvent::ChangeAddr) self->addr_set_by_user = true;
-      if (ev.event == NetdevEvent::ChangeAddr) bridge::fdb_bridge_changed_addr(ctl, dev, *self);
+      // (An address adjust_address set `later` has its entry already.)
+      if (ev.event == NetdevEvent::ChangeAddr && self->own_addr != dev.address())
+        bridge::fdb_bridge_changed_addr(ctl, dev, *self);
       return ok();
     }
     Device* br = dev.master();
     if (!br || &br->kind() != &bridge_) return ok();
     PluginGuard guard(ctl);  // the bridge's own state
     Priv* port_of = bridge::priv(*br);
-    if (!port_of || !port_of->find(dev)) return ok();
+    Port* port = port_of ? port_of->find(dev) : nullptr;
+    if (!port) return ok();
     switch (ev.event) {
       case NetdevEvent::Unregister:  // also a move to another namespace
         remove_port(ctl, *br, dev);
@@ -156,12 +221,18 @@ class Watch final : public Subscriber {
       case NetdevEvent::ChangeAddr:
         bridge::fdb_port_changed_addr(ctl, *br, *port_of, dev);
         adjust_address(ctl, *br);
+        bridge::announce_port(ctl, *br, *port);  // Linux: "may cause spanning tree to refresh"
         break;
       case NetdevEvent::Up:
       case NetdevEvent::Down:
-      case NetdevEvent::Change:
-        update_states(ctl, *br);
+      case NetdevEvent::Change: {
+        // Linux: br_device_event — NETDEV_UP enables the port if the bridge runs and the
+        // port is operationally up, NETDEV_DOWN disables it if the bridge is up, NETDEV_CHANGE
+        // does either as its state calls for (br_port_carrier_check); an event that did
+        // neither announces the port once all the same.
+        update_states(ctl, *br, port);
         break;
+      }
       default:
         break;
     }
@@ -324,12 +395,26 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
   e->s = bridge::default_port_settings(port);
   p.ports.push_back(std::move(e));
   p.had_port = true;
+  Port& added = *p.ports.back();
   bridge::attach_port(ctl, master, port);
   bridge::fdb_add_local(ctl, master, p, &port, port.address());  // Linux: br_add_if
+  // Linux: br_add_if — the bridge id (address) recalculated, the port enabled if it and the
+  // bridge run (br_stp_enable_port), the port announced, then the bridge's
+  // NETDEV_CHANGEADDR, br_mtu_auto_adjust and br_set_gso_limits.
+  const bool new_address = adjust_address(ctl, master, /*later=*/true);
+  update_states(ctl, master, &added, /*always=*/true);
+  if (new_address) notify_address(ctl, master);
   adjust_mtu(ctl, master);
   adjust_gso(ctl, master);
-  adjust_address(ctl, master);
-  update_states(ctl, master);
+  return ok();
+}
+
+Result<void> Bridge::del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const {
+  // Linux: br_dev_delete releases every port, newest first (del_nbp: each announced leaving,
+  // unlinked) before the bridge is queued, so they go before it is closed.
+  if (Priv* p = bridge::priv(dev))
+    while (!p->ports.empty()) remove_port(ctl, dev, *p->ports.back()->dev, /*bridge_goes=*/true);
+  batch.add(dev);
   return ok();
 }
 
@@ -353,6 +438,8 @@ std::uint32_t Bridge::tso_max_size(const Device& dev) const {
 }
 
 Result<void> Bridge::open(Control& ctl, Device& dev) const {
+  // Linux: br_dev_open -> br_stp_enable_bridge enables (and announces) each port that runs,
+  // before the bridge is announced up.
   update_states(ctl, dev);
   if (Priv* p = bridge::priv(dev)) bridge::fdb_gc_start(ctl, dev, *p);
   return ok();
@@ -364,9 +451,15 @@ void Bridge::stop(Control& ctl, Device& dev) const {
   Priv* p = bridge::priv(dev);
   if (!p) return;
   bridge::fdb_gc_stop(ctl, *p);
-  for (auto& port : p->ports) {
-    if (port->s.state != BR_STATE_DISABLED) bridge::mdb_port_disabled(ctl, dev, *p, *port->dev);
+  // Linux: br_stp_disable_bridge -> br_stp_disable_port (announced) for each port that is
+  // not disabled already, newest first.
+  for (auto it = p->ports.rbegin(); it != p->ports.rend(); ++it) {
+    auto& port = *it;
+    if (port->s.state == BR_STATE_DISABLED) continue;
+    bridge::mdb_port_disabled(ctl, dev, *p, *port->dev);
     port->s.state = BR_STATE_DISABLED;
+    bridge::stop_forward_delay(ctl, *port);
+    bridge::announce_port(ctl, dev, *port);
   }
   bridge::publish_ports(ctl, dev, *p);
   if (p->had_port) ctl.set_carrier(dev, false);
@@ -380,6 +473,7 @@ void Bridge::uninit(Control& ctl, Device& dev) const {
   if (p->gc_timer) remove_timer(ctl, p->gc_timer);
   p->gc_timer = 0;
   for (auto& port : p->ports) {
+    bridge::drop_forward_delay(ctl, *port);
     bridge::fdb_delete_by_port(ctl, dev, *p, port->dev.get());
     bridge::mdb_del_port(ctl, dev, *p, *port->dev);  // Linux: del_nbp, announced
   }

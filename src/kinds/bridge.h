@@ -24,6 +24,7 @@ class Bridge final : public Kind {
                             const AttrList& data) const override;
   Result<void> add_port(Control& ctl, Device& master, Device& port) const override;
   Result<void> del_port(Control& ctl, Device& master, Device& port) const override;
+  Result<void> del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;

@@ -405,6 +405,12 @@ AttrList fill(const Device& dev, const Priv& p) {
   return out;
 }
 
+// IFLA_BRPORT_* newer than this machine's uapi headers.
+constexpr std::uint16_t kIflaBrportMab = 40;                // Linux 6.2: IFLA_BRPORT_MAB
+constexpr std::uint16_t kIflaBrportMcastNGroups = 41;       // Linux 6.3
+constexpr std::uint16_t kIflaBrportMcastMaxGroups = 42;     // Linux 6.3
+constexpr std::uint16_t kIflaBrportNeighVlanSuppress = 43;  // Linux 6.5
+
 AttrList fill_port(const Device& br, const Priv& p, const Port& port) {
   // Linux: br_port_fill_attrs, in its order.
   const PortSettings& s = port.s;
@@ -428,15 +434,32 @@ AttrList fill_port(const Device& br, const Priv& p, const Port& port) {
   out.push_back(Attr::u16(IFLA_BRPORT_NO, port.no));
   out.push_back(Attr::u8(IFLA_BRPORT_TOPOLOGY_CHANGE_ACK, 0));
   out.push_back(Attr::u8(IFLA_BRPORT_CONFIG_PENDING, 0));
-  for (std::uint16_t t : {IFLA_BRPORT_VLAN_TUNNEL, IFLA_BRPORT_GROUP_FWD_MASK,
-                          IFLA_BRPORT_NEIGH_SUPPRESS, IFLA_BRPORT_ISOLATED, IFLA_BRPORT_LOCKED})
-    out.push_back(opt(t));
   for (std::uint16_t t :
-       {IFLA_BRPORT_MESSAGE_AGE_TIMER, IFLA_BRPORT_FORWARD_DELAY_TIMER, IFLA_BRPORT_HOLD_TIMER})
-    out.push_back(Attr::u64(t, 0));
+       {IFLA_BRPORT_VLAN_TUNNEL, IFLA_BRPORT_GROUP_FWD_MASK, IFLA_BRPORT_NEIGH_SUPPRESS})
+    out.push_back(opt(t));
+  // MRP (ifcore has none: no ring or interconnect is ever open).
+  out.push_back(Attr::u8(IFLA_BRPORT_MRP_RING_OPEN, 0));
+  out.push_back(Attr::u8(IFLA_BRPORT_MRP_IN_OPEN, 0));
+  out.push_back(opt(IFLA_BRPORT_ISOLATED));
+  out.push_back(opt(IFLA_BRPORT_LOCKED));
+  // MAB and per-vlan neighbour suppression, which ifcore does not offer: off.
+  out.push_back(Attr::u8(kIflaBrportMab, 0));
+  out.push_back(Attr::u8(kIflaBrportNeighVlanSuppress, 0));
+  // The STP timers: ifcore runs no STP (no message age or hold timer); the forward delay
+  // timer runs from the port's enabling, as Linux's does without STP.
+  out.push_back(Attr::u64(IFLA_BRPORT_MESSAGE_AGE_TIMER, 0));
+  out.push_back(Attr::u64(IFLA_BRPORT_FORWARD_DELAY_TIMER, forward_delay_left(br, port)));
+  out.push_back(Attr::u64(IFLA_BRPORT_HOLD_TIMER, 0));
   out.push_back(opt(IFLA_BRPORT_MULTICAST_ROUTER));
   out.push_back(opt(IFLA_BRPORT_MCAST_EHT_HOSTS_LIMIT));
   out.push_back(Attr::u32(IFLA_BRPORT_MCAST_EHT_HOSTS_CNT, 0));
+  // Linux: br_multicast_ngroups_get — the port's groups (ifcore's are the users': it snoops
+  // none), and its limit (0: none; ifcore takes no limit).
+  std::uint32_t groups = 0;
+  for (const MdbGroup& g : p.mdb)
+    for (const MdbPortGroup& pg : g.ports) groups += pg.port == port.dev.get() ? 1 : 0;
+  out.push_back(Attr::u32(kIflaBrportMcastNGroups, groups));
+  out.push_back(Attr::u32(kIflaBrportMcastMaxGroups, 0));
   return out;
 }
 

@@ -35,6 +35,8 @@ struct Port {
   std::uint16_t no = 0;  // port number, 1..
   PortSettings s;
   bool mc_router = false;  // Linux: in the bridge's ip4 and ip6 router lists
+  TimerId fwd_timer = 0;   // Linux: forward_delay_timer (bridge_port.cc); 0: none yet
+  std::optional<TimePoint> fwd_deadline;  // while fwd_timer is armed
 };
 
 // Linux: struct net_bridge settings; times in clock_t (1/100 s) as on the wire.
@@ -239,6 +241,19 @@ void mdb_router_changed(Control& ctl, Device& br, Priv& p, const Device& port);
 void mdb_del_port(Control& ctl, Device& br, Priv& p, const Device& port);
 // Linux: br_multicast_dev_del — the bridge goes: the rest goes unannounced, its timer too.
 void mdb_uninit(Control& ctl, Priv& p);
+
+// The ports' announcements (bridge_port.cc; Linux: br_ifinfo_notify). Context: control lock.
+// Announces `port` (`deleted`: RTM_DELLINK, as it leaves) to the bridge_port listeners.
+void announce_port(Control& ctl, Device& br, Port& port, bool deleted = false);
+// Linux: br_stp_enable_port's two announcements, and the forward delay timer it arms.
+void announce_enabled(Control& ctl, Device& br, Priv& p, Port& port);
+// Linux: br_make_forwarding's mod_timer of the port's forward_delay_timer, whose expiry
+// announces the port; stop: br_stp_disable_port's del_timer; drop: the port leaves.
+void arm_forward_delay(Control& ctl, Device& br, Priv& p, Port& port);
+void stop_forward_delay(Control& ctl, Port& port);
+void drop_forward_delay(Control& ctl, Port& port);
+// What is left of the port's forward delay, in 1/100 s (IFLA_BRPORT_FORWARD_DELAY_TIMER).
+std::uint64_t forward_delay_left(const Device& br, const Port& port);
 
 // struct ifla_bridge_id of a bridge: priority (big endian) and address.
 std::vector<std::uint8_t> bridge_id(const Device& br, std::uint16_t priority);

@@ -11,5 +11,7 @@ void fdb_install(Engine& engine);
 void mdb_install(Engine& engine);
 // The vxlan devices' VNI filters' shared state (listeners) (vxlan_vni.cc).
 void vnifilter_install(Engine& engine);
+// The bridge ports' announcements' listeners (bridge_port.cc).
+void bridge_port_install(Engine& engine);
 
 }  // namespace ifcore::kinds

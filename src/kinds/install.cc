@@ -18,6 +18,7 @@ void install_all(Engine& engine) {
   fdb_install(engine);
   mdb_install(engine);
   vnifilter_install(engine);
+  bridge_port_install(engine);
   Loopback::install(engine);
   Dummy::install(engine);
   Veth::install(engine);

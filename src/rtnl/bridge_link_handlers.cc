@@ -13,8 +13,10 @@
 #include <cstring>
 
 #include "ifcore/namespace.h"
+#include "rtnl/bridge_port.h"
 #include "rtnl/fill.h"
 #include "rtnl/handlers.h"
+#include "rtnl/hub.h"
 #include "rtnl/wire/attrs.h"
 #include "rtnl/wire/raw_attrs.h"
 
@@ -52,9 +54,10 @@ Result<std::uint32_t> bridge_dump_mask(Request& r) {
   return mask;
 }
 
-// Linux: br_fill_ifinfo — for a port of `br` (its settings in IFLA_PROTINFO), or for the
-// bridge itself (`br` == `dev`: when asked for its vlans, which ifcore's bridges do not
-// filter by: no IFLA_AF_SPEC).
+// Linux: br_fill_ifinfo — for a port of `br` (its settings in IFLA_PROTINFO, which an
+// RTM_DELLINK leaves out), or for the bridge itself (`br` == `dev`: when asked for its
+// vlans, which ifcore's bridges do not filter by: no IFLA_AF_SPEC). The dump and the
+// announcements (BridgePortPublisher) both send this.
 Result<void> encode_bridge_link(wire::MessageBuilder& b, const wire::Header& h, const Device& dev,
                                 const Device& br) {
   const wire::LinkMessage m = link_message(dev, 0, 0);
@@ -65,7 +68,7 @@ Result<void> encode_bridge_link(wire::MessageBuilder& b, const wire::Header& h, 
   if (m.operstate) b.put_u8(IFLA_OPERSTATE, *m.operstate);
   if (m.address) b.put_bytes(IFLA_ADDRESS, m.address->bytes());
   if (m.link && static_cast<std::int32_t>(*m.link) != m.ifindex) b.put_u32(IFLA_LINK, *m.link);
-  if (&dev != &br) {
+  if (&dev != &br && h.type == RTM_NEWLINK) {
     std::size_t nest = b.begin_nest(IFLA_PROTINFO | NLA_F_NESTED);
     IFCORE_TRY(wire::encode_attrs(b, br.kind().fill_slave_info(br, dev)));
     b.end_nest(nest);
@@ -261,7 +264,8 @@ Result<BridgeRequest> read_bridge_request(Request& r) {
 // Linux: br_setlink for a port (its IFLA_PROTINFO settings, then IFLA_AF_SPEC) or for the
 // bridge itself (IFLA_AF_SPEC alone). The vlans are checked first: ifcore changes nothing
 // when a part fails, where Linux keeps the port settings it applied before.
-Result<void> bridge_setlink(Control& ctl, const BridgeRequest& q, Device& dev, Device& br) {
+Result<void> bridge_setlink(Hub& hub, Control& ctl, const BridgeRequest& q, Device& dev,
+                            Device& br) {
   if (!q.protinfo && !q.af_spec) return ok();
   const bool is_port = &dev != &br;
   if (!is_port && !q.af_spec) return fail_log_only(EINVAL, "bridge: nothing to set on a bridge");
@@ -283,7 +287,12 @@ Result<void> bridge_setlink(Control& ctl, const BridgeRequest& q, Device& dev, D
     if (q.protinfo->data.empty()) return fail_log_only(EINVAL, "IFLA_PROTINFO is empty");
     req.slave_data.push_back(Attr::u8(IFLA_BRPORT_STATE, q.protinfo->data[0]));
   }
-  return ctl.change_link(dev, req);
+  IFCORE_TRY(ctl.change_link(dev, req));
+  // Linux: br_setlink announces the port it changed (once, and with no RTM_NEWLINK of
+  // family AF_UNSPEC: the tap alone is given that, for what is kept).
+  bridge_port::announce(ctl, br, dev);
+  hub.record_link(ctl, dev);
+  return ok();
 }
 
 // Linux: br_dellink — vlans to delete (nothing else), for a port or the bridge itself.
@@ -330,6 +339,22 @@ Result<void> bridge_master_then_self(Request& r, bool set, Op&& op) {
 
 }  // namespace
 
+void BridgePortPublisher::on_port(Control&, const Device& br, const Device& port, bool deleted) {
+  // Linux: br_info_notify — rtnl_notify on RTNLGRP_LINK with no request header: seq and port
+  // id 0, sent to every member (the requester too).
+  const int ns_id = port.ns().id();
+  if (!hub_.wanted(ns_id, RTNLGRP_LINK, /*echoable=*/false)) return;
+  const wire::Header h{static_cast<std::uint16_t>(deleted ? RTM_DELLINK : RTM_NEWLINK), 0, 0, 0};
+  wire::MessageBuilder b;
+  if (auto e = encode_bridge_link(b, h, port, br); !e) {
+    hub_.engine().log(LogLevel::Warning,
+                      fmt::format("rtnl: cannot encode the bridge port \"{}\": {}", port.name(),
+                                  e.error().message));
+    return;
+  }
+  hub_.publish(ns_id, RTNLGRP_LINK, b.bytes(), /*echoable=*/false, /*tapped=*/false);
+}
+
 Result<void> handle_bridge_getlink(Request& r) {
   auto mask = bridge_dump_mask(r);
   if (!mask) {
@@ -363,7 +388,11 @@ Result<void> handle_bridge_getlink(Request& r) {
 }
 
 Result<void> handle_bridge_setlink(Request& r) {
-  return bridge_master_then_self(r, true, bridge_setlink);
+  Hub& hub = r.s.hub();
+  return bridge_master_then_self(
+      r, true, [&hub](Control& ctl, const BridgeRequest& q, Device& dev, Device& br) {
+        return bridge_setlink(hub, ctl, q, dev, br);
+      });
 }
 
 Result<void> handle_bridge_dellink(Request& r) {

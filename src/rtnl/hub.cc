@@ -67,6 +67,7 @@ void Hub::attach() {
   fdb::add_listener(ctl, fdb_);
   mdb::add_listener(ctl, mdb_);
   vnifilter::add_listener(ctl, vni_);
+  bridge_port::add_listener(ctl, brport_);
   nsid_observer_ = ctl.add_nsid_observer([this](Namespace& ns, Namespace& peer, int id,
                                                 bool added) { publish_nsid(ns, peer, id, added); });
   attached_ = true;
@@ -79,6 +80,7 @@ void Hub::detach() {
   fdb::remove_listener(ctl, fdb_);
   mdb::remove_listener(ctl, mdb_);
   vnifilter::remove_listener(ctl, vni_);
+  bridge_port::remove_listener(ctl, brport_);
   ctl.unsubscribe(early_sub_, false);
   ctl.unsubscribe(sub_, false);
   ctl.remove_nsid_observer(nsid_observer_);

@@ -18,6 +18,7 @@
 #include "ifcore/engine.h"
 #include "ifcore/mutex.h"
 #include "ifcore/rtnl.h"
+#include "rtnl/bridge_port.h"
 #include "rtnl/fdb.h"
 #include "rtnl/mdb.h"
 #include "rtnl/proto.h"
@@ -151,6 +152,7 @@ class Hub final : public Subscriber {
   FdbPublisher fdb_{*this};
   MdbPublisher mdb_{*this};
   VniPublisher vni_{*this};
+  BridgePortPublisher brport_{*this};
 };
 
 class SessionImpl final : public Session {

@@ -131,8 +131,11 @@ Result<void> check_af_spec(const Device* dev, const LinkRequest& req) {
 Result<void> change_link(Hub& hub, Control& ctl, Device& dev, const LinkRequest& req) {
   IFCORE_TRY(check_af_spec(&dev, req));
   IFCORE_TRY(ctl.change_link(dev, req));
-  // Linux announces a port's settings only while it is up (netdev_state_change).
+  // Linux announces a port's settings only while it is up: do_setlink's
+  // netdev_state_change, NETDEV_CHANGE (a bridge announces its port then) and RTM_NEWLINK.
   if (req.has_slave_data && !dev.is_up()) hub.record_link(ctl, dev);
+  if (req.has_slave_data && dev.is_up() && !req.inet6_addr_gen_mode && !req.inet6_token)
+    ctl.notify_change(dev);
   if (!req.inet6_addr_gen_mode && !req.inet6_token) return ok();
   // Linux: inet6_set_link_af sets the token's interface identifier (its low 8 bytes) and
   // announces the device on RTNLGRP_IPV6_IFINFO, then the mode; the addresses stay as they
@@ -145,6 +148,7 @@ Result<void> change_link(Hub& hub, Control& ctl, Device& dev, const LinkRequest&
   IFCORE_TRY(inet::set_inet6_conf(ctl, dev.ns(), dev.ifindex(), *conf, inet::kCopyNone));
   if (req.inet6_token) hub.publish_inet6_link(dev);
   hub.publish_link(ctl, dev, RTM_NEWLINK, 0);
+  if (req.has_slave_data && dev.is_up()) ctl.notify_change(dev);
   return ok();
 }
 
