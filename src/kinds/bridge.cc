@@ -43,7 +43,7 @@ bool contains(const std::vector<Port*>& v, const Port* e) {
 // announces that later). Returns the ports it enabled.
 std::vector<Port*> update_states(Control& ctl, Device& br, Port* also = nullptr,
                                  bool always = false) {
-  std::vector<Port*> enabled_now;
+  std::vector<Port*> enabled_now, disabled_now;
   Priv* p = bridge::priv(br);
   if (!p || br.state() != RegState::Registered) return enabled_now;
   bool any = false;
@@ -58,12 +58,13 @@ std::vector<Port*> update_states(Control& ctl, Device& br, Port* also = nullptr,
     if (!enabled || !was_enabled || p->s.stp_state) port->s.state = next;
     if (enabled && was_enabled && port->s.state == BR_STATE_BLOCKING) {
       port->s.state = next;  // Linux: br_make_forwarding (a user set it blocking)
+      if (!p->s.stp_state) bridge::stop_forward_delay(ctl, *port);  // forwarding at once
       bridge::announce_port(ctl, br, *port);
       bridge::arm_forward_delay(ctl, br, *p, *port);
     }
     if (was_enabled && !enabled) {
-      bridge::stop_forward_delay(ctl, *port);
       bridge::mdb_port_disabled(ctl, br, *p, d);
+      disabled_now.push_back(port.get());
     }
     if (!was_enabled && enabled) {
       bridge::mdb_port_enabled(ctl, br, *p, d);
@@ -73,6 +74,8 @@ std::vector<Port*> update_states(Control& ctl, Device& br, Port* also = nullptr,
     any = any || port->s.state == BR_STATE_FORWARDING;
   }
   if (also && (always || !contains(enabled_now, also))) bridge::announce_port(ctl, br, *also);
+  // Linux: br_stp_disable_port stops the forward delay timer after announcing the port.
+  for (Port* e : disabled_now) bridge::stop_forward_delay(ctl, *e);
   bridge::publish_ports(ctl, br, *p);
   if (p->had_port) ctl.set_carrier(br, any && br.is_up());
   return enabled_now;
@@ -167,8 +170,8 @@ void remove_port(Control& ctl, Device& br, Device& port, bool bridge_goes = fals
   // was), then the port is announced leaving (RTM_DELLINK).
   Port& e = **it;
   e.s.state = BR_STATE_DISABLED;
-  bridge::drop_forward_delay(ctl, e);
   bridge::announce_port(ctl, br, e);
+  bridge::drop_forward_delay(ctl, e);
   bridge::announce_port(ctl, br, e, /*deleted=*/true);
   std::unique_ptr<Port> gone = std::move(*it);
   p->ports.erase(it);
@@ -458,8 +461,8 @@ void Bridge::stop(Control& ctl, Device& dev) const {
     if (port->s.state == BR_STATE_DISABLED) continue;
     bridge::mdb_port_disabled(ctl, dev, *p, *port->dev);
     port->s.state = BR_STATE_DISABLED;
-    bridge::stop_forward_delay(ctl, *port);
     bridge::announce_port(ctl, dev, *port);
+    bridge::stop_forward_delay(ctl, *port);
   }
   bridge::publish_ports(ctl, dev, *p);
   if (p->had_port) ctl.set_carrier(dev, false);

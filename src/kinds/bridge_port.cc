@@ -62,12 +62,12 @@ void announce_port(Control& ctl, Device& br, Port& port, bool deleted) {
 }
 
 // Linux: br_stp_enable_port — br_make_forwarding announces the port it moved out of
-// BR_STATE_BLOCKING, then br_stp_enable_port announces it again; the forward delay timer
-// is armed (a bridge with a forward delay of 0 arms none).
+// BR_STATE_BLOCKING and arms the forward delay timer (a bridge with a forward delay of 0
+// arms none), then br_stp_enable_port announces it again.
 void announce_enabled(Control& ctl, Device& br, Priv& p, Port& port) {
   announce_port(ctl, br, port);
-  announce_port(ctl, br, port);
   arm_forward_delay(ctl, br, p, port);
+  announce_port(ctl, br, port);
 }
 
 // Linux: br_make_forwarding arms the port's forward_delay_timer; when it runs,

@@ -245,10 +245,11 @@ void mdb_uninit(Control& ctl, Priv& p);
 // The ports' announcements (bridge_port.cc; Linux: br_ifinfo_notify). Context: control lock.
 // Announces `port` (`deleted`: RTM_DELLINK, as it leaves) to the bridge_port listeners.
 void announce_port(Control& ctl, Device& br, Port& port, bool deleted = false);
-// Linux: br_stp_enable_port's two announcements, and the forward delay timer it arms.
+// Linux: br_stp_enable_port's two announcements, and the forward delay timer armed between.
 void announce_enabled(Control& ctl, Device& br, Priv& p, Port& port);
 // Linux: br_make_forwarding's mod_timer of the port's forward_delay_timer, whose expiry
-// announces the port; stop: br_stp_disable_port's del_timer; drop: the port leaves.
+// announces the port; stop: br_stp_disable_port's del_timer (after its announcement, which
+// still shows the time left); drop: the port leaves.
 void arm_forward_delay(Control& ctl, Device& br, Priv& p, Port& port);
 void stop_forward_delay(Control& ctl, Port& port);
 void drop_forward_delay(Control& ctl, Port& port);
