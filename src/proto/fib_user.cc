@@ -327,11 +327,33 @@ Result<RouteInfo> add_route_nh(Control& ctl, Namespace& ns, const RouteRequest& 
 
 }  // namespace
 
-Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
-  IFCORE_TRY(ctl.check_covers(ns));
-  PluginGuard guard(ctl);  // the protocols' engine-wide state
+namespace {
+
+// Linux: fib_nh_match — whether the next hops `req` names (a device, a gateway, or an
+// RTA_MULTIPATH list) are those of the IPv4 route `i`. A route through a nexthop object
+// matches only a request that names none; a device or gateway is compared with the first
+// hop; a list hop by hop (a field left out matches anything), and it must name at least
+// as many hops as the route has (more are not looked at).
+bool v4_hops_match(const RouteInfo& i, const RouteRequest& req) {
+  const bool gw = req.gateway && !req.gateway->empty();
+  if (i.nhid) return !req.oif && !gw && req.nexthops.empty();
+  if (req.oif || gw) return (!req.oif || i.oif == req.oif) && (!gw || i.gateway == *req.gateway);
+  if (req.nexthops.empty()) return true;
+  const std::vector<NextHop> own =
+      i.nexthops.empty() ? std::vector<NextHop>{NextHop{i.gateway, i.oif}} : i.nexthops;
+  if (req.nexthops.size() < own.size()) return false;
+  for (std::size_t h = 0; h < own.size(); ++h) {
+    const NextHop& q = req.nexthops[h];
+    if (q.oif && q.oif != own[h].oif) return false;
+    if (!q.gateway.empty() && q.gateway != own[h].gateway) return false;
+  }
+  return true;
+}
+
+// Deletes the first route `req` names, its next hops as one route's (no RTA_MULTIPATH for
+// IPv6: see delete_route).
+Result<void> delete_one(Control& ctl, Namespace& ns, const RouteRequest& req) {
   EngineProto& ep = engine_proto(ctl.engine());
-  RetireScope scope(ep);
   NetState& st = net_state(ns);
   std::uint32_t table = req.table ? req.table : RT_TABLE_MAIN;
   IpAddr dst = req.dst;
@@ -364,9 +386,20 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
       continue;
     if (req.prefsrc && i.prefsrc != *req.prefsrc) continue;
     if (req.nhid && i.nhid != req.nhid) continue;  // Linux: fib_nh_match, ip6_route_del
+    if (req.family == AF_INET) {
+      if (!v4_hops_match(i, req)) continue;
+      erase(ep, ns, &x, true);
+      return ok();
+    }
+    // Linux: ip6_route_del deletes a route through a nexthop object whatever device or
+    // gateway the request names.
+    if (i.nhid) {
+      erase(ep, ns, &x, true);
+      return ok();
+    }
     // Linux: ip6_route_del looks at each sibling of a multipath route: a gateway deletes
     // that one alone, a device without one the whole route.
-    if (req.family == AF_INET6 && i.nexthops.size() > 1 && !i.nhid) {
+    if (i.nexthops.size() > 1) {
       if (req.gateway && !req.gateway->empty()) {
         if (delete_sibling(ctl, ns, x, *req.gateway, req.oif)) return ok();
         continue;
@@ -383,6 +416,27 @@ Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) 
     return ok();
   }
   return fail(ESRCH);
+}
+
+}  // namespace
+
+Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req) {
+  IFCORE_TRY(ctl.check_covers(ns));
+  PluginGuard guard(ctl);  // the protocols' engine-wide state
+  RetireScope scope(engine_proto(ctl.engine()));
+  if (req.family != AF_INET6 || req.nexthops.empty()) return delete_one(ctl, ns, req);
+  // Linux: ip6_route_multipath_del — each hop of RTA_MULTIPATH is a delete of its own (its
+  // device and gateway in place of the request's), each done as it is found; the answer is
+  // the last failure, so a request may delete some hops and still answer ESRCH.
+  Result<void> last = ok();
+  for (const NextHop& nh : req.nexthops) {
+    RouteRequest one = req;
+    one.nexthops.clear();
+    if (nh.oif) one.oif = nh.oif;
+    if (!nh.gateway.empty()) one.gateway = nh.gateway;
+    if (auto done = delete_one(ctl, ns, one); !done) last = std::move(done);
+  }
+  return last;
 }
 
 bool has_table(Control& ctl, Namespace& ns, int family, std::uint32_t table) {
