@@ -19,6 +19,22 @@ bool needs_dev(std::uint8_t type) {
          type != RTN_THROW;
 }
 
+namespace {
+
+// Linux: ip6_route_check_nh_onlink — the route to an onlink gateway in the device's table
+// (its L3 master's, or main), if it is not a reject route or a default one, must be a
+// unicast route through the device.
+Result<void> check_onlink6(NetState& st, const Device& dev, const IpAddr& gw) {
+  const std::uint32_t table = l3mdev_fib_table(dev) ? l3mdev_fib_table(dev) : RT_TABLE_MAIN;
+  Route* r = lookup(st, AF_INET6, table, gw, [](const Route&) { return true; });
+  if (!r || !needs_dev(r->info.type) || r->info.dst.is_unspecified()) return ok();
+  if (r->info.type != RTN_UNICAST || r->dev != &dev)
+    return fail(EINVAL, "Nexthop has invalid gateway or device mismatch");
+  return ok();
+}
+
+}  // namespace
+
 // Resolves the next hop of a new route: its device (and validates the gateway).
 Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest& req,
                                 std::uint32_t table, std::uint8_t type) {
@@ -27,6 +43,12 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
     dev = ctl.find(ns, req.oif);
     // Linux 6.18 answers a missing RTA_OIF with ENODEV and no extack (both families).
     if (!dev) return fail_log_only(ENODEV, "Nexthop device not found");
+  }
+  // Linux: fib6_nh_init — an onlink next hop needs its device, up, before anything else
+  // is looked at.
+  if (req.family == AF_INET6 && (req.flags & RTNH_F_ONLINK)) {
+    if (!dev) return fail(ENODEV, "Nexthop device required for onlink");
+    if (!dev->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
   }
   if (!needs_dev(type)) return nullptr;
   NetState& st = net_state(ns);
@@ -47,9 +69,10 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
     if (req.family == AF_INET) {
       // Linux: fib_check_nh_v4_gw — the gateway must be reachable through a link-scope
       // route (or the route is `onlink` on a given device).
-      if (dev && (req.flags & RTNH_F_ONLINK)) {
+      if (req.flags & RTNH_F_ONLINK) {
         if (req.scope.value_or(RT_SCOPE_UNIVERSE) >= RT_SCOPE_LINK)
           return fail(EINVAL, "Nexthop has invalid scope");
+        if (!dev) return fail(ENODEV, "Nexthop device required for onlink");
         if (!dev->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
         // (inet_addr_type_dev_table: the gateway must be a unicast address, not one's own.)
         if (st.local_addrs.count(gw) || gw.is_multicast() || gw.v4_host() == 0xffffffffu)
@@ -92,8 +115,12 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
     Device* out = dev;
     if (!link_local) {
       if (gw.is_multicast() || gw.is_unspecified()) return fail(EINVAL, "Invalid gateway address");
-      if (!dev || !(req.flags & RTNH_F_ONLINK)) {
-        Route* r = lookup(st, AF_INET6, RT_TABLE_MAIN, gw, ok);
+      if (req.flags & RTNH_F_ONLINK) {
+        IFCORE_TRY(check_onlink6(st, *dev, gw));
+      } else {
+        // Linux: ip6_route_check_nh — the route's own table first, then the full lookup.
+        Route* r = table != RT_TABLE_MAIN ? lookup(st, AF_INET6, table, gw, ok) : nullptr;
+        if (!r) r = lookup(st, AF_INET6, RT_TABLE_MAIN, gw, ok);
         if (!r) r = lookup(st, AF_INET6, RT_TABLE_LOCAL, gw, ok);
         if (!r) return fail(EHOSTUNREACH);
         out = r->dev;

@@ -222,14 +222,17 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
       return fail(EINVAL, "Route with host scope can not have a gateway");
   }
   // Linux: fib_get_nhs / ip6_route_multipath_add — every hop is checked as a route's
-  // next hop would be; a single hop is an ordinary route.
+  // next hop would be; a single hop is an ordinary route. A hop is onlink as it says
+  // (fib_get_nhs takes the hop's flags alone), or, for IPv6, also when the route is
+  // (ip6_route_multipath_add adds the hop's flags to the route's).
+  const std::uint32_t route_onlink = req.family == AF_INET6 ? req.flags & RTNH_F_ONLINK : 0;
   std::vector<Device*> hop_devs;
   for (const NextHop& nh : req.nexthops) {
     RouteRequest hr = req;
     hr.nexthops.clear();
     hr.gateway = nh.gateway.empty() ? std::nullopt : std::optional<IpAddr>(nh.gateway);
     hr.oif = nh.oif;
-    hr.flags = nh.flags & RTNH_F_ONLINK;
+    hr.flags = (nh.flags | route_onlink) & RTNH_F_ONLINK;
     auto d = resolve_nexthop(ctl, ns, hr, table, type);
     if (!d) return fail(std::move(d).error());
     hop_devs.push_back(*d);
@@ -241,7 +244,8 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     const NextHop& nh = req.nexthops.front();
     first.gateway = nh.gateway.empty() ? std::nullopt : std::optional<IpAddr>(nh.gateway);
     first.oif = nh.oif;
-    first.flags = (req.flags & ~std::uint32_t{RTNH_F_ONLINK}) | (nh.flags & RTNH_F_ONLINK);
+    first.flags =
+        (req.flags & ~std::uint32_t{RTNH_F_ONLINK}) | ((nh.flags | route_onlink) & RTNH_F_ONLINK);
     if (!multipath) return add_route(ctl, ns, first);
     has_gw = first.gateway.has_value();
   }
@@ -260,7 +264,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
     for (std::size_t h = 0; h < req.nexthops.size(); ++h) {
       NextHop nh = req.nexthops[h];
       nh.oif = hop_devs[h] ? hop_devs[h]->ifindex() : 0;
-      nh.flags &= RTNH_F_ONLINK;
+      nh.flags = (nh.flags | route_onlink) & RTNH_F_ONLINK;
       i.nexthops.push_back(nh);
     }
   } else if (has_gw && *dev) {
@@ -279,7 +283,8 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
                                    : req.scope.value_or(default_scope(req.family, type, has_gw));
   i.type = type;
   if (req.prefsrc) i.prefsrc = *req.prefsrc;
-  i.flags = req.flags & RTNH_F_ONLINK;
+  // (Linux: rt6_fill_node gives a multipath route no flags of its own, only its hops'.)
+  i.flags = multipath && req.family == AF_INET6 ? 0 : req.flags & RTNH_F_ONLINK;
   i.metrics = req.metrics;
   r.dev = *dev;
 
