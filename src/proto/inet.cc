@@ -5,7 +5,10 @@
 //
 // Lock order: control lock only. Freed addresses and in_devices drop their references in
 // RCU callbacks.
+#include <linux/neighbour.h>
+
 #include "base/rcu.h"
+#include "proto/fib_prefsrc.h"
 #include "proto/state.h"
 
 namespace ifcore::proto {
@@ -103,6 +106,7 @@ void remove_at(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t 
   net_state(ns).uncount_local(ifa->info.local);
   notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::Del, ifa->info);
   fib_sync_dev(ctl, ns, dev, AF_INET, true);
+  fib_flush_prefsrc4(ctl, ns, dev, ifa->info.local);  // Linux: fib_del_ifaddr, at its end
   retire(ctl, std::move(ifa));
 }
 

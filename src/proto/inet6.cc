@@ -17,6 +17,7 @@
 
 #include "base/rcu.h"
 #include "proto/addrconf_routes.h"
+#include "proto/fib_prefsrc.h"
 #include "proto/state.h"
 
 namespace ifcore::proto {
@@ -165,6 +166,7 @@ void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_
   Route* clean = prefix_route_to_clean(ns, dev, in6, *ifa);  // Linux: ipv6_del_addr
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   if (clean) fib_erase(ep, ns, clean, true);
+  fib_remove_prefsrc6(ctl, ns, ifa->info.local);  // Linux: ipv6_del_addr's rt6_remove_prefsrc
   dst_free_ifa(ep, *ifa, std::move(ifa->rt));
   retire_hooked(ep, ifa.release());
 }
