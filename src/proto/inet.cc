@@ -61,6 +61,36 @@ void retire(Control& ctl, std::unique_ptr<Ifa> ifa) {
   retire_hooked(engine_proto(ctl.engine()), ifa.release());
 }
 
+std::vector<AddrInfo> infos_of(const InDev& in) {
+  std::vector<AddrInfo> out;
+  for (const auto& ifa : in.addrs) out.push_back(ifa->info);
+  return out;
+}
+
+// Linux: fib_add_ifaddr's arp_invalidate(dev, brd, false) — on an up device, the entry of
+// a broadcast address the address brings (its own broadcast, and a primary's prefix
+// broadcast) goes unless it is valid (an incomplete, failed or none one), as `ip neigh
+// del` takes it: RTM_DELNEIGH (after RTM_NEWNEIGH, turned failed, if it was incomplete).
+void invalidate_broadcasts(Control& ctl, Namespace& ns, Device& dev, const AddrInfo& a) {
+  if (!dev.is_up()) return;
+  constexpr std::uint16_t kNudValid =
+      NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | NUD_DELAY;
+  std::vector<IpAddr> brd;
+  if (!a.broadcast.empty() && !a.broadcast.is_unspecified() && a.broadcast.v4_host() != 0xffffffffu)
+    brd.push_back(a.broadcast);
+  const IpAddr prefix = prefix_of(a.address, a.prefixlen);
+  if ((prefix.v4_host() >> 24) != 0 && !(a.flags & IFA_F_SECONDARY) && a.prefixlen < 31)
+    brd.push_back(v4_or(prefix, ~v4_mask(a.prefixlen)));
+  for (const IpAddr& b : brd) {
+    inet::NeighRequest q;
+    q.family = AF_INET;
+    q.ifindex = dev.ifindex();
+    q.dst = b;
+    auto n = inet::get_neigh(ctl, ns, q);
+    if (n && !(n->state & kNudValid)) (void)inet::delete_neigh(ctl, ns, q);
+  }
+}
+
 // Inserts a new address (Linux: __inet_insert_ifa). Primaries go after the last primary
 // of wider or equal scope, secondaries at the end.
 Result<AddrInfo> insert_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in, AddrInfo a,
@@ -97,6 +127,7 @@ Result<AddrInfo> insert_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in,
   // Linux: rtmsg_ifa(RTM_NEWADDR) first, then the inetaddr chain makes the routes.
   notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, a);
   fib_sync_dev(ctl, ns, dev, AF_INET, true);
+  invalidate_broadcasts(ctl, ns, dev, a);
   return reported(a, a.tstamp);
 }
 
@@ -154,6 +185,7 @@ void del_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t id
     in.addrs.insert(in.addrs.begin() + static_cast<std::ptrdiff_t>(pos), std::move(p));
     notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, info);
     fib_sync_dev(ctl, ns, dev, AF_INET, true);
+    invalidate_broadcasts(ctl, ns, dev, info);
   }
   // Linux: fib_inetaddr_event — the last address gone, every IPv4 route through the device
   // goes too (without notifications, as fib_disable_ip).
@@ -251,6 +283,8 @@ class InetSubscriber final : public Subscriber {
           a.flags = IFA_F_PERMANENT;
           (void)insert_ifa(ctl, ns, dev, *ds->in, a, false);  // EEXIST when it is there
         }
+        // Linux: fib_netdev_event(NETDEV_UP) runs fib_add_ifaddr for each address.
+        for (const AddrInfo& a : infos_of(*ds->in)) invalidate_broadcasts(ctl, ns, dev, a);
         break;
       case NetdevEvent::ChangeName: {
         // Linux: inetdev_changename — the first address takes the new name as its label;
