@@ -190,14 +190,19 @@ struct RouteRequest {
 // Adds a route. The next hop (oif, or the device of the connected route that reaches the
 // gateway) holds a reference on its device through a route-cache (dst) entry.
 // Notifies RTM_NEWROUTE. Context: control lock.
-// Errors: ENODEV (oif unknown), ENETDOWN ("Nexthop device is not up", IPv4),
-// ENETUNREACH ("Nexthop has invalid gateway", IPv4 gateway with no route), EHOSTUNREACH
-// (IPv6 gateway with no route), EINVAL ("Egress device not specified", ...), EEXIST,
-// ENOENT (no create flag and nothing to replace).
+// Errors: ENODEV (oif unknown; "Nexthop device required for onlink"), ENETDOWN ("Nexthop
+// device is not up"), ENETUNREACH ("Nexthop has invalid gateway", IPv4 gateway with no
+// route), EHOSTUNREACH (IPv6 gateway with no route in the route's table, main or local),
+// EINVAL ("Egress device not specified", "Nexthop has invalid gateway or device mismatch",
+// ...), EEXIST, ENOENT (no create flag and nothing to replace).
 Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req);
 
 // Deletes the first route matching `req` (prefix and table; gateway, oif, metric, protocol,
-// type and scope when given). Notifies RTM_DELROUTE. Context: control lock.
+// type and scope when given; IPv4: `nexthops` compared hop by hop, and a route through a
+// nexthop object only when neither oif, gateway nor hops are given, as fib_nh_match).
+// IPv6 with `nexthops`: each hop is deleted on its own (its oif and gateway in place of the
+// request's), as ip6_route_multipath_del; the result is the last failure, so some hops may
+// be gone on ESRCH. Notifies RTM_DELROUTE. Context: control lock.
 // Errors: ESRCH (no such route).
 Result<void> delete_route(Control& ctl, Namespace& ns, const RouteRequest& req);
 
