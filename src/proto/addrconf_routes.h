@@ -54,4 +54,11 @@ void del_peer_route(Control& ctl, Namespace& ns, const Device& dev, const AddrIn
 void inet6_modify_addr(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, Ifa& ifa,
                        const AddrInfo& a);
 
+// Linux: ipv6_del_addr's rt6_remove_prefsrc — the IPv6 address `addr` is gone: each IPv6
+// route of any table (not one through a nexthop object) with `addr` as its preferred source
+// loses it, unless its device can still use it (a global address of any device, a
+// link-local one of the route's own device, neither tentative: ipv6_chk_addr). Nothing is
+// announced (fib_prefsrc.cc). Context: control lock.
+void fib_remove_prefsrc6(Control& ctl, Namespace& ns, const IpAddr& addr);
+
 }  // namespace ifcore::proto

@@ -1,5 +1,5 @@
 // proto/fib_prefsrc.cc — the routes whose preferred source address goes (see
-// fib_prefsrc.h).
+// fib_prefsrc.h, and fib_remove_prefsrc6 in addrconf_routes.h).
 //
 // Lock order: control lock only.
 #include "proto/fib_prefsrc.h"
@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "proto/addrconf_routes.h"
 #include "proto/fib_impl.h"
 
 namespace ifcore::proto {

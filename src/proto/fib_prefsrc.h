@@ -1,6 +1,7 @@
-// proto/fib_prefsrc.h — what becomes of the routes whose preferred source (RTA_PREFSRC) is
-// an address that goes: IPv4 deletes them (Linux: fib_del_ifaddr's fib_sync_down_addr and
-// fib_flush), IPv6 keeps them without a source (Linux: rt6_remove_prefsrc).
+// proto/fib_prefsrc.h — what becomes of the IPv4 routes whose preferred source
+// (RTA_PREFSRC) is an address that goes: deleted (Linux: fib_del_ifaddr's
+// fib_sync_down_addr and fib_flush). IPv6 keeps them without a source (Linux:
+// rt6_remove_prefsrc; fib_remove_prefsrc6 in addrconf_routes.h).
 #pragma once
 
 #include "proto/state.h"
@@ -14,10 +15,6 @@ namespace ifcore::proto {
 // fib_table_flush walks the trie. Context: control lock.
 void fib_flush_prefsrc4(Control& ctl, Namespace& ns, const Device& dev, const IpAddr& local);
 
-// The IPv6 address `addr` is gone: each IPv6 route of any table (not one through a nexthop
-// object) with `addr` as its preferred source loses it, unless its device can still use it
-// (a global address of any device, a link-local one of the route's own device, neither
-// tentative: ipv6_chk_addr). Nothing is announced. Context: control lock.
-void fib_remove_prefsrc6(Control& ctl, Namespace& ns, const IpAddr& addr);
+// (IPv6: fib_remove_prefsrc6, in addrconf_routes.h, as addrconf calls it.)
 
 }  // namespace ifcore::proto

@@ -17,7 +17,6 @@
 
 #include "base/rcu.h"
 #include "proto/addrconf_routes.h"
-#include "proto/fib_prefsrc.h"
 #include "proto/state.h"
 
 namespace ifcore::proto {
