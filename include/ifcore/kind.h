@@ -133,6 +133,10 @@ class Kind {
   virtual bool is_virtual() const { return true; }
   // The ifindex IFLA_LINK reports (0 = none); default: dev.link().
   virtual int link_ifindex(const Device& dev) const;
+  // The namespace the device links to (Linux: rtnl_link_ops::get_link_net), reported as
+  // IFLA_LINK_NETNSID when it is not the device's own; nullptr: none. Default: dev.link()'s.
+  // Context: control lock.
+  virtual Namespace* link_ns(const Device& dev) const;
   // True when the kind answers for IFLA_LINK itself (Linux: it has ndo_get_iflink: veth,
   // the IP tunnels), so that a link not set is reported as 0 (`ip` prints "@NONE")
   // instead of being left out.

@@ -80,6 +80,14 @@ struct LinkRequest {
   std::optional<std::string> slave_kind;  // IFLA_INFO_SLAVE_KIND
   bool has_slave_data = false;
   AttrList slave_data;  // IFLA_INFO_SLAVE_DATA
+
+  // ifcore: a create's link namespace by name (Linux: rtnl_newlink_params' link_net, else
+  // src_net), where a kind that has one looks for what the device links to: a veth's peer
+  // goes there unless the peer names its own, a vxlan's socket and VNI live there. Absent:
+  // the namespace the device is made in. The rtnetlink face sets it from IFLA_LINK_NETNSID
+  // (an id of the target namespace's), else to the requester's namespace; never read from
+  // the wire.
+  std::optional<std::string> link_ns_name;
 };
 
 }  // namespace ifcore

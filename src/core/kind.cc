@@ -42,4 +42,9 @@ int Kind::link_ifindex(const Device& dev) const {
   return l ? l->ifindex() : 0;
 }
 
+Namespace* Kind::link_ns(const Device& dev) const {
+  Device* l = dev.link();
+  return l ? &l->ns() : nullptr;
+}
+
 }  // namespace ifcore

@@ -27,25 +27,45 @@ constexpr AttrPolicyEntry kPolicy[] = {
     {VETH_INFO_PEER, AttrShape::LinkMsg},
 };
 
-const LinkRequest& peer_request(const LinkRequest& req) {
-  static const LinkRequest kEmpty;
-  if (const Attr* a = find_attr(req.info_data, VETH_INFO_PEER); a && a->link) return *a->link;
-  return kEmpty;
+// The peer's part of the request (VETH_INFO_PEER), nullptr when the request has none.
+const LinkRequest* peer_part(const LinkRequest& req) {
+  if (const Attr* a = find_attr(req.info_data, VETH_INFO_PEER); a && a->link) return &*a->link;
+  return nullptr;
 }
 
-// Linux: veth_newlink gets the peer's namespace from the peer's own attributes.
-Result<Namespace*> peer_namespace(Control& ctl, Namespace& ns, const LinkRequest& peer) {
-  if (peer.net_ns_name) {
-    Namespace* n = ctl.find_namespace(*peer.net_ns_name);
-    if (!n) return fail(EINVAL, "namespace \"{}\" does not exist", *peer.net_ns_name);
-    IFCORE_TRY(ctl.check_covers(*n));
-    return n;
+const LinkRequest& peer_request(const LinkRequest& req) {
+  static const LinkRequest kEmpty;
+  const LinkRequest* p = peer_part(req);
+  return p ? *p : kEmpty;
+}
+
+Result<Namespace*> covered(Control& ctl, Namespace* n) {
+  IFCORE_TRY(ctl.check_covers(*n));
+  return n;
+}
+
+// Linux: rtnl_get_peer_net and rtnl_newlink_peer_net — the namespace the peer's own
+// attributes name (without VETH_INFO_PEER, the device's: a namespace named by pid or fd,
+// here by name), else the link namespace (IFLA_LINK_NETNSID's, else the requester's),
+// else the device's.
+Result<Namespace*> peer_namespace(Control& ctl, Namespace& ns, const LinkRequest& req) {
+  const LinkRequest* peer = peer_part(req);
+  if (!peer && req.net_ns_name) return &ns;
+  if (peer && peer->net_ns_name) {
+    Namespace* n = ctl.find_namespace(*peer->net_ns_name);
+    if (!n) return fail(EINVAL, "namespace \"{}\" does not exist", *peer->net_ns_name);
+    return covered(ctl, n);
   }
-  if (peer.net_ns_id) {
-    Namespace* n = ns.peer_by_id_locked(*peer.net_ns_id);
-    if (!n) return fail_log_only(EINVAL, "invalid target namespace id {}", *peer.net_ns_id);
-    IFCORE_TRY(ctl.check_covers(*n));
-    return n;
+  if (peer && peer->net_ns_id) {
+    // ifcore: the peer's IFLA_TARGET_NETNSID, an id of the device's namespace's.
+    Namespace* n = ns.peer_by_id_locked(*peer->net_ns_id);
+    if (!n) return fail_log_only(EINVAL, "invalid target namespace id {}", *peer->net_ns_id);
+    return covered(ctl, n);
+  }
+  if (req.link_ns_name) {
+    Namespace* n = ctl.find_namespace(*req.link_ns_name);
+    if (!n) return fail(EINVAL, "namespace \"{}\" does not exist", *req.link_ns_name);
+    return covered(ctl, n);
   }
   return &ns;
 }
@@ -117,7 +137,7 @@ Result<void> Veth::validate(Control&, const LinkRequest& req) const {
 
 Result<Device*> Veth::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
   const LinkRequest& preq = peer_request(req);
-  auto pns = peer_namespace(ctl, ns, preq);
+  auto pns = peer_namespace(ctl, ns, req);
   if (!pns) return fail(pns.error());
   std::string peer_name = preq.name.value_or("veth%d");
   std::string dev_name = req.name.value_or("veth%d");

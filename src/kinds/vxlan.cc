@@ -9,8 +9,10 @@
 #include <linux/if_link.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 
+#include "ifcore/namespace.h"
 #include "kinds/common.h"
 #include "kinds/vxlan_priv.h"
 
@@ -163,9 +165,25 @@ Result<void> nl2conf(Conf& c, const AttrList& d, bool changelink) {
   return ok();
 }
 
-// Linux: vxlan_config_validate.
-Result<void> check_conf(Control& ctl, Namespace& ns, const Kind& vxlan_kind, const Conf& c,
+// The per-namespace list behind net_devices (a namespace's plug-in data).
+struct NetList {
+  std::vector<Device*> devs;
+};
+const char kNetListTag = 0;
+
+NetList& net_list(Namespace& net) {
+  if (auto* l = net.data_locked<NetList>(&kNetListTag)) return *l;
+  auto l = std::make_shared<NetList>();
+  NetList& ref = *l;
+  net.set_data_locked(&kNetListTag, std::move(l));
+  return ref;
+}
+
+// Linux: vxlan_config_validate, in the link namespace `net` (its lower device and the
+// other devices of that namespace's list); `home` is where the device lives.
+Result<void> check_conf(Control& ctl, Namespace& net, Namespace& home, const Conf& c,
                         const Device* self, Device** lower_out) {
+  PluginGuard guard(ctl);  // the link namespace's list, maybe not this control's
   if (c.flags & kGpe) {
     const std::uint32_t allowed = kGpe | kZeroCsumTx | kZeroCsum6Tx | kZeroCsum6Rx | kMetadata |
                                   kTtlInherit | kLocalBypass | kVniFilter;
@@ -180,14 +198,17 @@ Result<void> check_conf(Control& ctl, Namespace& ns, const Kind& vxlan_kind, con
     return fail(EINVAL, "Label attribute only applies to IPv6 VXLAN devices");
   Device* lower = nullptr;
   if (c.lower) {
-    lower = ctl.find(ns, c.lower);
+    lower = ctl.find(net, c.lower);
     if (!lower) return fail(ENODEV, "Invalid local interface, device not found");
+    // ifcore: an upper device in another namespace than its lower is not supported.
+    if (&net != &home)
+      return fail(EOPNOTSUPP, "a lower device in another namespace is not supported");
   } else if (!c.remote.empty() && c.remote.is_multicast() && !(c.flags & kMetadata)) {
     return fail(EINVAL, "Local interface required for multicast remote destination");
   }
   // Linux: vxlan_vni_in_use — one device per VNI, port and receive flags. A device that
   // filters VNIs holds those of its VNI table.
-  for (Device* d : ns.devices_of_kind_locked(vxlan_kind)) {
+  for (Device* d : net_devices(net)) {
     const VxlanPriv* o = d != self ? vxlan_of(*d) : nullptr;
     if (!o || o->conf.port != c.port) continue;
     if ((o->conf.flags & kVniFilter) ? !o->has_vni(c.vni) : o->conf.vni != c.vni) continue;
@@ -205,6 +226,10 @@ std::vector<std::uint8_t> port_range_bytes(const Conf& c) {
 }
 
 }  // namespace
+
+const std::vector<Device*>& vx::net_devices(Namespace& net) {
+  return net_list(net).devs;
+}
 
 AttrPolicy Vxlan::policy() const {
   return kPolicy;
@@ -224,8 +249,15 @@ Result<void> Vxlan::validate(Control&, const LinkRequest& req) const {
 Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& req) const {
   Conf c;
   IFCORE_TRY(nl2conf(c, req.info_data, false));
+  // Linux: vxlan_newlink — the link namespace (rtnl_newlink_link_net).
+  Namespace* net = &ns;
+  if (req.link_ns_name) {
+    net = ctl.find_namespace(*req.link_ns_name);
+    if (!net) return fail(EINVAL, "namespace \"{}\" does not exist", *req.link_ns_name);
+    IFCORE_TRY(ctl.check_covers(*net));
+  }
   Device* lower = nullptr;
-  IFCORE_TRY(check_conf(ctl, ns, *this, c, nullptr, &lower));
+  IFCORE_TRY(check_conf(ctl, *net, ns, c, nullptr, &lower));
   auto dev = ctl.alloc_device(*this, ns);
   dev->set_mtu_range_locked(ctl, 68, 65535);
   // Linux: vxlan_dev_configure — under a lower device, its mtu less the headers.
@@ -237,6 +269,7 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
   dev->set_operstate_locked(ctl, IF_OPER_UNKNOWN);
   auto priv = std::make_unique<VxlanPriv>();
   priv->conf = c;
+  priv->net = net;
   if (lower) priv->lower = Ref(*lower, "vxlan");
   dev->set_priv(std::move(priv));
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
@@ -248,6 +281,7 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
   }
   auto r = ctl.register_device(std::move(dev), req.name.value_or("vxlan%d"), req.ifindex);
   if (!r) return r;
+  net_list(*net).devs.push_back(*r);  // out again in uninit
   if (lower) {
     if (auto l = ctl.link_upper(*lower, **r, /*master=*/false); !l) {
       (void)ctl.delete_link(**r);
@@ -283,7 +317,7 @@ Result<void> Vxlan::change_link(Control& ctl, Device& dev, const LinkRequest& re
   Conf c = v.conf;
   IFCORE_TRY(nl2conf(c, req.info_data, true));
   Device* lower = nullptr;
-  IFCORE_TRY(check_conf(ctl, dev.ns(), *this, c, &dev, &lower));
+  IFCORE_TRY(check_conf(ctl, *v.net, dev.ns(), c, &dev, &lower));
   if (lower != v.lower.get()) {
     if (v.lower) ctl.unlink_upper(*v.lower, dev);
     v.lower.reset();
@@ -382,12 +416,37 @@ void Vxlan::uninit(Control& ctl, Device& dev) const {
     if (v->age_timer) remove_timer(ctl, v->age_timer);
     v->age_timer = 0;
     v->lower.reset();
+    if (v->net) {
+      PluginGuard guard(ctl);  // the link namespace's list, maybe not this control's
+      auto& devs = net_list(*v->net).devs;
+      devs.erase(std::remove(devs.begin(), devs.end(), &dev), devs.end());
+    }
   }
+}
+
+Result<void> Vxlan::init(Control&, Namespace& ns) {
+  (void)net_list(ns);  // made now, under the engine's control, so that no other adds it later
+  return ok();
+}
+
+Namespace* Vxlan::link_ns(const Device& dev) const {
+  const VxlanPriv* v = vxlan_of(dev);
+  return v ? v->net : nullptr;
+}
+
+void Vxlan::pre_exit(Control& ctl, Namespace& ns) {
+  std::vector<Device*> elsewhere;
+  for (Device* d : net_devices(ns))
+    if (&d->ns() != &ns) elsewhere.push_back(d);
+  if (!elsewhere.empty()) (void)ctl.delete_links(elsewhere);
 }
 
 void Vxlan::install(Engine& engine) {
   static Vxlan kind;
   engine.register_kind(kind);
+  auto ctl = engine.control();
+  auto r = ctl.add_pernet(kind);
+  if (!r) engine.log(LogLevel::Error, "vxlan: " + r.error().message);
 }
 
 }  // namespace ifcore::kinds

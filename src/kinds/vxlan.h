@@ -9,7 +9,7 @@
 
 namespace ifcore::kinds {
 
-class Vxlan final : public Kind {
+class Vxlan final : public Kind, public PernetHooks {
  public:
   std::string_view name() const override { return "vxlan"; }
   // A new device is checked against the others of its kind (Namespace::devices_of_kind).
@@ -27,6 +27,13 @@ class Vxlan final : public Kind {
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;
   bool dies_with_lower() const override { return true; }
+  // The link namespace (VxlanPriv::net), reported as IFLA_LINK_NETNSID when elsewhere.
+  Namespace* link_ns(const Device& dev) const override;
+  // PernetHooks: each namespace's list of the devices it is the link namespace of
+  // (vx::net_devices); the devices elsewhere whose link namespace goes die with it (Linux:
+  // vxlan_exit_batch_rtnl).
+  Result<void> init(Control& ctl, Namespace& ns) override;
+  void pre_exit(Control& ctl, Namespace& ns) override;
   bool can_change_proto_down() const override { return true; }  // vxlan_setup
 
   static void install(Engine& engine);

@@ -86,6 +86,10 @@ struct VniNode {
 struct VxlanPriv final : DevicePriv {
   Conf conf;
   Ref lower;
+  // The link namespace (Linux: vxlan->net): where the device's socket, VNI and lower device
+  // are, the requester's unless IFLA_LINK_NETNSID named another; it stays when the device
+  // moves. The device dies with it (Vxlan::pre_exit). Control lock.
+  Namespace* net = nullptr;
   std::vector<FdbEntry> fdb;  // control lock
   std::uint64_t fdb_seq = 0;
   std::vector<VniNode> vnis;  // control lock; by VNI (Linux: vg->vni_list)
@@ -100,6 +104,11 @@ struct VxlanPriv final : DevicePriv {
 inline VxlanPriv* vxlan_of(const Device& dev) {
   return priv_of<VxlanPriv>(dev);
 }
+
+// The vxlan devices whose link namespace is `net`, wherever they live (Linux: the
+// vxlan_net's vxlan_list), in order of creation. Context: control lock, and the plug-in
+// lock (PluginGuard) under a namespace's control.
+const std::vector<Device*>& net_devices(Namespace& net);
 
 // The forwarding database (vxlan_fdb.cc). Context: control lock.
 // Linux: the default entry (all-zero address) a configured remote makes

@@ -44,7 +44,7 @@ bool is_any(const IpAddr& ip) {
 
 // Linux: vxlan_vni_in_use, for a VNI this device is to take.
 bool in_use(Control& ctl, Device& dev, const VxlanPriv& v, std::uint32_t vni) {
-  for (Device* d : dev.ns().devices_of_kind_locked(dev.kind())) {
+  for (Device* d : kinds::vx::net_devices(*v.net)) {
     const VxlanPriv* o = d != &dev ? kinds::vx::vxlan_of(*d) : nullptr;
     if (!o || o->conf.port != v.conf.port) continue;
     if ((o->conf.flags & kinds::vx::kVniFilter) ? !o->has_vni(vni) : o->conf.vni != vni) continue;

@@ -238,12 +238,16 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   // A link device in another namespace is reported even when its index equals the
   // device's own (ifindexes are per namespace; Linux 6.18 shows `a1@if2` for a veth end 2
   // whose peer is 2 in another namespace).
+  // The link namespace is the kind's (a vxlan's is where its socket lives, whatever device
+  // it has); with one elsewhere, IFLA_LINK is always there, the device's own index for a
+  // kind that has no link device (Linux: nla_put_iflink forced, dev_get_iflink).
   int link = kind.link_ifindex(dev);
-  const Device* ld = dev.link();
-  bool elsewhere = ld && &ld->ns() != &dev.ns();
+  Namespace* lns = kind.link_ns(dev);
+  bool elsewhere = lns && lns != &dev.ns();
+  if (elsewhere && link == 0 && !kind.reports_iflink()) link = s.ifindex;
   if ((link != 0 || kind.reports_iflink()) && (link != s.ifindex || elsewhere))
     m.link = static_cast<std::uint32_t>(link);
-  if (elsewhere) m.link_netnsid = (viewer ? *viewer : dev.ns()).peer_id_alloc_locked(ld->ns());
+  if (elsewhere) m.link_netnsid = (viewer ? *viewer : dev.ns()).peer_id_alloc_locked(*lns);
   if (!all_zero(s.perm_address)) m.perm_address = s.perm_address;
   // Linux: a device never opened has noop_qdisc; a virtual device gets noqueue at its first
   // dev_activate and keeps it as dev->qdisc after a close (dev_deactivate only swaps the

@@ -146,8 +146,8 @@ void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std:
   int ns_id = dev.ns().id();
   // Linux: rtmsg_ifinfo builds the message, and so gives the link device's namespace an id
   // (rtnl_fill_link_netnsid), whether or not anybody listens.
-  if (const Device* ld = dev.link(); ld && &ld->ns() != &dev.ns())
-    (void)dev.ns().peer_id_alloc_locked(ld->ns());
+  if (Namespace* lns = dev.kind().link_ns(dev); lns && lns != &dev.ns())
+    (void)dev.ns().peer_id_alloc_locked(*lns);
   if (!wanted(ns_id, RTNLGRP_LINK)) return;
   wire::Header h = notify_header(ns_id, type);
   wire::MessageBuilder b;

@@ -59,10 +59,29 @@ Result<void> check_other_ns(const Request& r, Control& ctl, const Namespace& own
   if (r.s.options().may_write_elsewhere) return ok();
   auto other = [&](const Namespace* n) { return n && n != &own; };
   if (req.net_ns_name && other(ctl.find_namespace(*req.net_ns_name))) return fail(EPERM);
-  for (auto id : {req.net_ns_id, req.link_netnsid})
-    if (id && other(own.peer_by_id_locked(*id))) return fail(EPERM);
+  if (req.link_ns_name && other(ctl.find_namespace(*req.link_ns_name))) return fail(EPERM);
+  if (req.net_ns_id && other(own.peer_by_id_locked(*req.net_ns_id))) return fail(EPERM);
   for (const Attr& a : req.info_data)
     if (a.shape == AttrShape::LinkMsg && a.link) IFCORE_TRY(check_other_ns(r, ctl, own, *a.link));
+  return ok();
+}
+
+// Linux: rtnl_newlink — IFLA_LINK_NETNSID is an id the target namespace gives (the
+// requester's unless the request names another), looked up before the device is, whatever
+// the request then does with it: EINVAL "Unknown network namespace id" when nobody has it.
+// The namespace found goes on by name (LinkRequest::link_ns_name).
+Result<void> resolve_link_ns(Control& ctl, Namespace& own, LinkRequest& req) {
+  req.link_ns_name.reset();  // never from the wire
+  if (!req.link_netnsid) return ok();
+  Namespace* target = &own;
+  if (req.net_ns_name)
+    target = ctl.find_namespace(*req.net_ns_name);
+  else if (req.net_ns_id)
+    target = own.peer_by_id_locked(*req.net_ns_id);
+  if (!target) return ok();  // refused as such when the target is looked up
+  Namespace* link = target->peer_by_id_locked(*req.link_netnsid);
+  if (!link) return fail(EINVAL, "Unknown network namespace id");
+  req.link_ns_name = link->name();
   return ok();
 }
 
@@ -200,8 +219,17 @@ Result<void> create(Request& r, Control& ctl, ScopeGuard& guard, Namespace& ns,
     // Linux: rtnl_newlink answers a missing IFLA_TARGET_NETNSID with EINVAL and no extack.
     if (!target) return fail_log_only(EINVAL, "Invalid target network namespace id");
   }
-  req.net_ns_name.reset();
+  // The kind sees net_ns_name still (a veth without peer data puts its peer where a
+  // namespace named by pid or fd puts the device: Linux's rtnl_get_peer_net reads the
+  // device's attributes then). IFLA_TARGET_NETNSID is done with.
   req.net_ns_id.reset();
+  // Linux: rtnl_newlink_link_net — the link namespace is IFLA_LINK_NETNSID's, else the
+  // requester's (a device made elsewhere links back to where it was asked for).
+  Namespace* link = req.link_ns_name ? ctl.find_namespace(*req.link_ns_name) : &ns;
+  if (!link || link == target)
+    req.link_ns_name.reset();
+  else
+    req.link_ns_name = link->name();
   // Linux: rtnl_create_link names an unnamed device "<kind>%d".
   if (!req.name || req.name->empty()) req.name = std::string(kind->name()) + "%d";
   RequestScope& sc = guard.scope();
@@ -238,6 +266,7 @@ Result<void> check_create(Request& r, Control& ctl, Namespace& ns, wire::Decoded
     if (!a) return fail(a.error());
     req.info_data = std::move(*a);
   }
+  IFCORE_TRY(resolve_link_ns(ctl, ns, req));
   return check_other_ns(r, ctl, ns, req);
 }
 
@@ -286,6 +315,7 @@ Result<void> handle_newlink(Request& r) {
   if (!d) return fail(d.error());
   ScopeGuard guard(r, ctl, (*ns)->id());
   LinkRequest& req = d->req;
+  IFCORE_TRY(resolve_link_ns(ctl, **ns, req));
   // Linux: __rtnl_newlink — the device is named by index, else by name.
   bool link_specified = req.ifindex > 0 || req.name || req.alt_name;
   Device* dev = find_device(ctl, **ns, req);
