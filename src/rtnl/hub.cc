@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 
 #include "ifcore/namespace.h"
 #include "rtnl/fill.h"
@@ -68,6 +69,13 @@ void Hub::attach() {
   mdb::add_listener(ctl, mdb_);
   vnifilter::add_listener(ctl, vni_);
   bridge_port::add_listener(ctl, brport_);
+  {
+    MutexLock lk(mu_);
+    for (Namespace* ns : ctl.namespaces())
+      for (const auto& [id, peer] : ns->peer_ids_locked()) ids_[{ns->id(), peer->id()}] = id;
+  }
+  if (auto r = ctl.add_pernet(forget_); !r)
+    engine_->log(LogLevel::Error, "rtnl: " + r.error().message);
   nsid_observer_ = ctl.add_nsid_observer([this](Namespace& ns, Namespace& peer, int id,
                                                 bool added) { publish_nsid(ns, peer, id, added); });
   attached_ = true;
@@ -84,7 +92,14 @@ void Hub::detach() {
   ctl.unsubscribe(early_sub_, false);
   ctl.unsubscribe(sub_, false);
   ctl.remove_nsid_observer(nsid_observer_);
+  ctl.remove_pernet(forget_);
   attached_ = false;
+}
+
+void Hub::Forget::exit(Control&, Namespace& ns) {
+  MutexLock lk(hub->mu_);
+  auto& ids = hub->ids_;
+  ids.erase(ids.lower_bound({ns.id(), INT_MIN}), ids.upper_bound({ns.id(), INT_MAX}));
 }
 
 void Hub::add(SessionImpl* s) {
@@ -112,8 +127,9 @@ bool Hub::wanted(int ns_id, unsigned group, bool echoable) {
       members_[group - 1].load(std::memory_order_acquire) == 0)
     return false;
   MutexLock lk(mu_);
-  return std::any_of(sessions_.begin(), sessions_.end(),
-                     [&](SessionImpl* s) { return s->ns_id() == ns_id && s->member(group); });
+  return std::any_of(sessions_.begin(), sessions_.end(), [&](SessionImpl* s) {
+    return (s->ns_id() == ns_id || s->listen_all_nsid()) && s->member(group);
+  });
 }
 
 void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, bool echoable,
@@ -127,8 +143,20 @@ void Hub::publish(int ns_id, unsigned group, std::span<const std::uint8_t> msg, 
     skip = scope->origin;
   }
   MutexLock lk(mu_);
-  for (SessionImpl* s : sessions_)
-    if (s != skip && s->ns_id() == ns_id && s->member(group)) s->enqueue(msg);
+  for (SessionImpl* s : sessions_) {
+    if (s == skip || !s->member(group)) continue;
+    if (!s->listen_all_nsid()) {
+      if (s->ns_id() == ns_id) s->enqueue(msg);
+      continue;
+    }
+    // Linux: do_one_broadcast — a socket with NETLINK_LISTEN_ALL_NSID hears another
+    // namespace when its own gives that one an id (and it may listen there: ifcore's
+    // SessionOptions::may_write_elsewhere for CAP_NET_BROADCAST), and each message comes
+    // with the id (peernet2id; for its own namespace, none unless it gave itself one).
+    auto id = ids_.find({s->ns_id(), ns_id});
+    if (s->ns_id() != ns_id && (id == ids_.end() || !s->options().may_write_elsewhere)) continue;
+    s->enqueue(msg, id != ids_.end() ? std::optional<std::int32_t>(id->second) : std::nullopt);
+  }
 }
 
 wire::Header Hub::notify_header(int ns_id, std::uint16_t type, std::uint16_t flags) const {
@@ -162,6 +190,13 @@ void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std:
 
 void Hub::publish_nsid(const Namespace& ns, const Namespace& peer, int id, bool added) {
   int ns_id = ns.id();
+  {
+    MutexLock lk(mu_);
+    if (added)
+      ids_[{ns_id, peer.id()}] = id;
+    else
+      ids_.erase({ns_id, peer.id()});
+  }
   bool from_request = scope && scope->nsid_request && scope->ns_id == ns_id;
   if (!wanted(ns_id, RTNLGRP_NSID, from_request)) return;
   wire::NsidMessage n;

@@ -12,7 +12,10 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <map>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "ifcore/engine.h"
@@ -98,7 +101,7 @@ class Hub final : public Subscriber {
   void publish_inet6_link(const Device& dev);
   // RTM_NEWNSID / RTM_DELNSID on RTNLGRP_NSID in `ns`: it gave `id` to a peer or took it
   // back (Linux: rtnl_net_notifyid); the tap's copy names the peer (IFCORE_NETNSA_NAME),
-  // for what is kept (ifcored --state). Context: control lock.
+  // for what is kept (ifcored --state). Keeps ids_ too. Context: control lock.
   void publish_nsid(const Namespace& ns, const Namespace& peer, int id, bool added);
   // The device's RTM_NEWLINK for the tap alone (clients hear nothing): a change Linux does
   // not announce with one, as a down bridge port's settings (Linux: only AF_BRIDGE's
@@ -127,6 +130,18 @@ class Hub final : public Subscriber {
 
  private:
   std::uint64_t nsid_observer_ = 0;  // Control::add_nsid_observer
+  // What each namespace calls the others, by Namespace::id (listener, peer) -> nsid: a copy
+  // the nsid observer keeps, for the sessions that hear every namespace their own gives an
+  // id (NETLINK_LISTEN_ALL_NSID), read under mu_ whatever control publishes.
+  std::map<std::pair<int, int>, int> ids_ IFCORE_GUARDED_BY(mu_);
+  // Drops a destroyed namespace's own ids from ids_ (those others gave it go by the
+  // observer). Context: the engine's control lock.
+  struct Forget final : PernetHooks {
+    explicit Forget(Hub& h) : hub(&h) {}
+    void exit(Control&, Namespace& ns) override;
+    Hub* hub;
+  };
+  Forget forget_{*this};
   Engine* engine_;
   Mutex mu_;  // LOCK ORDERING: inside the control lock (or alone); then SessionImpl::qmu_
   std::vector<SessionImpl*> sessions_ IFCORE_GUARDED_BY(mu_);
@@ -175,7 +190,11 @@ class SessionImpl final : public Session {
   // For the hub. Context: any thread.
   int ns_id() const { return ns_id_; }
   bool member(unsigned group) const;
-  void enqueue(std::span<const std::uint8_t> msg);  // Context: Hub::mu_ held
+  // NETLINK_LISTEN_ALL_NSID: notifications of the namespaces the session's gives an id too.
+  bool listen_all_nsid() const { return listen_all_nsid_.load(std::memory_order_relaxed); }
+  // Queues one notification; with `nsid`, behind the IFCORE_NLMSG_NSID message that
+  // carries it (control_msg.h). Context: Hub::mu_ held.
+  void enqueue(std::span<const std::uint8_t> msg, std::optional<std::int32_t> nsid = {});
 
   // For the handlers (the session's thread).
   Hub& hub() const { return *hub_; }
@@ -192,9 +211,10 @@ class SessionImpl final : public Session {
   SessionOptions opts_;
   const int ns_id_;
   wire::AckOptions ack_;
-  bool strict_ = false;                   // NETLINK_GET_STRICT_CHK
-  bool no_enobufs_ = false;               // NETLINK_NO_ENOBUFS
-  std::atomic<std::uint64_t> groups_{0};  // bit g-1 for RTNLGRP g (1..64)
+  bool strict_ = false;                       // NETLINK_GET_STRICT_CHK
+  bool no_enobufs_ = false;                   // NETLINK_NO_ENOBUFS
+  std::atomic<std::uint64_t> groups_{0};      // bit g-1 for RTNLGRP g (1..64)
+  std::atomic<bool> listen_all_nsid_{false};  // NETLINK_LISTEN_ALL_NSID
   // The dump sent in parts, and its request's bytes (the session's thread only).
   std::unique_ptr<DumpRest> dump_;
   std::vector<std::uint8_t> dump_request_;

@@ -15,6 +15,7 @@
 #include "ifcore/namespace.h"
 #include "rtnl/handlers.h"
 #include "rtnl/hub.h"
+#include "rtnl/wire/control_msg.h"
 #include "rtnl/wire/probe_msg.h"
 #include "rtnl/wire/stats_msg.h"
 #include "rtnl/wire/sysctl_msg.h"
@@ -127,6 +128,9 @@ void SessionImpl::set_option(int optname, int value) {
     case NETLINK_NO_ENOBUFS:
       no_enobufs_ = value != 0;
       break;
+    case NETLINK_LISTEN_ALL_NSID:
+      listen_all_nsid_.store(value != 0, std::memory_order_relaxed);
+      break;
     case NETLINK_ADD_MEMBERSHIP:
       add_membership(static_cast<unsigned>(value));
       break;
@@ -134,7 +138,7 @@ void SessionImpl::set_option(int optname, int value) {
       drop_membership(static_cast<unsigned>(value));
       break;
     default:
-      break;  // NETLINK_LISTEN_ALL_NSID, NETLINK_PKTINFO...: nothing to do here
+      break;  // NETLINK_PKTINFO...: nothing to do here
   }
 }
 
@@ -165,9 +169,10 @@ bool SessionImpl::member(unsigned group) const {
   return group >= 1 && group <= 64 && (groups_.load(std::memory_order_relaxed) >> (group - 1)) & 1;
 }
 
-void SessionImpl::enqueue(std::span<const std::uint8_t> msg) {
+void SessionImpl::enqueue(std::span<const std::uint8_t> msg, std::optional<std::int32_t> nsid) {
   MutexLock lk(qmu_);
-  if (queue_.size() >= opts_.max_queued || queued_bytes_ + msg.size() > opts_.max_queued_bytes) {
+  std::size_t size = msg.size() + (nsid ? kNsidPrefixSize : 0);
+  if (queue_.size() >= opts_.max_queued || queued_bytes_ + size > opts_.max_queued_bytes) {
     // Linux: netlink_overrun — the message is lost and the socket gets ENOBUFS, unless
     // NETLINK_NO_ENOBUFS was set (a receive queue bounded in bytes: sk_rcvbuf).
     if (!no_enobufs_) {
@@ -176,8 +181,14 @@ void SessionImpl::enqueue(std::span<const std::uint8_t> msg) {
     }
     return;
   }
-  queue_.emplace_back(msg.begin(), msg.end());
-  queued_bytes_ += msg.size();
+  Datagram& dg = queue_.emplace_back();
+  dg.reserve(size);
+  if (nsid) {
+    auto prefix = nsid_prefix(*nsid);
+    dg.insert(dg.end(), prefix.begin(), prefix.end());
+  }
+  dg.insert(dg.end(), msg.begin(), msg.end());
+  queued_bytes_ += size;
   queued_.store(true, std::memory_order_release);
   if (wake_) wake_();
 }

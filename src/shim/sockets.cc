@@ -13,6 +13,7 @@
 #include <linux/netlink.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,7 @@
 #include <string>
 #include <utility>
 
+#include "rtnl/wire/control_msg.h"
 #include "rtnl/wire/netlink.h"
 #include "shim/real.h"
 #include "shim/translate.h"
@@ -342,11 +344,51 @@ void fill_sender(msghdr* msg) {
   msg->msg_controllen = 0;
 }
 
-ssize_t deliver(msghdr* msg, std::span<const std::uint8_t> dg, int flags) {
+// Linux: netlink_cmsg_listen_all_nsid and put_cmsg — the id as SOL_NETLINK /
+// NETLINK_LISTEN_ALL_NSID control data in the program's `room` bytes (MSG_CTRUNC when they
+// are too few). ifcored marks such a notification with an IFCORE_NLMSG_NSID message first.
+void put_nsid_cmsg(msghdr* msg, socklen_t room, std::int32_t nsid) {
+  if (!msg->msg_control || room < CMSG_LEN(sizeof(nsid))) {
+    msg->msg_flags |= MSG_CTRUNC;
+    return;
+  }
+  cmsghdr c{};
+  c.cmsg_level = SOL_NETLINK;
+  c.cmsg_type = NETLINK_LISTEN_ALL_NSID;
+  c.cmsg_len = CMSG_LEN(sizeof(nsid));
+  auto* at = static_cast<std::uint8_t*>(msg->msg_control);
+  std::memcpy(at, &c, sizeof(c));
+  std::memcpy(CMSG_DATA(static_cast<cmsghdr*>(msg->msg_control)), &nsid, sizeof(nsid));
+  msg->msg_controllen = std::min<socklen_t>(room, CMSG_SPACE(sizeof(nsid)));
+}
+
+ssize_t deliver(msghdr* msg, std::span<const std::uint8_t> dg, int flags, socklen_t room) {
+  auto nsid = rtnl::nsid_of_prefix(dg);
+  if (nsid) dg = dg.subspan(rtnl::kNsidPrefixSize);
   std::size_t copied = scatter(msg, dg);
   fill_sender(msg);
   msg->msg_flags = copied < dg.size() ? MSG_TRUNC : 0;
+  if (nsid) put_nsid_cmsg(msg, room, *nsid);
   return static_cast<ssize_t>((flags & MSG_TRUNC) ? dg.size() : copied);
+}
+
+// Reads (or peeks at) the head datagram, which starts with an IFCORE_NLMSG_NSID message:
+// that message into a buffer of its own, the rest into the program's buffers.
+ssize_t read_with_nsid(int fd, msghdr* msg, int flags, socklen_t room) {
+  std::array<std::uint8_t, rtnl::kNsidPrefixSize> prefix{};
+  std::vector<iovec> iov(msg->msg_iovlen + 1);
+  iov[0] = iovec{prefix.data(), prefix.size()};
+  std::copy(msg->msg_iov, msg->msg_iov + msg->msg_iovlen, iov.begin() + 1);
+  msghdr m{};
+  m.msg_iov = iov.data();
+  m.msg_iovlen = iov.size();
+  ssize_t n =
+      real::fn().recvmsg(fd, &m, flags & (MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT | MSG_WAITALL));
+  if (n < 0) return -1;
+  fill_sender(msg);
+  msg->msg_flags = m.msg_flags & MSG_TRUNC;
+  if (auto nsid = rtnl::nsid_of_prefix(prefix)) put_nsid_cmsg(msg, room, *nsid);
+  return std::max<ssize_t>(0, n - static_cast<ssize_t>(prefix.size()));
 }
 
 // Reads (or peeks at) the head datagram into the program's buffers.
@@ -382,6 +424,7 @@ void spin_for_datagram(int fd) {
 
 ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
   const auto& r = real::fn();
+  const socklen_t room = msg->msg_control ? static_cast<socklen_t>(msg->msg_controllen) : 0;
   for (;;) {
     {
       MutexLock lock(s.mu);
@@ -390,7 +433,7 @@ ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
         if (!(flags & MSG_PEEK)) s.stash.pop_front();
         lock.unlock();
         if (rtnl::is_overflow_datagram(dg)) return set_errno(ENOBUFS);
-        return deliver(msg, dg, flags);
+        return deliver(msg, dg, flags, room);
       }
     }
     bool checked;
@@ -425,6 +468,9 @@ ssize_t receive(int fd, NetlinkSocket& s, msghdr* msg, int flags) {
       if (overflow) return set_errno(ENOBUFS);
       continue;
     }
+    // A notification from another namespace (NETLINK_LISTEN_ALL_NSID): its id becomes
+    // control data. Looked at again by each call (no head_checked).
+    if (rtnl::nsid_of_prefix(start)) return read_with_nsid(fd, msg, flags, room);
     if (flags & MSG_PEEK) {
       MutexLock lock(s.mu);
       s.head_checked = true;

@@ -6,11 +6,14 @@
 #include <fcntl.h>
 #include <net/if.h>  // before any <linux/if*.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/if_link.h>
+#include <linux/net_namespace.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
@@ -367,6 +370,123 @@ TEST(NetlinkSocket, ANotificationQueuedBeforeAnOptionChangeIsStillReady) {
   ASSERT_EQ(epoll_ctl(ep.fd, EPOLL_CTL_MOD, mon.fd, &ev), 0);
   EXPECT_EQ(epoll_wait(ep.fd, got, 4, 2000), 1);
   EXPECT_EQ(header(recv_one(mon.fd)).nlmsg_type, RTM_NEWLINK);
+}
+
+// One notification read with recvmsg: its bytes and its NETLINK_LISTEN_ALL_NSID control
+// data (-1: none, -2: truncated or malformed).
+struct Heard {
+  Bytes msg;
+  int nsid = -1;
+};
+
+Heard recv_with_nsid(int fd) {
+  Heard h;
+  h.msg.resize(65536);
+  iovec iov{h.msg.data(), h.msg.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int)) * 2];
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = control;
+  m.msg_controllen = sizeof(control);
+  ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT);
+  h.msg.resize(n > 0 ? std::size_t(n) : 0);
+  if (m.msg_flags & MSG_CTRUNC) h.nsid = -2;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+    if (c->cmsg_level != SOL_NETLINK || c->cmsg_type != NETLINK_LISTEN_ALL_NSID ||
+        c->cmsg_len != CMSG_LEN(sizeof(int))) {
+      h.nsid = -2;
+      continue;
+    }
+    std::memcpy(&h.nsid, CMSG_DATA(c), sizeof(int));
+  }
+  return h;
+}
+
+bool names(const Bytes& msg, const std::string& name) {
+  return header(msg).nlmsg_type == RTM_NEWLINK &&
+         std::string(msg.begin(), msg.end()).find(name) != std::string::npos;
+}
+
+// NETLINK_LISTEN_ALL_NSID (Linux: do_one_broadcast, netlink_cmsg_listen_all_nsid): a member
+// hears another namespace once its own gives that one an id, each message with the id as
+// SOL_NETLINK control data; its own namespace's messages come without.
+TEST(NetlinkSocket, ListenAllNsidHearsOtherNamespacesWithTheirIds) {
+  Fd mon(open_route()), w(open_route());
+  sockaddr_nl self{};
+  self.nl_family = AF_NETLINK;
+  ASSERT_EQ(bind(mon.fd, reinterpret_cast<sockaddr*>(&self), sizeof(self)), 0);
+  int group = RTNLGRP_LINK, one = 1;
+  ASSERT_EQ(setsockopt(mon.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)), 0);
+  ASSERT_EQ(setsockopt(mon.fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof(one)), 0);
+  int v = 0;
+  socklen_t vl = sizeof(v);
+  ASSERT_EQ(getsockopt(mon.fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &v, &vl), 0);
+  EXPECT_EQ(v, 1);
+  // A child in a namespace of its own (through the shim, ifcored makes it when the
+  // child's first socket there connects), which makes a bridge once it has an id here.
+  int ready[2], go[2];
+  ASSERT_EQ(pipe2(ready, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(go, O_CLOEXEC), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (unshare(CLONE_NEWNET) != 0) _exit(2);
+    int s = open_route();
+    if (s < 0) _exit(3);
+    Bytes q = get_link("lo", 1);
+    if (send(s, q.data(), q.size(), 0) != ssize_t(q.size()) || recv_one(s).empty()) _exit(4);
+    char c = 'r';
+    if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) _exit(5);
+    Bytes b = new_bridge("nsid0", 2);
+    if (send(s, b.data(), b.size(), 0) != ssize_t(b.size())) _exit(6);
+    _exit(error_of(recv_one(s)) == 0 ? 0 : 7);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  // `ip netns set`: RTM_NEWNSID naming the child's namespace by a descriptor.
+  std::string path = "/proc/" + std::to_string(pid) + "/ns/net";
+  Fd nsfd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_GE(nsfd.fd, 0);
+  Bytes req(NLMSG_SPACE(4));
+  nlmsghdr h{};
+  h.nlmsg_type = RTM_NEWNSID;
+  h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+  h.nlmsg_seq = 3;
+  std::memcpy(req.data(), &h, sizeof(h));
+  std::uint32_t fdv = static_cast<std::uint32_t>(nsfd.fd);
+  std::int32_t id = 77;
+  put_attr(req, NETNSA_FD, &fdv, sizeof(fdv));
+  put_attr(req, NETNSA_NSID, &id, sizeof(id));
+  finish(req);
+  send_all(w.fd, req);
+  EXPECT_EQ(error_of(recv_one(w.fd)), 0);
+  c = 'g';
+  ASSERT_EQ(write(go[1], &c, 1), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  for (int fd : {ready[0], ready[1], go[0], go[1]}) close(fd);
+  bool found = false;
+  pollfd p{mon.fd, POLLIN, 0};
+  while (!found && poll(&p, 1, 2000) == 1) {
+    Heard got = recv_with_nsid(mon.fd);
+    EXPECT_EQ(got.nsid, 77) << "every message came from the child's namespace";
+    found = names(got.msg, "nsid0");
+  }
+  EXPECT_TRUE(found);
+  // The socket's own namespace: no control data.
+  send_all(w.fd, new_bridge("nsid1", 4));
+  EXPECT_EQ(error_of(recv_one(w.fd)), 0);
+  found = false;
+  while (!found && poll(&p, 1, 2000) == 1) {
+    Heard got = recv_with_nsid(mon.fd);
+    if (!names(got.msg, "nsid1")) continue;  // what the child's namespace said as it went
+    found = true;
+    EXPECT_EQ(got.nsid, -1);
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(NetlinkSocket, OtherNetlinkFamiliesAreLeftAlone) {

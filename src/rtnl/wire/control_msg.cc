@@ -1,4 +1,4 @@
-// rtnl/wire/control_msg.cc — encode and decode ifcore's control message and the overflow datagram.
+// rtnl/wire/control_msg.cc — ifcore's control message, the overflow datagram, the nsid mark.
 #include "rtnl/wire/control_msg.h"
 
 #include <cerrno>
@@ -147,6 +147,26 @@ bool is_overflow_datagram(std::span<const std::uint8_t> datagram) {
   static const std::vector<std::uint8_t> kOverflow = overflow_datagram();
   return datagram.size() == kOverflow.size() &&
          std::memcmp(datagram.data(), kOverflow.data(), kOverflow.size()) == 0;
+}
+
+std::array<std::uint8_t, kNsidPrefixSize> nsid_prefix(std::int32_t nsid) {
+  std::array<std::uint8_t, kNsidPrefixSize> out{};
+  nlmsghdr h{};
+  h.nlmsg_len = kNsidPrefixSize;
+  h.nlmsg_type = IFCORE_NLMSG_NSID;
+  std::memcpy(out.data(), &h, sizeof(h));
+  std::memcpy(out.data() + NLMSG_HDRLEN, &nsid, sizeof(nsid));
+  return out;
+}
+
+std::optional<std::int32_t> nsid_of_prefix(std::span<const std::uint8_t> datagram) {
+  if (datagram.size() < kNsidPrefixSize) return std::nullopt;
+  nlmsghdr h;
+  std::memcpy(&h, datagram.data(), sizeof(h));
+  if (h.nlmsg_type != IFCORE_NLMSG_NSID || h.nlmsg_len != kNsidPrefixSize) return std::nullopt;
+  std::int32_t id;
+  std::memcpy(&id, datagram.data() + NLMSG_HDRLEN, sizeof(id));
+  return id;
 }
 
 }  // namespace ifcore::rtnl

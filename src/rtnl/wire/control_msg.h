@@ -7,6 +7,7 @@
 // Pure: bytes in, values out, and back; no engine, no socket.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -88,5 +89,17 @@ Result<ControlState> decode_control_state(const wire::Message& m);
 std::vector<std::uint8_t> overflow_datagram();
 // True when `datagram` is exactly that.
 bool is_overflow_datagram(std::span<const std::uint8_t> datagram);
+
+// The message ifcored puts at the start of a notification's datagram for a session that set
+// NETLINK_LISTEN_ALL_NSID, when the session's namespace gives the notification's an id (a
+// notification from another namespace, which reaches the session only then): type
+// IFCORE_NLMSG_NSID, flags, seq and pid 0, an s32 payload, the id (Linux: the
+// SOL_NETLINK / NETLINK_LISTEN_ALL_NSID control message of recvmsg). The shim turns it
+// into that control message; the notification's bytes follow unchanged.
+inline constexpr std::uint16_t IFCORE_NLMSG_NSID = 0x3ff4;
+inline constexpr std::size_t kNsidPrefixSize = NLMSG_HDRLEN + 4;
+std::array<std::uint8_t, kNsidPrefixSize> nsid_prefix(std::int32_t nsid);
+// The id when `datagram` starts with that message (only its first bytes are needed).
+std::optional<std::int32_t> nsid_of_prefix(std::span<const std::uint8_t> datagram);
 
 }  // namespace ifcore::rtnl
