@@ -252,7 +252,9 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   // Linux: a device never opened has noop_qdisc; a virtual device gets noqueue at its first
   // dev_activate and keeps it as dev->qdisc after a close (dev_deactivate only swaps the
   // queues' qdiscs).
-  m.qdisc = s.activated ? "noqueue" : "noop";
+  // A device going away has noop again (Linux: unregister_netdevice_many_notify runs
+  // dev_shutdown before it builds the RTM_DELLINK).
+  m.qdisc = s.activated && dev.state() == RegState::Registered ? "noqueue" : "noop";
   fill_af_spec(dev, s.mtu, m);
   m.ifmap = rtnl_link_ifmap{};          // Linux: rtnl_fill_link_ifmap, all zero for virtual devices
   m.alt_names = dev.altnames_locked();  // Linux: rtnl_fill_prop_list
