@@ -35,20 +35,6 @@ using inet::ProtoEvent;
 constexpr std::uint16_t kNudValid =
     NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | NUD_DELAY;
 constexpr std::uint16_t kNudConnected = NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE;
-// Linux: __neigh_update — an unconfirmed entry was confirmed twice its device's
-// base_reachable_time ago (the parms of `ip ntable`, neigh_table.cc).
-// `dev` null: the table's default's (neigh_alloc).
-Duration unconfirmed_age(Engine& e, Device* dev, int family) {
-  EngineProto& ep = engine_proto(e);
-  std::uint32_t ms = ep.neigh_tables[family == AF_INET6 ? 1 : 0].parms.base_reachable_ms;
-  if (dev && family == AF_INET6) {
-    if (auto c = dev_conf6(ep, *dev)) ms = c->nd.base_reachable_ms;
-  } else if (dev) {
-    if (auto c = dev_conf4(ep, *dev)) ms = c->arp.base_reachable_ms;
-  }
-  return std::chrono::milliseconds(std::uint64_t{ms} * 2);
-}
-
 NeighTable& table_of(NetState& st, int family) {
   return family == AF_INET6 ? st.neigh6 : st.neigh4;
 }

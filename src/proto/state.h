@@ -577,6 +577,9 @@ void inet_subscribe(Control& ctl);
 void inet6_subscribe(Control& ctl);
 // neigh.cc: the neighbour subscriber, and the namespace's proxy entries at its exit.
 void neigh_subscribe(Control& ctl);
+// Linux: __neigh_update — how long ago an unconfirmed entry of `dev` (null: the table's
+// default, neigh_alloc) was confirmed: twice its base_reachable_time (neigh_table.cc).
+Duration unconfirmed_age(Engine& e, Device* dev, int family);
 void neigh_exit(EngineProto& ep, NetState& st);
 Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const inet::AddrRequest& req);
 Result<void> delete_address6(Control& ctl, Namespace& ns, const inet::AddrRequest& req);
