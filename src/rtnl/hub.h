@@ -11,9 +11,9 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
-#include <map>
 #include <span>
 #include <utility>
 #include <vector>
