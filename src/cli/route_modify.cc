@@ -25,6 +25,8 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
     if (w == "via") {
       auto v = val();
       if (!v) return fail(v.error());
+      if (*v == "inet" || *v == "inet6") v = val();  // iproute2's read_family
+      if (!v) return fail(v.error());
       auto ip = IpAddr::parse(*v);
       if (!ip) return invarg("invalid gateway address", *v);
       r.gateway = *ip;
@@ -127,12 +129,14 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
           if (k == "via") {
             auto x = v();
             if (!x) return fail(x.error());
+            int hop_family = family;
             if (*x == "inet" || *x == "inet6") {
+              hop_family = *x == "inet" ? AF_INET : AF_INET6;
               auto y = v();
               if (!y) return fail(y.error());
               x = y;
             }
-            auto p = prefix_or_exit(*x, family);
+            auto p = prefix_or_exit(*x, hop_family);
             if (!p) return fail(p.error());
             if (!family) family = p->addr.family();
             hop.gateway = p->addr;
@@ -201,6 +205,10 @@ Result<void> route_modify(Ctx& c, Args& a, std::uint16_t type, std::uint16_t fla
              !(r.flags & RTNH_F_ONLINK))
       r.scope = RT_SCOPE_LINK;
   }
+  // iproute2: a gateway of the route's own family is RTA_GATEWAY, of the other RTA_VIA.
+  if (r.gateway && r.gateway->family() != family) std::swap(r.via, r.gateway);
+  for (wire::RouteNexthop& hop : r.multipath)
+    if (hop.gateway && hop.gateway->family() != family) std::swap(hop.via, hop.gateway);
   // iproute2: local, broadcast, nat and anycast routes go to table local unless named.
   if (!del && !table_given &&
       (r.type == RTN_LOCAL || r.type == RTN_BROADCAST || r.type == RTN_NAT ||

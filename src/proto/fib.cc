@@ -46,22 +46,16 @@ RouteInfo report(const Route& r) {
   if (!i.nexthops.empty()) {
     // Linux: each hop of a multipath route carries its own state: `dead linkdown` when its
     // device is down, `linkdown` when it has no carrier; the route itself carries none.
-    for (std::size_t h = 0; h < i.nexthops.size(); ++h) {
-      const Device* d = h == 0 ? r.dev : (h - 1 < r.extra.size() ? r.extra[h - 1].dev : nullptr);
-      if (!d) continue;
-      if (!d->is_up())
-        i.nexthops[h].flags |= RTNH_F_DEAD | RTNH_F_LINKDOWN;
-      else if (!d->carrier())
-        i.nexthops[h].flags |= RTNH_F_LINKDOWN;
-    }
+    // An IPv4 route whose hops went `linkdown` together carries it too (fib_linkdown.cc).
+    for (std::size_t h = 0; h < i.nexthops.size(); ++h)
+      if (const Device* d = hop_device(r, h)) i.nexthops[h].flags |= hop_link_flags(r, h, *d);
+    if (r.linkdown) i.flags |= RTNH_F_LINKDOWN;
     return i;
   }
   if (!r.dev) return i;
-  bool down = !r.dev->is_up();
   const bool never = (i.family == AF_INET && i.scope == RT_SCOPE_HOST) ||
                      (i.family == AF_INET6 && (i.type == RTN_LOCAL || i.type == RTN_ANYCAST));
-  const bool linkdown = !never && (down || !r.dev->carrier());
-  if (linkdown) i.flags |= RTNH_F_LINKDOWN;
+  if (!never && (hop_link_flags(r, 0, *r.dev) & RTNH_F_LINKDOWN)) i.flags |= RTNH_F_LINKDOWN;
   return i;
 }
 
@@ -511,10 +505,15 @@ class FibSubscriber final : public Subscriber {
     switch (ev.event) {
       case NetdevEvent::Up:
         fib_sync_dev(ctl, ns, ev.dev, AF_INET, false);
+        fib::sync_link_state(*ds, ev.dev, ev.event);
         break;
       case NetdevEvent::Down:
         fib_flush_dev(ctl, ns, ev.dev, AF_INET, Which::User, false);
         fib_sync_dev(ctl, ns, ev.dev, AF_INET, false);
+        fib::sync_link_state(*ds, ev.dev, ev.event);
+        break;
+      case NetdevEvent::Change:  // Linux: the carrier's fib_sync_up / fib_sync_down_dev
+        fib::sync_link_state(*ds, ev.dev, ev.event);
         break;
       case NetdevEvent::Unregister:
         fib_flush_dev(ctl, ns, ev.dev, AF_INET, Which::All, false);
@@ -538,10 +537,11 @@ class FibSubscriber final : public Subscriber {
 void fib_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<FibSubscriber>();
-  ctl.subscribe(*sub, SubscribeOptions{"fib", 0, true,
-                                       events_of(NetdevEvent::Up, NetdevEvent::Down,
-                                                 NetdevEvent::Unregister, NetdevEvent::ChangeUpper),
-                                       true});  // the plug-in lock taken above when needed
+  ctl.subscribe(*sub,
+                SubscribeOptions{"fib", 0, true,
+                                 events_of(NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::Change,
+                                           NetdevEvent::Unregister, NetdevEvent::ChangeUpper),
+                                 true});  // the plug-in lock taken above when needed
   ep.subscribers.push_back(std::move(sub));
 }
 

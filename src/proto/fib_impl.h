@@ -33,6 +33,15 @@ IpAddr source_of(const RouteRequest& req);
 void set_source(RouteInfo& i, const RouteRequest& req);
 bool same_source(const RouteInfo& i, const RouteRequest& req);
 RouteInfo report(const Route& r);
+// Hop h's device (fib_linkdown.cc: IPv4 link state kept as Linux keeps it): the first's is
+// r.dev, the others' r.extra's; null if it has none.
+const Device* hop_device(const Route& r, std::size_t h);
+// Hop h's RTNH_F_DEAD / RTNH_F_LINKDOWN as reported, through device `d`.
+std::uint32_t hop_link_flags(const Route& r, std::size_t h, const Device& d);
+// A new IPv4 route's kept state (its hops' devices in `hop_devs` for a multipath one).
+void link_state_made(Route& r, const std::vector<Device*>& hop_devs);
+// `dev`'s Up, Down or Change (carrier) for the IPv4 routes through it.
+void sync_link_state(DevState& ds, const Device& dev, NetdevEvent event);
 // Adds `r` to its table: before `before` (a route of its key and metric, whose place and
 // order it takes), or after the routes of its key that come before it or with it.
 Route* insert(const Control& ctl, EngineProto& ep, Namespace& ns, Route&& r,

@@ -44,9 +44,12 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
     // Linux 6.18 answers a missing RTA_OIF with ENODEV and no extack (both families).
     if (!dev) return fail_log_only(ENODEV, "Nexthop device not found");
   }
+  // An IPv4 route's IPv6 gateway (RTA_VIA) is checked as an IPv6 route's (Linux:
+  // fib_check_nh_v6_gw calls fib6_nh_init with the route's table).
+  const bool gw6 = req.gateway && req.gateway->is_v6();
   // Linux: fib6_nh_init — an onlink next hop needs its device, up, before anything else
   // is looked at.
-  if (req.family == AF_INET6 && (req.flags & RTNH_F_ONLINK)) {
+  if ((req.family == AF_INET6 || gw6) && (req.flags & RTNH_F_ONLINK)) {
     if (!dev) return fail(ENODEV, "Nexthop device required for onlink");
     if (!dev->is_up()) return fail(ENETDOWN, "Nexthop device is not up");
   }
@@ -64,9 +67,10 @@ Result<Device*> resolve_nexthop(Control& ctl, Namespace& ns, const RouteRequest&
   };
   if (req.gateway && !req.gateway->empty()) {
     const IpAddr& gw = *req.gateway;
-    if (gw.family() != req.family) return fail(EINVAL, "Invalid gateway address");
+    if (gw.family() != req.family && !(req.family == AF_INET && gw6))
+      return fail(EINVAL, "Invalid gateway address");
     auto ok = [&](const Route& r) { return is_connected(r) && (!dev || r.dev == dev); };
-    if (req.family == AF_INET) {
+    if (!gw6) {
       // Linux: fib_check_nh_v4_gw — the gateway must be reachable through a link-scope
       // route (or the route is `onlink` on a given device).
       if (req.flags & RTNH_F_ONLINK) {

@@ -287,6 +287,7 @@ Result<RouteInfo> add_route(Control& ctl, Namespace& ns, const RouteRequest& req
   i.flags = multipath && req.family == AF_INET6 ? 0 : req.flags & RTNH_F_ONLINK;
   i.metrics = req.metrics;
   r.dev = *dev;
+  link_state_made(r, hop_devs);
 
   return watched(
       ctl, ns,

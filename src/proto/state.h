@@ -73,16 +73,14 @@ struct Route {
   RouteInfo info;
   Origin origin = Origin::User;
   std::uint64_t seq = 0;  // insertion order among routes with the same key and metric
-  // Where the route lives, set by insertion: its table, the routes with its key (map and
-  // list nodes do not move) and its node, so that erasing it looks nothing up until its
-  // key empties.
+  // Where it lives, set by insertion: its table, the routes with its key (map and list
+  // nodes do not move) and its node; erasing it looks nothing up until its key empties.
   Table* table = nullptr;
   RouteList* list = nullptr;
   RouteList::iterator self{};  // its node in *list
   Device* dev = nullptr;       // valid while `dst` holds it
   std::unique_ptr<DstEntry> dst;
-  Route* dev_prev = nullptr;  // DevRoutes of `dev`
-  Route* dev_next = nullptr;
+  Route *dev_prev = nullptr, *dev_next = nullptr;  // DevRoutes of `dev`
   // A multipath route's hops after the first (info.nexthops[1..]), each holding its device
   // through a dst entry; the route is on each such device's DevState::extra_routes.
   struct Hop {
@@ -90,13 +88,15 @@ struct Route {
     std::unique_ptr<DstEntry> dst;
   };
   std::vector<Hop> extra;
-  // An IPv6 multipath route made of siblings (routes with a gateway that joined it, each
-  // with its own metrics, as Linux keeps a fib6_info per sibling): each hop's metrics, the
-  // first's being info.metrics; empty otherwise (fib_insert.cc).
+  // An IPv6 multipath route of siblings (each with its own metrics, as Linux's fib6_info):
+  // each hop's metrics, the first's being info.metrics; empty otherwise (fib_insert.cc).
   std::vector<inet::RouteMetrics> hop_metrics;
-  // The nexthop object the route names (info.nhid), whose `routes` list it is on; its hops
-  // are that object's (nexthop.cc binds them). Null for a route with its own next hop.
+  // The nexthop object it names (info.nhid; on its `routes`; nexthop.cc binds the hops).
   struct Nexthop* nh = nullptr;
+  // Link state kept as Linux keeps it (fib_linkdown.cc): IPv4 hops made without `linkdown`
+  // while their carrier is off (bit h: hop h), and an IPv4 multipath route's own `linkdown`.
+  std::uint32_t quiet_hops = 0;
+  bool linkdown = false;
 };
 
 // The routes through one device, in no order: a list through Route::dev_prev/dev_next, so

@@ -198,9 +198,15 @@ Result<inet::RouteMetrics> route_metrics(const std::vector<wire::RouteMetric>& i
 
 Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint16_t flags,
                                          bool del) {
-  bool via = m.via.has_value();
-  for (const wire::RouteNexthop& hop : m.multipath) via = via || hop.via.has_value();
-  if (via || m.has_encap) return fail(EOPNOTSUPP, "RTA_VIA and encapsulation are not supported");
+  // Linux: rtm_to_fib6_config refuses RTA_VIA; rtm_to_fib_config and fib_get_nhs take it
+  // as the gateway (of either family), but not beside RTA_GATEWAY.
+  if (m.has_via) return fail(EINVAL, "IPv6 does not support RTA_VIA attribute");
+  constexpr std::string_view kGatewayAndVia =
+      "Nexthop configuration can not contain both GATEWAY and VIA";
+  if (m.gateway && m.via) return fail(EINVAL, kGatewayAndVia);
+  for (const wire::RouteNexthop& hop : m.multipath)
+    if (hop.gateway && hop.via) return fail(EINVAL, kGatewayAndVia);
+  if (m.has_encap) return fail(EOPNOTSUPP, "encapsulation is not supported");
   inet::RouteRequest q;
   q.family = m.family;
   q.table = m.table_or_id();
@@ -211,6 +217,7 @@ Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint1
   q.gateway = m.gateway;
   // Linux: rtm_to_fib_config — an IPv4 gateway of 0.0.0.0 is no gateway.
   if (q.gateway && q.gateway->is_v4() && q.gateway->v4_host() == 0) q.gateway.reset();
+  if (m.via) q.gateway = m.via;
   q.oif = m.oif ? static_cast<int>(*m.oif) : 0;
   q.priority = m.priority;
   q.prefsrc = m.prefsrc;
@@ -229,6 +236,7 @@ Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint1
   for (const wire::RouteNexthop& hop : m.multipath) {
     inet::NextHop nh;
     if (hop.gateway) nh.gateway = *hop.gateway;
+    if (hop.via) nh.gateway = *hop.via;
     nh.oif = hop.ifindex;
     nh.weight = static_cast<std::uint8_t>(hop.hops + 1);
     nh.flags = hop.flags;

@@ -4,6 +4,7 @@
 // (fib_del_ifaddr, rt6_remove_prefsrc), an IPv6 gateway found in the route's own table
 // (ip6_route_check_nh) and onlink next hops (fib_check_nh_v4_gw, fib6_nh_init).
 #include <linux/neighbour.h>
+#include <linux/veth.h>
 
 #include <gtest/gtest.h>
 
@@ -359,6 +360,100 @@ TEST_F(RouteFixesTest, ANewAddressInvalidatesItsBroadcastsNeighbours) {
   EXPECT_TRUE(has("192.0.2.255"));
   ASSERT_TRUE(ctl.open(*d));
   EXPECT_FALSE(has("192.0.2.255"));
+}
+
+// Linux: fib_check_nh_v6_gw — an IPv4 route's IPv6 gateway (RTA_VIA) is checked as an IPv6
+// route's (fib6_nh_init): a link-local one needs its device, a local one is refused, another
+// must be reachable; the route is kept, shown, looked up and deleted by it.
+TEST_F(RouteFixesTest, Ipv4RoutesTakeAnIpv6Gateway) {
+  auto ctl = engine->control();
+  Device* d = up_dummy(ctl, "d0");
+  ASSERT_TRUE(add_addr(ctl, *d, "10.1.1.1", 24));
+  ASSERT_TRUE(add_addr(ctl, *d, "2001:db8:1::1", 64));
+  auto q = route_req("10.9.0.0", 24);
+  q.gateway = ip("fe80::1");
+  auto r = inet::add_route(ctl, ns(ctl), q);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "Egress device not specified");
+  q.gateway = ip("2001:db8:1::1");
+  r = inet::add_route(ctl, ns(ctl), q);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "Gateway can not be a local address");
+  q.gateway = ip("2001:db8:2::1");
+  EXPECT_EQ(inet::add_route(ctl, ns(ctl), q).error().code, EHOSTUNREACH);
+  q.gateway = ip("2001:db8:1::2");  // reached through the device's prefix
+  r = inet::add_route(ctl, ns(ctl), q);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->oif, d->ifindex());
+  EXPECT_EQ(r->scope, RT_SCOPE_UNIVERSE);
+  auto ll = route_req("10.9.1.0", 24);
+  ll.gateway = ip("fe80::1");
+  ll.oif = d->ifindex();
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), ll));
+  EXPECT_EQ(at(ctl, AF_INET, "10.9.1.0", 24), std::vector<std::string>{"fe80::1"});
+  // A hop list may mix the families.
+  auto mp = add_mp(ctl, "10.9.2.0", 24, {hop("fe80::2", *d), hop("10.1.1.2", *d)});
+  ASSERT_TRUE(mp) << mp.error().message;
+  EXPECT_EQ(at(ctl, AF_INET, "10.9.2.0", 24), std::vector<std::string>{"fe80::2,10.1.1.2"});
+  // A delete names the gateway with its family.
+  auto del = route_req("10.9.1.0", 24);
+  del.gateway = ip("fe80::2");
+  EXPECT_EQ(inet::delete_route(ctl, ns(ctl), del).error().code, ESRCH);
+  del.gateway = ip("fe80::1");
+  ASSERT_TRUE(inet::delete_route(ctl, ns(ctl), del));
+  EXPECT_TRUE(at(ctl, AF_INET, "10.9.1.0", 24).empty());
+  // An IPv6 route takes no IPv4 gateway.
+  auto six = route_req("2001:db8:9::", 64);
+  six.gateway = ip("10.1.1.2");
+  six.oif = d->ifindex();
+  EXPECT_EQ(inet::add_route(ctl, ns(ctl), six).error().message, "Invalid gateway address");
+}
+
+// Linux keeps IPv4 hops' link state: fib_check_nh_v6_gw sets no `linkdown` on a hop it makes
+// without a carrier (until the device's next event), and a multipath route is `linkdown`
+// itself when its hops' carriers go together or the others are dead (fib_sync_down_dev),
+// until one comes back (fib_sync_up).
+TEST_F(RouteFixesTest, Ipv4LinkStateIsKeptAsLinuxKeepsIt) {
+  auto ctl = engine->control();
+  auto veth = [&](const std::string& a, const std::string& b) {
+    auto peer = std::make_shared<LinkRequest>();
+    peer->name = b;
+    Attr at{VETH_INFO_PEER, AttrShape::LinkMsg};
+    at.link = peer;
+    LinkRequest req = link_req("veth", a);
+    req.has_info_data = true;
+    req.info_data = {at};
+    auto made = ctl.create_link(ns(ctl), req);
+    EXPECT_TRUE(made) << made.error().message;
+    return std::pair<Device*, Device*>{*made, ctl.find(ns(ctl), b)};
+  };
+  auto [v0, v1] = veth("v0", "v1");
+  ASSERT_TRUE(ctl.open(*v0));  // no carrier: v1 is down
+  ASSERT_TRUE(add_addr(ctl, *v0, "10.2.2.1", 24));
+  auto flags_of = [&](std::string_view dst) {
+    for (auto& r : inet::list_routes(ctl, ns(ctl), AF_INET, RT_TABLE_MAIN))
+      if (r.dst == ip(dst)) {
+        std::string out = (r.flags & RTNH_F_LINKDOWN) ? "L" : "-";
+        for (const inet::NextHop& h : r.nexthops) out += (h.flags & RTNH_F_LINKDOWN) ? "L" : "-";
+        return out;
+      }
+    return std::string("gone");
+  };
+  auto ll = route_req("10.9.30.0", 24);
+  ll.gateway = ip("fe80::1");
+  ll.oif = v0->ifindex();
+  ASSERT_TRUE(inet::add_route(ctl, ns(ctl), ll));
+  ASSERT_TRUE(add_mp(ctl, "10.9.32.0", 24, {hop("fe80::1", *v0), hop("10.2.2.2", *v0)}));
+  ASSERT_TRUE(add_mp(ctl, "10.9.34.0", 24, {hop("10.2.2.3", *v0), hop("10.2.2.2", *v0)}));
+  EXPECT_EQ(flags_of("10.9.30.0"), "-");
+  EXPECT_EQ(flags_of("10.9.32.0"), "--L");
+  EXPECT_EQ(flags_of("10.9.34.0"), "LLL");
+  ASSERT_TRUE(ctl.open(*v1));
+  EXPECT_EQ(flags_of("10.9.32.0"), "---");
+  EXPECT_EQ(flags_of("10.9.34.0"), "---");
+  ASSERT_TRUE(ctl.close(*v1));
+  EXPECT_EQ(flags_of("10.9.30.0"), "L");
+  EXPECT_EQ(flags_of("10.9.32.0"), "LLL");
 }
 
 }  // namespace

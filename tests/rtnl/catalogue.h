@@ -226,5 +226,6 @@ std::vector<Row> loop_rows();
 std::vector<Row> gone_rows();
 std::vector<Row> veth_peer_rows();
 std::vector<Row> netns_rows();
+std::vector<Row> via_rows();
 
 }  // namespace ifcore::rtnl::test::catalogue

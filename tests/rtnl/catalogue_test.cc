@@ -48,7 +48,7 @@ using namespace catalogue;
 std::vector<Row> all_rows() {
   std::vector<Row> all;
   for (auto f : {framing_rows, type_rows, unknown_rows, name_index_rows, range_rows, loop_rows,
-                 gone_rows, veth_peer_rows, netns_rows}) {
+                 gone_rows, veth_peer_rows, netns_rows, via_rows}) {
     auto part = f();
     all.insert(all.end(), part.begin(), part.end());
   }

@@ -20,15 +20,17 @@ Result<IpAddr> ip_of(const RawAttr& a, int family) {
   return ip;
 }
 
-// struct rtvia: a 2-byte family, then the address.
+// struct rtvia: a 2-byte family, then the address (Linux: fib_gw_from_via; no policy).
 Result<IpAddr> via_of(const RawAttr& a) {
-  if (a.data.size() < sizeof(rtvia))
-    return fail_at(a.offset, EINVAL, "RTA_VIA of {} bytes too short", a.data.size());
+  if (a.data.size() < sizeof(rtvia)) return fail(EINVAL, "Invalid attribute length for RTA_VIA");
   std::uint16_t fam;
   std::memcpy(&fam, a.data.data(), sizeof(fam));
-  auto ip = IpAddr::from_bytes(fam, a.data.subspan(sizeof(rtvia)));
-  if (!ip) return fail_at(a.offset, EINVAL, "RTA_VIA: {}", ip.error().message);
-  return ip;
+  const std::size_t alen = a.data.size() - sizeof(rtvia);
+  if (fam == AF_INET && alen != 4) return fail(EINVAL, "Invalid IPv4 address in RTA_VIA");
+  if (fam == AF_INET6 && alen != 16) return fail(EINVAL, "Invalid IPv6 address in RTA_VIA");
+  if (fam != AF_INET && fam != AF_INET6)
+    return fail(EINVAL, "Unsupported address family in RTA_VIA");
+  return IpAddr::from_bytes(fam, a.data.subspan(sizeof(rtvia)));
 }
 
 void put_via(MessageBuilder& b, const IpAddr& ip) {
@@ -85,7 +87,8 @@ Result<void> decode_multipath(const RawAttr& a, RouteMessage& r) {
     if (!attrs) return fail(attrs.error());
     for (const RawAttr& x : *attrs) {
       if (x.type == RTA_GATEWAY) IFCORE_TRY(set_field(hop.gateway, ip_of(x, r.family)));
-      if (x.type == RTA_VIA) IFCORE_TRY(set_field(hop.via, via_of(x)));
+      // (Linux's IPv6 reads no RTA_VIA in a hop.)
+      if (x.type == RTA_VIA && r.family != AF_INET6) IFCORE_TRY(set_field(hop.via, via_of(x)));
     }
     r.multipath.push_back(std::move(hop));
     off += std::min<std::size_t>(RTNH_ALIGN(nh.rtnh_len), left);
@@ -142,7 +145,12 @@ Result<RouteMessage> decode_route(const Message& m) {
         IFCORE_TRY(set_field(r.gateway, ip_of(x, r.family)));
         break;
       case RTA_VIA:
-        IFCORE_TRY(set_field(r.via, via_of(x)));
+        // IPv6 refuses any RTA_VIA unread (rtm_to_fib6_config).
+        if (r.family == AF_INET6) {
+          r.has_via = true;
+        } else {
+          IFCORE_TRY(set_field(r.via, via_of(x)));
+        }
         break;
       case RTA_PRIORITY:
         IFCORE_TRY(set_field(r.priority, x.u32()));
@@ -265,6 +273,7 @@ Result<void> encode_route(MessageBuilder& b, const Header& h, const RouteMessage
     if (r.oif) b.put_u32(RTA_OIF, *r.oif);
     put_ip(b, RTA_PREFSRC, r.prefsrc);
     put_ip(b, RTA_GATEWAY, r.gateway);
+    if (r.via) put_via(b, *r.via);  // an IPv6 gateway (rt_gw_family AF_INET6)
     metrics();
     if (r.mark) b.put_u32(RTA_MARK, *r.mark);
     if (!r.iif) b.put_u32(RTA_UID, *r.uid);  // an input route has none

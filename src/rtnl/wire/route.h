@@ -52,7 +52,8 @@ struct RouteMessage {
   std::optional<IpAddr> dst, src;          // RTA_DST, RTA_SRC
   std::optional<std::uint32_t> iif, oif;   // RTA_IIF, RTA_OIF
   std::optional<IpAddr> gateway;           // RTA_GATEWAY
-  std::optional<IpAddr> via;               // RTA_VIA
+  std::optional<IpAddr> via;               // RTA_VIA (not read in an IPv6 message)
+  bool has_via = false;                    // an IPv6 message had RTA_VIA (Linux refuses it)
   std::optional<std::uint32_t> priority;   // RTA_PRIORITY (the metric)
   std::optional<IpAddr> prefsrc;           // RTA_PREFSRC
   std::vector<RouteMetric> metrics;        // RTA_METRICS (empty: absent)
@@ -81,7 +82,10 @@ struct RouteMessage {
 // skipped; RTA_ENCAP is not decoded (has_encap says it was there). A GETROUTE dump may
 // carry a struct rtgenmsg only.
 // Errors: EINVAL "rtmsg payload too short ...", EINVAL for malformed TLVs, addresses not
-// matching the family, fixed-size attributes of the wrong size, a malformed rtnexthop.
+// matching the family, fixed-size attributes of the wrong size, a malformed rtnexthop;
+// RTA_VIA as Linux's fib_gw_from_via reads it: EINVAL "Invalid attribute length for RTA_VIA",
+// "Invalid IPv4 address in RTA_VIA", "Invalid IPv6 address in RTA_VIA", "Unsupported address family
+// in RTA_VIA".
 Result<RouteMessage> decode_route(const Message& m);
 
 // Linux's checks of a route get request of `family` (AF_INET or AF_INET6;
