@@ -394,7 +394,7 @@ Result<void> parse_tunnel(Ctx& c, wire::MessageBuilder& b, const std::string& ki
 
 // iproute2's bridge_slave options (iplink_bridge_slave.c): a port's attributes, as
 // IFLA_INFO_SLAVE_DATA of the slave kind "bridge".
-Result<void> parse_bridge_slave(wire::MessageBuilder& b, Args& a) {
+Result<void> parse_bridge_slave(Ctx& c, wire::MessageBuilder& b, Args& a) {
   static const std::pair<const char*, std::uint16_t> kOnOff[] = {
       {"hairpin", IFLA_BRPORT_MODE},
       {"guard", IFLA_BRPORT_GUARD},
@@ -416,6 +416,10 @@ Result<void> parse_bridge_slave(wire::MessageBuilder& b, Args& a) {
     std::string w = a.take();
     if (matches(w, "fdb_flush")) {
       b.put_flag(IFLA_BRPORT_FLUSH);
+      continue;
+    }
+    if (w == "nobackup_port") {
+      b.put_u32(IFLA_BRPORT_BACKUP_PORT, 0);
       continue;
     }
     const std::pair<const char*, std::uint16_t>* onoff = nullptr;
@@ -446,6 +450,10 @@ Result<void> parse_bridge_slave(wire::MessageBuilder& b, Args& a) {
     } else if (matches(w, "mcast_router")) {
       if (!n || *n > 255) return invarg("invalid mcast_router", *v);
       b.put_u8(IFLA_BRPORT_MULTICAST_ROUTER, std::uint8_t(*n));
+    } else if (matches(w, "backup_port")) {
+      auto idx = dev_index(c, *v);
+      if (!idx) return fail(idx.error());
+      b.put_u32(IFLA_BRPORT_BACKUP_PORT, std::uint32_t(*idx));
     } else if (matches(w, "group_fwd_mask")) {
       if (!n || *n > 0xffff) return invarg("invalid group_fwd_mask", *v);
       b.put_u16(IFLA_BRPORT_GROUP_FWD_MASK, std::uint16_t(*n));
@@ -469,7 +477,7 @@ Result<void> put_linkinfo(Ctx& c, wire::MessageBuilder& b, const std::string& ki
     std::string master = kind.substr(0, kind.size() - kSlave.size());
     b.put_string(IFLA_INFO_SLAVE_KIND, master);
     if (master == "bridge")
-      IFCORE_TRY(parse_bridge_slave(b, a));
+      IFCORE_TRY(parse_bridge_slave(c, b, a));
     else if (!a.done())
       return die(255, "Garbage instead of arguments \"{} ...\". Try \"ip link help\".", a.peek());
     b.end_nest(info);

@@ -292,6 +292,10 @@ void print_bridge_port(Ctx& c, const Attrs& a) {
          fmt::format("group_fwd_mask_str {:#x} ", *g));
   }
   print_fields(c, a, kBridgePortTail);
+  if (auto b = num(a, IFLA_BRPORT_BACKUP_PORT)) {
+    const std::string name = c.client->ifname(static_cast<int>(*b));
+    o.kv("backup_port", name, fmt::format("backup_port {} ", name));
+  }
 }
 
 // As iproute2 6.1's vxlan printer: zero addresses and links left out, learning in JSON only

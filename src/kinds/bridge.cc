@@ -177,6 +177,9 @@ void remove_port(Control& ctl, Device& br, Device& port, bool bridge_goes = fals
   p->ports.erase(it);
   bridge::detach_port(ctl, port);
   bridge::fdb_delete_by_port(ctl, br, *p, &port);  // Linux: del_nbp
+  // Linux: del_nbp's nbp_backup_clear — the ports it backed lose it, silently.
+  for (auto& other : p->ports)
+    if (other->s.backup == port.ifindex()) other->s.backup = 0;
   bridge::mdb_del_port(ctl, br, *p, port);
   ctl.unlink_upper(port, br);
   gone.reset();  // drops the reference on the port
@@ -362,6 +365,18 @@ Result<void> Bridge::change_slave(Control& ctl, Device& master, Device& port,
   if (!e) return fail(EINVAL, "device \"{}\" is not a port of \"{}\"", port.name(), master.name());
   bridge::PortSettings next = e->s;
   IFCORE_TRY(bridge::change_port(p->s, port, next, data));
+  // Linux: br_setport's IFLA_BRPORT_BACKUP_PORT, last (nbp_backup_change): another port of
+  // the same bridge, or 0 for none; errno alone.
+  if (const Attr* a = find_attr(data, IFLA_BRPORT_BACKUP_PORT)) {
+    const int to = static_cast<int>(a->num);
+    const Device* backup = to ? ctl.find(master.ns(), to) : nullptr;
+    if (to && (!backup || !backup->master() || !bridge::priv(*backup->master())))
+      return fail_log_only(ENOENT, "backup port {} is not a bridge port", to);
+    if (backup && (backup->master() != &master || backup == &port))
+      return fail_log_only(EINVAL, "\"{}\" cannot be the backup port of \"{}\"", backup->name(),
+                           port.name());
+    next.backup = to;
+  }
   auto router = [](const bridge::PortSettings& s) {
     auto it = s.opts.find(IFLA_BRPORT_MULTICAST_ROUTER);
     return it == s.opts.end() ? std::uint64_t{1} : it->second.num;

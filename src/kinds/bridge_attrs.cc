@@ -92,6 +92,7 @@ constexpr AttrPolicyEntry kPortPolicy[] = {
     {IFLA_BRPORT_MCAST_EHT_HOSTS_LIMIT, AttrShape::U32},
     {IFLA_BRPORT_LOCKED, AttrShape::U8},
     {IFLA_BRPORT_FLUSH, AttrShape::Flag},
+    {IFLA_BRPORT_BACKUP_PORT, AttrShape::U32},
 };
 
 // Options that are booleans on the wire (u8 0/1): Linux stores them as bits.
@@ -460,6 +461,7 @@ AttrList fill_port(const Device& br, const Priv& p, const Port& port) {
     for (const MdbPortGroup& pg : g.ports) groups += pg.port == port.dev.get() ? 1 : 0;
   out.push_back(Attr::u32(kIflaBrportMcastNGroups, groups));
   out.push_back(Attr::u32(kIflaBrportMcastMaxGroups, 0));
+  if (s.backup) out.push_back(Attr::u32(IFLA_BRPORT_BACKUP_PORT, std::uint32_t(s.backup)));
   return out;
 }
 

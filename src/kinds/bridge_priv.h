@@ -28,6 +28,7 @@ struct PortSettings {
   std::uint32_t cost = 100;     // Linux: port_cost() for a device of unknown speed
   // Plain port options (IFLA_BRPORT_MODE, LEARNING, ...) by attribute type.
   std::map<std::uint16_t, Attr> opts;
+  int backup = 0;  // Linux: backup_port, another port of the bridge (its ifindex); 0: none
 };
 
 struct Port {

@@ -173,6 +173,44 @@ TEST_F(BridgeTest, PortAttributes) {
   EXPECT_FAILS(ctl.change_link(*lone, s), EINVAL, "has no master");
 }
 
+// Linux: br_setport's IFLA_BRPORT_BACKUP_PORT (nbp_backup_change) — another port of the same
+// bridge, 0 for none; not a port: ENOENT; the port itself or another bridge's: EINVAL; a
+// refused one changes nothing. A backup that leaves the bridge is cleared (nbp_backup_clear).
+TEST_F(BridgeTest, BackupPort) {
+  auto ctl = engine->control();
+  Device* br = bridge(ctl, "br0");
+  Device* br1 = bridge(ctl, "br1");
+  Device* a = dummy(ctl, "a");
+  Device* b = dummy(ctl, "b");
+  Device* c = dummy(ctl, "c");
+  Device* lone = dummy(ctl, "lone");
+  ASSERT_TRUE(ctl.set_master(*a, br));
+  ASSERT_TRUE(ctl.set_master(*b, br));
+  ASSERT_TRUE(ctl.set_master(*c, br1));
+  auto backup = [&](const Device& d) {  // 0: not reported
+    return attr_num(br->kind().fill_slave_info(*br, d), IFLA_BRPORT_BACKUP_PORT).value_or(0);
+  };
+  auto set = [&](int ifindex) {
+    LinkRequest s;
+    s.has_slave_data = true;
+    s.slave_data = {Attr::u32(IFLA_BRPORT_BACKUP_PORT, std::uint32_t(ifindex))};
+    return ctl.change_link(*a, s);
+  };
+  EXPECT_EQ(backup(*a), 0u);
+  ASSERT_TRUE(set(b->ifindex()));
+  EXPECT_EQ(backup(*a), std::uint64_t(b->ifindex()));
+  EXPECT_EQ(set(lone->ifindex()).error().code, ENOENT);
+  EXPECT_EQ(set(9999).error().code, ENOENT);
+  EXPECT_EQ(set(a->ifindex()).error().code, EINVAL);
+  EXPECT_EQ(set(c->ifindex()).error().code, EINVAL);
+  EXPECT_EQ(backup(*a), std::uint64_t(b->ifindex()));
+  ASSERT_TRUE(set(0));
+  EXPECT_EQ(backup(*a), 0u);
+  ASSERT_TRUE(set(b->ifindex()));
+  ASSERT_TRUE(ctl.set_master(*b, nullptr));
+  EXPECT_EQ(backup(*a), 0u);
+}
+
 TEST_F(BridgeTest, RefusedPortsAndLoopsTerminate) {
   auto ctl = engine->control();
   Device* br = bridge(ctl, "br0");
