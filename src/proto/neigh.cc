@@ -172,9 +172,12 @@ void flush_dev(Control& ctl, Namespace& ns, Device& dev, bool skip_perm, bool pr
     auto& v = ds->neighs;
     auto goes = [&](const Neigh& n) { return !(skip_perm && (n.info.state & NUD_PERMANENT)); };
     if (!ep.listeners.empty()) {
+      // Linux: arp_tbl's flush, then nd_tbl's, each through the device's list, newest first.
       TimePoint now = ctl.engine().time().now();
-      for (const Neigh& n : v)
-        if (goes(n)) notify_neigh(ep, ns, ProtoEvent::Del, report(n, now));
+      for (int family : {AF_INET, AF_INET6})
+        for (auto it = v.rbegin(); it != v.rend(); ++it)
+          if (it->info.family == family && goes(*it))
+            notify_neigh(ep, ns, ProtoEvent::Del, report(*it, now));
     }
     if (skip_perm) std::erase_if(v, goes);
     if (!skip_perm || v.empty()) {
@@ -469,7 +472,9 @@ Result<NeighInfo> add_neigh(Control& ctl, Namespace& ns, const NeighRequest& req
   // Linux: neigh_timer_handler with a zero delay takes a DELAY entry that was not
   // confirmed lately to PROBE and sends the first probe; a PROBE entry sends it too.
   bool delay = n->info.state == NUD_DELAY;
-  if (*notify || made) notify_neigh(ep, ns, ProtoEvent::New, report(*n, now));
+  // (A new entry left incomplete or failed is not announced: __neigh_update notifies an
+  // invalid state only when the old one was valid.)
+  if (*notify) notify_neigh(ep, ns, ProtoEvent::New, report(*n, now));
   if (delay) {
     n->info.state = NUD_PROBE;
     n->updated = now;

@@ -193,6 +193,35 @@ TEST_F(NeighTest, CarrierDownAddressChangeDownAndUnregisterFlush) {
   EXPECT_TRUE(refused.error().log_only);
 }
 
+// Linux: __neigh_update announces an invalid state only when the old one was valid (or an
+// incomplete entry fails), so a new entry added `incomplete`, `failed` or `none` is silent;
+// a flush goes through arp_tbl, then nd_tbl, each newest first.
+TEST_F(NeighTest, AnnouncementsOfNewInvalidEntriesAndFlushOrder) {
+  auto ctl = engine->control();
+  Device* d = arp_dummy(ctl, "d0");
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "10.0.0.100", 24)));
+  NeighRecorder rec;
+  inet::add_listener(ctl, rec);
+  for (std::uint16_t st : {NUD_INCOMPLETE, NUD_FAILED, NUD_NONE})
+    ASSERT_TRUE(inet::add_neigh(ctl, ns(ctl), req(d, fmt::format("10.0.0.{}", st), "", st)));
+  EXPECT_TRUE(rec.events.empty());
+  auto fail = req(d, "10.0.0.1", "", NUD_FAILED);  // incomplete -> failed: announced
+  fail.excl = false;
+  fail.replace = true;
+  ASSERT_TRUE(inet::add_neigh(ctl, ns(ctl), fail));
+  EXPECT_EQ(rec.events, std::vector<std::string>{"+10.0.0.1 0x20"});
+  rec.events.clear();
+  ASSERT_TRUE(inet::add_neigh(ctl, ns(ctl), req(d, "2001:db8::5", "02:00:00:00:00:05")));
+  ASSERT_TRUE(inet::add_neigh(ctl, ns(ctl), req(d, "10.0.0.6", "02:00:00:00:00:06")));
+  ASSERT_TRUE(inet::add_neigh(ctl, ns(ctl), req(d, "2001:db8::6", "02:00:00:00:00:06")));
+  rec.events.clear();
+  ASSERT_TRUE(ctl.close(*d));
+  EXPECT_EQ(rec.events,
+            (std::vector<std::string>{"-10.0.0.6 0x80", "-10.0.0.0 0x0", "-10.0.0.32 0x20",
+                                      "-10.0.0.1 0x20", "-2001:db8::6 0x80", "-2001:db8::5 0x80"}));
+  inet::remove_listener(ctl, rec);
+}
+
 TEST_F(NeighTest, ProxiesAndErrors) {
   auto ctl = engine->control();
   Device* d = arp_dummy(ctl, "d0");
