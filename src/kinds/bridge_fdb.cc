@@ -124,7 +124,18 @@ Device* Fdb::lookup(const HwAddr& mac, TimePoint now, bool* local) {
   return e.dst;
 }
 
+namespace {
+
+// Linux walks the bridge's fdb_list, newest first: what goes is listed so.
+void newest_first(std::vector<FdbEntry>& gone, std::size_t from) {
+  std::sort(gone.begin() + static_cast<std::ptrdiff_t>(from), gone.end(),
+            [](const FdbEntry& a, const FdbEntry& b) { return a.seq > b.seq; });
+}
+
+}  // namespace
+
 void Fdb::flush(const Device* port, std::vector<FdbEntry>& gone) {
+  const std::size_t from = gone.size();
   MutexLock lk(mu_);
   std::erase_if(map_, [&](const auto& kv) {
     const FdbEntry& e = kv.second;
@@ -132,9 +143,11 @@ void Fdb::flush(const Device* port, std::vector<FdbEntry>& gone) {
     if (drop) gone.push_back(e);
     return drop;
   });
+  newest_first(gone, from);
 }
 
 TimePoint Fdb::expire(TimePoint now, std::vector<FdbEntry>& gone) {
+  const std::size_t from = gone.size();
   const Duration ageing(ageing_ns_.load(std::memory_order_relaxed));
   TimePoint next = now + ageing;
   MutexLock lk(mu_);
@@ -149,6 +162,7 @@ TimePoint Fdb::expire(TimePoint now, std::vector<FdbEntry>& gone) {
     gone.push_back(e);
     return true;
   });
+  newest_first(gone, from);
   return next;
 }
 

@@ -263,15 +263,17 @@ void fdb_delete_by_port(Control& ctl, Device& br, Priv& p, Device* port) {
   {
     MutexLock lk(p.fdb.mutex());
     Table& t = p.fdb.table_locked();
-    for (auto it = t.begin(); it != t.end();) {
-      auto next = std::next(it);
-      if (it->second.dst == port) {
-        if (it->second.local)
-          delete_local(t, it, port, ev);
-        else
-          erase(t, it, ev);
-      }
-      it = next;
+    // Linux walks the bridge's fdb_list, newest first.
+    std::vector<Table::iterator> of_port;
+    for (auto it = t.begin(); it != t.end(); ++it)
+      if (it->second.dst == port) of_port.push_back(it);
+    std::sort(of_port.begin(), of_port.end(),
+              [](auto a, auto b) { return a->second.seq > b->second.seq; });
+    for (auto it : of_port) {
+      if (it->second.local)
+        delete_local(t, it, port, ev);
+      else
+        erase(t, it, ev);
     }
   }
   ev.announce(ctl);

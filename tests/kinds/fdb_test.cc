@@ -295,5 +295,25 @@ TEST_F(FdbTest, FlushByPortStateAndFlagsAnnouncesEachEntry) {
   fdb::remove_listener(ctl, rec);
 }
 
+// Linux: br_fdb_delete_by_port walks the bridge's fdb_list, newest first: a released port's
+// entries are announced deleted in that order, whatever their addresses.
+TEST_F(FdbTest, AReleasedPortsEntriesGoNewestFirst) {
+  auto ctl = engine->control();
+  Device* br = must(ctl.create_link(def(ctl), link_req("bridge", "br0")));
+  Device* v0 = veth(ctl, "v0", "v1");
+  ASSERT_TRUE(ctl.set_master(*v0, br));
+  for (std::uint8_t last : {9, 3, 5})
+    ASSERT_TRUE(fdb::add(ctl, def(ctl), req(v0, mac(last), NTF_MASTER, NUD_NOARP)));
+  Recorder rec;
+  fdb::add_listener(ctl, rec);
+  ASSERT_TRUE(ctl.set_master(*v0, nullptr));
+  std::vector<std::string> gone;
+  for (const auto& [added, e] : rec.events)
+    if (!added && e.lladdr != v0->address()) gone.push_back(e.lladdr.to_string());
+  EXPECT_EQ(gone, (std::vector<std::string>{"02:00:00:00:00:05", "02:00:00:00:00:03",
+                                            "02:00:00:00:00:09"}));
+  fdb::remove_listener(ctl, rec);
+}
+
 }  // namespace
 }  // namespace ifcore::test
