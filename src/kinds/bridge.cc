@@ -430,8 +430,11 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
 Result<void> Bridge::del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const {
   // Linux: br_dev_delete releases every port, newest first (del_nbp: each announced leaving,
   // unlinked) before the bridge is queued, so they go before it is closed.
-  if (Priv* p = bridge::priv(dev))
+  // Then its own entries (br_fdb_delete_by_port with no port), announced before it goes.
+  if (Priv* p = bridge::priv(dev)) {
     while (!p->ports.empty()) remove_port(ctl, dev, *p->ports.back()->dev, /*bridge_goes=*/true);
+    bridge::fdb_delete_by_port(ctl, dev, *p, nullptr);
+  }
   batch.add(dev);
   return ok();
 }

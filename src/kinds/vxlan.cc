@@ -288,7 +288,10 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
       return fail(l.error());
     }
   }
-  vx::fdb_add_default(ctl, **r, *vxlan_of(**r));  // Linux: __vxlan_dev_create
+  // Linux: __vxlan_dev_create configures the device (rtnl_configure_link: announced now),
+  // then adds and announces its default entry.
+  (void)ctl.notify(EventInfo{NetdevEvent::Configured, **r});
+  vx::fdb_add_default(ctl, **r, *vxlan_of(**r));
   return r;
 }
 
@@ -407,6 +410,17 @@ void Vxlan::stop(Control& ctl, Device& dev) const {
     vx::fdb_stop_ageing(ctl, *v);
     vx::fdb_flush(ctl, dev, *v, false);
   }
+}
+
+Result<void> Vxlan::del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const {
+  // Linux: vxlan_dellink — every entry flushed (announced before the device goes), the
+  // device queued, its lower unlinked (announced; not a lower that goes in the same batch,
+  // whose messages stop once it is queued).
+  VxlanPriv* v = vxlan_of(dev);
+  if (v) vx::fdb_flush(ctl, dev, *v, true);
+  batch.add(dev);
+  if (v && v->lower && !batch.contains(*v->lower)) ctl.unlink_upper(*v->lower, dev);
+  return ok();
 }
 
 void Vxlan::uninit(Control& ctl, Device& dev) const {

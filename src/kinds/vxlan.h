@@ -25,6 +25,7 @@ class Vxlan final : public Kind, public PernetHooks {
   Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
   void stop(Control& ctl, Device& dev) const override;
+  Result<void> del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const override;
   void uninit(Control& ctl, Device& dev) const override;
   bool dies_with_lower() const override { return true; }
   // The link namespace (VxlanPriv::net), reported as IFLA_LINK_NETNSID when elsewhere.

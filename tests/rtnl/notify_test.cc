@@ -1,6 +1,7 @@
 // tests/rtnl/notify_test.cc — RTNLGRP_LINK notifications: which events produce which
 // messages, the namespace filter, and a session that never reads overflowing while the
 // others keep being served.
+#include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/veth.h>
 
@@ -102,6 +103,35 @@ TEST_F(RtnlTest, CreateUpDeleteNotifications) {
   ASSERT_EQ(types, (std::vector<std::uint16_t>{RTM_NEWLINK, RTM_DELLINK}));
   EXPECT_FALSE(msgs[0].flags & IFF_UP);
   EXPECT_EQ(msgs[1].name, "d0");
+}
+
+// Linux: __vxlan_dev_create configures the device (announced) before it announces its
+// default forwarding entry; vxlan_dellink flushes the entries (announced) before the device
+// is unregistered (checked with `bridge monitor` on the kernel).
+TEST_F(RtnlTest, AVxlansDefaultEntryComesAfterItAndGoesBeforeIt) {
+  auto mon = open();
+  mon->add_membership(RTNLGRP_LINK);
+  mon->add_membership(RTNLGRP_NEIGH);
+  LinkRequest vx = named("vx0", "vxlan");
+  vx.has_info_data = true;
+  const std::uint8_t remote[] = {192, 0, 2, 1};
+  vx.info_data = {Attr::u32(IFLA_VXLAN_ID, 10), Attr::binary(IFLA_VXLAN_GROUP, remote),
+                  Attr::be16(IFLA_VXLAN_PORT, 4789)};
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, vx)).last_error(), 0);
+  auto types = [&] {
+    std::vector<std::uint16_t> out;
+    Datagram d;
+    while (mon->pop_notification(d)) {
+      auto ms = wire::split_messages(d);
+      EXPECT_TRUE(ms);
+      if (ms)
+        for (const auto& m : *ms) out.push_back(m.hdr.nlmsg_type);
+    }
+    return out;
+  };
+  EXPECT_EQ(types(), (std::vector<std::uint16_t>{RTM_NEWLINK, RTM_NEWNEIGH}));
+  ASSERT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 2, named("vx0"))).last_error(), 0);
+  EXPECT_EQ(types(), (std::vector<std::uint16_t>{RTM_DELNEIGH, RTM_DELLINK}));
 }
 
 // Linux 6.18 (checked with `ip monitor` on the kernel): renaming a device that is up
