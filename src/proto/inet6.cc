@@ -131,9 +131,9 @@ void dad_complete(Control& ctl, Namespace& ns, Device& dev, Ifa& ifa) {
 }
 
 // Who adds an address: a user (Linux: inet6_addr_add, which announces it while tentative
-// unless it is optimistic or nodad), or the kernel (addrconf_add_linklocal and
-// init_loopback, which announce it once DAD is over).
-enum class By : std::uint8_t { User, Kernel };
+// unless it is optimistic or nodad), or the kernel (init_loopback, which announces it once
+// DAD is over; addrconf_add_linklocal too, but the caller ends its DAD).
+enum class By : std::uint8_t { User, Kernel, LinkLocal };
 
 Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, AddrInfo a,
                          bool replace, By by) {
@@ -167,7 +167,7 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
   // addrconf_add_dev's ff00::/8) before DAD starts.
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   if (announce_tentative) notify_addr(ep, ns, ProtoEvent::New, ifa.info);
-  if (done) dad_complete(ctl, ns, dev, ifa);
+  if (done && by != By::LinkLocal) dad_complete(ctl, ns, dev, ifa);
   refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
   return reported(ifa.info, a.tstamp);
 }
@@ -222,6 +222,7 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   // its link-local address when the carrier comes (NETDEV_CHANGE), not before.
   std::uint8_t op = dev.operstate();
   if (!(dev.flags() & IFF_LOOPBACK) && op != IF_OPER_UP && op != IF_OPER_UNKNOWN) return;
+  Ifa* lla_made = nullptr;
   if (!in6.ready) {
     in6.ready = true;
     in6.mroute = true;
@@ -252,21 +253,28 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
       if (ll[0] == 0xfe) {
         AddrInfo lla = make6(dev, v6_from(ll), 64, IFA_F_PERMANENT);
         lla.proto = IFAPROT_KERNEL_LL;
-        (void)insert6(ctl, ns, dev, in6, lla, false, By::Kernel);
+        if (insert6(ctl, ns, dev, in6, lla, false, By::LinkLocal))
+          for (auto& x : in6.addrs)
+            if (x->info.local == lla.local) lla_made = x.get();
       }
     }
     fib_sync_dev(ctl, ns, dev, AF_INET6, true);  // ff00::/8 without a link-local address
   }
-  // Linux: addrconf_dad_run — DAD of the others ends after the link-local address's.
+  // Linux: the DAD work of the addresses kept over a down starts at NETDEV_UP
+  // (fixup_permanent_addr), before the link-local address's: theirs ends first.
   for (std::size_t i = 0; i < in6.addrs.size(); ++i)
-    if ((in6.addrs[i]->info.flags & IFA_F_TENTATIVE) && dad_ready(dev))
+    if (in6.addrs[i].get() != lla_made && (in6.addrs[i]->info.flags & IFA_F_TENTATIVE) &&
+        dad_ready(dev))
       dad_complete(ctl, ns, dev, *in6.addrs[i]);
+  if (lla_made && (lla_made->info.flags & IFA_F_TENTATIVE) &&
+      (dad_ready(dev) || dad_skipped(ns, dev, in6, lla_made->info.flags)))
+    dad_complete(ctl, ns, dev, *lla_made);
   refresh_groups(in6, true, in6.conf.forwarding);
 }
 
 // Linux: addrconf_ifdown — the routes the addresses made go (at unregister, every route
 // through the device), then the addresses (unless keep_addr_on_down keeps the permanent
-// ones, tentative, on a down).
+// ones, tentative and unannounced, on a down).
 void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bool unregister,
                      bool may_keep = true) {
   bool keep = !unregister && may_keep &&
@@ -276,26 +284,19 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
   // RTM_DELROUTE comes before the first RTM_DELADDR), then goes through the addresses in
   // list order. So the addresses that go leave the list at once (one sync finds all the
   // routes they made), and are announced after the routes.
-  struct Step {
-    Ifa* kept = nullptr;        // kept, now tentative: announced again
-    std::unique_ptr<Ifa> gone;  // withdrawn
-  };
-  std::vector<Step> steps;
-  steps.reserve(in6.addrs.size());
+  std::vector<std::unique_ptr<Ifa>> gone;
+  gone.reserve(in6.addrs.size());
   std::size_t stay = 0;
   for (std::size_t i = 0; i < in6.addrs.size(); ++i) {
     std::unique_ptr<Ifa>& ifa = in6.addrs[i];
     AddrInfo& a = ifa->info;
     if (keep && (a.flags & IFA_F_PERMANENT) && !a.local.is_v6_link_local()) {
-      if (!(a.flags & IFA_F_TENTATIVE)) {
-        a.flags |= IFA_F_TENTATIVE;
-        steps.push_back({ifa.get(), nullptr});
-      }
+      a.flags |= IFA_F_TENTATIVE;  // Linux 6.18: not announced (its state skips the notifier)
       in6.addrs[stay++] = std::move(ifa);
       continue;
     }
     net_state(ns).uncount_local(a.local);
-    steps.push_back({nullptr, std::move(ifa)});
+    gone.push_back(std::move(ifa));
   }
   in6.addrs.resize(stay);
   in6.mroute = false;  // before the sync: an up device linked to an L3 master loses it too
@@ -309,14 +310,10 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
     fib_sync_dev(ctl, ns, dev, AF_INET6, true, true);
     ep.closing = nullptr;
   }
-  for (Step& st : steps) {
-    if (st.kept) {
-      notify_addr(ep, ns, ProtoEvent::New, st.kept->info);
-      continue;
-    }
-    notify_addr(ep, ns, ProtoEvent::Del, st.gone->info);
-    dst_free_ifa(ep, *st.gone, std::move(st.gone->rt));
-    retire_hooked(ep, st.gone.release());
+  for (std::unique_ptr<Ifa>& ifa : gone) {
+    notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
+    dst_free_ifa(ep, *ifa, std::move(ifa->rt));
+    retire_hooked(ep, ifa.release());
   }
   refresh_groups(in6, false, false);
 }

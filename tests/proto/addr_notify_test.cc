@@ -131,6 +131,30 @@ TEST_F(AddrNotifyTest, LinkLocalAddressOnceTheLinkIsReady) {
   EXPECT_EQ(list[0].local, ip("fe80::ff:fe00:9"));
 }
 
+// Linux: addrconf_ifdown with keep_addr_on_down keeps a permanent address, tentative, and
+// does not announce it; at the next up its DAD (started at NETDEV_UP by
+// fixup_permanent_addr) ends before the new link-local address's.
+TEST_F(AddrNotifyTest, KeptAddressesComeBackBeforeTheLinkLocalAddress) {
+  auto ctl = engine->control();
+  Device* d = dummy(ctl, "d0");
+  ASSERT_TRUE(ctl.set_address(*d, HwAddr::ethernet({2, 0, 0, 0, 0, 1})));
+  auto c = inet::inet6_conf(ctl, ns(ctl), d->ifindex());
+  ASSERT_TRUE(c);
+  c->keep_addr_on_down = 1;
+  ASSERT_TRUE(inet::set_inet6_conf(ctl, ns(ctl), d->ifindex(), *c));
+  ASSERT_TRUE(ctl.open(*d));
+  ASSERT_TRUE(inet::add_address(ctl, ns(ctl), addr_req(*d, "2001:db8::1", 64)));
+  take();
+  ASSERT_TRUE(ctl.close(*d));
+  for (const std::string& e : take()) EXPECT_EQ(e.find("addr 2001:db8::1"), std::string::npos) << e;
+  ASSERT_TRUE(ctl.open(*d));
+  EXPECT_EQ(take(),
+            (std::vector<std::string>{"+route 2001:db8::/64 t254 m256", "+route ff00::/8 t255 m256",
+                                      "+route fe80::/64 t254 m256", "+addr 2001:db8::1/64",
+                                      "+route 2001:db8::1/128 t255 m0", "+addr fe80::ff:fe00:1/64",
+                                      "+route fe80::ff:fe00:1/128 t255 m0"}));
+}
+
 // Linux: fib_del_ifaddr — the prefix route, the broadcast route, then the local one; with
 // promote_secondaries (__inet_del_ifa) the subnet's secondaries lose their routes before
 // the primary is announced deleted, and the promoted address comes back with its routes.
