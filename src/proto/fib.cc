@@ -96,6 +96,8 @@ void erase(EngineProto& ep, Namespace& ns, Route* r, bool notify, bool whole) {
   std::optional<RouteInfo> gone;
   if (notify && route_news_wanted(ep, ns, r->info.family)) {
     gone = report(*r);
+    // Linux: fib6_purge_rt clears an IPv6 route's expiry before fib6_del_route announces it.
+    if (gone->family == AF_INET6) gone->expires.reset();
     const RouteInfo& i = r->info;
     if (ep.closing && r->dev == ep.closing && i.family == AF_INET6 && i.nexthops.empty() &&
         i.type != RTN_LOCAL && i.type != RTN_ANYCAST && !r->nh)
@@ -454,6 +456,16 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
   };
   Borrowed<Route*> have(ep.route_scratch);
   sorted_routes(ds, family, *have);
+  // IPv4's derived routes that go are deleted after the new ones are added (Linux:
+  // fib_modify_prefix_metric adds the prefix route of the new metric first), in
+  // fib_del_ifaddr's order: the prefix route, the broadcast ones, then the local one.
+  std::vector<Route*> gone4;
+  auto erase_derived = [&](Route* r) {
+    if (family == AF_INET)
+      gone4.push_back(r);
+    else
+      erase(ep, ns, r, notify_del);
+  };
   for (Route* r : *have) {
     if (r->origin == Origin::User) {
       if (goes_down(*r)) erase(ep, ns, r, notify_del);
@@ -469,7 +481,7 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
         r->origin = Origin::User;
         watch_route_expiry(ctl, ns, *r->info.expires);
       } else {
-        erase(ep, ns, r, notify_del);
+        erase_derived(r);
       }
     } else {
       r->info.expires = it->first.expires;  // Linux: fib6_set_expires, silently
@@ -478,6 +490,13 @@ void fib_sync_dev(Control& ctl, Namespace& ns, Device& dev, int family, bool not
   }
   for (auto& [info, origin] : want)
     if (!adopt_duplicate(ctl, ns, dev, info)) fib_insert_kernel(ctl, ns, dev, info, origin);
+  auto rank = [](const Route* r) {
+    if (r->info.type == RTN_LOCAL && r->info.dst_len == 32) return 2;
+    return r->info.type == RTN_BROADCAST ? 1 : 0;
+  };
+  std::stable_sort(gone4.begin(), gone4.end(),
+                   [&](const Route* a, const Route* b) { return rank(a) < rank(b); });
+  for (Route* r : gone4) erase(ep, ns, r, notify_del);
 }
 
 }  // namespace ifcore::proto

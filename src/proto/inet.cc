@@ -109,8 +109,10 @@ Result<AddrInfo> insert_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in,
         x.proto = a.proto;
         set_lifetime(x, a.valid_lft, a.preferred_lft, a.tstamp);
         watch_lifetime(ctl, ns, dev, *in.addrs[i]);
-        notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, x);
+        // Linux: fib_modify_prefix_metric (the new prefix route, then the old one's
+        // deletion) before RTM_NEWADDR.
         fib_sync_dev(ctl, ns, dev, AF_INET, true);
+        notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, x);
         return reported(x, a.tstamp);
       }
       if (x.scope != a.scope) return fail(EINVAL, "ipv4: Invalid scope value");
@@ -163,11 +165,28 @@ void del_ifa(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t id
       remove_at(ctl, ns, dev, in, i);
     }
   }
+  // Linux: __inet_del_ifa, promoting — the subnet's secondaries lose their routes first
+  // (fib_del_ifaddr while the primary is still there), and get them back with the promoted
+  // address as their source.
+  std::vector<std::unique_ptr<Ifa>> held;
+  if (promote) {
+    for (std::size_t i = 0; i < in.addrs.size();) {
+      const AddrInfo& x = in.addrs[i]->info;
+      if (!(x.flags & IFA_F_SECONDARY) || x.prefixlen != v.prefixlen || !in_subnet(x.address, v)) {
+        ++i;
+        continue;
+      }
+      held.push_back(std::move(in.addrs[i]));
+      in.addrs.erase(in.addrs.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    fib_sync_dev(ctl, ns, dev, AF_INET, true);
+  }
   for (std::size_t i = 0; i < in.addrs.size(); ++i)
     if (in.addrs[i].get() == victim) {
       remove_at(ctl, ns, dev, in, i);
       break;
     }
+  for (auto& h : held) in.addrs.push_back(std::move(h));
   if (promote) {
     // The promoted address moves to just after the last primary.
     std::unique_ptr<Ifa> p;
@@ -263,9 +282,11 @@ class InetSubscriber final : public Subscriber {
     Device& dev = ev.dev;
     if (ev.event == NetdevEvent::Register) return on_register(ctl, ep, dev);
     Namespace& ns = dev.ns();
-    if (idle_snap(ep, dev)) {
+    if (const ConfSnap* idle = idle_snap(ep, dev)) {
       // Idle: no address to rename or remove; up, it gets its state (and lo its address).
       if (ev.event == NetdevEvent::Unregister) netconf_del(ep, ns, AF_INET, dev);
+      if (ev.event == NetdevEvent::ChangeName)
+        renew_netconf(ep, dev, idle_conf4(*idle, net_state(ns)));
       if (ev.event != NetdevEvent::Up) return ok();
     }
     DevState* ds = find_or_make_dev(ctl, ep, dev);
@@ -306,6 +327,7 @@ class InetSubscriber final : public Subscriber {
           l = std::move(name);
           notify_addr(ep, ns, ProtoEvent::New, ifa->info);
         }
+        renew_netconf(ep, dev, ds->in->conf);
         break;
       }
       case NetdevEvent::Unregister: {
@@ -324,6 +346,12 @@ class InetSubscriber final : public Subscriber {
   }
 
  private:
+  // Linux: inetdev_event(NETDEV_CHANGENAME) — devinet_sysctl_unregister and
+  // devinet_sysctl_register: RTM_DELNETCONF, then RTM_NEWNETCONF with every setting.
+  static void renew_netconf(EngineProto& ep, Device& dev, const Inet4Conf& c) {
+    netconf_del(ep, dev.ns(), AF_INET, dev);
+    netconf_new4(ep, dev.ns(), dev, c);
+  }
   // Linux: inetdev_init -> devinet_sysctl_register announces the settings. The device is
   // registered idle (its in_device is made when first needed), unless a device below the
   // IPv6 minimum mtu, which inet6 registers without an inet6_dev (made at once).

@@ -114,9 +114,29 @@ void refresh_groups(Inet6Dev& in6, bool up, bool forwarding) {
   }
 }
 
-// `sync`: bring the device's routes in line at once (addrconf_up does it once for all).
+// Whether DAD is over as soon as it starts (Linux: addrconf_dad_begin tests these before
+// IF_READY): on NOARP and loopback devices, for IFA_F_NODAD and with accept_dad below 1.
+bool dad_skipped(Namespace& ns, const Device& dev, const Inet6Dev& in6, std::uint32_t flags) {
+  return (flags & IFA_F_NODAD) || (dev.flags() & (IFF_NOARP | IFF_LOOPBACK)) ||
+         (net_state(ns).all6.accept_dad < 1 && in6.conf.accept_dad < 1);
+}
+
+// DAD of `ifa` is over (Linux: addrconf_dad_completed -> ipv6_ifa_notify(RTM_NEWADDR)):
+// RTM_NEWADDR, then its local route (__ipv6_ifa_notify's ip6_ins_rt) and its peer's route.
+void dad_complete(Control& ctl, Namespace& ns, Device& dev, Ifa& ifa) {
+  ifa.info.flags &= ~(IFA_F_TENTATIVE | IFA_F_OPTIMISTIC);
+  notify_addr(engine_proto(ctl.engine()), ns, ProtoEvent::New, ifa.info);
+  fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  add_peer_route(ctl, ns, dev, ifa.info);
+}
+
+// Who adds an address: a user (Linux: inet6_addr_add, which announces it while tentative
+// unless it is optimistic or nodad), or the kernel (init_loopback, which announces it once
+// DAD is over; addrconf_add_linklocal too, but the caller ends its DAD).
+enum class By : std::uint8_t { User, Kernel, LinkLocal };
+
 Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, AddrInfo a,
-                         bool replace, bool sync = true) {
+                         bool replace, By by) {
   EngineProto& ep = engine_proto(ctl.engine());
   if (a.tstamp == TimePoint{}) a.cstamp = a.tstamp = ctl.engine().time().now();
   for (auto& ifa : in6.addrs)
@@ -125,44 +145,54 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
       inet6_modify_addr(ctl, ns, dev, in6, *ifa, a);
       return reported(ifa->info, a.tstamp);
     }
-  // Linux: every address starts tentative; DAD begins once the device is up with carrier,
-  // and completes at once, up or not, on NOARP and loopback devices, for IFA_F_NODAD and
-  // with accept_dad below 1 (addrconf_dad_begin tests those before IF_READY). ifcore does
-  // not time DAD: on a ready device it completes at once for every address.
-  const bool no_dad = (a.flags & IFA_F_NODAD) || (dev.flags() & (IFF_NOARP | IFF_LOOPBACK)) ||
-                      (net_state(ns).all6.accept_dad < 1 && in6.conf.accept_dad < 1);
-  // Linux: addrconf_dad_begin/addrconf_dad_completed — the end of DAD ends optimism too.
-  if (!dad_ready(dev) && !no_dad)
-    a.flags |= IFA_F_TENTATIVE;
-  else
-    a.flags &= ~IFA_F_OPTIMISTIC;
-  auto ifa = std::make_unique<Ifa>(dev, "inet6");
-  ifa->info = a;
-  ifa->rt = dst_alloc(ep, dev);
-  watch_lifetime(ctl, ns, dev, *ifa);
+  // Linux: ipv6_add_addr makes every address but a nodad one tentative; DAD begins once the
+  // device is up with carrier, and is over at once, ready or not, when dad_skipped. ifcore
+  // does not time DAD: on a ready device it is over at once for every address.
+  const bool done = dad_ready(dev) || dad_skipped(ns, dev, in6, a.flags);
+  const bool announce_tentative = by == By::User && !(a.flags & (IFA_F_OPTIMISTIC | IFA_F_NODAD));
+  a.flags |= IFA_F_TENTATIVE;  // its local route waits for the end of DAD
+  auto owned = std::make_unique<Ifa>(dev, "inet6");
+  Ifa& ifa = *owned;
+  ifa.info = a;
+  ifa.rt = dst_alloc(ep, dev);
+  watch_lifetime(ctl, ns, dev, ifa);
   // Linux: ipv6_link_dev_addr — before the first address of a narrower or equal source
   // scope: wider scopes first, and within a scope the newest first.
   int scope = src_scope(a.local);
   auto pos = std::find_if(in6.addrs.begin(), in6.addrs.end(),
                           [&](const auto& x) { return scope >= src_scope(x->info.local); });
-  in6.addrs.insert(pos, std::move(ifa));
+  in6.addrs.insert(pos, std::move(owned));
   net_state(ns).count_local(a.local);
-  notify_addr(ep, ns, ProtoEvent::New, a);
-  if (sync) fib_sync_dev(ctl, ns, dev, AF_INET6, true);
-  if (!(a.flags & IFA_F_TENTATIVE)) add_peer_route(ctl, ns, dev, a);
+  // Linux: inet6_addr_add and addrconf_add_linklocal add the prefix route (after
+  // addrconf_add_dev's ff00::/8) before DAD starts.
+  fib_sync_dev(ctl, ns, dev, AF_INET6, true);
+  if (announce_tentative) notify_addr(ep, ns, ProtoEvent::New, ifa.info);
+  if (done && by != By::LinkLocal) dad_complete(ctl, ns, dev, ifa);
   refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
-  return reported(a, a.tstamp);
+  return reported(ifa.info, a.tstamp);
 }
 
+// Linux: ipv6_del_addr — RTM_DELADDR, then (__ipv6_ifa_notify) the peer's route and the
+// local route, then (cleanup_prefix_route) the prefix route.
 void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t i) {
+  EngineProto& ep = engine_proto(ctl.engine());
+  AddrInfo& a = in6.addrs[i]->info;
+  notify_addr(ep, ns, ProtoEvent::Del, a);
+  del_peer_route(ctl, ns, dev, a);
+  // Its local route goes first (__ipv6_ifa_notify's ip6_del_rt of ifp->rt), alone: a
+  // sync now would also bring back a prefix route deleted by hand.
+  Route* local = nullptr;
+  if (DevState* ds = find_dev(ep, dev))
+    ds->routes.for_each([&](Route* r) {
+      if (r->origin == Origin::Addr && r->info.family == AF_INET6 && r->info.type == RTN_LOCAL &&
+          r->info.dst_len == 128 && r->info.dst == a.local)
+        local = r;
+    });
+  if (local) fib_erase(ep, ns, local, true);
   std::unique_ptr<Ifa> ifa = std::move(in6.addrs[i]);
   in6.addrs.erase(in6.addrs.begin() + static_cast<std::ptrdiff_t>(i));
   net_state(ns).uncount_local(ifa->info.local);
-  EngineProto& ep = engine_proto(ctl.engine());
-  notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
-  // Linux: __ipv6_ifa_notify(RTM_DELADDR) — the first route to the peer, /128, goes.
-  del_peer_route(ctl, ns, dev, ifa->info);
-  Route* clean = prefix_route_to_clean(ns, dev, in6, *ifa);  // Linux: ipv6_del_addr
+  Route* clean = prefix_route_to_clean(ns, dev, in6, *ifa);
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   if (clean) fib_erase(ep, ns, clean, true);
   fib_remove_prefsrc6(ctl, ns, ifa->info.local);  // Linux: ipv6_del_addr's rt6_remove_prefsrc
@@ -181,65 +211,70 @@ AddrInfo make6(const Device& dev, const IpAddr& addr, int plen, std::uint32_t fl
   return a;
 }
 
-// Linux: addrconf_dev_config / addrconf_addr_gen / init_loopback, and DAD completion for
-// addresses added while the device was down.
+// Linux: addrconf_notify at NETDEV_UP and NETDEV_CHANGE — the prefix routes of the
+// addresses (addrconf_permanent_addr); once the link is ready, the first time since the
+// device came up (IF_READY), addrconf_dev_config / addrconf_addr_gen / init_loopback; then
+// the end of DAD for the addresses added while the link was not ready.
 void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   if (in6.conf.disable_ipv6 || !dev.is_up()) return;
-  // Linux: addrconf_link_ready (netif_oper_up): a device that is up without carrier gets
-  // its link-local address when the carrier comes (NETDEV_CHANGE), not before; its
-  // addresses' prefix routes come at once (addrconf_permanent_addr).
-  std::uint8_t op = dev.operstate();
-  if (!(dev.flags() & IFF_LOOPBACK) && op != IF_OPER_UP && op != IF_OPER_UNKNOWN) {
-    fib_sync_dev(ctl, ns, dev, AF_INET6, true);
-    return;
-  }
-  in6.mroute = true;
-  EngineProto& ep = engine_proto(ctl.engine());
-  std::vector<Ifa*> done;  // DAD over: their peer routes come after the device's others
-  for (auto& ifa : in6.addrs)
-    if ((ifa->info.flags & IFA_F_TENTATIVE) && dad_ready(dev)) {
-      ifa->info.flags &= ~(IFA_F_TENTATIVE | IFA_F_OPTIMISTIC);
-      notify_addr(ep, ns, ProtoEvent::New, ifa->info);
-      if (has_peer(ifa->info)) done.push_back(ifa.get());
-    }
-  if (dev.flags() & IFF_LOOPBACK) {
-    std::array<std::uint8_t, 16> one{};
-    one[15] = 1;
-    // Linux: init_loopback adds it with IFAPROT_KERNEL_LO, reported as IFA_PROTO.
-    AddrInfo lo = make6(dev, v6_from(one), 128, IFA_F_PERMANENT);
-    lo.proto = IFAPROT_KERNEL_LO;
-    (void)insert6(ctl, ns, dev, in6, lo, false, false);
-  } else if (in6.conf.addr_gen_mode != kGenNone && !is_l3mdev_master(dev)) {
-    // (Linux: addrconf_addr_gen — no link-local address on an L3 master device.)
-    HwAddr hw = dev.address();
-    std::array<std::uint8_t, 16> ll{0xfe, 0x80};
-    if (in6.conf.addr_gen_mode == kGenEui64 && hw.size() == 6 && !hw.is_zero()) {
-      // Linux: addrconf_ifid_eui48 — flip the universal/local bit, insert ff:fe.
-      const std::uint8_t iid[8] = {
-          static_cast<std::uint8_t>(hw[0] ^ 2), hw[1], hw[2], 0xff, 0xfe, hw[3], hw[4], hw[5]};
-      std::copy(iid, iid + 8, ll.begin() + 8);
-    } else if (in6.conf.addr_gen_mode != kGenEui64) {
-      // Random and stable-privacy modes: a random interface identifier.
-      std::random_device rd;
-      for (int i = 8; i < 16; ++i) ll[i] = static_cast<std::uint8_t>(rd());
-    } else {
-      ll[0] = 0;  // no usable hardware address: no link-local address
-    }
-    // Linux: addrconf_add_linklocal makes it IFA_F_PERMANENT, of IFAPROT_KERNEL_LL.
-    if (ll[0] == 0xfe) {
-      AddrInfo lla = make6(dev, v6_from(ll), 64, IFA_F_PERMANENT);
-      lla.proto = IFAPROT_KERNEL_LL;
-      (void)insert6(ctl, ns, dev, in6, lla, false, false);
-    }
-  }
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
-  for (Ifa* ifa : done) add_peer_route(ctl, ns, dev, ifa->info);
+  // Linux: addrconf_link_ready (netif_oper_up): a device that is up without carrier gets
+  // its link-local address when the carrier comes (NETDEV_CHANGE), not before.
+  std::uint8_t op = dev.operstate();
+  if (!(dev.flags() & IFF_LOOPBACK) && op != IF_OPER_UP && op != IF_OPER_UNKNOWN) return;
+  Ifa* lla_made = nullptr;
+  if (!in6.ready) {
+    in6.ready = true;
+    in6.mroute = true;
+    if (dev.flags() & IFF_LOOPBACK) {
+      std::array<std::uint8_t, 16> one{};
+      one[15] = 1;
+      // Linux: init_loopback adds it with IFAPROT_KERNEL_LO, reported as IFA_PROTO.
+      AddrInfo lo = make6(dev, v6_from(one), 128, IFA_F_PERMANENT);
+      lo.proto = IFAPROT_KERNEL_LO;
+      (void)insert6(ctl, ns, dev, in6, lo, false, By::Kernel);
+    } else if (in6.conf.addr_gen_mode != kGenNone && !is_l3mdev_master(dev)) {
+      // (Linux: addrconf_addr_gen — no link-local address on an L3 master device.)
+      HwAddr hw = dev.address();
+      std::array<std::uint8_t, 16> ll{0xfe, 0x80};
+      if (in6.conf.addr_gen_mode == kGenEui64 && hw.size() == 6 && !hw.is_zero()) {
+        // Linux: addrconf_ifid_eui48 — flip the universal/local bit, insert ff:fe.
+        const std::uint8_t iid[8] = {
+            static_cast<std::uint8_t>(hw[0] ^ 2), hw[1], hw[2], 0xff, 0xfe, hw[3], hw[4], hw[5]};
+        std::copy(iid, iid + 8, ll.begin() + 8);
+      } else if (in6.conf.addr_gen_mode != kGenEui64) {
+        // Random and stable-privacy modes: a random interface identifier.
+        std::random_device rd;
+        for (int i = 8; i < 16; ++i) ll[i] = static_cast<std::uint8_t>(rd());
+      } else {
+        ll[0] = 0;  // no usable hardware address: no link-local address
+      }
+      // Linux: addrconf_add_linklocal makes it IFA_F_PERMANENT, of IFAPROT_KERNEL_LL.
+      if (ll[0] == 0xfe) {
+        AddrInfo lla = make6(dev, v6_from(ll), 64, IFA_F_PERMANENT);
+        lla.proto = IFAPROT_KERNEL_LL;
+        if (insert6(ctl, ns, dev, in6, lla, false, By::LinkLocal))
+          for (auto& x : in6.addrs)
+            if (x->info.local == lla.local) lla_made = x.get();
+      }
+    }
+    fib_sync_dev(ctl, ns, dev, AF_INET6, true);  // ff00::/8 without a link-local address
+  }
+  // Linux: the DAD work of the addresses kept over a down starts at NETDEV_UP
+  // (fixup_permanent_addr), before the link-local address's: theirs ends first.
+  for (std::size_t i = 0; i < in6.addrs.size(); ++i)
+    if (in6.addrs[i].get() != lla_made && (in6.addrs[i]->info.flags & IFA_F_TENTATIVE) &&
+        dad_ready(dev))
+      dad_complete(ctl, ns, dev, *in6.addrs[i]);
+  if (lla_made && (lla_made->info.flags & IFA_F_TENTATIVE) &&
+      (dad_ready(dev) || dad_skipped(ns, dev, in6, lla_made->info.flags)))
+    dad_complete(ctl, ns, dev, *lla_made);
   refresh_groups(in6, true, in6.conf.forwarding);
 }
 
 // Linux: addrconf_ifdown — the routes the addresses made go (at unregister, every route
 // through the device), then the addresses (unless keep_addr_on_down keeps the permanent
-// ones, tentative, on a down).
+// ones, tentative and unannounced, on a down).
 void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bool unregister,
                      bool may_keep = true) {
   bool keep = !unregister && may_keep &&
@@ -249,29 +284,23 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
   // RTM_DELROUTE comes before the first RTM_DELADDR), then goes through the addresses in
   // list order. So the addresses that go leave the list at once (one sync finds all the
   // routes they made), and are announced after the routes.
-  struct Step {
-    Ifa* kept = nullptr;        // kept, now tentative: announced again
-    std::unique_ptr<Ifa> gone;  // withdrawn
-  };
-  std::vector<Step> steps;
-  steps.reserve(in6.addrs.size());
+  std::vector<std::unique_ptr<Ifa>> gone;
+  gone.reserve(in6.addrs.size());
   std::size_t stay = 0;
   for (std::size_t i = 0; i < in6.addrs.size(); ++i) {
     std::unique_ptr<Ifa>& ifa = in6.addrs[i];
     AddrInfo& a = ifa->info;
     if (keep && (a.flags & IFA_F_PERMANENT) && !a.local.is_v6_link_local()) {
-      if (!(a.flags & IFA_F_TENTATIVE)) {
-        a.flags |= IFA_F_TENTATIVE;
-        steps.push_back({ifa.get(), nullptr});
-      }
+      a.flags |= IFA_F_TENTATIVE;  // Linux 6.18: not announced (its state skips the notifier)
       in6.addrs[stay++] = std::move(ifa);
       continue;
     }
     net_state(ns).uncount_local(a.local);
-    steps.push_back({nullptr, std::move(ifa)});
+    gone.push_back(std::move(ifa));
   }
   in6.addrs.resize(stay);
   in6.mroute = false;  // before the sync: an up device linked to an L3 master loses it too
+  in6.ready = false;
   if (unregister) {
     fib_sync_dev(ctl, ns, dev, AF_INET6, true);
     fib_flush_dev(ctl, ns, dev, AF_INET6, Which::All, true);
@@ -281,14 +310,10 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
     fib_sync_dev(ctl, ns, dev, AF_INET6, true, true);
     ep.closing = nullptr;
   }
-  for (Step& st : steps) {
-    if (st.kept) {
-      notify_addr(ep, ns, ProtoEvent::New, st.kept->info);
-      continue;
-    }
-    notify_addr(ep, ns, ProtoEvent::Del, st.gone->info);
-    dst_free_ifa(ep, *st.gone, std::move(st.gone->rt));
-    retire_hooked(ep, st.gone.release());
+  for (std::unique_ptr<Ifa>& ifa : gone) {
+    notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
+    dst_free_ifa(ep, *ifa, std::move(ifa->rt));
+    retire_hooked(ep, ifa.release());
   }
   refresh_groups(in6, false, false);
 }
@@ -326,6 +351,15 @@ class Inet6Subscriber final : public Subscriber {
       return ok();
     }
     Namespace& ns = dev.ns();
+    // Linux: addrconf_notify(NETDEV_CHANGENAME) — addrconf_sysctl_unregister and
+    // addrconf_sysctl_register: RTM_DELNETCONF, then RTM_NEWNETCONF with every setting.
+    if (ev.event == NetdevEvent::ChangeName) {
+      if (auto c = dev_conf6(ep, dev)) {
+        netconf_del(ep, ns, AF_INET6, dev);
+        netconf_new6(ep, ns, dev, *c);
+      }
+      return ok();
+    }
     if (idle_snap(ep, dev)) {
       // Idle (down, no address, no route): unregistered as if its inet6_dev had nothing
       // to take down; any other event gives it its state first.
@@ -438,7 +472,7 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
   // Linux: addrconf_add_dev gives an up device its ff00::/8 route (addrconf_add_mroute).
   bool had_mroute = in6->mroute;
   if (dev->is_up()) in6->mroute = true;
-  auto added = insert6(ctl, ns, *dev, *in6, std::move(a), req.replace);
+  auto added = insert6(ctl, ns, *dev, *in6, std::move(a), req.replace, By::User);
   if (!added) in6->mroute = had_mroute;
   return added;
 }
@@ -492,12 +526,12 @@ bool inet6_enabled(EngineProto& ep, const Device& dev) {
 void inet6_subscribe(Control& ctl) {
   EngineProto& ep = engine_proto(ctl.engine());
   auto sub = std::make_unique<Inet6Subscriber>();
-  ctl.subscribe(
-      *sub, SubscribeOptions{"inet6", 0, true,
-                             events_of(NetdevEvent::Register, NetdevEvent::Up, NetdevEvent::Change,
-                                       NetdevEvent::ChangeMtu, NetdevEvent::Down,
-                                       NetdevEvent::Unregister, NetdevEvent::ChangeUpper),
-                             true});  // the plug-in lock taken in on_event when needed
+  ctl.subscribe(*sub, SubscribeOptions{"inet6", 0, true,
+                                       events_of(NetdevEvent::Register, NetdevEvent::Up,
+                                                 NetdevEvent::Change, NetdevEvent::ChangeMtu,
+                                                 NetdevEvent::Down, NetdevEvent::Unregister,
+                                                 NetdevEvent::ChangeUpper, NetdevEvent::ChangeName),
+                                       true});  // the plug-in lock taken in on_event when needed
   ep.subscribers.push_back(std::move(sub));
 }
 
@@ -511,90 +545,3 @@ void apply_conf6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, const 
 }
 
 }  // namespace ifcore::proto
-
-namespace ifcore::inet {
-
-using namespace ifcore::proto;
-
-Result<Inet6Conf> inet6_conf(Control& ctl, Namespace& ns, int ifindex) {
-  IFCORE_TRY(ctl.check_covers(ns));
-  PluginGuard guard(ctl);  // the protocols' engine-wide state
-  NetState& st = net_state(ns);
-  if (ifindex == kConfAll) return st.all6;
-  if (ifindex == kConfDefault) return st.default6;
-  Device* dev = ctl.find(ns, ifindex);
-  auto conf = dev ? dev_conf6(engine_proto(ctl.engine()), *dev) : std::nullopt;
-  if (!conf) return fail(ENODEV, "ipv6: device not found");
-  return *conf;
-}
-
-Result<void> set_inet6_conf(Control& ctl, Namespace& ns, int ifindex, const Inet6Conf& c,
-                            unsigned copy) {
-  IFCORE_TRY(ctl.check_covers(ns));
-  PluginGuard guard(ctl);  // the protocols' engine-wide state
-  NetState& st = net_state(ns);
-  EngineProto& ep = engine_proto(ctl.engine());
-  RetireScope scope(ep);
-  if (ifindex == kConfDefault) {
-    Inet6Conf was = st.default6;
-    st.default6 = c;
-    conf_snap_reset(ep, st);  // idle devices keep theirs (Linux does not propagate)
-    netconf_changed6(ep, ns, kConfDefault, was, c);
-    return ok();
-  }
-  if (ifindex == kConfAll) {
-    // Linux: writing "all" disable_ipv6 / forwarding / ignore_routes_with_linkdown sets
-    // every device and the default (addrconf_fixup_forwarding, addrconf_disable_ipv6,
-    // addrconf_fixup_linkdown). keep_addr_on_down on "all" is ORed with the device's,
-    // never copied. Announced: the default's forwarding (not its
-    // ignore_routes_with_linkdown), each device, then "all".
-    Inet6Conf was_all = st.all6;
-    st.all6 = c;
-    // force_forwarding: "all" first, then the devices that changed, and only when "all"
-    // changed (addrconf_sysctl_force_forwarding, addrconf_force_forward_change).
-    if (was_all.force_forwarding == c.force_forwarding) copy &= ~unsigned{kCopyForceForwarding};
-    Inet6Conf announced_all = was_all;
-    if (was_all.force_forwarding != c.force_forwarding) {
-      Inet6Conf f = was_all;
-      f.force_forwarding = c.force_forwarding;
-      netconf_changed6(ep, ns, kConfAll, was_all, f);
-      announced_all.force_forwarding = c.force_forwarding;
-    }
-    auto copy_to = [&](Inet6Conf& to) {
-      if (copy & kCopyDisableIpv6) to.disable_ipv6 = c.disable_ipv6;
-      if (copy & kCopyForwarding) to.forwarding = c.forwarding;
-      if (copy & kCopyAddrGenMode) to.addr_gen_mode = c.addr_gen_mode;
-      if (copy & kCopyIgnoreLinkdown)
-        to.ignore_routes_with_linkdown = c.ignore_routes_with_linkdown;
-    };
-    auto copy_to_dev = [&](Inet6Conf& to) {
-      copy_to(to);
-      if (copy & kCopyForceForwarding) to.force_forwarding = c.force_forwarding;
-    };
-    Inet6Conf dflt_was = st.default6;
-    copy_to(st.default6);
-    conf_snap_reset(ep, st);
-    dflt_was.ignore_routes_with_linkdown = st.default6.ignore_routes_with_linkdown;
-    netconf_changed6(ep, ns, kConfDefault, dflt_was, st.default6);
-    // Each device takes the copy: an idle one gets its state (Linux walks them all too).
-    if (copy != kCopyNone)
-      for (Device* d : ns.devices_locked())
-        if (DevState* ds = find_or_make_dev(ctl, ep, *d); ds && ds->in6) {
-          Inet6Conf was = ds->in6->conf;
-          Inet6Conf dc = was;
-          copy_to_dev(dc);
-          apply_conf6(ctl, ns, *d, *ds->in6, dc);
-          netconf_changed6(ep, ns, d->ifindex(), was, dc);
-        }
-    netconf_changed6(ep, ns, kConfAll, announced_all, c);
-    return ok();
-  }
-  auto found = find_in6_dev(ctl, ns, ifindex);
-  if (!found) return fail(std::move(found).error());
-  Inet6Conf was = found->second->conf;
-  apply_conf6(ctl, ns, *found->first, *found->second, c);
-  netconf_changed6(ep, ns, ifindex, was, c);
-  return ok();
-}
-
-}  // namespace ifcore::inet

@@ -30,6 +30,7 @@
 #include "ifcore/inet.h"
 #include "ifcore/timer.h"
 #include "proto/addrlabel.h"
+#include "proto/dev_routes.h"
 #include "proto/idle.h"
 #include "proto/table_map.h"
 
@@ -97,40 +98,6 @@ struct Route {
   // while their carrier is off (bit h: hop h), and an IPv4 multipath route's own `linkdown`.
   std::uint32_t quiet_hops = 0;
   bool linkdown = false;
-};
-
-// The routes through one device, in no order: a list through Route::dev_prev/dev_next, so
-// that adding and removing one allocates nothing and costs O(1). The tables own the
-// routes; a route is on its device's list from insertion to erasure.
-class DevRoutes {
- public:
-  DevRoutes() = default;
-  DevRoutes(const DevRoutes&) = delete;
-  DevRoutes& operator=(const DevRoutes&) = delete;
-  ~DevRoutes() {  // routes left behind (none once flushed) are unlinked, not freed
-    while (head_) erase(head_);
-  }
-  bool empty() const { return head_ == nullptr; }
-  void push(Route* r) {
-    r->dev_prev = nullptr;
-    r->dev_next = head_;
-    if (head_) head_->dev_prev = r;
-    head_ = r;
-  }
-  // Does nothing if `r` is not on this list.
-  void erase(Route* r) {
-    if (!r->dev_prev && head_ != r) return;
-    (r->dev_prev ? r->dev_prev->dev_next : head_) = r->dev_next;
-    if (r->dev_next) r->dev_next->dev_prev = r->dev_prev;
-    r->dev_prev = r->dev_next = nullptr;
-  }
-  template <class F>
-  void for_each(F f) const {
-    for (Route* r = head_; r; r = r->dev_next) f(r);
-  }
-
- private:
-  Route* head_ = nullptr;
 };
 
 struct RouteKey {
@@ -264,6 +231,10 @@ struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (i
   // marks its routes RTNH_F_LINKDOWN; rt6_sync_up clears the mark): what the routes a
   // close deletes say in their RTM_DELROUTE.
   bool carrier_lost = false;
+  // The device was configured once its link was ready (Linux: IF_READY, set at NETDEV_UP or
+  // NETDEV_CHANGE with the link ready, cleared by addrconf_ifdown): a carrier that comes back
+  // makes no new link-local address.
+  bool ready = false;
 };
 
 struct DevState {
@@ -586,6 +557,9 @@ Result<void> delete_address6(Control& ctl, Namespace& ns, const inet::AddrReques
 // The IPv4 primary address a route via `dev` would use as its source (empty if none).
 IpAddr inet_select_addr(EngineProto& ep, const Device& dev);
 IpAddr inet6_select_addr(EngineProto& ep, const Device& dev, const IpAddr& dst);
+// Applies a device's new IPv6 settings (Linux: addrconf_disable_ipv6 takes the device down or
+// configures it again). Context: control lock.
+void apply_conf6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, const Inet6Conf& c);
 // Whether IPv6 runs on the device (it has an inet6_dev and it is not disabled).
 bool inet6_enabled(EngineProto& ep, const Device& dev);
 

@@ -144,8 +144,11 @@ TEST_F(AddrTest, PromoteSecondariesPromotesTheFirstOne) {
   EXPECT_EQ(list[0].local, ip("10.0.0.2"));
   EXPECT_FALSE(list[0].flags & IFA_F_SECONDARY);
   EXPECT_TRUE(list[1].flags & IFA_F_SECONDARY);
-  ASSERT_GE(rec.events.size(), 2u);
-  EXPECT_EQ(rec.events[0], "-addr 10.0.0.1/24");
+  // Linux: __inet_del_ifa — the secondaries' local routes go before the primary does.
+  ASSERT_GE(rec.events.size(), 3u);
+  EXPECT_EQ(rec.events[0], "-route 10.0.0.2/32 t255");
+  EXPECT_EQ(rec.events[1], "-route 10.0.0.3/32 t255");
+  EXPECT_EQ(rec.events[2], "-addr 10.0.0.1/24");
   EXPECT_NE(std::find(rec.events.begin(), rec.events.end(), "+addr 10.0.0.2/24"), rec.events.end());
   // The connected route now uses the promoted address as its source.
   bool found = false;

@@ -103,11 +103,13 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
     return s;
   };
   // Up: the multicast route first (Linux: addrconf_add_dev's addrconf_add_mroute comes
-  // before addrconf_addr_gen), then the link-local address's routes.
+  // before addrconf_addr_gen), the link-local prefix route, then, DAD over, the address and
+  // its local route. A user's IPv6 address: its prefix route, the address tentative (f40),
+  // then final with its local route (inet6_addr_add); nodad: never tentative.
   std::vector<std::string> want_up = {
-      "+addr fe80::ff:fe00:1/64 if$D f80",
       "+route ff00::/8 t255 type5 oif$D m256 gw- f0",
       "+route fe80::/64 t254 type1 oif$D m256 gw- f0",
+      "+addr fe80::ff:fe00:1/64 if$D f80",
       "+route fe80::ff:fe00:1/128 t255 type2 oif$D m0 gw- f0",
       "+addr 10.0.0.1/24 if$D f80",
       "+route 10.0.0.1/32 t255 type2 oif$D m0 gw- f0",
@@ -115,22 +117,24 @@ TEST_F(LifecycleTest, UpAddressesRoutesAndDeleteNotifyInOneOrder) {
       "+route 10.0.0.255/32 t255 type3 oif$D m0 gw- f0",
       "+addr 10.0.0.2/24 if$D f81",
       "+route 10.0.0.2/32 t255 type2 oif$D m0 gw- f0",
-      "+addr 2001:db8::1/64 if$D f80",
       "+route 2001:db8::/64 t254 type1 oif$D m256 gw- f0",
+      "+addr 2001:db8::1/64 if$D fc0",
+      "+addr 2001:db8::1/64 if$D f80",
       "+route 2001:db8::1/128 t255 type2 oif$D m0 gw- f0",
-      "+addr 2001:db8:1::1/64 if$D f82",
       "+route 2001:db8:1::/64 t254 type1 oif$D m256 gw- f0",
+      "+addr 2001:db8:1::1/64 if$D f82",
       "+route 2001:db8:1::1/128 t255 type2 oif$D m0 gw- f0",
       "+route 172.16.0.0/16 t254 type1 oif$D m0 gw10.0.0.254 f0",
       "+route 172.16.0.0/16 t254 type1 oif$D m0 gw10.0.0.253 f0",
       "+route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::2 f0",
       "+route 2001:db9::/64 t254 type1 oif$D m1024 gwfe80::1,fe80::2 f0",
-      "+addr fe80::ff:fe00:2/64 if$V f80",
       "+route ff00::/8 t255 type5 oif$V m256 gw- f0",
       "+route fe80::/64 t254 type1 oif$V m256 gw- f0",
+      "+addr fe80::ff:fe00:2/64 if$V f80",
       "+route fe80::ff:fe00:2/128 t255 type2 oif$V m0 gw- f0",
-      "+addr 2001:db8:5::1/64 if$V f80",
       "+route 2001:db8:5::/64 t254 type1 oif$V m256 gw- f0",
+      "+addr 2001:db8:5::1/64 if$V fc0",
+      "+addr 2001:db8:5::1/64 if$V f80",
       "+route 2001:db8:5::1/128 t255 type2 oif$V m0 gw- f0",
   };
   std::vector<std::string> want_del = {
