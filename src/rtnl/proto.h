@@ -21,6 +21,10 @@ inet::AddrRequest addr_request(const wire::AddrMessage& a, std::uint16_t flags);
 Result<void> check_family(int family);
 // `now`: the engine's clock, against which an expiring route counts down.
 wire::RouteMessage route_message(const inet::RouteInfo& r, TimePoint now);
+// An RTM_NEWROUTE (or, with `del`, RTM_DELROUTE) message as a route request
+// (route_request.cc). Errors: Linux's for RTA_VIA, an unknown metric or algorithm.
+Result<inet::RouteRequest> route_request(const wire::RouteMessage& m, std::uint16_t flags,
+                                         bool del);
 wire::NeighMessage neigh_message(const inet::NeighInfo& n);
 wire::NetconfMessage netconf_message(const inet::NetconfInfo& n);
 

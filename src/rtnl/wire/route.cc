@@ -87,8 +87,10 @@ Result<void> decode_multipath(const RawAttr& a, RouteMessage& r) {
     if (!attrs) return fail(attrs.error());
     for (const RawAttr& x : *attrs) {
       if (x.type == RTA_GATEWAY) IFCORE_TRY(set_field(hop.gateway, ip_of(x, r.family)));
-      // (Linux's IPv6 reads no RTA_VIA in a hop.)
+      // (Linux's IPv6 reads no RTA_VIA in a hop: kept when well formed, never refused.)
       if (x.type == RTA_VIA && r.family != AF_INET6) IFCORE_TRY(set_field(hop.via, via_of(x)));
+      if (x.type == RTA_VIA && r.family == AF_INET6)
+        if (auto v = via_of(x)) hop.via = *v;
     }
     r.multipath.push_back(std::move(hop));
     off += std::min<std::size_t>(RTNH_ALIGN(nh.rtnh_len), left);
@@ -148,6 +150,7 @@ Result<RouteMessage> decode_route(const Message& m) {
         // IPv6 refuses any RTA_VIA unread (rtm_to_fib6_config).
         if (r.family == AF_INET6) {
           r.has_via = true;
+          if (auto v = via_of(x)) r.via = *v;
         } else {
           IFCORE_TRY(set_field(r.via, via_of(x)));
         }
