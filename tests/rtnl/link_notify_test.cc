@@ -142,6 +142,25 @@ TEST_F(LinkNotifyTest, FlagChangesAreAnnouncedWithTheFlagsThatChanged) {
   EXPECT_EQ(flags("d0", 0, IFF_UP), Lines{"NEW d0 0x1"});
 }
 
+// Linux: a macvlan's NETDEV_UNREGISTER handler unregisters the lower's macvlans in a batch
+// of their own, after the lower is closed and before its RTM_DELLINK; nothing is announced
+// about a device being unregistered (the lower, as its uppers are unlinked).
+TEST_F(LinkNotifyTest, MacvlansOfADeletedLowerGoBeforeItsDellink) {
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("v0", "v1"))).last_error(), 0);
+  for (const char* name : {"m0", "m1"}) {
+    LinkRequest m = named(name, "macvlan");
+    m.link = static_cast<std::uint32_t>(find("v0")->ifindex());
+    ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 2, m)).last_error(), 0);
+  }
+  flags("v0", IFF_UP, IFF_UP);
+  flags("m0", IFF_UP, IFF_UP);
+  drain(*mon);
+  ASSERT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 3, named("v0"))).last_error(), 0);
+  EXPECT_EQ(summary(drain(*mon)),
+            (Lines{"NEW v0 0x41", "NEW m0 0x41", "DEL m0 0xffffffff", "DEL m1 0xffffffff",
+                   "DEL v0 0xffffffff", "DEL v1 0xffffffff"}));
+}
+
 // Linux: br_add_if and br_del_if end with netdev_update_features; the bridge's features
 // change with its first port and when its last leaves (NETDEV_FEAT_CHANGE, announced with
 // IFLA_EVENT_FEATURES, `event FEATURE CHANGE` in ip monitor).
