@@ -270,7 +270,8 @@ class Control {
   void remove_pernet(PernetHooks& hooks);
   // Runs the chain for one event. Vetoable events stop at the first error and return it.
   Result<void> notify(const EventInfo& ev);
-  // Tells subscribers that state changed (NetdevEvent::Change) with the changed flags.
+  // Tells subscribers that state changed (NetdevEvent::Change) with the changed flags,
+  // for an up device only (Linux: netdev_state_change; nothing for a down one).
   void notify_change(Device& dev, std::uint32_t flags_changed = 0);
 
   // ---- device lifecycle, for kinds
@@ -321,7 +322,11 @@ class Control {
   // (Kind::save_link, Kind::save_slave), so a failed request changes nothing; an undo that
   // itself fails is logged (LogLevel::Error) beside the request's error. Errors: as the
   // single operations below.
-  Result<void> change_link(Device& dev, const LinkRequest& req);
+  // The settings Linux announces at the end of the request (do_setlink's
+  // DO_SETLINK_NOTIFY: group, alias, link mode, protodown, kind and port data) are
+  // announced once, at the end, if the device is up; with `state_changed` the caller is
+  // told whether to and does it itself (after changes of its own, as IFLA_AF_SPEC's).
+  Result<void> change_link(Device& dev, const LinkRequest& req, bool* state_changed = nullptr);
   // Delete: the kind's del_link (cascade) and one batch.
   Result<void> delete_link(Device& dev);
   // Delete many devices in one batch (each with its cascade). Fails (changing nothing) if
@@ -329,8 +334,10 @@ class Control {
   Result<void> delete_links(std::span<Device* const> devs);
 
   // ---- single changes (each notifies; vetoes leave state unchanged)
-  Result<void> open(Device& dev);   // IFF_UP on (dev_open)
-  Result<void> close(Device& dev);  // IFF_UP off (dev_close)
+  // IFF_UP on (dev_open) and off (dev_close). `announce` is the ifi_change Up or Down is
+  // announced with (0: IFF_UP | IFF_RUNNING, as dev_open and dev_close do).
+  Result<void> open(Device& dev, std::uint32_t announce = 0);
+  Result<void> close(Device& dev, std::uint32_t announce = 0);
   // Linux: dev_change_flags: UP via open/close, others (PROMISC, ALLMULTI, NOARP...) set.
   Result<void> change_flags(Device& dev, std::uint32_t flags);
   Result<void> set_mtu(Device& dev, std::uint32_t mtu);
@@ -354,8 +361,8 @@ class Control {
   Result<void> set_group(Device& dev, std::uint32_t group);
   Result<void> set_txqlen(Device& dev, std::uint32_t txqlen);
   // Linux: netif_set_gso_max_size and its siblings, as do_setlink calls them. Notifies
-  // Change if any limit changed. The caller has checked them (RTM_NEWLINK's checks are in
-  // Control::change_link).
+  // nothing (Linux announces no offload limit). The caller has checked them (RTM_NEWLINK's checks
+  // are in Control::change_link).
   Result<void> set_offload_limits(Device& dev, const OffloadLimits& limits);
   // Enslave `port` to `master`, or release it from its master (`master` == nullptr).
   // Errors: EOPNOTSUPP (master's kind has no ports), ELOOP/EBUSY (loops), EINVAL.
@@ -381,10 +388,11 @@ class Control {
   // its carrier taken from its lower).
   void fire_link_watch(Device& dev);
   // Linux: dev_change_proto_down_reason then dev_change_proto_down: the reasons' bits, and
-  // protodown, which turns the carrier off (on when cleared). Notifies Change. The caller
-  // has checked the kind takes it (Kind::can_change_proto_down).
+  // protodown, which turns the carrier off (on when cleared). Notifies Change unless
+  // `notify` is false (the caller does). The caller has checked the kind takes it
+  // (Kind::can_change_proto_down).
   void set_proto_down(Device& dev, std::optional<bool> down,
-                      std::optional<LinkRequest::ProtoDownReason> reason);
+                      std::optional<LinkRequest::ProtoDownReason> reason, bool notify = true);
 
   // ---- unregister
   // The kind's del_link: adds `dev` and its cascade to `batch`. Errors: EOPNOTSUPP.

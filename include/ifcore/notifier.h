@@ -46,6 +46,12 @@ enum class NetdevEvent : std::uint8_t {
   // rtnl_configure_link, as veth_newlink does for the peer before the pair is tied):
   // rtnetlink announces it now rather than after the create (Control::notify).
   Configured,
+  // The flags a change of them changed, in flags_changed (Linux: __dev_notify_flags's
+  // rtmsg_ifinfo, sent whether or not the device is up; a change of IFF_UP comes with Up or
+  // Down instead). Only rtnetlink announces it; Change follows for an up device.
+  NotifyFlags,
+  ChangeTxQueueLen,  // the queue length changed (Linux: NETDEV_CHANGE_TX_QUEUE_LEN)
+  FeatChange,        // the device's features changed (Linux: NETDEV_FEAT_CHANGE)
 };
 const char* to_string(NetdevEvent e);
 bool is_vetoable(NetdevEvent e);
@@ -62,13 +68,14 @@ struct EventInfo {
   std::uint32_t old_mtu = 0, new_mtu = 0;
   // ChangeName / PreChangeName
   std::string_view old_name, new_name;
-  // ChangeAddr / PreChangeAddr
+  // ChangeAddr / PreChangeAddr (null for a ChangeAddr of the broadcast address)
   const HwAddr* new_addr = nullptr;
   // ChangeUpper / PreChangeUpper: `upper` is being linked (linking) or unlinked above dev
   Device* upper = nullptr;
   bool linking = false;
   bool upper_is_master = false;
-  // Change: which IFF_* flags changed
+  // Change, NotifyFlags: which IFF_* flags changed. Up, Down: the ifi_change to announce
+  // (0: IFF_UP | IFF_RUNNING, as dev_open and dev_close_many announce it).
   std::uint32_t flags_changed = 0;
   // Register/Unregister delivered as a replay to one subscriber
   bool replay = false;

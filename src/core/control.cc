@@ -311,6 +311,8 @@ Result<void> Control::notify(const EventInfo& ev) {
 }
 
 void Control::notify_change(Device& dev, std::uint32_t flags_changed) {
+  // Linux: netdev_state_change and __dev_notify_flags tell of an up device only.
+  if (!dev.is_up()) return;
   EventInfo ev{NetdevEvent::Change, dev};
   ev.flags_changed = flags_changed;
   (void)engine_->impl().call_chain(*this, ev);

@@ -161,7 +161,7 @@ void prefetch_slots(const Device& d) {
 }  // namespace
 
 void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
-                                   bool batched) {
+                                   bool batched, std::uint32_t flags_changed) {
   if (devs.empty()) return;
   Pass pass(*this, ctl, event);
   const auto takers = pass.takers(event);
@@ -176,6 +176,7 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
     Device* d = devs[i];
     EventInfo ev{event, *d};
     ev.batched = batched;
+    ev.flags_changed = flags_changed;
     for (const auto* e : takers) {
       ++pass.calls;
       auto r = e->sub->on_event(ctl, ev);

@@ -360,7 +360,7 @@ struct Engine::Impl {
   // subscriber that takes the event. `batched`: an unregister batch's pass, which
   // call_batch(UnregisterBatch) follows (EventInfo::batched).
   void call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
-                       bool batched = false);
+                       bool batched = false, std::uint32_t flags_changed = 0);
   void call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs);
   // One Register pass over many new devices (counted as one pass), device by device as
   // call_chain_many. A veto stops it: `vetoed` is then the device's position, and every

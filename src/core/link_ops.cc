@@ -34,7 +34,7 @@ bool is_above_or_same(const Device& lower, const Device& upper) {
 
 }  // namespace
 
-Result<void> Control::open(Device& dev) {
+Result<void> Control::open(Device& dev, std::uint32_t announce) {
   IFCORE_TRY(check_covers(dev));
   PluginGuard guard(*this, !dev.kind().concurrent());  // the kind's own state
   if (dev.is_up()) return ok();
@@ -49,11 +49,13 @@ Result<void> Control::open(Device& dev) {
     return r;
   }
   dev.set_activated_locked(*this);
-  (void)impl.call_chain(*this, EventInfo{NetdevEvent::Up, dev});
+  EventInfo up{NetdevEvent::Up, dev};
+  up.flags_changed = announce;
+  (void)impl.call_chain(*this, up);
   return ok();
 }
 
-Result<void> Control::close(Device& dev) {
+Result<void> Control::close(Device& dev, std::uint32_t announce) {
   IFCORE_TRY(check_covers(dev));
   PluginGuard guard(*this, !dev.kind().concurrent());  // the kind's own state
   if (!dev.is_up()) return ok();
@@ -62,7 +64,8 @@ Result<void> Control::close(Device& dev) {
   impl.call_chain_many(*this, NetdevEvent::GoingDown, std::span<Device* const>(&one, 1));
   dev.kind().stop(*this, dev);
   dev.set_flags_locked(*this, dev.flags() & ~IFF_UP);
-  impl.call_chain_many(*this, NetdevEvent::Down, std::span<Device* const>(&one, 1));
+  impl.call_chain_many(*this, NetdevEvent::Down, std::span<Device* const>(&one, 1), false,
+                       announce);
   return ok();
 }
 
@@ -75,24 +78,32 @@ Result<void> Control::change_flags(Device& dev, std::uint32_t flags) {
                                        IFF_ALLMULTI;
   std::uint32_t old = dev.flags();
   std::uint32_t next = (old & ~kUserFlags) | (flags & kUserFlags);
+  // Linux: __dev_notify_flags announces what changed at once, in one message, up or down
+  // (with NETDEV_UP or NETDEV_DOWN when IFF_UP changed).
+  std::uint32_t announce = (old ^ next) & ~IFF_UP;
   if ((flags ^ old) & IFF_UP) {
     if (flags & IFF_UP) {
       dev.set_flags_locked(*this, next & ~IFF_UP);
-      auto r = open(dev);
+      auto r = open(dev, announce | IFF_UP);
       if (!r) {
         dev.set_flags_locked(*this, old);
         return r;
       }
     } else {
       dev.set_flags_locked(*this, next | IFF_UP);
-      IFCORE_TRY(close(dev));
+      IFCORE_TRY(close(dev, announce | IFF_UP));
     }
   } else {
     dev.set_flags_locked(*this, next);
+    if (announce) {
+      EventInfo ev{NetdevEvent::NotifyFlags, dev};
+      ev.flags_changed = announce;
+      (void)engine_->impl().call_chain(*this, ev);
+    }
   }
-  std::uint32_t changed = (old ^ dev.flags()) & ~IFF_UP;
-  // Linux: __dev_notify_flags sends CHANGE for other flag changes of an up device.
-  if (changed && dev.is_up()) notify_change(dev, changed);
+  // ... then NETDEV_CHANGE for an up device, unless only PROMISC and ALLMULTI changed.
+  std::uint32_t changed = (old ^ dev.flags()) & ~(IFF_UP | IFF_PROMISC | IFF_ALLMULTI);
+  if (changed) notify_change(dev, changed);
   return ok();
 }
 
@@ -123,11 +134,12 @@ Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
   if (addr.size() != old.size())
     return fail_log_only(EINVAL, "address of {} bytes does not match the device's {}", addr.size(),
                          old.size());
-  if (addr == old) return ok();
   if (dev.hw_type() == 1 /* ARPHRD_ETHER */ && !addr.is_valid_ether())
     return fail_log_only(EADDRNOTAVAIL, "address {} is not a valid unicast Ethernet address",
                          addr.to_string());
   IFCORE_TRY(dev.kind().check_address(dev, addr));
+  // Linux: netif_set_mac_address sends NETDEV_CHANGEADDR for the same address too (the
+  // device's address is then the user's, announced up or down).
   auto& impl = engine_->impl();
   EventInfo pre{NetdevEvent::PreChangeAddr, dev};
   pre.new_addr = &addr;
@@ -157,7 +169,9 @@ Result<void> Control::set_broadcast(Device& dev, const HwAddr& addr) {
     return fail_log_only(EINVAL, "broadcast address of {} bytes does not match the device's {}",
                          addr.size(), dev.broadcast().size());
   dev.set_broadcast_locked(*this, addr);
-  notify_change(dev);
+  // Linux: do_setlink sends NETDEV_CHANGEADDR for it (announced up or down); new_addr stays
+  // null: the hardware address is unchanged.
+  (void)engine_->impl().call_chain(*this, EventInfo{NetdevEvent::ChangeAddr, dev});
   return ok();
 }
 
@@ -226,7 +240,8 @@ Result<void> Control::set_txqlen(Device& dev, std::uint32_t txqlen) {
   IFCORE_TRY(check_covers(dev));
   if (dev.txqlen() == txqlen) return ok();
   dev.set_txqlen_locked(*this, txqlen);
-  notify_change(dev);
+  // Linux: dev_change_tx_queue_len — announced up or down (rtnetlink_event).
+  (void)engine_->impl().call_chain(*this, EventInfo{NetdevEvent::ChangeTxQueueLen, dev});
   return ok();
 }
 
@@ -266,7 +281,6 @@ Result<void> Control::set_offload_limits(Device& dev, const OffloadLimits& limit
   IFCORE_TRY(check_covers(dev));
   if (dev.offload_limits_locked() == limits) return ok();
   dev.set_offload_limits_locked(*this, limits);
-  notify_change(dev);
   return ok();
 }
 
@@ -357,14 +371,14 @@ void Control::fire_link_watch(Device& dev) {
 }
 
 void Control::set_proto_down(Device& dev, std::optional<bool> down,
-                             std::optional<LinkRequest::ProtoDownReason> reason) {
+                             std::optional<LinkRequest::ProtoDownReason> reason, bool notify) {
   if (reason)
     dev.proto_down_reason_.store(reason->apply(dev.proto_down_reason()), std::memory_order_relaxed);
   if (down) {
     set_carrier(dev, !*down);
     dev.proto_down_.store(*down, std::memory_order_relaxed);
   }
-  notify_change(dev);  // Linux: do_setlink's DO_SETLINK_NOTIFY
+  if (notify) notify_change(dev);  // Linux: do_setlink's DO_SETLINK_NOTIFY
 }
 
 void Control::set_carriers(std::initializer_list<Device*> devs, bool on) {

@@ -41,6 +41,12 @@ const char* to_string(NetdevEvent e) {
       return "CHANGEINFODATA";
     case NetdevEvent::Unregister:
       return "UNREGISTER";
+    case NetdevEvent::NotifyFlags:
+      return "NOTIFY_FLAGS";
+    case NetdevEvent::ChangeTxQueueLen:
+      return "CHANGE_TX_QUEUE_LEN";
+    case NetdevEvent::FeatChange:
+      return "FEAT_CHANGE";
   }
   return "?";
 }

@@ -257,8 +257,9 @@ class UndoLog {
 
 // The kind's data, the namespace or the name, the addresses (do_setlink's first steps).
 Result<void> change_identity(Control& ctl, Device& dev, const LinkRequest& req,
-                             const ChangeTargets& t, UndoLog& log) {
+                             const ChangeTargets& t, UndoLog& log, bool& notify) {
   if (req.has_info_data) {
+    notify = true;  // Linux: rtnl_changelink's DO_SETLINK_NOTIFY
     Kind::Undo saved = dev.kind().save_link(dev);
     IFCORE_TRY(log.step(dev.kind().change_link(ctl, dev, req),
                         [&ctl, saved] { return saved ? saved(ctl) : ok(); }));
@@ -290,16 +291,18 @@ Result<void> change_identity(Control& ctl, Device& dev, const LinkRequest& req,
 
 // The mtu, the group, the master and the port's data (do_setlink's middle steps).
 Result<void> change_placement(Control& ctl, Device& dev, const LinkRequest& req,
-                              const ChangeTargets& t, UndoLog& log) {
+                              const ChangeTargets& t, UndoLog& log, bool& notify) {
   if (req.mtu) {
     std::uint32_t old = dev.mtu();
     IFCORE_TRY(
         log.step(ctl.set_mtu(dev, *req.mtu), [&ctl, &dev, old] { return ctl.set_mtu(dev, old); }));
   }
   if (req.group) {
+    // Linux: announced at the end, changed or not (netif_set_group, DO_SETLINK_NOTIFY).
     std::uint32_t old = dev.group();
-    IFCORE_TRY(log.step(ctl.set_group(dev, *req.group),
-                        [&ctl, &dev, old] { return ctl.set_group(dev, old); }));
+    dev.set_group_locked(ctl, *req.group);
+    notify = true;
+    IFCORE_TRY(log.step(ok(), [&ctl, &dev, old] { return ctl.set_group(dev, old); }));
   }
   if (req.master) {
     Device* old = dev.master();
@@ -307,6 +310,7 @@ Result<void> change_placement(Control& ctl, Device& dev, const LinkRequest& req,
                         [&ctl, &dev, old] { return ctl.set_master(dev, old); }));
   }
   if (req.has_slave_data) {
+    notify = true;
     Device* m = dev.master();
     if (!m)
       return log.rollback(Error{EINVAL, fmt::format("device \"{}\" has no master", dev.name())});
@@ -318,7 +322,8 @@ Result<void> change_placement(Control& ctl, Device& dev, const LinkRequest& req,
 }
 
 // The flags, the queue length and the alias (do_setlink's last undoable steps).
-Result<void> change_settings(Control& ctl, Device& dev, const LinkRequest& req, UndoLog& log) {
+Result<void> change_settings(Control& ctl, Device& dev, const LinkRequest& req, UndoLog& log,
+                             bool& notify) {
   if (req.flags || req.change) {
     std::uint32_t old = dev.flags();
     IFCORE_TRY(log.step(ctl.change_flags(dev, combine_flags(dev, req.flags, req.change)),
@@ -336,9 +341,13 @@ Result<void> change_settings(Control& ctl, Device& dev, const LinkRequest& req, 
                         [&ctl, &dev, old] { return ctl.set_offload_limits(dev, old); }));
   }
   if (req.ifalias) {
+    // Linux: announced at the end, changed or not (dev_set_alias, DO_SETLINK_NOTIFY).
+    if (req.ifalias->size() >= 256)
+      return log.rollback(Error{EINVAL, "alias is longer than 255 bytes"});
     std::string old = dev.alias();
-    IFCORE_TRY(log.step(ctl.set_alias(dev, *req.ifalias),
-                        [&ctl, &dev, old] { return ctl.set_alias(dev, old); }));
+    dev.set_alias_locked(ctl, *req.ifalias);
+    notify = true;
+    IFCORE_TRY(log.step(ok(), [&ctl, &dev, old] { return ctl.set_alias(dev, old); }));
   }
   return ok();
 }
@@ -364,7 +373,7 @@ void apply_operstate(Control& ctl, Device& dev, std::uint8_t transition) {
 
 }  // namespace
 
-Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
+Result<void> Control::change_link(Device& dev, const LinkRequest& req, bool* state_changed) {
   IFCORE_TRY(check_covers(dev));
   auto t = check_link_change(*this, dev, req);
   if (!t) return fail(std::move(t).error());
@@ -375,21 +384,28 @@ Result<void> Control::change_link(Device& dev, const LinkRequest& req) {
                     !dev.kind().concurrent() || (t->master && !t->master->kind().concurrent()));
   // Applied in Linux's order (do_setlink), each step with its undo.
   UndoLog log(*this, dev);
-  IFCORE_TRY(change_identity(*this, dev, req, *t, log));
-  IFCORE_TRY(change_placement(*this, dev, req, *t, log));
-  IFCORE_TRY(change_settings(*this, dev, req, log));
+  // Linux: do_setlink's DO_SETLINK_NOTIFY — one netdev_state_change at the end.
+  bool notify = false;
+  IFCORE_TRY(change_identity(*this, dev, req, *t, log, notify));
+  IFCORE_TRY(change_placement(*this, dev, req, *t, log, notify));
+  IFCORE_TRY(change_settings(*this, dev, req, log, notify));
   // What follows cannot fail.
   if (req.link_mode && *req.link_mode != dev.link_mode()) {
     dev.set_link_mode_locked(*this, *req.link_mode);
-    notify_change(dev);
+    notify = true;
   }
   if (req.carrier) set_carrier(dev, *req.carrier != 0);  // dummy_change_carrier
   if (req.operstate) apply_operstate(*this, dev, *req.operstate);
   if (req.proto_down || req.proto_down_reason) {
     std::optional<bool> down;
     if (req.proto_down) down = *req.proto_down != 0;
-    set_proto_down(dev, down, req.proto_down_reason);
+    set_proto_down(dev, down, req.proto_down_reason, false);
+    notify = true;
   }
+  if (state_changed)
+    *state_changed = notify;
+  else if (notify)
+    notify_change(dev);
   return ok();
 }
 

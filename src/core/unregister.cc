@@ -111,19 +111,46 @@ void hand_over(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs, 
   impl.finalizer.settle();
 }
 
+// The devices of `devs` that die with a lower device also in `devs` (Kind::
+// dies_with_lower): Linux's vlan, macvlan and vxlan unregister them in a batch of their own
+// from their lower's NETDEV_UNREGISTER, inside the lower's batch. Split off into `nested`,
+// the others left in `outer`, both in their order.
+void split_nested(std::span<Device* const> devs, std::vector<Device*>& outer,
+                  std::vector<Device*>& nested) {
+  std::unordered_set<const Device*> all;
+  for (Device* d : devs) {
+    bool dies = false;
+    if (d->kind().dies_with_lower() && !d->lowers_locked().empty()) {
+      if (all.empty()) all.insert(devs.begin(), devs.end());
+      for (Device* low : d->lowers_locked()) dies = dies || (low != d && all.count(low));
+    }
+    (dies ? nested : outer).push_back(d);
+  }
+}
+
 void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
                       const Policies& p) {
-  impl.stats.count(ctl, StatsCounters::Batches, 1);
   bool single = p.unregister == UnregisterPolicy::Single;
+  // Linux: the uppers that die with a lower go in the lower's NETDEV_UNREGISTER, after the
+  // lower is closed and unlisted and before its RTM_DELLINK (not under seed 002's
+  // per-device policy, whose batches are of one device).
+  std::vector<Device*> outer, nested;
+  if (!single) split_nested(devs, outer, nested);
+  impl.stats.count(ctl, StatsCounters::Batches, 1);
   // Subscribers may defer per-device cleanup to the UnregisterBatch event (EventInfo::
   // batched). Not under seed 002's per-device policy: there each device's cleanup starts
   // before its own grace periods, as in the kernel it imitates (the legacy figures of
   // seeds 001 and 004 depend on when the inet6 teardown begins).
   bool defer = !single;
-  close_many(ctl, impl, devs, single, defer);
+  // The nested devices are closed with the others (Linux: a vlan follows its lower down,
+  // a macvlan is closed first thing in its batch), their cleanup not deferred to a batch
+  // they are not in.
+  close_many(ctl, impl, devs, single, defer && nested.empty());
+  if (!nested.empty()) devs = outer;
   unlist(impl, devs);
   // Seed 002's kernel: synchronize_net after unlisting, per device.
   if (single) impl.grace_period();
+  if (!nested.empty()) commit_one_batch(ctl, impl, nested, p);
   announce_and_unlink(ctl, impl, devs, defer);
   // 5. One grace period for the batch: references switch to exact counting.
   DeviceAccess::kill_refs(impl, devs);

@@ -187,6 +187,9 @@ void remove_port(Control& ctl, Device& br, Device& port, bool bridge_goes = fals
   adjust_mtu(ctl, br);
   adjust_gso(ctl, br);
   adjust_address(ctl, br);
+  // Linux: br_del_if ends with netdev_update_features: the bridge's features are its
+  // ports' again, its own when the last one leaves (NETDEV_FEAT_CHANGE).
+  if (p->ports.empty()) (void)ctl.notify(EventInfo{NetdevEvent::FeatChange, br});
   update_states(ctl, br);
 }
 
@@ -205,7 +208,9 @@ class Watch final : public Subscriber {
       Priv* self = bridge::priv(dev);
       if (!self) return ok();
       if (!self->adjusting && ev.event == NetdevEvent::ChangeMtu) self->mtu_set_by_user = true;
-      if (!self->adjusting && ev.event == NetdevEvent::ChangeAddr) self->addr_set_by_user = true;
+      // (A null new_addr: its broadcast address changed.)
+      if (!self->adjusting && ev.event == NetdevEvent::ChangeAddr && ev.new_addr)
+        self->addr_set_by_user = true;
       // (An address adjust_address set `later` has its entry already.)
       if (ev.event == NetdevEvent::ChangeAddr && self->own_addr != dev.address())
         bridge::fdb_bridge_changed_addr(ctl, dev, *self);
@@ -414,6 +419,9 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
   p.ports.push_back(std::move(e));
   p.had_port = true;
   Port& added = *p.ports.back();
+  // Linux: br_add_if's netdev_update_features — the first port's features replace the
+  // bridge's own (NETDEV_FEAT_CHANGE); another port of the same features changes nothing.
+  if (p.ports.size() == 1) (void)ctl.notify(EventInfo{NetdevEvent::FeatChange, master});
   bridge::attach_port(ctl, master, port);
   bridge::fdb_add_local(ctl, master, p, &port, port.address());  // Linux: br_add_if
   // Linux: br_add_if — the bridge id (address) recalculated, the port enabled if it and the

@@ -43,8 +43,9 @@ constexpr AttrPolicyEntry kSlavePolicy[] = {
 // flushed and the routes its addresses make are made again in the right table.
 void cycle(Control& ctl, Device& port) {
   if (!port.is_up() || port.state() != RegState::Registered) return;
-  auto r = ctl.close(port);
-  if (r) r = ctl.open(port);
+  // (With dev_change_flags: each announced with ifi_change IFF_UP.)
+  auto r = ctl.close(port, IFF_UP);
+  if (r) r = ctl.open(port, IFF_UP);
   if (!r)
     ctl.engine().log(LogLevel::Warning,
                      fmt::format("failed to cycle device {}; route tables might be wrong: {}",

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 
 #include "ifcore/namespace.h"
@@ -23,8 +24,9 @@ namespace {
 using namespace vx;
 
 // Attributes newer than this system's uapi headers (Linux 6.3+).
-constexpr std::uint16_t kVxlanLocalBypass = 31;  // IFLA_VXLAN_LOCALBYPASS
-constexpr std::uint16_t kVxlanLabelPolicy = 32;  // IFLA_VXLAN_LABEL_POLICY
+constexpr std::uint16_t kVxlanLocalBypass = 31;   // IFLA_VXLAN_LOCALBYPASS
+constexpr std::uint16_t kVxlanLabelPolicy = 32;   // IFLA_VXLAN_LABEL_POLICY
+constexpr std::uint16_t kVxlanReservedBits = 33;  // IFLA_VXLAN_RESERVED_BITS
 
 constexpr AttrPolicyEntry kPolicy[] = {
     {IFLA_VXLAN_ID, AttrShape::U32},
@@ -397,6 +399,18 @@ AttrList Vxlan::fill_info(const Device& dev) const {
   if (c.flags & kGpe) out.push_back(Attr::flag(IFLA_VXLAN_GPE));
   if (c.flags & kRemcsumNoPartial) out.push_back(Attr::flag(IFLA_VXLAN_REMCSUM_NOPARTIAL));
   if (c.flags & kVniFilter) out.push_back(Attr::u8(IFLA_VXLAN_VNIFILTER, 1));
+  // Linux 6.18: IFLA_VXLAN_RESERVED_BITS, the header bits a packet may not set (struct
+  // vxlanhdr, network order): by default all but those the VNI and the extensions asked
+  // for use (vxlan_nl2conf; the values as this kernel reports them).
+  std::array<std::uint8_t, 8> used = {0x08, 0, 0, 0, 0xff, 0xff, 0xff, 0};
+  auto use = [&used](std::array<std::uint8_t, 8> more) {
+    for (std::size_t i = 0; i < used.size(); ++i) used[i] |= more[i];
+  };
+  if (c.flags & kGbp) use({0x88, 0xff, 0xff, 0xff, 0, 0, 0, 0});
+  if (c.flags & kGpe) use({0x3d, 0, 0, 0xff, 0, 0, 0, 0});
+  if (c.flags & kRemcsumRx) use({0, 0x20, 0, 0, 0, 0, 0, 0xff});
+  for (std::uint8_t& b : used) b = static_cast<std::uint8_t>(~b);
+  out.push_back(Attr::binary(kVxlanReservedBits, used));
   return out;
 }
 

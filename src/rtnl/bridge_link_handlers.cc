@@ -287,9 +287,11 @@ Result<void> bridge_setlink(Hub& hub, Control& ctl, const BridgeRequest& q, Devi
     if (q.protinfo->data.empty()) return fail_log_only(EINVAL, "IFLA_PROTINFO is empty");
     req.slave_data.push_back(Attr::u8(IFLA_BRPORT_STATE, q.protinfo->data[0]));
   }
-  IFCORE_TRY(ctl.change_link(dev, req));
   // Linux: br_setlink announces the port it changed (once, and with no RTM_NEWLINK of
-  // family AF_UNSPEC: the tap alone is given that, for what is kept).
+  // family AF_UNSPEC nor netdev_state_change: the tap alone is given that, for what is
+  // kept).
+  bool state_changed = false;  // not acted on
+  IFCORE_TRY(ctl.change_link(dev, req, &state_changed));
   bridge_port::announce(ctl, br, dev);
   hub.record_link(ctl, dev);
   return ok();

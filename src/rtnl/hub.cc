@@ -5,6 +5,7 @@
 // Lock order: 1. control lock, 2. Hub::mu_, 3. SessionImpl::qmu_.
 #include <net/if.h>  // before any <linux/if*.h>
 
+#include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
 #include <algorithm>
@@ -60,9 +61,11 @@ void Hub::attach() {
   SubscribeOptions e = o;
   e.name = "rtnl-early";
   e.priority = 2;  // before every other subscriber (nexthop is 1)
+  // (NotifyFlags is __dev_notify_flags's message, before NETDEV_CHANGE.)
   e.events =
       events_of(NetdevEvent::Up, NetdevEvent::Down, NetdevEvent::ChangeMtu, NetdevEvent::ChangeAddr,
-                NetdevEvent::ChangeName, NetdevEvent::ChangeUpper, NetdevEvent::ChangeInfoData);
+                NetdevEvent::ChangeName, NetdevEvent::ChangeUpper, NetdevEvent::NotifyFlags,
+                NetdevEvent::ChangeTxQueueLen, NetdevEvent::FeatChange);
   early_sub_ = ctl.subscribe(early_, e);
   inet::add_listener(ctl, proto_);
   fdb::add_listener(ctl, fdb_);
@@ -170,7 +173,9 @@ wire::Header Hub::notify_header(int ns_id, std::uint16_t type, std::uint16_t fla
   return h;
 }
 
-void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change) {
+void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change,
+                       std::uint32_t event) {
+  if (type == RTM_NEWLINK && dev.state() != RegState::Registered) return;
   int ns_id = dev.ns().id();
   // Linux: rtmsg_ifinfo builds the message, and so gives the link device's namespace an id
   // (rtnl_fill_link_netnsid), whether or not anybody listens.
@@ -179,7 +184,9 @@ void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std:
   if (!wanted(ns_id, RTNLGRP_LINK)) return;
   wire::Header h = notify_header(ns_id, type);
   wire::MessageBuilder b;
-  auto r = encode_device(b, h, dev, change, 0);
+  wire::LinkMessage m = link_message(dev, change, 0);
+  if (event != IFLA_EVENT_NONE) m.event = event;
+  auto r = wire::encode_link_message(b, h, m);
   if (!r) {
     engine_->log(LogLevel::Warning, fmt::format("rtnl: cannot encode notification for \"{}\": {}",
                                                 dev.name(), r.error().message));
@@ -231,6 +238,16 @@ void Hub::record_link(Control& ctl, const Device& dev) {
     tap(dev.ns().id(), b.bytes());
 }
 
+namespace {
+
+// The ifi_change of a device going up or down: the request's flag changes, else Linux's
+// dev_open and dev_close_many's IFF_UP | IFF_RUNNING.
+std::uint32_t up_down_change(const EventInfo& ev) {
+  return ev.flags_changed ? ev.flags_changed : IFF_UP | IFF_RUNNING;
+}
+
+}  // namespace
+
 Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
   if (ev.replay) return ok();  // replays and re-broadcasts are not news to clients
   Device& dev = ev.dev;
@@ -262,20 +279,28 @@ Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
         publish_link(ctl, dev, RTM_NEWLINK, ~0u);
         break;
       }
-      publish_link(ctl, dev, RTM_NEWLINK, IFF_UP);
+      publish_link(ctl, dev, RTM_NEWLINK, up_down_change(ev));
       break;
     case NetdevEvent::Down:
-      if (!held) publish_link(ctl, dev, RTM_NEWLINK, IFF_UP);
+      if (!held) publish_link(ctl, dev, RTM_NEWLINK, up_down_change(ev));
+      break;
+    case NetdevEvent::NotifyFlags:
+      if (!held) publish_link(ctl, dev, RTM_NEWLINK, ev.flags_changed);
       break;
     case NetdevEvent::Change:
-      if (!held) publish_link(ctl, dev, RTM_NEWLINK, ev.flags_changed);
+      // Linux: netdev_state_change announces; the NETDEV_CHANGE of a flag change does not
+      // (NotifyFlags did).
+      if (!held && !ev.flags_changed) publish_link(ctl, dev, RTM_NEWLINK, 0);
       break;
     case NetdevEvent::ChangeMtu:
     case NetdevEvent::ChangeAddr:
     case NetdevEvent::ChangeName:
     case NetdevEvent::ChangeUpper:
-    case NetdevEvent::ChangeInfoData:
+    case NetdevEvent::ChangeTxQueueLen:
       if (!held) publish_link(ctl, dev, RTM_NEWLINK, 0);
+      break;
+    case NetdevEvent::FeatChange:
+      if (!held) publish_link(ctl, dev, RTM_NEWLINK, 0, IFLA_EVENT_FEATURES);
       break;
     case NetdevEvent::Configured:
       // Announced now, as it is, instead of after the create (outside a create it was

@@ -95,8 +95,11 @@ class Hub final : public Subscriber {
   Result<void> on_event(Control& ctl, const EventInfo& ev) override;
 
   // Sends RTM_NEWLINK / RTM_DELLINK about `dev` to the sessions of its namespace that joined
-  // RTNLGRP_LINK (and to the requester for NLM_F_ECHO). Context: control lock.
-  void publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change);
+  // RTNLGRP_LINK (and to the requester for NLM_F_ECHO), with IFLA_EVENT `event` unless it
+  // is IFLA_EVENT_NONE. Nothing for a device that is not registered (Linux:
+  // rtmsg_ifinfo_event sends nothing about one being unregistered). Context: control lock.
+  void publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change,
+                    std::uint32_t event = 0);
   // The device's AF_INET6 RTM_NEWLINK on RTNLGRP_IPV6_IFINFO (Linux: inet6_ifinfo_notify).
   void publish_inet6_link(const Device& dev);
   // RTM_NEWNSID / RTM_DELNSID on RTNLGRP_NSID in `ns`: it gave `id` to a peer or took it

@@ -149,25 +149,28 @@ Result<void> check_af_spec(const Device* dev, const LinkRequest& req) {
 // last, after checking them first, and then announces the device with RTM_NEWLINK).
 Result<void> change_link(Hub& hub, Control& ctl, Device& dev, const LinkRequest& req) {
   IFCORE_TRY(check_af_spec(&dev, req));
-  IFCORE_TRY(ctl.change_link(dev, req));
-  // Linux announces a port's settings only while it is up: do_setlink's
-  // netdev_state_change, NETDEV_CHANGE (a bridge announces its port then) and RTM_NEWLINK.
-  if (req.has_slave_data && !dev.is_up()) hub.record_link(ctl, dev);
-  if (req.has_slave_data && dev.is_up() && !req.inet6_addr_gen_mode && !req.inet6_token)
+  bool notify = false;
+  IFCORE_TRY(ctl.change_link(dev, req, &notify));
+  if (req.inet6_addr_gen_mode || req.inet6_token) {
+    // Linux: inet6_set_link_af sets the token's interface identifier (its low 8 bytes) and
+    // announces the device on RTNLGRP_IPV6_IFINFO, then the mode; the addresses stay as
+    // they are (ifcore makes none from router advertisements, which the token is for).
+    auto conf = inet::inet6_conf(ctl, dev.ns(), dev.ifindex());
+    if (!conf) return fail(conf.error());
+    if (req.inet6_token)
+      std::copy(req.inet6_token->begin() + 8, req.inet6_token->end(), conf->token.begin());
+    if (req.inet6_addr_gen_mode) conf->addr_gen_mode = *req.inet6_addr_gen_mode;
+    IFCORE_TRY(inet::set_inet6_conf(ctl, dev.ns(), dev.ifindex(), *conf, inet::kCopyNone));
+    if (req.inet6_token) hub.publish_inet6_link(dev);
+    notify = true;  // DO_SETLINK_NOTIFY
+  }
+  // Linux: do_setlink's one netdev_state_change at the end, for an up device (NETDEV_CHANGE,
+  // on which a bridge announces its port, then RTM_NEWLINK). What is not announced (a down
+  // device's settings, the offload limits) the tap is given all the same.
+  if (notify && dev.is_up())
     ctl.notify_change(dev);
-  if (!req.inet6_addr_gen_mode && !req.inet6_token) return ok();
-  // Linux: inet6_set_link_af sets the token's interface identifier (its low 8 bytes) and
-  // announces the device on RTNLGRP_IPV6_IFINFO, then the mode; the addresses stay as they
-  // are (ifcore makes none from router advertisements, which the token is for).
-  auto conf = inet::inet6_conf(ctl, dev.ns(), dev.ifindex());
-  if (!conf) return fail(conf.error());
-  if (req.inet6_token)
-    std::copy(req.inet6_token->begin() + 8, req.inet6_token->end(), conf->token.begin());
-  if (req.inet6_addr_gen_mode) conf->addr_gen_mode = *req.inet6_addr_gen_mode;
-  IFCORE_TRY(inet::set_inet6_conf(ctl, dev.ns(), dev.ifindex(), *conf, inet::kCopyNone));
-  if (req.inet6_token) hub.publish_inet6_link(dev);
-  hub.publish_link(ctl, dev, RTM_NEWLINK, 0);
-  if (req.has_slave_data && dev.is_up()) ctl.notify_change(dev);
+  else
+    hub.record_link(ctl, dev);
   return ok();
 }
 

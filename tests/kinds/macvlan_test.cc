@@ -195,7 +195,9 @@ TEST_F(MacvlanTest, FollowsLowerMtuAndCarrier) {
   EXPECT_FALSE(m->carrier());
 }
 
-TEST_F(MacvlanTest, LowerDeletedTakesMacvlansInTheSameBatch) {
+// Linux: macvlan_device_event unregisters a deleted lower's macvlans in a batch of their own
+// inside the lower's (on_m0 among them: a macvlan on a macvlan is on the real lower).
+TEST_F(MacvlanTest, LowerDeletedTakesMacvlansInANestedBatch) {
   auto ctl = engine->control();
   Device* d = dummy(ctl, "d0");
   for (int i = 0; i < 5; ++i)
@@ -205,7 +207,7 @@ TEST_F(MacvlanTest, LowerDeletedTakesMacvlansInTheSameBatch) {
   auto before = engine->stats();
   ASSERT_TRUE(ctl.delete_link(*d));
   auto after = engine->stats();
-  EXPECT_EQ(after.batches - before.batches, 1u);
+  EXPECT_EQ(after.batches - before.batches, 2u);
   EXPECT_EQ(after.devices_unregistered - before.devices_unregistered, 7u);
   EXPECT_EQ(def(ctl).device_count(), 1u);
 }

@@ -222,7 +222,9 @@ TEST_F(VlanTest, LowerDownLeavesLooseAndDownVlansAlone) {
   EXPECT_TRUE(idle->is_up());  // down vlans come up with their lower
 }
 
-TEST_F(VlanTest, LowerDeletedTakesVlansInTheSameBatch) {
+// Linux: vlan_device_event unregisters a deleted lower's vlans in a batch of their own
+// inside the lower's (and a vlan's, qinq, in one inside that).
+TEST_F(VlanTest, LowerDeletedTakesVlansInANestedBatch) {
   auto ctl = engine->control();
   Device* d = dummy(ctl, "d0");
   ASSERT_TRUE(ctl.open(*d));
@@ -236,7 +238,7 @@ TEST_F(VlanTest, LowerDeletedTakesVlansInTheSameBatch) {
   auto before = engine->stats();
   ASSERT_TRUE(ctl.delete_link(*d));
   auto after = engine->stats();
-  EXPECT_EQ(after.batches - before.batches, 1u);
+  EXPECT_EQ(after.batches - before.batches, 3u);
   EXPECT_EQ(after.devices_unregistered - before.devices_unregistered, 12u);
   EXPECT_EQ(ctl.find(def(ctl), "qinq"), nullptr);
   EXPECT_TRUE(ctl.find(def(ctl), "kept"));

@@ -146,13 +146,14 @@ class BridgePortNotifyTest : public RtnlTest {
 
 using Seq = std::vector<std::string>;
 
-// Linux: br_add_if announces the port after its NETDEV_CHANGEUPPER, before the bridge's
+// Linux: br_add_if announces the port after its NETDEV_CHANGEUPPER and the bridge's
+// features (its first port's: `event FEATURE CHANGE`), before the bridge's
 // NETDEV_CHANGEADDR (the bridge takes the port's address); a port that does not run is
-// announced once, disabled. (Linux also announces the port's IFF_PROMISC and the bridge's
-// features before it, which ifcore does not.)
+// announced once, disabled. (Linux also announces the port's IFF_PROMISC before the
+// features, which ifcore does not.)
 TEST_F(BridgePortNotifyTest, EnslavingAnnouncesThePortBeforeTheBridgesNewAddress) {
   ASSERT_EQ(master("v0", idx("br0")), 0);
-  EXPECT_EQ(heard(), (Seq{"v0", "br v0 disabled", "br0"}));
+  EXPECT_EQ(heard(), (Seq{"v0", "br0", "br v0 disabled", "br0"}));
 }
 
 // Linux: br_stp_enable_port announces twice (br_make_forwarding, then itself), then

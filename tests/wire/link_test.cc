@@ -405,7 +405,9 @@ Bytes sample_link_by_hand() {
                     attr(IFLA_LINKINFO, linkinfo),
                     attr(IFLA_LINK, le32(6)),
                     attr(IFLA_QDISC, cstr("noqueue")),
-                    attr(IFLA_AF_SPEC, af)}));
+                    attr(IFLA_AF_SPEC, af),
+                    attr(kIflaDevlinkPort, Bytes{}),  // Linux 6.18: always, empty here
+                    attr(kIflaDpllPin, Bytes{})}));
 }
 
 TEST(LinkMessageEncode, MatchesUapiStructBytes) {

@@ -122,10 +122,11 @@ TEST(LinkMessagePropList, LastWithTheNestedFlag) {
   ASSERT_TRUE(encode_link_message(b, {RTM_NEWLINK, 0, 1, 0}, m));
   // Linux 6.18, as read from the kernel: 10 00 34 80 | 09 00 35 00 "walt\0" ...
   Bytes list = cat({attr(IFLA_ALT_IFNAME, cstr("walt")), attr(IFLA_ALT_IFNAME, cstr("x"))});
-  Bytes want =
-      nlmsg(RTM_NEWLINK, 0, 1, 0,
-            cat({ifinfo(0, 0, 3, 0, 0), attr(IFLA_IFNAME, cstr("v0")),
-                 attr(IFLA_TXQLEN, le32(1000)), attr(NLA_F_NESTED | IFLA_PROP_LIST, list)}));
+  Bytes want = nlmsg(
+      RTM_NEWLINK, 0, 1, 0,
+      cat({ifinfo(0, 0, 3, 0, 0), attr(IFLA_IFNAME, cstr("v0")), attr(IFLA_TXQLEN, le32(1000)),
+           attr(IFLA_AF_SPEC, Bytes{}), attr(NLA_F_NESTED | IFLA_PROP_LIST, list),
+           attr(kIflaDevlinkPort, Bytes{}), attr(kIflaDpllPin, Bytes{})}));
   EXPECT_EQ(to_bytes(b.bytes()), want);
   auto back = decode_link_message(one(want));
   ASSERT_TRUE(back) << back.error().message;
@@ -141,7 +142,8 @@ TEST(LinkMessagePropList, LastWithTheNestedFlag) {
 }
 
 TEST(LinkMessagePropList, AfterIflaMap) {
-  // Linux 6.18: rtnl_fill_ifinfo puts rtnl_fill_prop_list after rtnl_fill_link_ifmap.
+  // Linux 6.18: rtnl_fill_ifinfo puts rtnl_fill_prop_list after rtnl_fill_link_ifmap, then
+  // the (empty) IFLA_DEVLINK_PORT and IFLA_DPLL_PIN nests.
   LinkMessage m;
   m.name = "v0";
   m.ifmap = rtnl_link_ifmap{};
@@ -152,10 +154,12 @@ TEST(LinkMessagePropList, AfterIflaMap) {
   Message msg = one(d);
   auto attrs = parse_raw_attrs(msg.payload().subspan(NLMSG_ALIGN(sizeof(ifinfomsg))), 0);
   ASSERT_TRUE(attrs);
-  ASSERT_GE(attrs->size(), 2u);
-  EXPECT_EQ((*attrs)[attrs->size() - 2].type, IFLA_MAP);
-  EXPECT_EQ(attrs->back().type, IFLA_PROP_LIST);
-  EXPECT_TRUE(attrs->back().nested_flag);
+  ASSERT_GE(attrs->size(), 4u);
+  EXPECT_EQ((*attrs)[attrs->size() - 4].type, IFLA_MAP);
+  EXPECT_EQ((*attrs)[attrs->size() - 3].type, IFLA_PROP_LIST);
+  EXPECT_TRUE((*attrs)[attrs->size() - 3].nested_flag);
+  EXPECT_EQ((*attrs)[attrs->size() - 2].type, kIflaDevlinkPort);
+  EXPECT_EQ(attrs->back().type, kIflaDpllPin);
 }
 
 // Found by the engine fuzz target: IFLA_MAP's 4 bytes of tail padding went out as the

@@ -176,6 +176,7 @@ struct LinkMessage {
   std::optional<std::uint16_t> headroom, tailroom;  // IFLA_HEADROOM, IFLA_TAILROOM
   std::optional<std::uint8_t> proto_down;           // IFLA_PROTO_DOWN
   std::optional<std::uint32_t> proto_down_reason;   // IFLA_PROTO_DOWN_REASON (its VALUE)
+  std::optional<std::uint32_t> event;               // IFLA_EVENT (IFLA_EVENT_*)
   std::optional<HwAddr> address, broadcast;         // IFLA_ADDRESS, IFLA_BROADCAST
   std::optional<rtnl_link_stats64> stats64;         // IFLA_STATS64
   std::optional<rtnl_link_stats> stats;             // IFLA_STATS (32-bit)

@@ -124,6 +124,7 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
     b.put_u32(IFLA_PROTO_DOWN_REASON_VALUE, *m.proto_down_reason);
     b.end_nest(n);
   }
+  put_opt_u32(b, IFLA_EVENT, m.event);  // Linux: only an event other than IFLA_EVENT_NONE
   if (m.address) b.put_bytes(IFLA_ADDRESS, m.address->bytes());
   if (m.broadcast) b.put_bytes(IFLA_BROADCAST, m.broadcast->bytes());
   if (m.stats64) b.put_attr(IFLA_STATS64, &*m.stats64, sizeof(rtnl_link_stats64));
@@ -154,7 +155,9 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
   if (m.qdisc) b.put_string(IFLA_QDISC, *m.qdisc);
   bool has_inet6 = m.inet6_flags || m.inet6_cacheinfo || m.inet6_conf || m.inet6_stats ||
                    m.inet6_icmp6stats || m.inet6_token || m.inet6_addr_gen_mode;
-  if (m.inet_conf || has_inet6) {
+  {
+    // Linux: rtnl_fill_link_af opens the nest whatever the families have (empty in an
+    // RTM_DELLINK: their state is gone by then).
     auto af = b.begin_nest(IFLA_AF_SPEC);
     if (m.inet_conf) {
       auto in = b.begin_nest(AF_INET);
@@ -189,6 +192,10 @@ Result<void> encode_link_message(MessageBuilder& b, const Header& h, const LinkM
     for (const std::string& n : m.alt_names) b.put_string(IFLA_ALT_IFNAME, n);
     b.end_nest(props);
   }
+  // Linux: rtnl_fill_devlink_port and rtnl_fill_dpll_pin open their nests always, empty for
+  // a device with neither.
+  b.end_nest(b.begin_nest(kIflaDevlinkPort));
+  b.end_nest(b.begin_nest(kIflaDpllPin));
   auto e = b.end();
   if (!e) return fail(e.error());
   return ok();
@@ -355,6 +362,8 @@ Result<void> decode_attr(const RawAttr& a, LinkMessage& m, const DecodeContext& 
         return set_field(m.proto_down_reason, v->u32());
       return ok();
     }
+    case IFLA_EVENT:
+      return set_field(m.event, a.u32());
     case IFLA_ADDRESS:
       m.address = HwAddr(a.data);
       return ok();
