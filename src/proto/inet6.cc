@@ -94,26 +94,6 @@ bool dad_ready(const Device& dev) {
   return dev.is_up() && dev.carrier();
 }
 
-// Joins the groups of an up device and the subnet-router anycast addresses of its
-// prefixes when forwarding (Linux: ipv6_mc_up, addrconf_join_anycast).
-void refresh_groups(Inet6Dev& in6, bool up, bool forwarding) {
-  in6.mc_list.clear();
-  in6.ac_list.clear();
-  if (!up) return;
-  static const IpAddr kAllNodes = *IpAddr::parse("ff02::1"),
-                      kAllNodesNode = *IpAddr::parse("ff01::1"),
-                      kAllRouters = *IpAddr::parse("ff02::2");
-  in6.mc_list.reserve(3);  // one allocation for a device's first up, none after
-  in6.mc_list.push_back(kAllNodes);
-  in6.mc_list.push_back(kAllNodesNode);
-  if (forwarding) {
-    in6.mc_list.push_back(kAllRouters);
-    for (auto& ifa : in6.addrs)
-      if (ifa->info.prefixlen < 127)
-        in6.ac_list.push_back(prefix_of(ifa->info.local, ifa->info.prefixlen));
-  }
-}
-
 // `sync`: bring the device's routes in line at once (addrconf_up does it once for all).
 Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, AddrInfo a,
                          bool replace, bool sync = true) {
@@ -146,11 +126,13 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
   auto pos = std::find_if(in6.addrs.begin(), in6.addrs.end(),
                           [&](const auto& x) { return scope >= src_scope(x->info.local); });
   in6.addrs.insert(pos, std::move(ifa));
+  // Linux: addrconf_dad_begin joins the solicited-node group (not for the loopback's ::1).
+  if (a.proto != IFAPROT_KERNEL_LO) join_solicited(ctl, dev, in6, a.local);
   net_state(ns).count_local(a.local);
   notify_addr(ep, ns, ProtoEvent::New, a);
   if (sync) fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   if (!(a.flags & IFA_F_TENTATIVE)) add_peer_route(ctl, ns, dev, a);
-  refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
+  refresh_anycast(in6, dev.is_up(), in6.conf.forwarding);
   return reported(a, a.tstamp);
 }
 
@@ -159,6 +141,7 @@ void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_
   in6.addrs.erase(in6.addrs.begin() + static_cast<std::ptrdiff_t>(i));
   net_state(ns).uncount_local(ifa->info.local);
   EngineProto& ep = engine_proto(ctl.engine());
+  leave_solicited(ctl, dev, in6, ifa->info.local);  // Linux: __ipv6_ifa_notify(RTM_DELADDR)
   notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
   // Linux: __ipv6_ifa_notify(RTM_DELADDR) — the first route to the peer, /128, goes.
   del_peer_route(ctl, ns, dev, ifa->info);
@@ -193,7 +176,8 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
     fib_sync_dev(ctl, ns, dev, AF_INET6, true);
     return;
   }
-  in6.mroute = true;
+  in6.mroute = in6.ready = true;
+  mc6_up(ctl, dev, in6);  // Linux: addrconf_add_dev's ipv6_find_idev, before the link-local
   EngineProto& ep = engine_proto(ctl.engine());
   std::vector<Ifa*> done;  // DAD over: their peer routes come after the device's others
   for (auto& ifa : in6.addrs)
@@ -234,7 +218,7 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   }
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   for (Ifa* ifa : done) add_peer_route(ctl, ns, dev, ifa->info);
-  refresh_groups(in6, true, in6.conf.forwarding);
+  refresh_anycast(in6, true, in6.conf.forwarding);
 }
 
 // Linux: addrconf_ifdown — the routes the addresses made go (at unregister, every route
@@ -287,10 +271,13 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
       continue;
     }
     notify_addr(ep, ns, ProtoEvent::Del, st.gone->info);
+    leave_solicited(ctl, dev, in6, st.gone->info.local);
     dst_free_ifa(ep, *st.gone, std::move(st.gone->rt));
     retire_hooked(ep, st.gone.release());
   }
-  refresh_groups(in6, false, false);
+  refresh_anycast(in6, false, false);
+  // Linux: addrconf_ifdown's step 5 — ipv6_mc_down if the device was ready.
+  if (!unregister && std::exchange(in6.ready, false)) mc6_down(ctl, dev, in6);
 }
 
 Result<std::pair<Device*, Inet6Dev*>> find_in6_dev(Control& ctl, Namespace& ns, int ifindex) {
@@ -320,6 +307,7 @@ class Inet6Subscriber final : public Subscriber {
       if (!ds.in6 && dev.mtu() >= kIpv6MinMtu) {
         ds.in6 = std::make_unique<Inet6Dev>(dev);
         ds.in6->conf = fresh_conf6(ep, dev.ns());
+        mc6_init(ctl, dev, *ds.in6);
         // Linux: ipv6_add_dev -> addrconf_sysctl_register announces the settings.
         netconf_new6(ep, dev.ns(), dev, ds.in6->conf);
       }
@@ -354,11 +342,13 @@ class Inet6Subscriber final : public Subscriber {
         // Both announced as at register and unregister (RTM_DELNETCONF, RTM_NEWNETCONF).
         if (dev.mtu() < kIpv6MinMtu && ds->in6) {
           addrconf_ifdown(ctl, ns, dev, *ds->in6, true);
+          mc6_destroy(ctl, dev, *ds->in6);
           netconf_del(ep, ns, AF_INET6, dev);
           release_inet6_dev(ep, std::move(ds->in6));
         } else if (dev.mtu() >= kIpv6MinMtu && !ds->in6) {
           ds->in6 = std::make_unique<Inet6Dev>(dev);
           ds->in6->conf = fresh_conf6(ep, dev.ns());
+          mc6_init(ctl, dev, *ds->in6);
           netconf_new6(ep, ns, dev, ds->in6->conf);
           addrconf_up(ctl, ns, dev, *ds->in6);
         }
@@ -438,6 +428,7 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
   // Linux: addrconf_add_dev gives an up device its ff00::/8 route (addrconf_add_mroute).
   bool had_mroute = in6->mroute;
   if (dev->is_up()) in6->mroute = true;
+  if (dev->is_up()) mc6_up(ctl, *dev, *in6);  // Linux: addrconf_add_dev -> ipv6_find_idev
   auto added = insert6(ctl, ns, *dev, *in6, std::move(a), req.replace);
   if (!added) in6->mroute = had_mroute;
   return added;
@@ -454,7 +445,7 @@ Result<void> delete_address6(Control& ctl, Namespace& ns, const AddrRequest& req
     const AddrInfo& a = in6->addrs[i]->info;
     if (a.local != *pfx || a.prefixlen != req.prefixlen) continue;
     remove6(ctl, ns, *dev, *in6, i);
-    refresh_groups(*in6, dev->is_up(), in6->conf.forwarding);
+    refresh_anycast(*in6, dev->is_up(), in6->conf.forwarding);
     return ok();
   }
   return fail(EADDRNOTAVAIL, "ipv6: address not found");
@@ -463,7 +454,7 @@ Result<void> delete_address6(Control& ctl, Namespace& ns, const AddrRequest& req
 void expire_address6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t idx) {
   // Linux: addrconf_verify_rtnl's ipv6_del_addr.
   remove6(ctl, ns, dev, in6, idx);
-  refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
+  refresh_anycast(in6, dev.is_up(), in6.conf.forwarding);
 }
 
 IpAddr inet6_select_addr(EngineProto& ep, const Device& dev, const IpAddr& dst) {
@@ -507,7 +498,7 @@ void apply_conf6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, const 
   in6.conf = c;
   if (c.disable_ipv6 && !was_disabled) addrconf_ifdown(ctl, ns, dev, in6, false, false);
   if (!c.disable_ipv6 && was_disabled) addrconf_up(ctl, ns, dev, in6);
-  refresh_groups(in6, dev.is_up() && !c.disable_ipv6, c.forwarding);
+  refresh_anycast(in6, dev.is_up() && !c.disable_ipv6, c.forwarding);
 }
 
 }  // namespace ifcore::proto
