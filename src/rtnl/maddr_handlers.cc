@@ -23,10 +23,6 @@ namespace ifcore::rtnl {
 
 namespace {
 
-// Linux 6.13's uapi RTM_NEWMULTICAST (56), which this system's headers predate: the "new"
-// of the RTM_GETMULTICAST (58) group.
-constexpr std::uint16_t kNewMulticast = RTM_GETMULTICAST - 2;
-
 // A point on the engine's clock in hundredths of a second (Linux: clock_t at USER_HZ 100).
 std::uint32_t hundredths(TimePoint t) {
   return static_cast<std::uint32_t>(
@@ -88,8 +84,10 @@ Result<void> handle_getmulticast(Request& r) {
   std::vector<inet::McEntry> shown;
   for (auto& e : *list)
     if (!only || static_cast<std::uint32_t>(e.ifindex) == only) shown.push_back(std::move(e));
+  // Linux: the dump's messages are of type RTM_GETMULTICAST (inet6_dump_addr's
+  // MULTICAST_ADDR event); only notifications are RTM_NEWMULTICAST.
   IFCORE_TRY(
-      dump_items(r, kNewMulticast, shown,
+      dump_items(r, RTM_GETMULTICAST, shown,
                  [&](wire::MessageBuilder& b, const wire::Header& h, const inet::McEntry& e) {
                    return wire::encode_addr(b, h, group_message(e));
                  }));
