@@ -124,41 +124,105 @@ void init6(HwList& ll, const Device& dev, std::vector<McGroup>& list, bool forwa
 
 namespace {
 
-// The device's link-layer list and the engine's time (null list: the device has no state).
+// Linux: the kinds whose ndo_set_rx_mode copies their list into the lower device's.
+Device* synced_lower(const Device& dev) {
+  const std::string_view k = dev.kind().name();
+  return k == "macvlan" || k == "vlan" ? dev.link() : nullptr;
+}
+
+// Linux: __hw_addr_sync_one — the lower's entry gains a synced user, the upper's a user.
+void sync_one(HwList& to, HwMc& from) {
+  auto it = std::find_if(to.begin(), to.end(), [&](const HwMc& e) { return e.addr == from.addr; });
+  if (it != to.end()) {
+    ++it->synced;
+    ++it->refcount;
+  } else {
+    to.push_back({from.addr, 1, false, 1, 0});
+  }
+  ++from.sync_cnt;
+  ++from.refcount;
+}
+
+// Linux: __hw_addr_unsync_one. Returns whether from[i] is gone.
+bool unsync_one(HwList& to, HwList& from, std::size_t i) {
+  auto it =
+      std::find_if(to.begin(), to.end(), [&](const HwMc& e) { return e.addr == from[i].addr; });
+  if (it != to.end() && it->synced) {
+    --it->synced;
+    if (--it->refcount == 0) to.erase(it);
+  }
+  --from[i].sync_cnt;
+  if (--from[i].refcount > 0) return false;
+  from.erase(from.begin() + static_cast<std::ptrdiff_t>(i));
+  return true;
+}
+
+// Linux: __hw_addr_sync (dev_mc_sync: an entry only the copy holds goes from both, one not
+// copied yet is copied) and __hw_addr_unsync (dev_mc_unsync: every copy withdrawn).
+void sync_lower(const Control& ctl, Device& dev, bool unsync) {
+  Device* lower = synced_lower(dev);
+  if (!lower || (!unsync && !dev.is_up())) return;
+  EngineProto& ep = engine_proto(ctl.engine());
+  DevState* ds = find_dev(ep, dev);
+  if (!ds || ds->mc.empty()) return;
+  HwList& to = dev_state(ctl, ep, *lower).mc;
+  HwList& from = ds->mc;
+  for (std::size_t i = 0; i < from.size();) {
+    HwMc& e = from[i];
+    if (e.sync_cnt && (unsync || e.sync_cnt == e.refcount)) {
+      if (!unsync_one(to, from, i)) ++i;
+      continue;
+    }
+    if (!unsync && !e.sync_cnt) sync_one(to, e);
+    ++i;
+  }
+}
+
+// The device's link-layer list and the engine's time (null list: the device has no
+// state); at the end of the call, the list's copy in the lower device.
 struct Ctx {
+  Ctx(const Control& c, Device& d) : ctl(c), dev(d), now(c.engine().time().now()) {
+    DevState* ds = find_dev(engine_proto(c.engine()), d);
+    ll = ds ? &ds->mc : nullptr;
+  }
+  Ctx(const Ctx&) = delete;
+  Ctx& operator=(const Ctx&) = delete;
+  ~Ctx() {
+    if (ll) sync_lower(ctl, dev, false);
+  }
+  const Control& ctl;
+  Device& dev;
   HwList* ll = nullptr;
   TimePoint now{};
 };
 
-Ctx ctx_of(const Control& ctl, const Device& dev) {
-  DevState* ds = find_dev(engine_proto(ctl.engine()), dev);
-  return {ds ? &ds->mc : nullptr, ctl.engine().time().now()};
-}
-
 }  // namespace
 
+void mc_sync(const Control& ctl, Device& dev) {
+  sync_lower(ctl, dev, false);
+}
+
 void mc6_init(const Control& ctl, Device& dev, Inet6Dev& in6) {
-  if (Ctx c = ctx_of(ctl, dev); c.ll)
-    init6(*c.ll, dev, in6.mc_list, in6.conf.forwarding != 0, c.now);
+  if (Ctx c(ctl, dev); c.ll) init6(*c.ll, dev, in6.mc_list, in6.conf.forwarding != 0, c.now);
 }
 
 void join_solicited(const Control& ctl, Device& dev, Inet6Dev& in6, const IpAddr& addr) {
   if (dev.flags() & (IFF_LOOPBACK | IFF_NOARP)) return;
-  if (Ctx c = ctx_of(ctl, dev); c.ll) inc(*c.ll, dev, in6.mc_list, solicited(addr), c.now);
+  if (Ctx c(ctl, dev); c.ll) inc(*c.ll, dev, in6.mc_list, solicited(addr), c.now);
 }
 
 void leave_solicited(const Control& ctl, Device& dev, Inet6Dev& in6, const IpAddr& addr) {
   if (dev.flags() & (IFF_LOOPBACK | IFF_NOARP)) return;
-  if (Ctx c = ctx_of(ctl, dev); c.ll) dec(*c.ll, dev, in6.mc_list, solicited(addr));
+  if (Ctx c(ctl, dev); c.ll) dec(*c.ll, dev, in6.mc_list, solicited(addr));
 }
 
 void mc6_up(const Control& ctl, Device& dev, Inet6Dev& in6) {
-  if (Ctx c = ctx_of(ctl, dev); c.ll)
+  if (Ctx c(ctl, dev); c.ll)
     for (McGroup& g : in6.mc_list) group_added(*c.ll, dev, g);
 }
 
 void mc6_down(const Control& ctl, Device& dev, Inet6Dev& in6) {
-  if (Ctx c = ctx_of(ctl, dev); c.ll)
+  if (Ctx c(ctl, dev); c.ll)
     for (McGroup& g : in6.mc_list) group_dropped(*c.ll, dev, g);
 }
 
@@ -168,14 +232,15 @@ void mc6_destroy(const Control& ctl, Device& dev, Inet6Dev& in6) {
 }
 
 void mc4_up(const Control& ctl, Device& dev, InDev& in) {
-  Ctx c = ctx_of(ctl, dev);
+  Ctx c(ctl, dev);
   if (!c.ll) return;
   inc(*c.ll, dev, in.mc_list, IpAddr::v4(0xe0000001), c.now);  // IGMP_ALL_HOSTS
   for (McGroup& g : in.mc_list) group_added(*c.ll, dev, g);
 }
 
 void mc4_down(const Control& ctl, Device& dev, InDev& in) {
-  Ctx c = ctx_of(ctl, dev);
+  sync_lower(ctl, dev, true);  // Linux: macvlan_stop, before NETDEV_DOWN
+  Ctx c(ctl, dev);
   if (!c.ll) return;
   for (McGroup& g : in.mc_list) group_dropped(*c.ll, dev, g);
   dec(*c.ll, dev, in.mc_list, IpAddr::v4(0xe0000001));
@@ -282,10 +347,10 @@ Result<void> change_multicast(Control& ctl, Namespace& ns, const std::string& na
   HwAddr a(hw.first(len));
   if (add) {
     ll_add(ds.mc, a, true);
-    return ok();
-  }
-  if (ll_del(ds.mc, a, true))
+  } else if (ll_del(ds.mc, a, true)) {
     return fail(ENOENT, "device \"{}\": {} not added", name, a.to_string());
+  }
+  mc_sync(ctl, *dev);  // Linux: dev_mc_add_global's __dev_set_rx_mode
   return ok();
 }
 

@@ -29,6 +29,8 @@ struct HwMc {
   HwAddr addr;
   int refcount = 1;
   bool global = false;  // added by SIOCADDMULTI (global_use): shown as "static"
+  int synced = 0;       // users that are an upper device's copies (dev_mc_sync)
+  int sync_cnt = 0;     // copied into the lower device's list (one of refcount's users)
 };
 
 // One group joined (Linux: ip_mc_list, ifmcaddr6). Lists are kept newest first, as Linux
@@ -40,7 +42,9 @@ struct McGroup {
   TimePoint cstamp{};
 };
 
-// Each call finds the device's state (none: nothing to do) and the time in the engine.
+// Each call finds the device's state (none: nothing to do) and the time in the engine, and
+// afterwards, as ndo_set_rx_mode does, copies the list of an up macvlan or vlan into its
+// lower device's (Linux: macvlan_set_mac_lists, vlan_dev_set_rx_mode: dev_mc_sync).
 // Context: control lock.
 //
 // Linux: ipv6_add_dev — ff01::1 and ff02::1, and ff02::2 when forwarding on a multicast
@@ -58,9 +62,12 @@ void mc6_down(const Control& ctl, Device& dev, Inet6Dev& in6);
 void mc6_destroy(const Control& ctl, Device& dev, Inet6Dev& in6);
 
 // Linux: ip_mc_up (224.0.0.1 joined, every group loaded) and ip_mc_down (every group
-// unloaded, 224.0.0.1 left).
+// unloaded, 224.0.0.1 left; the copies in the lower device's list withdrawn first, as the
+// close's ndo_stop does: macvlan_stop's dev_mc_unsync).
 void mc4_up(const Control& ctl, Device& dev, InDev& in);
 void mc4_down(const Control& ctl, Device& dev, InDev& in);
+// After a change of the device's list by someone else (SIOCADDMULTI): the copy above.
+void mc_sync(const Control& ctl, Device& dev);
 
 // The anycast addresses of an up device (the subnet-router anycast addresses of its
 // prefixes when forwarding; Linux: addrconf_join_anycast).

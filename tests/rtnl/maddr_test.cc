@@ -191,6 +191,30 @@ TEST_F(MaddrRtnlTest, StaticAddressesAddedAndDeleted) {
   EXPECT_EQ(lists("d0", AF_PACKET), (Lines{"link 333300000001 1 0"}));
 }
 
+TEST_F(MaddrRtnlTest, AnUpMacvlansListIsCopiedIntoItsLowers) {
+  set_up("d0", true);
+  LinkRequest m = named("m0", "macvlan");
+  m.link = static_cast<std::uint32_t>(find("d0")->ifindex());
+  m.address = *HwAddr::parse("02:00:00:00:00:05");
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, m)).last_error(), 0);
+  ASSERT_EQ(change("m0", "33:33:00:00:02:02", true), 0);  // down: not copied yet
+  EXPECT_EQ(lists("d0", AF_PACKET), (Lines{"link 333300000001 1 0", "link 01005e000001 1 0"}));
+  // Linux: dev_mc_sync — each entry of the up macvlan is one more user below (and above),
+  // a new one goes at the end of the lower's list.
+  set_up("m0", true);
+  EXPECT_EQ(lists("d0", AF_PACKET), (Lines{"link 333300000001 2 0", "link 01005e000001 2 0",
+                                           "link 333300000202 1 0", "link 3333ff000005 1 0"}));
+  EXPECT_EQ(lists("m0", AF_PACKET), (Lines{"link 333300000001 2 0", "link 333300000202 2 1",
+                                           "link 01005e000001 2 0", "link 3333ff000005 2 0"}));
+  // A delete above takes the copy too; a down withdraws every copy (dev_mc_unsync).
+  ASSERT_EQ(change("m0", "33:33:00:00:02:02", false), 0);
+  EXPECT_EQ(lists("d0", AF_PACKET),
+            (Lines{"link 333300000001 2 0", "link 01005e000001 2 0", "link 3333ff000005 1 0"}));
+  set_up("m0", false);
+  EXPECT_EQ(lists("d0", AF_PACKET), (Lines{"link 333300000001 1 0", "link 01005e000001 1 0"}));
+  EXPECT_EQ(lists("m0", AF_PACKET), Lines{});
+}
+
 TEST_F(MaddrRtnlTest, ChangesTheKernelRefuses) {
   EXPECT_EQ(change("nosuch", "33:33:00:00:00:01", true), ENODEV);
   EXPECT_EQ(change("lo", "33:33:00:00:00:01", true), EINVAL);     // no ndo_set_rx_mode
