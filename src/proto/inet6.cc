@@ -494,8 +494,10 @@ void inet6_subscribe(Control& ctl) {
 
 // Applies a device's new settings (Linux: addrconf_disable_ipv6, addrconf_fixup_forwarding).
 void apply_conf6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, const Inet6Conf& c) {
-  bool was_disabled = in6.conf.disable_ipv6;
+  bool was_disabled = in6.conf.disable_ipv6, was_forwarding = in6.conf.forwarding != 0;
   in6.conf = c;
+  // Linux: addrconf_fixup_forwarding — dev_forward_change when it turns on or off.
+  if (was_forwarding != (c.forwarding != 0)) mc6_forwarding(ctl, dev, in6, c.forwarding != 0);
   if (c.disable_ipv6 && !was_disabled) addrconf_ifdown(ctl, ns, dev, in6, false, false);
   if (!c.disable_ipv6 && was_disabled) addrconf_up(ctl, ns, dev, in6);
   refresh_anycast(in6, dev.is_up() && !c.disable_ipv6, c.forwarding);

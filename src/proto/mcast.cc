@@ -231,6 +231,19 @@ void mc6_destroy(const Control& ctl, Device& dev, Inet6Dev& in6) {
   in6.mc_list.clear();
 }
 
+void mc6_forwarding(const Control& ctl, Device& dev, Inet6Dev& in6, bool on) {
+  if (!(dev.flags() & IFF_MULTICAST)) return;
+  Ctx c(ctl, dev);
+  if (!c.ll) return;
+  for (int scope : {2, 1, 5}) {
+    const IpAddr routers = v6_group(static_cast<std::uint8_t>(scope), 2);
+    if (on)
+      inc(*c.ll, dev, in6.mc_list, routers, c.now);
+    else
+      dec(*c.ll, dev, in6.mc_list, routers);
+  }
+}
+
 void mc4_up(const Control& ctl, Device& dev, InDev& in) {
   Ctx c(ctl, dev);
   if (!c.ll) return;

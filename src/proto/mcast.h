@@ -60,6 +60,9 @@ void leave_solicited(const Control& ctl, Device& dev, Inet6Dev& in6, const IpAdd
 void mc6_up(const Control& ctl, Device& dev, Inet6Dev& in6);
 void mc6_down(const Control& ctl, Device& dev, Inet6Dev& in6);
 void mc6_destroy(const Control& ctl, Device& dev, Inet6Dev& in6);
+// Linux: dev_forward_change — a multicast device joins (leaves) ff02::2, ff01::2 and
+// ff05::2 when forwarding turns on (off).
+void mc6_forwarding(const Control& ctl, Device& dev, Inet6Dev& in6, bool on);
 
 // Linux: ip_mc_up (224.0.0.1 joined, every group loaded) and ip_mc_down (every group
 // unloaded, 224.0.0.1 left; the copies in the lower device's list withdrawn first, as the

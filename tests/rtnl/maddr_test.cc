@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "ifcore/inet.h"
 #include "ifcore/mcast.h"
 #include "rtnl/fixture.h"
 #include "rtnl/wire/address.h"
@@ -213,6 +214,33 @@ TEST_F(MaddrRtnlTest, AnUpMacvlansListIsCopiedIntoItsLowers) {
   set_up("m0", false);
   EXPECT_EQ(lists("d0", AF_PACKET), (Lines{"link 333300000001 1 0", "link 01005e000001 1 0"}));
   EXPECT_EQ(lists("m0", AF_PACKET), Lines{});
+}
+
+TEST_F(MaddrRtnlTest, ForwardingJoinsTheAllRoutersGroups) {
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("v0", "v1"))).last_error(), 0);
+  auto forwarding = [&](const std::string& dev, int on) {
+    const int ifindex = find(dev)->ifindex();
+    auto ctl = engine->control();
+    Namespace& ns = *ctl.find_namespace("default");
+    auto c = inet::inet6_conf(ctl, ns, ifindex);
+    ASSERT_TRUE(c);
+    c->forwarding = on;
+    ASSERT_TRUE(inet::set_inet6_conf(ctl, ns, ifindex, *c, 0));
+  };
+  // Linux: dev_forward_change — ff02::2, ff01::2, ff05::2 (two users of 33:33:00:00:00:02).
+  forwarding("v0", 1);
+  EXPECT_EQ(lists("v0"), (Lines{"link 333300000001 1 0", "link 333300000002 2 0",
+                                "inet6 ff050000000000000000000000000002 1 4",
+                                "inet6 ff010000000000000000000000000002 1 8",
+                                "inet6 ff020000000000000000000000000002 1 4",
+                                "inet6 ff020000000000000000000000000001 1 c",
+                                "inet6 ff010000000000000000000000000001 1 8"}));
+  forwarding("v0", 0);
+  EXPECT_EQ(lists("v0"),
+            (Lines{"link 333300000001 1 0", "inet6 ff020000000000000000000000000001 1 c",
+                   "inet6 ff010000000000000000000000000001 1 8"}));
+  forwarding("d0", 1);  // a dummy is not IFF_MULTICAST: no group
+  EXPECT_EQ(lists("d0", AF_INET6).size(), 2u);
 }
 
 TEST_F(MaddrRtnlTest, ChangesTheKernelRefuses) {
