@@ -120,10 +120,6 @@ void init6(HwList& ll, const Device& dev, std::vector<McGroup>& list, bool forwa
   if (forwarding && (dev.flags() & IFF_MULTICAST)) inc(ll, dev, list, v6_group(0x02, 2), now);
 }
 
-}  // namespace
-
-namespace {
-
 // Linux: the kinds whose ndo_set_rx_mode copies their list into the lower device's.
 Device* synced_lower(const Device& dev) {
   const std::string_view k = dev.kind().name();

@@ -1,8 +1,8 @@
 // shim/ioctl.cc — the interface ioctls of ordinary sockets (SIOCGIF*/SIOCSIF*, what
 // net-tools' ifconfig and older programs use), answered by ifcored as the kernel's
 // dev_ioctl and devinet_ioctl answer them, and SIOCADDMULTI/SIOCDELMULTI (`ip maddr add`,
-// `del`). Any other request, and any descriptor that is
-// not a socket, goes to the C library's ioctl untouched.
+// `del`). Any other request, and any descriptor that is not a socket, goes to the C
+// library's ioctl untouched.
 #include <net/if.h>  // before any <linux/if*.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
