@@ -306,6 +306,10 @@ class InetSubscriber final : public Subscriber {
         }
         // Linux: fib_netdev_event(NETDEV_UP) runs fib_add_ifaddr for each address.
         for (const AddrInfo& a : infos_of(*ds->in)) invalidate_broadcasts(ctl, ns, dev, a);
+        mc4_up(ctl, dev, *ds->in);  // Linux: inetdev_event(NETDEV_UP) -> ip_mc_up
+        break;
+      case NetdevEvent::Down:
+        mc4_down(ctl, dev, *ds->in);  // Linux: inetdev_event(NETDEV_DOWN) -> ip_mc_down
         break;
       case NetdevEvent::ChangeName: {
         // Linux: inetdev_changename — the first address takes the new name as its label;
@@ -399,7 +403,7 @@ void inet_subscribe(Control& ctl) {
   auto sub = std::make_unique<InetSubscriber>();
   ctl.subscribe(*sub, SubscribeOptions{"inet", 0, true,
                                        events_of(NetdevEvent::Register, NetdevEvent::Up,
-                                                 NetdevEvent::PreChangeName,
+                                                 NetdevEvent::Down, NetdevEvent::PreChangeName,
                                                  NetdevEvent::ChangeName, NetdevEvent::Unregister),
                                        true});  // the plug-in lock taken above when needed
   ep.subscribers.push_back(std::move(sub));

@@ -94,26 +94,6 @@ bool dad_ready(const Device& dev) {
   return dev.is_up() && dev.carrier();
 }
 
-// Joins the groups of an up device and the subnet-router anycast addresses of its
-// prefixes when forwarding (Linux: ipv6_mc_up, addrconf_join_anycast).
-void refresh_groups(Inet6Dev& in6, bool up, bool forwarding) {
-  in6.mc_list.clear();
-  in6.ac_list.clear();
-  if (!up) return;
-  static const IpAddr kAllNodes = *IpAddr::parse("ff02::1"),
-                      kAllNodesNode = *IpAddr::parse("ff01::1"),
-                      kAllRouters = *IpAddr::parse("ff02::2");
-  in6.mc_list.reserve(3);  // one allocation for a device's first up, none after
-  in6.mc_list.push_back(kAllNodes);
-  in6.mc_list.push_back(kAllNodesNode);
-  if (forwarding) {
-    in6.mc_list.push_back(kAllRouters);
-    for (auto& ifa : in6.addrs)
-      if (ifa->info.prefixlen < 127)
-        in6.ac_list.push_back(prefix_of(ifa->info.local, ifa->info.prefixlen));
-  }
-}
-
 // Whether DAD is over as soon as it starts (Linux: addrconf_dad_begin tests these before
 // IF_READY): on NOARP and loopback devices, for IFA_F_NODAD and with accept_dad below 1.
 bool dad_skipped(Namespace& ns, const Device& dev, const Inet6Dev& in6, std::uint32_t flags) {
@@ -162,13 +142,15 @@ Result<AddrInfo> insert6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6
   auto pos = std::find_if(in6.addrs.begin(), in6.addrs.end(),
                           [&](const auto& x) { return scope >= src_scope(x->info.local); });
   in6.addrs.insert(pos, std::move(owned));
+  // Linux: addrconf_dad_begin joins the solicited-node group (not for the loopback's ::1).
+  if (a.proto != IFAPROT_KERNEL_LO) join_solicited(ctl, dev, in6, a.local);
   net_state(ns).count_local(a.local);
   // Linux: inet6_addr_add and addrconf_add_linklocal add the prefix route (after
   // addrconf_add_dev's ff00::/8) before DAD starts.
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   if (announce_tentative) notify_addr(ep, ns, ProtoEvent::New, ifa.info);
   if (done && by != By::LinkLocal) dad_complete(ctl, ns, dev, ifa);
-  refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
+  refresh_anycast(in6, dev.is_up(), in6.conf.forwarding);
   return reported(ifa.info, a.tstamp);
 }
 
@@ -192,6 +174,7 @@ void remove6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_
   std::unique_ptr<Ifa> ifa = std::move(in6.addrs[i]);
   in6.addrs.erase(in6.addrs.begin() + static_cast<std::ptrdiff_t>(i));
   net_state(ns).uncount_local(ifa->info.local);
+  leave_solicited(ctl, dev, in6, ifa->info.local);  // Linux: __ipv6_ifa_notify(RTM_DELADDR)
   Route* clean = prefix_route_to_clean(ns, dev, in6, *ifa);
   fib_sync_dev(ctl, ns, dev, AF_INET6, true);
   if (clean) fib_erase(ep, ns, clean, true);
@@ -226,6 +209,7 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   if (!in6.ready) {
     in6.ready = true;
     in6.mroute = true;
+    mc6_up(ctl, dev, in6);  // Linux: addrconf_add_dev's ipv6_find_idev, before the link-local
     if (dev.flags() & IFF_LOOPBACK) {
       std::array<std::uint8_t, 16> one{};
       one[15] = 1;
@@ -269,7 +253,7 @@ void addrconf_up(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6) {
   if (lla_made && (lla_made->info.flags & IFA_F_TENTATIVE) &&
       (dad_ready(dev) || dad_skipped(ns, dev, in6, lla_made->info.flags)))
     dad_complete(ctl, ns, dev, *lla_made);
-  refresh_groups(in6, true, in6.conf.forwarding);
+  refresh_anycast(in6, true, in6.conf.forwarding);
 }
 
 // Linux: addrconf_ifdown — the routes the addresses made go (at unregister, every route
@@ -300,7 +284,7 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
   }
   in6.addrs.resize(stay);
   in6.mroute = false;  // before the sync: an up device linked to an L3 master loses it too
-  in6.ready = false;
+  const bool was_ready = std::exchange(in6.ready, false);
   if (unregister) {
     fib_sync_dev(ctl, ns, dev, AF_INET6, true);
     fib_flush_dev(ctl, ns, dev, AF_INET6, Which::All, true);
@@ -312,10 +296,13 @@ void addrconf_ifdown(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, bo
   }
   for (std::unique_ptr<Ifa>& ifa : gone) {
     notify_addr(ep, ns, ProtoEvent::Del, ifa->info);
+    leave_solicited(ctl, dev, in6, ifa->info.local);
     dst_free_ifa(ep, *ifa, std::move(ifa->rt));
     retire_hooked(ep, ifa.release());
   }
-  refresh_groups(in6, false, false);
+  refresh_anycast(in6, false, false);
+  // Linux: addrconf_ifdown's step 5 — ipv6_mc_down if the device was ready.
+  if (!unregister && was_ready) mc6_down(ctl, dev, in6);
 }
 
 Result<std::pair<Device*, Inet6Dev*>> find_in6_dev(Control& ctl, Namespace& ns, int ifindex) {
@@ -345,6 +332,7 @@ class Inet6Subscriber final : public Subscriber {
       if (!ds.in6 && dev.mtu() >= kIpv6MinMtu) {
         ds.in6 = std::make_unique<Inet6Dev>(dev);
         ds.in6->conf = fresh_conf6(ep, dev.ns());
+        mc6_init(ctl, dev, *ds.in6);
         // Linux: ipv6_add_dev -> addrconf_sysctl_register announces the settings.
         netconf_new6(ep, dev.ns(), dev, ds.in6->conf);
       }
@@ -388,11 +376,13 @@ class Inet6Subscriber final : public Subscriber {
         // Both announced as at register and unregister (RTM_DELNETCONF, RTM_NEWNETCONF).
         if (dev.mtu() < kIpv6MinMtu && ds->in6) {
           addrconf_ifdown(ctl, ns, dev, *ds->in6, true);
+          mc6_destroy(ctl, dev, *ds->in6);
           netconf_del(ep, ns, AF_INET6, dev);
           release_inet6_dev(ep, std::move(ds->in6));
         } else if (dev.mtu() >= kIpv6MinMtu && !ds->in6) {
           ds->in6 = std::make_unique<Inet6Dev>(dev);
           ds->in6->conf = fresh_conf6(ep, dev.ns());
+          mc6_init(ctl, dev, *ds->in6);
           netconf_new6(ep, ns, dev, ds->in6->conf);
           addrconf_up(ctl, ns, dev, *ds->in6);
         }
@@ -472,6 +462,7 @@ Result<AddrInfo> add_address6(Control& ctl, Namespace& ns, const AddrRequest& re
   // Linux: addrconf_add_dev gives an up device its ff00::/8 route (addrconf_add_mroute).
   bool had_mroute = in6->mroute;
   if (dev->is_up()) in6->mroute = true;
+  if (dev->is_up()) mc6_up(ctl, *dev, *in6);  // Linux: addrconf_add_dev -> ipv6_find_idev
   auto added = insert6(ctl, ns, *dev, *in6, std::move(a), req.replace, By::User);
   if (!added) in6->mroute = had_mroute;
   return added;
@@ -488,7 +479,7 @@ Result<void> delete_address6(Control& ctl, Namespace& ns, const AddrRequest& req
     const AddrInfo& a = in6->addrs[i]->info;
     if (a.local != *pfx || a.prefixlen != req.prefixlen) continue;
     remove6(ctl, ns, *dev, *in6, i);
-    refresh_groups(*in6, dev->is_up(), in6->conf.forwarding);
+    refresh_anycast(*in6, dev->is_up(), in6->conf.forwarding);
     return ok();
   }
   return fail(EADDRNOTAVAIL, "ipv6: address not found");
@@ -497,7 +488,7 @@ Result<void> delete_address6(Control& ctl, Namespace& ns, const AddrRequest& req
 void expire_address6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t idx) {
   // Linux: addrconf_verify_rtnl's ipv6_del_addr.
   remove6(ctl, ns, dev, in6, idx);
-  refresh_groups(in6, dev.is_up(), in6.conf.forwarding);
+  refresh_anycast(in6, dev.is_up(), in6.conf.forwarding);
 }
 
 IpAddr inet6_select_addr(EngineProto& ep, const Device& dev, const IpAddr& dst) {
@@ -537,11 +528,13 @@ void inet6_subscribe(Control& ctl) {
 
 // Applies a device's new settings (Linux: addrconf_disable_ipv6, addrconf_fixup_forwarding).
 void apply_conf6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, const Inet6Conf& c) {
-  bool was_disabled = in6.conf.disable_ipv6;
+  bool was_disabled = in6.conf.disable_ipv6, was_forwarding = in6.conf.forwarding != 0;
   in6.conf = c;
+  // Linux: addrconf_fixup_forwarding — dev_forward_change when it turns on or off.
+  if (was_forwarding != (c.forwarding != 0)) mc6_forwarding(ctl, dev, in6, c.forwarding != 0);
   if (c.disable_ipv6 && !was_disabled) addrconf_ifdown(ctl, ns, dev, in6, false, false);
   if (!c.disable_ipv6 && was_disabled) addrconf_up(ctl, ns, dev, in6);
-  refresh_groups(in6, dev.is_up() && !c.disable_ipv6, c.forwarding);
+  refresh_anycast(in6, dev.is_up() && !c.disable_ipv6, c.forwarding);
 }
 
 }  // namespace ifcore::proto

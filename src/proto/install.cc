@@ -143,7 +143,8 @@ void snap_release(EngineProto& ep, ConfSnap* s) {
   if (s && --s->users == 0) ep.snaps.erase(s->self);
 }
 
-// The idle device's state, as Register would have made it.
+// The idle device's state, as Register would have made it (its groups joined once the
+// state is in its slot).
 void make_from_snap(Device& d, const ConfSnap& s, DevState& ds) {
   ds.in = std::make_unique<InDev>(d);
   ds.in->conf = idle_conf4(s, net_state(d.ns()));
@@ -166,6 +167,7 @@ DevState& dev_state(const Control& ctl, EngineProto& ep, Device& d) {
     snap_release(ep, idle);
   }
   set_raw_slot(ctl, ep, d, ds);
+  if (idle) mc6_init(ctl, d, *ds->in6);
   return *ds;
 }
 

@@ -32,6 +32,7 @@
 #include "proto/addrlabel.h"
 #include "proto/dev_routes.h"
 #include "proto/idle.h"
+#include "proto/mcast.h"
 #include "proto/table_map.h"
 
 namespace ifcore::proto {
@@ -217,6 +218,7 @@ struct InDev : RcuHook {  // Linux: in_device
   Inet4Conf conf;
   std::uint32_t own = 0;                    // Own4 bits
   std::vector<std::unique_ptr<Ifa>> addrs;  // primaries first, then secondaries
+  std::vector<McGroup> mc_list;             // groups joined, newest first (mcast.h)
 };
 
 struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (inet6.cc)
@@ -224,9 +226,9 @@ struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (i
   Ref ref;
   Inet6Conf conf;
   std::vector<std::unique_ptr<Ifa>> addrs;
-  std::vector<IpAddr> mc_list;  // joined multicast groups (all-nodes ff02::1, ff01::1)
-  std::vector<IpAddr> ac_list;  // anycast addresses (subnet-router anycast when forwarding)
-  bool mroute = false;          // ff00::/8 is wanted: the device was configured since it came up
+  std::vector<McGroup> mc_list;  // groups joined, newest first (mcast.h)
+  std::vector<IpAddr> ac_list;   // anycast addresses (subnet-router anycast when forwarding)
+  bool mroute = false;           // ff00::/8 is wanted: the device was configured since it came up
   // The carrier went while the device was up (Linux: rt6_sync_down_dev at NETDEV_CHANGE
   // marks its routes RTNH_F_LINKDOWN; rt6_sync_up clears the mark): what the routes a
   // close deletes say in their RTM_DELROUTE.
@@ -240,6 +242,7 @@ struct Inet6Dev : RcuHook {  // Linux: inet6_dev; its rcu carries the release (i
 struct DevState {
   std::unique_ptr<InDev> in;
   std::unique_ptr<Inet6Dev> in6;
+  std::vector<HwMc> mc;  // Linux: dev->mc, the link-layer multicast list (mcast.h)
   // Its neighbour entries, both families, oldest first (Linux keeps them in arp_tbl and
   // nd_tbl, each entry holding the device). One reference holds the device while it has
   // any: a device's entries go together (down, unregister), so an unregister batch frees
@@ -519,8 +522,7 @@ void rules_subscribe(Control& ctl);
 std::uint32_t l3mdev_fib_table(const Device& dev);
 // Linux: l3mdev_master_ifindex — the L3 master's ifindex (its own for a master), or 0.
 int l3mdev_master_ifindex(const Device& dev);
-// Linux: netif_is_l3_master.
-bool is_l3mdev_master(const Device& dev);
+bool is_l3mdev_master(const Device& dev);  // Linux: netif_is_l3_master
 void l3mdev_subscribe(Control& ctl);
 
 // ---- address lifetimes (lifetime.cc)
@@ -530,16 +532,15 @@ Result<void> check_lifetime_request(int family, const inet::AddrRequest& req);
 // Linux: set_ifa_lifetime, inet6_addr_add/inet6_addr_modify — sets the lifetimes and the
 // PERMANENT and DEPRECATED flags they imply, and stamps the update with `now`.
 void set_lifetime(AddrInfo& a, std::uint32_t valid, std::uint32_t preferred, TimePoint now);
-// `a` as reported at `now`: lifetimes counted down (Linux: inet_fill_ifaddr,
-// inet6_fill_ifaddr).
+// `a` as reported at `now`: lifetimes counted down (Linux: inet{,6}_fill_ifaddr).
 AddrInfo reported(const AddrInfo& a, TimePoint now);
 // Watches `ifa` (on `dev`, in `ns`) if its lifetimes are finite, and ages the addresses at
 // once (Linux queues the check with no delay). Context: control lock.
 void watch_lifetime(Control& ctl, Namespace& ns, const Device& dev, const Ifa& ifa);
 // Registers the lifetime timer. Context: control lock, at install.
 void lifetime_init(Control& ctl, EngineProto& ep);
-// Removes an address that expired (inet.cc: as a user's delete, secondaries and all;
-// inet6.cc). Context: control lock, in a RetireScope.
+// Removes an expired address (inet.cc: as a user's delete, secondaries and all; inet6.cc).
+// Context: control lock, in a RetireScope.
 void expire_address4(Control& ctl, Namespace& ns, Device& dev, InDev& in, std::size_t idx);
 void expire_address6(Control& ctl, Namespace& ns, Device& dev, Inet6Dev& in6, std::size_t idx);
 
@@ -565,8 +566,7 @@ bool inet6_enabled(EngineProto& ep, const Device& dev);
 
 // Helpers.
 bool addr_is_zero(const IpAddr& a);
-// a.masked(len), byte by byte (IpAddr::masked clears one bit at a time: hundreds of
-// instructions for ff00::/8, and a lookup masks at every length).
+// a.masked(len), byte by byte (IpAddr::masked clears bit by bit: slow at every lookup).
 IpAddr prefix_of(const IpAddr& a, int len);
 IpAddr v4_or(const IpAddr& a, std::uint32_t host_bits);
 std::uint32_t v4_mask(int len);

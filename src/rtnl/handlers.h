@@ -170,5 +170,8 @@ Result<void> handle_getstats(Request& r);
 Result<void> handle_probe(Request& r);
 // ifcore: IFCORE_NLMSG_SYSCTL (sysctl_msg.h) — net.ipv{4,6}.conf.* (sysctl_handler.cc).
 Result<void> handle_sysctl(Request& r);
+// RTM_GETMULTICAST (maddr_handlers.cc), and ifcore's IFCORE_NLMSG_MADDR (maddr_msg.h).
+Result<void> handle_getmulticast(Request& r);
+Result<void> handle_maddr(Request& r);
 
 }  // namespace ifcore::rtnl

@@ -16,6 +16,7 @@
 #include "rtnl/handlers.h"
 #include "rtnl/hub.h"
 #include "rtnl/wire/control_msg.h"
+#include "rtnl/wire/maddr_msg.h"
 #include "rtnl/wire/probe_msg.h"
 #include "rtnl/wire/stats_msg.h"
 #include "rtnl/wire/sysctl_msg.h"
@@ -324,6 +325,8 @@ Handler find_handler(std::uint16_t type) {
       return handle_changetunnel;
     case RTM_GETTUNNEL:
       return handle_gettunnel;
+    case RTM_GETMULTICAST:
+      return handle_getmulticast;
     default:
       return nullptr;
   }
@@ -351,6 +354,8 @@ void SessionImpl::handle_message(const wire::Message& m, Reply& out) {
       res = handle_probe(r);  // ifcore: sends frames, needs may_write (checked there)
     } else if (type == IFCORE_NLMSG_SYSCTL) {
       res = handle_sysctl(r);  // ifcore: reads open to all, writes need may_write (there)
+    } else if (type == IFCORE_NLMSG_MADDR) {
+      res = handle_maddr(r);  // ifcore: reads open to all, changes need may_write (there)
     } else if (type > RTM_MAX) {
       res = fail(EOPNOTSUPP);
     } else if (m.payload().size() < sizeof(rtgenmsg)) {

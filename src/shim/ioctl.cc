@@ -1,7 +1,8 @@
 // shim/ioctl.cc — the interface ioctls of ordinary sockets (SIOCGIF*/SIOCSIF*, what
 // net-tools' ifconfig and older programs use), answered by ifcored as the kernel's
-// dev_ioctl and devinet_ioctl answer them. Any other request, and any descriptor that is
-// not a socket, goes to the C library's ioctl untouched.
+// dev_ioctl and devinet_ioctl answer them, and SIOCADDMULTI/SIOCDELMULTI (`ip maddr add`,
+// `del`). Any other request, and any descriptor that is not a socket, goes to the C
+// library's ioctl untouched.
 #include <net/if.h>  // before any <linux/if*.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
@@ -17,6 +18,7 @@
 #include <cstdarg>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -339,6 +341,17 @@ int interface_ioctl(unsigned long req, void* arg) {
   }
 }
 
+// Linux: dev_ifsioc's SIOCADDMULTI / SIOCDELMULTI — the ifreq's name and hardware address.
+int multicast_ioctl(unsigned long req, void* arg) {
+  if (!arg) return fail_errno(EFAULT);
+  const ifreq& ifr = *static_cast<const ifreq*>(arg);
+  std::string name(ifr.ifr_name, strnlen(ifr.ifr_name, IFNAMSIZ - 1));
+  auto data =
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(ifr.ifr_hwaddr.sa_data),
+                                    sizeof(ifr.ifr_hwaddr.sa_data));
+  return result(rt::change_multicast(name, data, ifr.ifr_hwaddr.sa_family, req == SIOCADDMULTI));
+}
+
 bool is_socket(int fd) {
   struct stat st {};
   return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
@@ -353,6 +366,8 @@ extern "C" int ioctl(int fd, unsigned long req, ...) {
   void* arg = va_arg(ap, void*);
   va_end(ap);
   if (is_interface_request(req) && is_socket(fd)) return interface_ioctl(req, arg);
+  if ((req == SIOCADDMULTI || req == SIOCDELMULTI) && is_socket(fd))
+    return multicast_ioctl(req, arg);
   if (ifcore::shim::is_tunnel_request(req) && arg && is_socket(fd))
     return ifcore::shim::tunnel_ioctl(req, *static_cast<ifreq*>(arg));
   return ifcore::shim::real::fn().ioctl(fd, req, arg);

@@ -1,8 +1,9 @@
-// shim/procfs.cc — the two /proc files net-tools' ifconfig reads to list devices,
-// /proc/net/dev (devices and their counters) and /proc/net/if_inet6 (IPv6 addresses),
-// written from ifcored's answers in the kernel's format (Linux: dev_seq_show,
-// if6_seq_show) when a program opens them with fopen. Every other path goes to the C
-// library untouched.
+// shim/procfs.cc — the /proc files net-tools' ifconfig reads to list devices,
+// /proc/net/dev (devices and their counters) and /proc/net/if_inet6 (IPv6 addresses), and
+// those `ip maddr` reads, /proc/net/dev_mcast, igmp and igmp6 (multicast lists), written
+// from ifcored's answers in the kernel's format (Linux: dev_seq_show, if6_seq_show,
+// dev_mc_seq_show, igmp_mc_seq_show, igmp6_mc_seq_show) when a program opens them with fopen. Every
+// other path goes to the C library untouched.
 #include <net/if.h>  // before any <linux/if*.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -83,6 +85,53 @@ std::optional<std::string> if_inet6() {
   return out;
 }
 
+// The multicast lists (Linux: dev_mc_seq_show, igmp_mc_seq_show, igmp6_mc_seq_show); no
+// IGMP or MLD timer runs in ifcore, so every timer column reads 0.
+std::string hex(const std::vector<std::uint8_t>& b) {
+  std::string out;
+  for (std::uint8_t x : b) out += fmt::format("{:02x}", x);
+  return out;
+}
+
+std::optional<std::string> dev_mcast() {
+  auto list = rt::multicast_lists(AF_PACKET);
+  if (!list) return std::nullopt;
+  std::string out;
+  for (auto& e : *list)
+    out += fmt::format("{:<4} {:<15} {:<5} {:<5} {}\n", e.ifindex, e.ifname, e.users, e.flags,
+                       hex(e.address));
+  return out;
+}
+
+std::optional<std::string> igmp() {
+  auto list = rt::multicast_lists(AF_INET);
+  if (!list) return std::nullopt;
+  std::string out = "Idx\tDevice    : Count Querier\tGroup    Users Timer\tReporter\n";
+  std::uint32_t dev = 0;
+  for (auto& e : *list) {
+    if (e.address.size() != 4) continue;
+    if (e.ifindex != dev) {
+      dev = e.ifindex;
+      out += fmt::format("{}\t{:<10}: {:>5} {:>7}\n", e.ifindex, e.ifname, e.flags, "V3");
+    }
+    // The group as the kernel prints a __be32 with %08X on a little-endian machine.
+    std::uint32_t raw;
+    std::memcpy(&raw, e.address.data(), 4);
+    out += fmt::format("\t\t\t\t{:08X} {:>5} 0:00000000\t\t0\n", raw, e.users);
+  }
+  return out;
+}
+
+std::optional<std::string> igmp6() {
+  auto list = rt::multicast_lists(AF_INET6);
+  if (!list) return std::nullopt;
+  std::string out;
+  for (auto& e : *list)
+    out += fmt::format("{:<4} {:<15} {} {:>5} {:08X} 0\n", e.ifindex, e.ifname, hex(e.address),
+                       e.users, e.flags);
+  return out;
+}
+
 // A read-only stream over `text` (a memory file, closed with the stream).
 FILE* stream_of(const std::string& text) {
   int fd = memfd_create("ifcore-procfs", MFD_CLOEXEC);
@@ -106,6 +155,12 @@ std::optional<FILE*> generated(const char* path, const char* mode) {
     text = net_dev();
   else if (p == "/proc/net/if_inet6" || p == "/proc/self/net/if_inet6")
     text = if_inet6();
+  else if (p == "/proc/net/dev_mcast" || p == "/proc/self/net/dev_mcast")
+    text = dev_mcast();
+  else if (p == "/proc/net/igmp" || p == "/proc/self/net/igmp")
+    text = igmp();
+  else if (p == "/proc/net/igmp6" || p == "/proc/self/net/igmp6")
+    text = igmp6();
   else
     return std::nullopt;
   if (!text) return std::nullopt;  // ifcored unreachable: the kernel's file, as before

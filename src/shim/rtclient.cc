@@ -125,4 +125,33 @@ Result<void> delete_address(const wire::AddrMessage& a) {
   return simple(b.take());
 }
 
+Result<std::vector<rtnl::MaddrEntry>> multicast_lists(int family) {
+  rtnl::MaddrRequest q;
+  q.family = static_cast<std::uint8_t>(family);
+  wire::MessageBuilder b;
+  IFCORE_TRY(rtnl::encode_maddr_request(b, 0, q, NLM_F_DUMP));
+  std::vector<wire::Message> msgs;
+  auto keep = ask(b.take(), &msgs);
+  if (!keep) return fail(keep.error());
+  std::vector<rtnl::MaddrEntry> out;
+  for (const wire::Message& m : msgs) {
+    if (m.hdr.nlmsg_type != rtnl::IFCORE_NLMSG_MADDR) continue;
+    auto e = rtnl::decode_maddr_entry(m);
+    if (e) out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+Result<void> change_multicast(const std::string& ifname, std::span<const std::uint8_t> sa_data,
+                              std::uint16_t sa_family, bool add) {
+  rtnl::MaddrRequest q;
+  q.op = add ? rtnl::IFCORE_MADDR_ADD : rtnl::IFCORE_MADDR_DEL;
+  q.ifname = ifname;
+  q.address.assign(sa_data.begin(), sa_data.end());
+  q.hw_family = sa_family;
+  wire::MessageBuilder b;
+  IFCORE_TRY(rtnl::encode_maddr_request(b, 0, q, NLM_F_ACK));
+  return simple(b.take());
+}
+
 }  // namespace ifcore::shim::rt

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "ifcore/result.h"
 #include "rtnl/wire/address.h"
 #include "rtnl/wire/link.h"
+#include "rtnl/wire/maddr_msg.h"
 
 namespace ifcore::shim::rt {
 
@@ -28,5 +30,10 @@ Result<void> set_link(const LinkRequest& req);
 // RTM_NEWADDR (create, exclusive) or RTM_DELADDR.
 Result<void> add_address(const wire::AddrMessage& a);
 Result<void> delete_address(const wire::AddrMessage& a);
+// The multicast lists (IFCORE_NLMSG_MADDR dump) of `family` (AF_UNSPEC: all three).
+Result<std::vector<rtnl::MaddrEntry>> multicast_lists(int family);
+// SIOCADDMULTI (`add`) or SIOCDELMULTI: `sa_data` and `sa_family` of the ifreq's address.
+Result<void> change_multicast(const std::string& ifname, std::span<const std::uint8_t> sa_data,
+                              std::uint16_t sa_family, bool add);
 
 }  // namespace ifcore::shim::rt

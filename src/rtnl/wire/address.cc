@@ -59,6 +59,9 @@ Result<AddrMessage> decode_addr(const Message& m) {
       case IFA_ANYCAST:
         IFCORE_TRY(set_field(a.anycast, ip_of(x, a.family)));
         break;
+      case IFA_MULTICAST:
+        IFCORE_TRY(set_field(a.multicast, ip_of(x, a.family)));
+        break;
       case IFA_LABEL:
         IFCORE_TRY(set_field(a.label, x.string(IFNAMSIZ - 1)));
         break;
@@ -102,6 +105,7 @@ void encode_addr_body(MessageBuilder& b, const AddrMessage& a) {
     put_ip(b, IFA_LOCAL, a.local);
     put_ip(b, IFA_ADDRESS, a.address);
     put_ip(b, IFA_ANYCAST, a.anycast);
+    put_ip(b, IFA_MULTICAST, a.multicast);
     if (a.rt_priority) b.put_u32(IFA_RT_PRIORITY, *a.rt_priority);
     cacheinfo();
     if (a.flags32) b.put_u32(IFA_FLAGS, *a.flags32);
@@ -111,6 +115,7 @@ void encode_addr_body(MessageBuilder& b, const AddrMessage& a) {
     put_ip(b, IFA_LOCAL, a.local);
     put_ip(b, IFA_BROADCAST, a.broadcast);
     put_ip(b, IFA_ANYCAST, a.anycast);
+    put_ip(b, IFA_MULTICAST, a.multicast);
     if (a.label) b.put_string(IFA_LABEL, *a.label);
     if (a.proto) b.put_u8(IFA_PROTO, *a.proto);
     if (a.flags32) b.put_u32(IFA_FLAGS, *a.flags32);

@@ -31,6 +31,7 @@ struct AddrMessage {
   std::optional<std::string> label;          // IFA_LABEL (IPv4)
   std::optional<IpAddr> broadcast;           // IFA_BROADCAST (IPv4)
   std::optional<IpAddr> anycast;             // IFA_ANYCAST
+  std::optional<IpAddr> multicast;           // IFA_MULTICAST (RTM_NEWMULTICAST)
   std::optional<ifa_cacheinfo> cacheinfo;    // IFA_CACHEINFO
   std::optional<std::uint32_t> flags32;      // IFA_FLAGS: all IFA_F_* bits
   std::optional<std::uint32_t> rt_priority;  // IFA_RT_PRIORITY
@@ -49,7 +50,8 @@ Result<AddrMessage> decode_addr(const Message& m);
 
 // Writes `a` as one message of type h.type. IPv4 order: IFA_ADDRESS, IFA_LOCAL,
 // IFA_BROADCAST, IFA_LABEL, IFA_PROTO, IFA_FLAGS, IFA_RT_PRIORITY, IFA_CACHEINFO; IPv6:
-// IFA_LOCAL, IFA_ADDRESS, IFA_ANYCAST, IFA_RT_PRIORITY, IFA_CACHEINFO, IFA_FLAGS, IFA_PROTO.
+// IFA_LOCAL, IFA_ADDRESS, IFA_ANYCAST, IFA_RT_PRIORITY, IFA_CACHEINFO, IFA_FLAGS, IFA_PROTO;
+// IFA_MULTICAST (both) after IFA_ANYCAST, before IFA_CACHEINFO.
 // Errors: EMSGSIZE from the builder.
 Result<void> encode_addr(MessageBuilder& b, const Header& h, const AddrMessage& a);
 // Appends `a` as ifaddrmsg + IFA_* attributes (in encode_addr's order) to the open message.

@@ -1,5 +1,6 @@
-// rtnl/wire/ifcore_msg.h — what ifcore's own messages (control, statistics, probe, sysctl) share:
-// reading the attributes after their 4-byte rtgenmsg, and closing a message being built.
+// rtnl/wire/ifcore_msg.h — what ifcore's own messages (control, statistics, probe, sysctl,
+// multicast lists) share: reading the attributes after their 4-byte rtgenmsg, and closing
+// a message being built.
 //
 // Pure: bytes in, values out; no engine, no socket.
 #pragma once
