@@ -55,6 +55,19 @@ inline Replies roundtrip(Session& s, const Bytes& datagram) {
   return r;
 }
 
+// The types of the notifications `s` has queued, in order (they are taken off the queue).
+inline std::vector<std::uint16_t> notification_types(Session& s) {
+  std::vector<std::uint16_t> out;
+  Datagram d;
+  while (s.pop_notification(d)) {
+    auto msgs = wire::split_messages(d);
+    EXPECT_TRUE(msgs);
+    if (msgs)
+      for (const auto& m : *msgs) out.push_back(m.hdr.nlmsg_type);
+  }
+  return out;
+}
+
 inline Bytes link_msg(std::uint16_t type, std::uint16_t flags, std::uint32_t seq,
                       const LinkRequest& req) {
   wire::MessageBuilder b;

@@ -248,17 +248,7 @@ TEST_F(RtnlTest, OffloadLimitsAreCheckedKeptAndReported) {
 TEST_F(RtnlTest, ADeviceUpIsAnnouncedBeforeWhatItsComingUpMakes) {
   auto mon = open();
   for (unsigned g : {RTNLGRP_LINK, RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV6_ROUTE}) mon->add_membership(g);
-  auto types = [&] {
-    std::vector<std::uint16_t> out;
-    Datagram d;
-    while (mon->pop_notification(d)) {
-      auto msgs = wire::split_messages(d);
-      EXPECT_TRUE(msgs);
-      if (msgs)
-        for (const auto& m : *msgs) out.push_back(m.hdr.nlmsg_type);
-    }
-    return out;
-  };
+  auto types = [&] { return notification_types(*mon); };
   auto first_after_link = [](const std::vector<std::uint16_t>& t) {
     auto link = std::find(t.begin(), t.end(), RTM_NEWLINK);
     auto other = std::find_if(t.begin(), t.end(), [](auto x) { return x != RTM_NEWLINK; });

@@ -118,17 +118,7 @@ TEST_F(RtnlTest, AVxlansDefaultEntryComesAfterItAndGoesBeforeIt) {
   vx.info_data = {Attr::u32(IFLA_VXLAN_ID, 10), Attr::binary(IFLA_VXLAN_GROUP, remote),
                   Attr::be16(IFLA_VXLAN_PORT, 4789)};
   ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, vx)).last_error(), 0);
-  auto types = [&] {
-    std::vector<std::uint16_t> out;
-    Datagram d;
-    while (mon->pop_notification(d)) {
-      auto ms = wire::split_messages(d);
-      EXPECT_TRUE(ms);
-      if (ms)
-        for (const auto& m : *ms) out.push_back(m.hdr.nlmsg_type);
-    }
-    return out;
-  };
+  auto types = [&] { return notification_types(*mon); };
   EXPECT_EQ(types(), (std::vector<std::uint16_t>{RTM_NEWLINK, RTM_NEWNEIGH}));
   ASSERT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 2, named("vx0"))).last_error(), 0);
   EXPECT_EQ(types(), (std::vector<std::uint16_t>{RTM_DELNEIGH, RTM_DELLINK}));
