@@ -60,6 +60,26 @@ struct Recorder : inet::ProtoListener {
   }
 };
 
+// An engine test that hears the protocols' notifications in `rec` once it calls listen(),
+// and stops listening before the engine goes.
+template <class R>
+class ListeningTest : public EngineTest {
+ protected:
+  void TearDown() override {
+    if (listening) {
+      auto ctl = engine->control();
+      inet::remove_listener(ctl, rec);
+    }
+    EngineTest::TearDown();
+  }
+  void listen(Control& ctl) {
+    inet::add_listener(ctl, rec);
+    listening = true;
+  }
+  R rec;
+  bool listening = false;
+};
+
 // "type dst/len table" strings of a namespace's routes of `family` through `ifindex`.
 inline std::vector<std::string> routes_of(Control& ctl, Namespace& ns, int family, int ifindex) {
   std::vector<std::string> out;

@@ -16,20 +16,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class LifetimeTest : public EngineTest {
+class LifetimeTest : public ListeningTest<Recorder> {
  protected:
   void configure(EngineConfig& cfg) override { cfg.time = clock; }
-  void TearDown() override {
-    if (listening) {
-      auto ctl = engine->control();
-      inet::remove_listener(ctl, rec);
-    }
-    EngineTest::TearDown();
-  }
-  void listen(Control& ctl) {
-    inet::add_listener(ctl, rec);
-    listening = true;
-  }
   // Moves the clock and runs what is due, as the engine's thread would.
   void pass(Control& ctl, Duration d) {
     clock->advance(d);
@@ -53,8 +42,6 @@ class LifetimeTest : public EngineTest {
     return r;
   }
   std::shared_ptr<FakeTime> clock = std::make_shared<FakeTime>();
-  Recorder rec;
-  bool listening = false;
 };
 
 TEST_F(LifetimeTest, Ipv4AddressIsDeprecatedThenRemovedWithItsRoutes) {

@@ -28,20 +28,9 @@ struct BucketRecorder : inet::ProtoListener {
   }
 };
 
-class NexthopBucketTest : public EngineTest {
+class NexthopBucketTest : public ListeningTest<BucketRecorder> {
  protected:
   void configure(EngineConfig& cfg) override { cfg.time = clock; }
-  void TearDown() override {
-    if (listening) {
-      auto ctl = engine->control();
-      inet::remove_listener(ctl, rec);
-    }
-    EngineTest::TearDown();
-  }
-  void listen(Control& ctl) {
-    inet::add_listener(ctl, rec);
-    listening = true;
-  }
   void pass(Control& ctl, Duration d) {
     clock->advance(d);
     run_timers(ctl);
@@ -96,8 +85,6 @@ class NexthopBucketTest : public EngineTest {
     }
   }
   std::shared_ptr<FakeTime> clock = std::make_shared<FakeTime>();
-  BucketRecorder rec;
-  bool listening = false;
 };
 
 using Ids = std::vector<std::uint32_t>;

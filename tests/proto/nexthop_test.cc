@@ -24,15 +24,8 @@ struct NhRecorder : inet::ProtoListener {
   }
 };
 
-class NexthopTest : public EngineTest {
+class NexthopTest : public ListeningTest<NhRecorder> {
  protected:
-  void TearDown() override {
-    if (listening) {
-      auto ctl = engine->control();
-      inet::remove_listener(ctl, rec);
-    }
-    EngineTest::TearDown();
-  }
   // An up dummy with 10.N.0.1/24 and 2001:db8:N::1/64.
   Device* dev(Control& ctl, const std::string& name, int n) {
     Device* d = dummy(ctl, name);
@@ -68,12 +61,6 @@ class NexthopTest : public EngineTest {
     for (auto& n : inet::list_nexthops(ctl, ns(ctl))) out.push_back(n.id);
     return out;
   }
-  void listen(Control& ctl) {
-    inet::add_listener(ctl, rec);
-    listening = true;
-  }
-  NhRecorder rec;
-  bool listening = false;
 };
 
 TEST_F(NexthopTest, SinglesGroupsAndIdsAsLinuxMakesThem) {

@@ -22,19 +22,8 @@ struct FullRecorder : Recorder {
   }
 };
 
-class RouteFixesTest : public EngineTest {
+class RouteFixesTest : public ListeningTest<FullRecorder> {
  protected:
-  void TearDown() override {
-    if (listening) {
-      auto ctl = engine->control();
-      inet::remove_listener(ctl, rec);
-    }
-    EngineTest::TearDown();
-  }
-  void listen(Control& ctl) {
-    inet::add_listener(ctl, rec);
-    listening = true;
-  }
   Device* up_dummy(Control& ctl, const std::string& name) {
     Device* d = dummy(ctl, name);
     EXPECT_TRUE(ctl.open(*d));
@@ -76,8 +65,6 @@ class RouteFixesTest : public EngineTest {
         return r.prefsrc.empty() ? "-" : r.prefsrc.to_string();
     return "gone";
   }
-  FullRecorder rec;
-  bool listening = false;
 };
 
 // Linux: fib_nh_match — a route through a nexthop object is deleted only by a request that
