@@ -31,6 +31,7 @@ std::size_t RegisterBatch::add(std::unique_ptr<Device> dev, std::string name, in
 namespace {
 
 using Items = std::vector<RegisterBatch::Item>;
+using Spaces = std::vector<Namespace*>;  // each item's namespace
 
 BatchError item_error(std::size_t i, Error e) {
   return BatchError{i, std::move(e)};
@@ -72,6 +73,7 @@ enum class NameCheck { Listed, Looked };
 // only with NameCheck::Looked), ifindexes likewise, room. The first item that fails one is
 // reported.
 tl::expected<void, BatchError> check_items(const Control& ctl, const Items& items,
+                                           const Spaces& spaces,
                                            const std::vector<std::uint64_t>& hashes,
                                            NameCheck names) {
   const bool look = names == NameCheck::Looked;
@@ -81,7 +83,7 @@ tl::expected<void, BatchError> check_items(const Control& ctl, const Items& item
   std::size_t counted = 0;                                 // the last item's, in per_ns
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& it = items[i];
-    Namespace& ns = it.dev->ns();
+    Namespace& ns = *spaces[i];
     // The last item's namespace is looked up only when this item's differs.
     if (counted == per_ns.size() || per_ns[counted].first != &ns) {
       counted = static_cast<std::size_t>(
@@ -117,13 +119,13 @@ tl::expected<void, BatchError> check_items(const Control& ctl, const Items& item
 }
 
 // The ifindex allocators of the namespaces a batch touches, as they were before it.
-std::map<Namespace*, int> save_allocators(const Items& items) {
+std::map<Namespace*, int> save_allocators(const Spaces& spaces) {
   std::map<Namespace*, int> saved;
   const Namespace* last = nullptr;  // most batches have one namespace: no map walk per item
-  for (const auto& it : items) {
-    if (&it.dev->ns() == last) continue;
-    last = &it.dev->ns();
-    saved.try_emplace(&it.dev->ns(), it.dev->ns().registry().next_ifindex());
+  for (Namespace* ns : spaces) {
+    if (ns == last) continue;
+    last = ns;
+    saved.try_emplace(ns, ns->registry().next_ifindex());
   }
   return saved;
 }
@@ -180,13 +182,15 @@ void free_listed(const std::vector<std::size_t>& listed, Items& items) {
 constexpr std::size_t kBulkFrom = std::size_t{1} << 14;
 constexpr std::size_t kBulkIntoBigFrom = std::size_t{1} << 12, kBigTable = std::size_t{1} << 16;
 
-bool listed_in_bulk(const Items& items) {
-  const Namespace* ns = &items.front().dev->ns();
+bool listed_in_bulk(const Items& items, const Spaces& spaces) {
+  const Namespace* ns = spaces.front();
   if (items.size() < kBulkFrom &&
       (items.size() < kBulkIntoBigFrom || ns->registry().size() < kBigTable))
     return false;
-  return std::none_of(items.begin(), items.end(), [ns](const RegisterBatch::Item& it) {
-    return it.ifindex != 0 || it.name.find('%') != std::string::npos || &it.dev->ns() != ns;
+  if (std::any_of(spaces.begin(), spaces.end(), [ns](const Namespace* n) { return n != ns; }))
+    return false;
+  return std::none_of(items.begin(), items.end(), [](const RegisterBatch::Item& it) {
+    return it.ifindex != 0 || it.name.find('%') != std::string::npos;
   });
 }
 
@@ -245,9 +249,14 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   batch.items_.clear();
   if (items.empty()) return std::vector<Device*>{};
   auto& impl = engine_->impl();
-  for (std::size_t i = 0; i < items.size(); ++i)
-    if (auto r = check_covers(items[i].dev->ns()); !r)
+  // Each item's namespace, read once from its device (10^6 new devices are far past the
+  // cache; the checks and the listing read them here).
+  Spaces spaces(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    spaces[i] = &items[i].dev->ns();
+    if (auto r = check_covers(*spaces[i]); !r)
       return tl::unexpected(item_error(i, std::move(r).error()));
+  }
   // Each name's hash, made once for the checks and the listing (patterns are hashed once
   // resolved).
   std::vector<std::uint64_t> hashes(items.size());
@@ -261,18 +270,18 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   // the item reported is the first at fault in request order, as if every name had been
   // looked up before anything changed.
   auto first_fault = [&](BatchError e) {
-    if (auto c = check_items(*this, items, hashes, NameCheck::Looked); !c)
+    if (auto c = check_items(*this, items, spaces, hashes, NameCheck::Looked); !c)
       return std::move(c).error();
     return e;
   };
-  if (auto c = check_items(*this, items, hashes, NameCheck::Listed); !c)
+  if (auto c = check_items(*this, items, spaces, hashes, NameCheck::Listed); !c)
     return tl::unexpected(first_fault(std::move(c).error()));
-  auto saved = save_allocators(items);
+  auto saved = save_allocators(spaces);
   // The name tables grown first for what they are about to hold: listing 10^4 names into a
   // table sized for a few would walk long chains.
   for (const auto& [ns, next] : saved) ns->registry().maybe_resize(items.size());
-  auto listing = listed_in_bulk(items) ? list_in_bulk(*this, items, hashes)
-                                       : list_in_request_order(*this, items, hashes);
+  auto listing = listed_in_bulk(items, spaces) ? list_in_bulk(*this, items, hashes)
+                                               : list_in_request_order(*this, items, hashes);
   if (!listing) {
     ListingFault& f = listing.error();
     unlist(f.listed);
@@ -281,11 +290,13 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
     free_listed(f.positions, items);
     return tl::unexpected(std::move(fault));
   }
+  for (const auto& [ns, next] : saved) ns->registry().maybe_resize();
   std::vector<Device*> devs;  // listed: devs holds them now
   devs.reserve(items.size());
-  for (auto& it : items) devs.push_back(it.dev.release());
-  for (const auto& [ns, next] : saved) ns->registry().maybe_resize();
-  for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Registered);
+  for (auto& it : items) {
+    devs.push_back(it.dev.release());
+    DeviceAccess::set_state(*devs.back(), RegState::Registered);
+  }
   impl.stats.count(*this, StatsCounters::Registered, devs.size());
   // One Register pass for the whole batch; a veto undoes it all.
   std::size_t vetoed = 0;
