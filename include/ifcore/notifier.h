@@ -52,6 +52,11 @@ enum class NetdevEvent : std::uint8_t {
   NotifyFlags,
   ChangeTxQueueLen,  // the queue length changed (Linux: NETDEV_CHANGE_TX_QUEUE_LEN)
   FeatChange,        // the device's features changed (Linux: NETDEV_FEAT_CHANGE)
+  // An unregistered device's last event: its kind's uninit has run and its uppers and
+  // lowers are gone (Linux: unregister_netdevice_many_notify sends the RTM_DELLINK it
+  // built at NETDEV_UNREGISTER here, after ndo_uninit). Follows an Unregister whose
+  // EventInfo::uninit_follows is set, device by device.
+  Uninit,
 };
 const char* to_string(NetdevEvent e);
 bool is_vetoable(NetdevEvent e);
@@ -83,6 +88,9 @@ struct EventInfo {
   // BatchEvent::UnregisterBatch: a subscriber may defer per-device cleanup to that event
   // (Linux: the work NETDEV_UNREGISTER_BATCH does once, e.g. flushing route caches).
   bool batched = false;
+  // Unregister: the device is being unregistered (not moved to another namespace), and
+  // Uninit follows once its kind has let it go.
+  bool uninit_follows = false;
 };
 
 class Subscriber {
@@ -108,7 +116,7 @@ constexpr EventMask kAllEvents = ~EventMask{0};
 constexpr bool takes(EventMask mask, NetdevEvent e) {
   return (mask & event_bit(e)) != 0;
 }
-static_assert(static_cast<unsigned>(NetdevEvent::Configured) < 32, "EventMask holds every event");
+static_assert(static_cast<unsigned>(NetdevEvent::Uninit) < 32, "EventMask holds every event");
 
 // Options for subscribing and unsubscribing.
 struct SubscribeOptions {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <shared_mutex>
 #include <thread>
@@ -160,6 +161,23 @@ void prefetch_slots(const Device& d) {
 
 }  // namespace
 
+namespace {
+
+// Tells `ev` to the takers of one pass (their errors logged: `ev` is not vetoable).
+void tell(Engine& engine, Control& ctl, const std::vector<const NotifierChain::Entry*>& takers,
+          const EventInfo& ev, std::uint64_t& calls) {
+  for (const auto* e : takers) {
+    ++calls;
+    auto r = e->sub->on_event(ctl, ev);
+    if (!r)
+      engine.log(LogLevel::Warning,
+                 fmt::format("subscriber \"{}\" failed {} for \"{}\": {}", e->name,
+                             to_string(ev.event), ev.dev.name(), r.error().message));
+  }
+}
+
+}  // namespace
+
 void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
                                    bool batched, std::uint32_t flags_changed) {
   if (devs.empty()) return;
@@ -173,18 +191,30 @@ void Engine::Impl::call_chain_many(Control& ctl, NetdevEvent event, std::span<De
     // is in).
     if (i + kDeviceAhead < n) prefetch_device(*devs[i + kDeviceAhead]);
     if (i + kSlotsAhead < n) prefetch_slots(*devs[i + kSlotsAhead]);
-    Device* d = devs[i];
-    EventInfo ev{event, *d};
+    EventInfo ev{event, *devs[i]};
     ev.batched = batched;
     ev.flags_changed = flags_changed;
-    for (const auto* e : takers) {
-      ++pass.calls;
-      auto r = e->sub->on_event(ctl, ev);
-      if (!r)
-        engine.log(LogLevel::Warning,
-                   fmt::format("subscriber \"{}\" failed {} for \"{}\": {}", e->name,
-                               to_string(event), d->name(), r.error().message));
-    }
+    tell(engine, ctl, takers, ev, pass.calls);
+  }
+}
+
+void Engine::Impl::call_unregister_many(Control& ctl, std::span<Device* const> devs, bool batched,
+                                        const std::function<void(Device&)>& uninit) {
+  if (devs.empty()) return;
+  Pass pass(*this, ctl, NetdevEvent::Unregister);
+  const auto takers = pass.takers(NetdevEvent::Unregister);
+  const auto last = pass.takers(NetdevEvent::Uninit);
+  const std::size_t n = devs.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kDeviceAhead < n) prefetch_device(*devs[i + kDeviceAhead]);
+    if (i + kSlotsAhead < n) prefetch_slots(*devs[i + kSlotsAhead]);
+    Device& d = *devs[i];
+    EventInfo ev{NetdevEvent::Unregister, d};
+    ev.batched = batched;
+    ev.uninit_follows = true;
+    tell(engine, ctl, takers, ev, pass.calls);
+    uninit(d);
+    tell(engine, ctl, last, EventInfo{NetdevEvent::Uninit, d}, pass.calls);
   }
 }
 

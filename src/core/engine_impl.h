@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -66,6 +67,14 @@ struct DeviceAccess {
   static std::vector<std::string> holders(const Device& d);
   // Sets the dying flag of every device, waits one grace period, folds the shards.
   static void kill_refs(Engine::Impl& impl, std::span<Device* const> devs);
+  // kill_refs in steps, for a pass that visits each device once: start_dying for each
+  // (the bias added, the flag set; returns the device's shard slot), then finish_dying
+  // once with the slots in order: one grace period, the shards folded; returns what each
+  // device's exact count must drop by to be exact (the bias less its shards' sum).
+  static constexpr std::int64_t kDyingBias = std::int64_t(1) << 40;
+  static std::uint32_t start_dying(Device& d);
+  static std::vector<std::int64_t> finish_dying(Engine::Impl& impl,
+                                                std::span<const std::uint32_t> slots);
   // Fetches for writing the line that holds the counts of the device 8 places after `i` in
   // `devs`: a pass of locked updates over a batch out of the cache would otherwise wait
   // for each device's line in turn (a locked update does not start before the one before
@@ -73,6 +82,14 @@ struct DeviceAccess {
   static void prefetch_refs(std::span<Device* const> devs, std::size_t i) {
     constexpr std::size_t kAhead = 8;
     if (i + kAhead < devs.size()) __builtin_prefetch(&devs[i + kAhead]->ref_exact_, 1);
+  }
+  // prefetch_refs and the line of the device's registration state, for a pass that
+  // writes both.
+  static void prefetch_state_and_refs(std::span<Device* const> devs, std::size_t i) {
+    constexpr std::size_t kAhead = 8;
+    if (i + kAhead >= devs.size()) return;
+    __builtin_prefetch(&devs[i + kAhead]->state_, 1);
+    __builtin_prefetch(&devs[i + kAhead]->ref_exact_, 1);
   }
   static void set_state(Device& d, RegState s) { d.state_.store(s, std::memory_order_release); }
   // The devices a legacy-policy caller waits for once `ctl` lets go of its locks.
@@ -166,11 +183,14 @@ class Finalizer {
   // nobody holds, to be freed by the caller (release_dropped); none when `caller_waits`
   // (a legacy-policy caller waits for and releases them all itself, and all are adopted).
   // Does not wake the thread: call settle().
-  std::vector<Device*> adopt_held(std::span<Device* const> devs, bool caller_waits);
+  // Each device is marked Unregistered first, and its count drops by `drops[i]` (what
+  // DeviceAccess::finish_dying returned) with the registry's reference, in one step.
+  std::vector<Device*> adopt_held(std::span<Device* const> devs,
+                                  std::span<const std::int64_t> drops, bool caller_waits);
   // Frees devices whose last reference the caller itself dropped (see adopt_held), in the
   // caller's thread: no wake-up, no hand-over.
   // Context: control lock allowed; not inside an rcu::ReadGuard.
-  void release_dropped(std::vector<Device*>& devs) { release_locked_out(devs); }
+  void release_dropped(std::vector<Device*>& devs) { release_locked_out(devs, false); }
   // Wakes the thread only if a leak deadline is now earlier than the one it sleeps until.
   void settle();
   // The last reference of `d` dropped. Context: any thread, any lock, RCU callbacks too.
@@ -194,7 +214,8 @@ class Finalizer {
   TimePoint report_due_locked(TimePoint now) IFCORE_REQUIRES(mu_);
   // drain() without a thread: polls until nothing waits or `until` passes.
   bool drain_polling(std::chrono::steady_clock::time_point until);
-  void release_locked_out(std::vector<Device*>& devs);  // called without mu_
+  // Called without mu_. `listed`: some of `devs` may wait in the deadline lists.
+  void release_locked_out(std::vector<Device*>& devs, bool listed = true);
   void report(Device& d, TimePoint now);
 
   Engine::Impl& impl_;
@@ -361,6 +382,11 @@ struct Engine::Impl {
   // call_batch(UnregisterBatch) follows (EventInfo::batched).
   void call_chain_many(Control& ctl, NetdevEvent event, std::span<Device* const> devs,
                        bool batched = false, std::uint32_t flags_changed = 0);
+  // An unregister's pass (counted as one), device by device as Linux's
+  // unregister_netdevice_many_notify: Unregister to its takers, then `uninit` (the kind's
+  // uninit, what is left of its links), then Uninit to its takers.
+  void call_unregister_many(Control& ctl, std::span<Device* const> devs, bool batched,
+                            const std::function<void(Device&)>& uninit);
   void call_batch(Control& ctl, BatchEvent event, std::span<Device* const> devs);
   // One Register pass over many new devices (counted as one pass), device by device as
   // call_chain_many. A veto stops it: `vetoed` is then the device's position, and every

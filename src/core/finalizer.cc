@@ -41,17 +41,21 @@ void Finalizer::adopt(std::span<Device* const> devs, bool caller_waits) {
   for (Device* d : devs) wait_locked(*d, now, due, caller_waits);
 }
 
-std::vector<Device*> Finalizer::adopt_held(std::span<Device* const> devs, bool caller_waits) {
+std::vector<Device*> Finalizer::adopt_held(std::span<Device* const> devs,
+                                           std::span<const std::int64_t> drops, bool caller_waits) {
   TimePoint now = impl_.engine.time().now();
   TimePoint due = now + impl_.engine.config().leak_report_after;
   std::vector<Device*> free_now;
   if (!caller_waits) free_now.reserve(devs.size());
   MutexLock lk(mu_);
   for (std::size_t i = 0; i < devs.size(); ++i) {
-    DeviceAccess::prefetch_refs(devs, i);
+    DeviceAccess::prefetch_state_and_refs(devs, i);
     Device* d = devs[i];
-    // The usual case, nobody else holding it: freed without ever being listed here.
-    if (DeviceAccess::drop_exact_last(*d, 1) && !caller_waits) {
+    // Marked before its count can run out: then another holder's last drop may free it.
+    DeviceAccess::set_state(*d, RegState::Unregistered);
+    // The usual case, nobody else holding it: freed without ever being listed here. (The
+    // registry's reference keeps the count above `drops[i]`: it reaches zero here or later.)
+    if (DeviceAccess::drop_exact_last(*d, drops[i] + 1) && !caller_waits) {
       free_now.push_back(d);
       continue;
     }
@@ -127,7 +131,7 @@ void Finalizer::release_now(Device& d) {
   release_locked_out(one);
 }
 
-void Finalizer::release_locked_out(std::vector<Device*>& devs) {
+void Finalizer::release_locked_out(std::vector<Device*>& devs, bool listed) {
   auto t0 = Clock::now();
   for (Device* d : devs) {
     DeviceAccess::set_state(*d, RegState::Released);
@@ -135,7 +139,7 @@ void Finalizer::release_locked_out(std::vector<Device*>& devs) {
   }
   // Counted before they stop waiting: whoever drain() wakes sees them released.
   impl_.stats.devices_released.fetch_add(devs.size(), std::memory_order_relaxed);
-  {
+  if (listed) {
     MutexLock lk(mu_);
     for (Device* d : devs) {
       if (DeviceAccess::fin_list(*d) == kNotWaiting) continue;

@@ -47,6 +47,8 @@ const char* to_string(NetdevEvent e) {
       return "CHANGE_TX_QUEUE_LEN";
     case NetdevEvent::FeatChange:
       return "FEAT_CHANGE";
+    case NetdevEvent::Uninit:
+      return "UNINIT";
   }
   return "?";
 }

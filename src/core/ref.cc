@@ -315,25 +315,35 @@ std::vector<std::string> DeviceAccess::holders(const Device& d) {
 // dropped exactly (counted in ref_exact_), so the exact count alone can dip below the
 // truth. A bias keeps it far from zero until the shards are folded in (percpu_ref does
 // the same), so the last put is recognised exactly once.
-void DeviceAccess::kill_refs(Engine::Impl& impl, std::span<Device* const> devs) {
-  constexpr std::int64_t kBias = std::int64_t(1) << 40;
-  for (std::size_t i = 0; i < devs.size(); ++i) {
-    prefetch_refs(devs, i);
-    devs[i]->ref_exact_.fetch_add(kBias, std::memory_order_acq_rel);
-    devs[i]->ref_dying_.store(true, std::memory_order_release);
-  }
+std::uint32_t DeviceAccess::start_dying(Device& d) {
+  d.ref_exact_.fetch_add(kDyingBias, std::memory_order_acq_rel);
+  d.ref_dying_.store(true, std::memory_order_release);
+  return d.ref_slot_;
+}
+
+std::vector<std::int64_t> DeviceAccess::finish_dying(Engine::Impl& impl,
+                                                     std::span<const std::uint32_t> slots) {
   // The grace period: no reader that found these devices before they were unlisted is
   // still about to take a Ref; quiesce: no get/put that missed the flag is still counting.
   impl.grace_period();
   auto& shards = RefShards::instance();
   shards.quiesce();
+  std::vector<std::int64_t> drops(slots.size());
+  shards.fold_many(slots, drops);
+  for (std::int64_t& d : drops) d = kDyingBias - d;
+  return drops;
+}
+
+void DeviceAccess::kill_refs(Engine::Impl& impl, std::span<Device* const> devs) {
   std::vector<std::uint32_t> slots(devs.size());
-  std::vector<std::int64_t> sums(devs.size());
-  for (std::size_t i = 0; i < devs.size(); ++i) slots[i] = devs[i]->ref_slot_;
-  shards.fold_many(slots, sums);
   for (std::size_t i = 0; i < devs.size(); ++i) {
     prefetch_refs(devs, i);
-    drop_exact(*devs[i], kBias - sums[i]);
+    slots[i] = start_dying(*devs[i]);
+  }
+  std::vector<std::int64_t> drops = finish_dying(impl, slots);
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    prefetch_refs(devs, i);
+    drop_exact(*devs[i], drops[i]);
   }
 }
 

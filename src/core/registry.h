@@ -100,7 +100,8 @@ class Registry {
   void erase(Device& dev, int ifindex, RetiredNames* later = nullptr);
   // Unlists many devices at once (a big delete batch), as erase() does each: the indexes
   // in the order given, then the names' entries bucket by bucket, as insert_many's,
-  // reading no device. Their entries go to `later`.
+  // reading no device. Their entries go to `later`. Each device is marked Unregistering as
+  // it is unlisted (unregister's state, set in the same walk).
   void erase_many(std::span<Device* const> devs, RetiredNames& later);
   // For a pass that unlists `devs` in order, at `i`: fetches the device 8 places ahead and
   // the name entry of the one 4 places ahead (in a batch that does not fit in the cache,

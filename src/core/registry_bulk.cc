@@ -144,6 +144,7 @@ void Registry::erase_many(std::span<Device* const> devs, RetiredNames& later) {
   for (std::size_t i = 0; i < devs.size(); ++i) {
     prefetch_unlisting(devs, i);
     Device& dev = *devs[i];
+    DeviceAccess::set_state(dev, RegState::Unregistering);
     auto* n = static_cast<NameNode*>(DeviceAccess::name_node(dev));
     if (!n || !dev.altnames_locked().empty()) {
       erase(dev, dev.ifindex(), &later);  // the uncommon device, on its own

@@ -20,12 +20,32 @@ namespace ifcore {
 
 namespace {
 
+// What one walk over a batch learns before anything changes, so that the steps after it
+// need not read every device again (10^6 of them are far past the cache).
+struct BatchFacts {
+  std::vector<Device*> up;  // the devices up, in the batch's order
+  bool may_nest = false;    // one of them dies with a lower device (see split_nested)
+  Registry* one = nullptr;  // the registry of them all, unless they are in several
+  bool several = false, seen_one = false;
+
+  void note(Device& d) {
+    if (d.is_up()) up.push_back(&d);
+    may_nest = may_nest || (d.kind().dies_with_lower() && !d.lowers_locked().empty());
+    Registry* r = &d.ns().registry();
+    if (seen_one && r != one) several = true;
+    one = several ? nullptr : r;
+    seen_one = true;
+  }
+  static BatchFacts of(std::span<Device* const> devs) {
+    BatchFacts f;
+    for (Device* d : devs) f.note(*d);
+    return f;
+  }
+};
+
 // 1. Close the up ones, all together (Linux: dev_close_many).
-void close_many(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs, bool single,
+void close_many(Control& ctl, Engine::Impl& impl, const std::vector<Device*>& up, bool single,
                 bool defer) {
-  std::vector<Device*> up;
-  for (Device* d : devs)
-    if (d->is_up()) up.push_back(d);
   if (up.empty()) return;
   impl.call_chain_many(ctl, NetdevEvent::GoingDown, up, defer);
   for (Device* d : up) {
@@ -57,47 +77,49 @@ void unlist_in_order(std::span<Device* const> devs) {
 // A batch this big is unlisted namespace by namespace with Registry::erase_many, its names'
 // entries erased bucket by bucket of the name table: in the batch's own order (random in
 // the table) each erase misses on its bucket and the bucket's entries once the table
-// outgrows the cache (10^6 dummies: a quarter of their batch delete).
-void unlist_all(std::span<Device* const> devs) {
+// outgrows the cache (10^6 dummies: a quarter of their batch delete). `one`: the registry
+// of every device of `devs`, if they are in one namespace.
+void unlist_all(std::span<Device* const> devs, Registry* one) {
   constexpr std::size_t kOrderFrom = std::size_t{1} << 14;
   if (devs.size() < kOrderFrom) return unlist_in_order(devs);
   Registry::RetiredNames names(devs.size());
-  Registry* one = &devs.front()->ns().registry();
-  bool one_namespace = true;
-  for (Device* d : devs) {
-    DeviceAccess::set_state(*d, RegState::Unregistering);
-    one_namespace = one_namespace && &d->ns().registry() == one;
-  }
-  if (one_namespace) return one->erase_many(devs, names);
+  if (one) return one->erase_many(devs, names);
   std::unordered_map<Registry*, std::vector<Device*>> by_namespace;
   for (Device* d : devs) by_namespace[&d->ns().registry()].push_back(d);
   for (auto& [registry, group] : by_namespace) registry->erase_many(group, names);
 }
 
 // unlist_all, timed with the names' retirement.
-void unlist(Engine::Impl& impl, std::span<Device* const> devs) {
+void unlist(Engine::Impl& impl, std::span<Device* const> devs, Registry* one) {
   auto t0 = Clock::now();
-  unlist_all(devs);
+  unlist_all(devs, one);
   StatsCounters::add(impl.stats.unlist_ns, Clock::now() - t0);
 }
 
-// 3. One notifier pass per event over the whole batch; 4. the kinds drop their links, and
-// adjacency left over is unlinked.
-void announce_and_unlink(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
-                         bool defer) {
-  impl.call_chain_many(ctl, NetdevEvent::Unregister, devs, defer);
+// 3. Device by device: the subscribers told, the kind lets it go and adjacency left over
+// is unlinked, then the subscribers told it is gone (rtnetlink's RTM_DELLINK); its
+// references start dying. Then the batch event (Linux: unregister_netdevice_many_notify's
+// loop, NETDEV_UNREGISTER to ndo_uninit to the RTM_DELLINK sent). One walk over the batch:
+// a device is read once while it is in the cache.
+// Returns the devices' shard slots (DeviceAccess::start_dying), in order.
+std::vector<std::uint32_t> announce_and_unlink(Control& ctl, Engine::Impl& impl,
+                                               std::span<Device* const> devs, bool defer) {
+  std::vector<std::uint32_t> slots;
+  slots.reserve(devs.size());
+  impl.call_unregister_many(ctl, devs, defer, [&](Device& d) {
+    d.kind().uninit(ctl, d);
+    while (!d.uppers_locked().empty()) ctl.unlink_upper(d, *d.uppers_locked().back());
+    while (!d.lowers_locked().empty()) ctl.unlink_upper(*d.lowers_locked().back(), d);
+    slots.push_back(DeviceAccess::start_dying(d));
+  });
   impl.call_batch(ctl, BatchEvent::UnregisterBatch, devs);
-  for (Device* d : devs) d->kind().uninit(ctl, *d);
-  for (Device* d : devs) {
-    while (!d->uppers_locked().empty()) ctl.unlink_upper(*d, *d->uppers_locked().back());
-    while (!d->lowers_locked().empty()) ctl.unlink_upper(*d->lowers_locked().back(), *d);
-  }
+  return slots;
 }
 
-// 6. To the finalizer; the registry's reference dropped.
-void hand_over(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs, const Policies& p) {
+// 5. To the finalizer; the registry's reference dropped.
+void hand_over(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
+               std::span<const std::int64_t> drops, const Policies& p) {
   bool caller_waits = p.ref_wait != RefWaitPolicy::Event;
-  for (Device* d : devs) DeviceAccess::set_state(*d, RegState::Unregistered);
   impl.stats.count(ctl, StatsCounters::Unregistered, devs.size());
   if (caller_waits) {
     auto& todo = DeviceAccess::legacy_todo(ctl);
@@ -106,7 +128,7 @@ void hand_over(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs, 
   // The devices nobody else holds are freed here and now (Linux: netdev_run_todo finds
   // them at refcount 1 at once); the others when their last holder lets go. A legacy
   // caller waits for and releases its devices itself.
-  std::vector<Device*> free_now = impl.finalizer.adopt_held(devs, caller_waits);
+  std::vector<Device*> free_now = impl.finalizer.adopt_held(devs, drops, caller_waits);
   if (!free_now.empty()) impl.finalizer.release_dropped(free_now);
   impl.finalizer.settle();
 }
@@ -129,13 +151,13 @@ void split_nested(std::span<Device* const> devs, std::vector<Device*>& outer,
 }
 
 void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const> devs,
-                      const Policies& p) {
+                      const BatchFacts& facts, const Policies& p) {
   bool single = p.unregister == UnregisterPolicy::Single;
   // Linux: the uppers that die with a lower go in the lower's NETDEV_UNREGISTER, after the
   // lower is closed and unlisted and before its RTM_DELLINK (not under seed 002's
   // per-device policy, whose batches are of one device).
   std::vector<Device*> outer, nested;
-  if (!single) split_nested(devs, outer, nested);
+  if (!single && facts.may_nest) split_nested(devs, outer, nested);
   impl.stats.count(ctl, StatsCounters::Batches, 1);
   // Subscribers may defer per-device cleanup to the UnregisterBatch event (EventInfo::
   // batched). Not under seed 002's per-device policy: there each device's cleanup starts
@@ -145,16 +167,16 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
   // The nested devices are closed with the others (Linux: a vlan follows its lower down,
   // a macvlan is closed first thing in its batch), their cleanup not deferred to a batch
   // they are not in.
-  close_many(ctl, impl, devs, single, defer && nested.empty());
+  close_many(ctl, impl, facts.up, single, defer && nested.empty());
   if (!nested.empty()) devs = outer;
-  unlist(impl, devs);
+  unlist(impl, devs, facts.one);
   // Seed 002's kernel: synchronize_net after unlisting, per device.
   if (single) impl.grace_period();
-  if (!nested.empty()) commit_one_batch(ctl, impl, nested, p);
-  announce_and_unlink(ctl, impl, devs, defer);
-  // 5. One grace period for the batch: references switch to exact counting.
-  DeviceAccess::kill_refs(impl, devs);
-  hand_over(ctl, impl, devs, p);
+  if (!nested.empty()) commit_one_batch(ctl, impl, nested, BatchFacts::of(nested), p);
+  std::vector<std::uint32_t> slots = announce_and_unlink(ctl, impl, devs, defer);
+  // 4. One grace period for the batch: references switch to exact counting.
+  std::vector<std::int64_t> drops = DeviceAccess::finish_dying(impl, slots);
+  hand_over(ctl, impl, devs, drops, p);
 }
 
 }  // namespace
@@ -193,6 +215,7 @@ void Control::commit(UnregisterBatch& batch) {
   devs.reserve(batch.size());
   std::vector<Namespace*> touched;
   bool shared = false;
+  BatchFacts facts;
   for (Device* d : batch.devices()) {
     if (d->state() != RegState::Registered) continue;
     if (auto r = check_covers(*d); !r) {
@@ -204,6 +227,7 @@ void Control::commit(UnregisterBatch& batch) {
       if (std::find(touched.begin(), touched.end(), &d->ns()) == touched.end())
         touched.push_back(&d->ns());
     devs.push_back(d);
+    facts.note(*d);
   }
   PluginGuard guard(*this, shared);
   // The other live batches that list these devices lose them now (Linux: list_move takes
@@ -222,9 +246,12 @@ void Control::commit(UnregisterBatch& batch) {
     }
   }
   if (p.unregister == UnregisterPolicy::Single) {
-    for (Device* d : devs) commit_one_batch(*this, impl, std::span<Device* const>(&d, 1), p);
+    for (Device* d : devs) {
+      std::span<Device* const> one(&d, 1);
+      commit_one_batch(*this, impl, one, BatchFacts::of(one), p);
+    }
   } else {
-    commit_one_batch(*this, impl, devs, p);
+    commit_one_batch(*this, impl, devs, facts, p);
   }
   for (Namespace* ns : touched) ns->registry().maybe_resize();
   batch = UnregisterBatch{};

@@ -53,7 +53,7 @@ void Hub::attach() {
   // What on_event announces: these after the other subscribers (Linux sends them after the
   // notifier pass: register_netdevice, netdev_state_change, unregister_netdevice_many) ...
   o.events = events_of(NetdevEvent::Register, NetdevEvent::Change, NetdevEvent::Configured,
-                       NetdevEvent::Unregister);
+                       NetdevEvent::Unregister, NetdevEvent::Uninit);
   sub_ = ctl.subscribe(*this, o);
   // ... these before them (rtnetlink_event, the first subscriber of the chain; and
   // __dev_notify_flags, which announces a device going up or down before NETDEV_UP or
@@ -173,15 +173,16 @@ wire::Header Hub::notify_header(int ns_id, std::uint16_t type, std::uint16_t fla
   return h;
 }
 
-void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change,
-                       std::uint32_t event) {
-  if (type == RTM_NEWLINK && dev.state() != RegState::Registered) return;
+std::vector<std::uint8_t> Hub::link_notification(Control& ctl, const Device& dev,
+                                                 std::uint16_t type, std::uint32_t change,
+                                                 std::uint32_t event) {
+  if (type == RTM_NEWLINK && dev.state() != RegState::Registered) return {};
   int ns_id = dev.ns().id();
   // Linux: rtmsg_ifinfo builds the message, and so gives the link device's namespace an id
   // (rtnl_fill_link_netnsid), whether or not anybody listens.
   if (Namespace* lns = dev.kind().link_ns(dev); lns && lns != &dev.ns())
     (void)dev.ns().peer_id_alloc_locked(*lns);
-  if (!wanted(ns_id, RTNLGRP_LINK)) return;
+  if (!wanted(ns_id, RTNLGRP_LINK)) return {};
   wire::Header h = notify_header(ns_id, type);
   wire::MessageBuilder b;
   wire::LinkMessage m = link_message(dev, change, 0);
@@ -190,9 +191,30 @@ void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std:
   if (!r) {
     engine_->log(LogLevel::Warning, fmt::format("rtnl: cannot encode notification for \"{}\": {}",
                                                 dev.name(), r.error().message));
-    return;
+    return {};
   }
-  publish(ns_id, RTNLGRP_LINK, b.bytes());
+  return {b.bytes().begin(), b.bytes().end()};
+}
+
+void Hub::publish_link(Control& ctl, const Device& dev, std::uint16_t type, std::uint32_t change,
+                       std::uint32_t event) {
+  auto msg = link_notification(ctl, dev, type, change, event);
+  if (!msg.empty()) publish(dev.ns().id(), RTNLGRP_LINK, msg);
+}
+
+void Hub::send_dellink(const Device& dev) {
+  if (held_.load(std::memory_order_relaxed) == 0) return;
+  std::optional<HeldDellink> one;
+  {
+    MutexLock lk(mu_);
+    auto it = std::find_if(dellinks_.begin(), dellinks_.end(),
+                           [&](const HeldDellink& h) { return h.dev == &dev; });
+    if (it == dellinks_.end()) return;
+    one = std::move(*it);
+    dellinks_.erase(it);
+    held_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  publish(one->ns_id, RTNLGRP_LINK, one->msg);
 }
 
 void Hub::publish_nsid(const Namespace& ns, const Namespace& peer, int id, bool added) {
@@ -320,7 +342,20 @@ Result<void> Hub::on_event(Control& ctl, const EventInfo& ev) {
         sc->created.erase(sc->created.begin() + held_at);
         return ok();
       }
-      publish_link(ctl, dev, RTM_DELLINK, ~0u);
+      if (!ev.uninit_follows) {  // a move to another namespace
+        publish_link(ctl, dev, RTM_DELLINK, ~0u);
+        break;
+      }
+      // Linux: unregister_netdevice_many_notify builds it now and sends it after ndo_uninit
+      // (Uninit): what the kind announces as it lets the device go comes first.
+      if (auto msg = link_notification(ctl, dev, RTM_DELLINK, ~0u); !msg.empty()) {
+        MutexLock lk(mu_);
+        dellinks_.push_back({&dev, dev.ns().id(), std::move(msg)});
+        held_.fetch_add(1, std::memory_order_relaxed);
+      }
+      break;
+    case NetdevEvent::Uninit:
+      send_dellink(dev);
       break;
     default:
       break;

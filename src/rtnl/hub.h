@@ -148,6 +148,20 @@ class Hub final : public Subscriber {
   Engine* engine_;
   Mutex mu_;  // LOCK ORDERING: inside the control lock (or alone); then SessionImpl::qmu_
   std::vector<SessionImpl*> sessions_ IFCORE_GUARDED_BY(mu_);
+  // The RTM_DELLINKs built at their devices' Unregister, sent at their Uninit (Linux:
+  // unregister_netdevice_many_notify sends it after ndo_uninit); held_ counts them, so that
+  // nobody listening costs no lock.
+  struct HeldDellink {
+    const Device* dev;
+    int ns_id;
+    std::vector<std::uint8_t> msg;
+  };
+  std::vector<HeldDellink> dellinks_ IFCORE_GUARDED_BY(mu_);
+  std::atomic<std::size_t> held_{0};
+  // The encoded RTM_NEWLINK / RTM_DELLINK publish_link sends (empty: nobody would hear it).
+  std::vector<std::uint8_t> link_notification(Control& ctl, const Device& dev, std::uint16_t type,
+                                              std::uint32_t change, std::uint32_t event = 0);
+  void send_dellink(const Device& dev);
   // Sessions in each group, any namespace: wanted() answers "nobody" without mu_ (a
   // create announced its device, addresses and routes to no one, a lock each).
   std::array<std::atomic<int>, 64> members_{};

@@ -395,5 +395,23 @@ TEST_F(MdbRtnlTest, APermanentRouterPortIsListedAndAnnounced) {
   EXPECT_EQ(wire::find_raw(*attrs, MDBA_ROUTER), nullptr);
 }
 
+// Linux: br_dev_uninit's br_multicast_dev_del drops the bridge's own groups without a
+// message; its RTM_DELLINK is the last thing a listener hears.
+TEST_F(MdbRtnlTest, ADeletedBridgesOwnGroupsGoUnannounced) {
+  all_up();
+  ASSERT_EQ(send(mdb_msg(RTM_NEWMDB, kCreate, br(), v4_entry(br(), "239.1.1.2", 0))).last_error(),
+            0);
+  auto mon = open(SessionOptions{});
+  mon->add_membership(RTNLGRP_MDB);
+  mon->add_membership(RTNLGRP_LINK);
+  LinkRequest del;
+  del.ifindex = br();
+  ASSERT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 9, del)).last_error(), 0);
+  auto types = notification_types(*mon);
+  EXPECT_EQ(std::count(types.begin(), types.end(), RTM_DELMDB), 0);
+  ASSERT_FALSE(types.empty());
+  EXPECT_EQ(types.back(), RTM_DELLINK);
+}
+
 }  // namespace
 }  // namespace ifcore::rtnl::test

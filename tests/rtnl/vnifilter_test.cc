@@ -162,5 +162,19 @@ TEST_F(VniFilterTest, DeletionStopsAtTheFirstMissingVniAndAnotherDeviceCannotTak
             std::make_pair(EEXIST, std::string("VNI in use")));
 }
 
+// Linux: unregister_netdevice_many_notify sends a device's RTM_DELLINK after its
+// ndo_uninit, where vxlan_uninit lets its VNIs go (each announced): the VNIs first.
+TEST_F(VniFilterTest, ADeletedDevicesVnisAreAnnouncedBeforeItsDellink) {
+  ASSERT_EQ(send(change(RTM_NEWTUNNEL, vx0(), 200, 201, "10.0.0.1")).last_error(), 0);
+  auto mon = open(SessionOptions{});
+  mon->add_membership(RTNLGRP_TUNNEL);
+  mon->add_membership(RTNLGRP_LINK);
+  LinkRequest del;
+  del.ifindex = vx0();
+  ASSERT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 4, del)).last_error(), 0);
+  EXPECT_EQ(notification_types(*mon),
+            (std::vector<std::uint16_t>{RTM_DELTUNNEL, RTM_DELTUNNEL, RTM_DELLINK}));
+}
+
 }  // namespace
 }  // namespace ifcore::rtnl::test
