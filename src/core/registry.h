@@ -147,8 +147,8 @@ class Registry {
   // Counts every device listed or unlisted (Linux: net->dev_base_seq): a dump that spans
   // several takes of the control lock compares it to say it was interrupted.
   std::uint64_t list_seq() const { return list_seq_; }
-  // Grows or shrinks the name table to fit the current count and `incoming` names about
-  // to be listed (before and after big batches).
+  // Grows the name table to fit the current count and `incoming` names about to be listed
+  // (before and after big batches); it never shrinks.
   void maybe_resize(std::size_t incoming = 0);
 
  private:
