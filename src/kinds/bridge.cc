@@ -157,6 +157,16 @@ void adjust_gso(Control& ctl, Device& br) {
   br.set_offload_limits_locked(ctl, l);
 }
 
+// A port's promiscuity taken or given back: announced whatever the flags show (Linux:
+// dev_set_promiscuity's __dev_notify_flags, ifi_change IFF_PROMISC; br_manage_promisc makes
+// every port promiscuous while vlan filtering is off). Nothing about a device that is
+// being unregistered (the hub's rule).
+void announce_promisc(Control& ctl, Device& port) {
+  EventInfo ev{NetdevEvent::NotifyFlags, port};
+  ev.flags_changed = IFF_PROMISC;
+  (void)ctl.notify(ev);
+}
+
 // Releases `port` from `br` (Linux: del_nbp, then what br_del_if does for the bridge
 // unless `bridge_goes`: br_dev_delete releases the ports of a bridge being deleted with
 // del_nbp alone).
@@ -166,8 +176,10 @@ void remove_port(Control& ctl, Device& br, Device& port, bool bridge_goes = fals
   auto it = std::find_if(p->ports.begin(), p->ports.end(),
                          [&](const auto& e) { return e->dev.get() == &port; });
   if (it == p->ports.end()) return;
-  // Linux: del_nbp — br_stp_disable_port announces the port disabled (whatever its state
-  // was), then the port is announced leaving (RTM_DELLINK).
+  // Linux: del_nbp — nbp_delete_promisc first (the port's promiscuity given back), then
+  // br_stp_disable_port announces the port disabled (whatever its state was), then the
+  // port is announced leaving (RTM_DELLINK).
+  announce_promisc(ctl, port);
   Port& e = **it;
   e.s.state = BR_STATE_DISABLED;
   bridge::announce_port(ctl, br, e);
@@ -180,13 +192,15 @@ void remove_port(Control& ctl, Device& br, Device& port, bool bridge_goes = fals
   // Linux: del_nbp's nbp_backup_clear — the ports it backed lose it, silently.
   for (auto& other : p->ports)
     if (other->s.backup == port.ifindex()) other->s.backup = 0;
-  bridge::mdb_del_port(ctl, br, *p, port);
   ctl.unlink_upper(port, br);
-  gone.reset();  // drops the reference on the port
+  bridge::mdb_del_port(ctl, br, *p, port);  // Linux: del_nbp's br_multicast_del_port
+  gone.reset();                             // drops the reference on the port
   if (bridge_goes) return;
   adjust_mtu(ctl, br);
   adjust_gso(ctl, br);
-  adjust_address(ctl, br);
+  // Linux: br_del_if — br_stp_recalculate_bridge_id changes the bridge's own entry, then
+  // NETDEV_CHANGEADDR.
+  if (adjust_address(ctl, br, /*later=*/true)) notify_address(ctl, br);
   // Linux: br_del_if ends with netdev_update_features: the bridge's features are its
   // ports' again, its own when the last one leaves (NETDEV_FEAT_CHANGE).
   if (p->ports.empty()) (void)ctl.notify(EventInfo{NetdevEvent::FeatChange, br});
@@ -230,8 +244,10 @@ class Watch final : public Subscriber {
         adjust_mtu(ctl, *br);
         break;
       case NetdevEvent::ChangeAddr:
+        // Linux: br_device_event — the entries, the bridge id (its own entry), then the
+        // bridge's NETDEV_CHANGEADDR.
         bridge::fdb_port_changed_addr(ctl, *br, *port_of, dev);
-        adjust_address(ctl, *br);
+        if (adjust_address(ctl, *br, /*later=*/true)) notify_address(ctl, *br);
         bridge::announce_port(ctl, *br, *port);  // Linux: "may cause spanning tree to refresh"
         break;
       case NetdevEvent::Up:
@@ -419,6 +435,7 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
   p.ports.push_back(std::move(e));
   p.had_port = true;
   Port& added = *p.ports.back();
+  announce_promisc(ctl, port);  // Linux: br_add_if's nbp_update_port_count
   // Linux: br_add_if's netdev_update_features — the first port's features replace the
   // bridge's own (NETDEV_FEAT_CHANGE); another port of the same features changes nothing.
   if (p.ports.size() == 1) (void)ctl.notify(EventInfo{NetdevEvent::FeatChange, master});

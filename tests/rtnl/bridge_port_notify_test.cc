@@ -146,14 +146,13 @@ class BridgePortNotifyTest : public RtnlTest {
 
 using Seq = std::vector<std::string>;
 
-// Linux: br_add_if announces the port after its NETDEV_CHANGEUPPER and the bridge's
-// features (its first port's: `event FEATURE CHANGE`), before the bridge's
-// NETDEV_CHANGEADDR (the bridge takes the port's address); a port that does not run is
-// announced once, disabled. (Linux also announces the port's IFF_PROMISC before the
-// features, which ifcore does not.)
+// Linux: br_add_if announces the port after its NETDEV_CHANGEUPPER, its IFF_PROMISC
+// (nbp_update_port_count) and the bridge's features (its first port's: `event FEATURE
+// CHANGE`), before the bridge's NETDEV_CHANGEADDR (the bridge takes the port's address); a
+// port that does not run is announced once, disabled.
 TEST_F(BridgePortNotifyTest, EnslavingAnnouncesThePortBeforeTheBridgesNewAddress) {
   ASSERT_EQ(master("v0", idx("br0")), 0);
-  EXPECT_EQ(heard(), (Seq{"v0", "br0", "br v0 disabled", "br0"}));
+  EXPECT_EQ(heard(), (Seq{"v0", "v0", "br0", "br v0 disabled", "br0"}));
 }
 
 // Linux: br_stp_enable_port announces twice (br_make_forwarding, then itself), then
@@ -164,7 +163,8 @@ TEST_F(BridgePortNotifyTest, EnslavingARunningPortEnablesItAndAnnouncesItThrice)
   ASSERT_EQ(up("v0"), 0);
   (void)heard();
   ASSERT_EQ(master("v0", idx("br0")), 0);
-  EXPECT_EQ(heard("v0"), (Seq{"v0", "br v0 forwarding", "br v0 forwarding", "br v0 forwarding"}));
+  EXPECT_EQ(heard("v0"),
+            (Seq{"v0", "v0", "br v0 forwarding", "br v0 forwarding", "br v0 forwarding"}));
 }
 
 // Linux: br_device_event — NETDEV_UP of a port without carrier enables nothing and
@@ -213,12 +213,13 @@ TEST_F(BridgePortNotifyTest, ASettingChangeAnnouncesThePort) {
   EXPECT_EQ(heard(), (Seq{"br v0 disabled"}));
 }
 
-// Linux: del_nbp — the port is disabled (announced), announced leaving (RTM_DELLINK, no
+// Linux: del_nbp — the port's IFF_PROMISC given back (nbp_delete_promisc: its
+// RTM_NEWLINK), the port disabled (announced), announced leaving (RTM_DELLINK, no
 // IFLA_PROTINFO), then unlinked from the bridge (its RTM_NEWLINK without a master).
 TEST_F(BridgePortNotifyTest, AReleasedPortIsAnnouncedDisabledThenLeaving) {
   forwarding_port();
   ASSERT_EQ(master("v0", 0), 0);
-  EXPECT_EQ(heard("v0"), (Seq{"br v0 disabled", "br -v0", "v0"}));
+  EXPECT_EQ(heard("v0"), (Seq{"v0", "br v0 disabled", "br -v0", "v0"}));
 }
 
 // Linux: the port's NETDEV_DOWN disables it (announced), then its NETDEV_UNREGISTER
@@ -246,7 +247,7 @@ TEST_F(BridgePortNotifyTest, TheBridgeGoingDownUpAndAwayAnnouncesItsPortsFirst) 
   EXPECT_EQ(Seq(seq.begin(), seq.begin() + 3),
             (Seq{"br v0 forwarding", "br v0 forwarding", "br0"}));
   ASSERT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 6, named("br0"))).last_error(), 0);
-  EXPECT_EQ(heard(), (Seq{"br v0 disabled", "br -v0", "v0", "br0", "-br0"}));
+  EXPECT_EQ(heard(), (Seq{"v0", "br v0 disabled", "br -v0", "v0", "br0", "-br0"}));
 }
 
 // Linux: br_make_forwarding arms the forward delay timer (IFLA_BRPORT_FORWARD_DELAY_TIMER
