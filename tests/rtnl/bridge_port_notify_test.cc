@@ -222,6 +222,23 @@ TEST_F(BridgePortNotifyTest, AReleasedPortIsAnnouncedDisabledThenLeaving) {
   EXPECT_EQ(heard("v0"), (Seq{"v0", "br v0 disabled", "br -v0", "v0"}));
 }
 
+// Linux: br_device_event's NETDEV_CHANGEADDR of a port — the port's entries (its new
+// address's), the bridge id recalculated (the bridge's own entry for its old address
+// deleted), the bridge's NETDEV_CHANGEADDR, then the port announced.
+TEST_F(BridgePortNotifyTest, APortsNewAddressChangesTheEntriesBeforeTheBridgesAddress) {
+  ASSERT_EQ(master("v0", idx("br0")), 0);
+  auto both = open();
+  both->add_membership(RTNLGRP_LINK);
+  both->add_membership(RTNLGRP_NEIGH);
+  (void)heard();
+  ASSERT_EQ(set("v0", [](LinkRequest& r) { r.address = HwAddr::ethernet({2, 0, 0, 0, 0, 1}); }), 0);
+  EXPECT_EQ(notification_types(*both),
+            (std::vector<std::uint16_t>{RTM_NEWLINK, RTM_NEWNEIGH, RTM_DELNEIGH, RTM_NEWLINK,
+                                        RTM_NEWLINK}));
+  EXPECT_EQ(heard(), (Seq{"v0", "br0", "br v0 disabled"}));
+  EXPECT_EQ(find("br0")->address(), HwAddr::ethernet({2, 0, 0, 0, 0, 1}));
+}
+
 // Linux: the port's NETDEV_DOWN disables it (announced), then its NETDEV_UNREGISTER
 // releases it (del_nbp: announced again, then leaving), before its RTM_DELLINK.
 TEST_F(BridgePortNotifyTest, ADeletedPortIsDisabledReleasedThenWithdrawn) {
