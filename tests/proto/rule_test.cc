@@ -18,15 +18,8 @@ struct RuleRecorder : inet::ProtoListener {
   }
 };
 
-class RuleTest : public EngineTest {
+class RuleTest : public ListeningTest<RuleRecorder> {
  protected:
-  void TearDown() override {
-    if (listening) {
-      auto ctl = engine->control();
-      inet::remove_listener(ctl, rec);
-    }
-    EngineTest::TearDown();
-  }
   static inet::RuleRequest lookup(std::uint32_t table, std::optional<std::uint32_t> prio = {},
                                   int family = AF_INET) {
     inet::RuleRequest q;
@@ -46,8 +39,6 @@ class RuleTest : public EngineTest {
       out.push_back(fmt::format("{}:{}:{}:{:#x}", r.priority, r.action, r.table, r.flags));
     return out;
   }
-  RuleRecorder rec;
-  bool listening = false;
 };
 
 TEST_F(RuleTest, DefaultRulesAndWhereNewOnesGo) {
@@ -55,8 +46,7 @@ TEST_F(RuleTest, DefaultRulesAndWhereNewOnesGo) {
   EXPECT_EQ(shown(ctl),
             (std::vector<std::string>{"0:1:255:0x0", "32766:1:254:0x0", "32767:1:253:0x0"}));
   EXPECT_EQ(shown(ctl, AF_INET6), (std::vector<std::string>{"0:1:255:0x0", "32766:1:254:0x0"}));
-  inet::add_listener(ctl, rec);
-  listening = true;
+  listen(ctl);
   // No priority: one below the second rule's (32765, then 32764...).
   auto a = inet::add_rule(ctl, ns(ctl), lookup(100));
   ASSERT_TRUE(a) << a.error().message;
