@@ -93,6 +93,11 @@ class Kind {
   // Refuses a new hardware address before anything changes (Linux: the driver's
   // ndo_set_mac_address, e.g. macvlan's EADDRINUSE).
   virtual Result<void> check_address(const Device& dev, const HwAddr& addr) const { return ok(); }
+  // Sets a hardware address the user asked for, after check_address and
+  // NETDEV_PRE_CHANGEADDR and before NETDEV_CHANGEADDR (Linux: ndo_set_mac_address, e.g. a
+  // bridge's own forwarding entry changed before its address is announced). The default
+  // sets it on the device. Context: control lock.
+  virtual void set_address(Control& ctl, Device& dev, const HwAddr& addr) const;
   virtual void stop(Control& ctl, Device& dev) const {}
 
   // Called by core when a device has been unregistered (before the grace period): the
@@ -128,6 +133,17 @@ class Kind {
   // kind's setup leaves, against which rtnl_create_link checks IFLA_GSO_MAX_SIZE): the
   // legacy 64 KiB for the kinds that inherit theirs later.
   virtual std::uint32_t setup_tso_max_size() const { return kGsoMaxSize; }
+
+  // The bytes the device wants free before a frame (Linux: needed_headroom, reported as
+  // IFLA_HEADROOM): a vxlan's headers and its lower's, a bridge's ports' most, a veth's
+  // the most its or its peer's master asked. Default: none. Context: control lock.
+  virtual std::uint32_t needed_headroom(const Device& dev) const { return 0; }
+  // Whether needed_headroom only repeats what a master asked (Linux: IFF_PHONY_HEADROOM,
+  // veth): a master takes no headroom from such a port.
+  virtual bool phony_headroom() const { return false; }
+  // A master asks a port to keep `bytes` free (Linux: ndo_set_rx_headroom; a bridge, as its
+  // ports come and go; 0 once released). Default: ignored. Context: control lock.
+  virtual void set_rx_headroom(Control& ctl, Device& dev, std::uint32_t bytes) const {}
 
   // Virtual devices' link changes are urgent for the link watch's adaptive policy.
   virtual bool is_virtual() const { return true; }

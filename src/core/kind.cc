@@ -37,6 +37,10 @@ Result<void> Kind::del_port(Control&, Device& master, Device&) const {
   return fail_log_only(EOPNOTSUPP, "device \"{}\" cannot be a master", master.name());
 }
 
+void Kind::set_address(Control& ctl, Device& dev, const HwAddr& addr) const {
+  dev.set_address_locked(ctl, addr);
+}
+
 int Kind::link_ifindex(const Device& dev) const {
   Device* l = dev.link();
   return l ? l->ifindex() : 0;

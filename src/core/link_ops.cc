@@ -144,7 +144,7 @@ Result<void> Control::set_address(Device& dev, const HwAddr& addr) {
   EventInfo pre{NetdevEvent::PreChangeAddr, dev};
   pre.new_addr = &addr;
   IFCORE_TRY(impl.call_chain(*this, pre));
-  dev.set_address_locked(*this, addr);
+  dev.kind().set_address(*this, dev, addr);
   EventInfo ev{NetdevEvent::ChangeAddr, dev};
   ev.new_addr = &addr;
   (void)impl.call_chain(*this, ev);

@@ -157,6 +157,14 @@ void adjust_gso(Control& ctl, Device& br) {
   br.set_offload_limits_locked(ctl, l);
 }
 
+// Linux: update_headroom, from br_add_if and br_del_if — every port asked to keep what
+// the bridge now needs.
+void adjust_headroom(Control& ctl, Device& br) {
+  const std::uint32_t bytes = br.kind().needed_headroom(br);
+  if (Priv* p = bridge::priv(br))
+    for (auto& port : p->ports) port->dev->kind().set_rx_headroom(ctl, *port->dev, bytes);
+}
+
 // A port's promiscuity taken or given back: announced whatever the flags show (Linux:
 // dev_set_promiscuity's __dev_notify_flags, ifi_change IFF_PROMISC; br_manage_promisc makes
 // every port promiscuous while vlan filtering is off). Nothing about a device that is
@@ -193,11 +201,13 @@ void remove_port(Control& ctl, Device& br, Device& port, bool bridge_goes = fals
   for (auto& other : p->ports)
     if (other->s.backup == port.ifindex()) other->s.backup = 0;
   ctl.unlink_upper(port, br);
-  bridge::mdb_del_port(ctl, br, *p, port);  // Linux: del_nbp's br_multicast_del_port
-  gone.reset();                             // drops the reference on the port
+  bridge::mdb_del_port(ctl, br, *p, port);    // Linux: del_nbp's br_multicast_del_port
+  port.kind().set_rx_headroom(ctl, port, 0);  // Linux: del_nbp's netdev_reset_rx_headroom
+  gone.reset();                               // drops the reference on the port
   if (bridge_goes) return;
   adjust_mtu(ctl, br);
   adjust_gso(ctl, br);
+  adjust_headroom(ctl, br);
   // Linux: br_del_if — br_stp_recalculate_bridge_id changes the bridge's own entry, then
   // NETDEV_CHANGEADDR.
   if (adjust_address(ctl, br, /*later=*/true)) notify_address(ctl, br);
@@ -449,6 +459,7 @@ Result<void> Bridge::add_port(Control& ctl, Device& master, Device& port) const 
   if (new_address) notify_address(ctl, master);
   adjust_mtu(ctl, master);
   adjust_gso(ctl, master);
+  adjust_headroom(ctl, master);
   return ok();
 }
 
@@ -481,6 +492,28 @@ std::uint32_t Bridge::tso_max_size(const Device& dev) const {
   for (const auto& port : p->ports)
     least = std::min(least, port->dev->kind().tso_max_size(*port->dev));
   return least;
+}
+
+// Linux: br_add_if and br_del_if — the most its ports want (a veth's only repeats it),
+// which the ports are then asked to keep (netdev_set_rx_headroom: Veth::needed_headroom).
+std::uint32_t Bridge::needed_headroom(const Device& dev) const {
+  const Priv* p = bridge::priv(dev);
+  std::uint32_t most = 0;
+  if (!p) return most;
+  for (const auto& port : p->ports)
+    if (const Kind& k = port->dev->kind(); !k.phony_headroom())
+      most = std::max(most, k.needed_headroom(*port->dev));
+  return most;
+}
+
+void Bridge::set_address(Control& ctl, Device& dev, const HwAddr& addr) const {
+  // Linux: br_set_mac_address — the address is the user's from now on; a new one changes
+  // the bridge id with its own entry (br_stp_change_bridge_id), before NETDEV_CHANGEADDR.
+  Priv* p = bridge::priv(dev);
+  if (p) p->addr_set_by_user = true;
+  if (addr == dev.address()) return;
+  dev.set_address_locked(ctl, addr);
+  if (p) bridge::fdb_bridge_changed_addr(ctl, dev, *p);
 }
 
 Result<void> Bridge::open(Control& ctl, Device& dev) const {

@@ -19,12 +19,14 @@ class Bridge final : public Kind {
   AttrList fill_info(const Device& dev) const override;
   std::uint32_t tso_max_size(const Device& dev) const override;
   std::uint32_t setup_tso_max_size() const override { return kLegacyTsoMaxSize; }
+  std::uint32_t needed_headroom(const Device& dev) const override;
   AttrList fill_slave_info(const Device& master, const Device& port) const override;
   Result<void> change_slave(Control& ctl, Device& master, Device& port,
                             const AttrList& data) const override;
   Result<void> add_port(Control& ctl, Device& master, Device& port) const override;
   Result<void> del_port(Control& ctl, Device& master, Device& port) const override;
   Result<void> del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const override;
+  void set_address(Control& ctl, Device& dev, const HwAddr& addr) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;

@@ -8,6 +8,8 @@
 #include <linux/veth.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 
 #include "ifcore/frame.h"
@@ -21,6 +23,9 @@ struct VethPriv final : DevicePriv {
   // The other end. Both ends die in the same batch, so no reference is held (Linux keeps
   // an RCU pointer, no dev_hold, for the same reason).
   Device* peer = nullptr;
+  // What this end's master asked it to keep free (Linux: requested_headroom). Atomic: the
+  // peer's namespace reads it.
+  std::atomic<std::uint32_t> rx_headroom{0};
 };
 
 constexpr AttrPolicyEntry kPolicy[] = {
@@ -114,6 +119,20 @@ AttrPolicy Veth::policy() const {
 Device* Veth::peer(const Device& dev) {
   auto* p = priv_of<VethPriv>(dev);
   return p ? p->peer : nullptr;
+}
+
+// Linux: veth_set_rx_headroom — both ends keep the most either end's master asked.
+std::uint32_t Veth::needed_headroom(const Device& dev) const {
+  auto* me = priv_of<VethPriv>(dev);
+  if (!me) return 0;
+  std::uint32_t most = me->rx_headroom.load(std::memory_order_relaxed);
+  if (auto* other = me->peer ? priv_of<VethPriv>(*me->peer) : nullptr)
+    most = std::max(most, other->rx_headroom.load(std::memory_order_relaxed));
+  return most;
+}
+
+void Veth::set_rx_headroom(Control&, Device& dev, std::uint32_t bytes) const {
+  if (auto* me = priv_of<VethPriv>(dev)) me->rx_headroom.store(bytes, std::memory_order_relaxed);
 }
 
 namespace {

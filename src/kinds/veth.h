@@ -19,6 +19,9 @@ class Veth final : public Kind {
   void stop(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;
   bool reports_iflink() const override { return true; }  // Linux: veth_get_iflink
+  std::uint32_t needed_headroom(const Device& dev) const override;
+  bool phony_headroom() const override { return true; }
+  void set_rx_headroom(Control& ctl, Device& dev, std::uint32_t bytes) const override;
 
   // The other end, or nullptr once it is gone. Context: control lock.
   static Device* peer(const Device& dev);

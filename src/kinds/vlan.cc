@@ -35,6 +35,7 @@ struct VlanPriv final : DevicePriv {
   std::array<std::uint32_t, 8> ingress{};          // vlan priority -> skb priority
   std::map<std::uint32_t, std::uint8_t> egress;    // skb priority -> vlan priority (non-zero)
   std::uint32_t tso_max_size = Kind::kGsoMaxSize;  // its lower's when it was made
+  std::uint32_t needed_headroom = 0;               // likewise
 };
 
 // IFLA_VLAN_*_QOS hold a list of IFLA_VLAN_QOS_MAPPING (struct ifla_vlan_qos_mapping);
@@ -216,6 +217,7 @@ Result<Device*> Vlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& r
   auto priv = std::make_unique<VlanPriv>();
   priv->lower = Ref(lower, "vlan");
   priv->tso_max_size = lower.kind().tso_max_size(lower);  // Linux: vlan_dev_init
+  priv->needed_headroom = lower.kind().needed_headroom(lower);
   priv->id = static_cast<std::uint16_t>(*id);
   priv->protocol = proto;
   apply_data(*priv, req.info_data);
@@ -257,6 +259,11 @@ Result<void> Vlan::change_link(Control& ctl, Device& dev, const LinkRequest& req
 std::uint32_t Vlan::tso_max_size(const Device& dev) const {
   const VlanPriv* v = vlan_of(dev);
   return v ? v->tso_max_size : kGsoMaxSize;
+}
+
+std::uint32_t Vlan::needed_headroom(const Device& dev) const {
+  const VlanPriv* v = vlan_of(dev);
+  return v ? v->needed_headroom : 0;
 }
 
 AttrList Vlan::fill_info(const Device& dev) const {

@@ -19,6 +19,7 @@ class Vlan final : public Kind {
   AttrList fill_info(const Device& dev) const override;
   std::uint32_t tso_max_size(const Device& dev) const override;
   std::uint32_t setup_tso_max_size() const override { return kLegacyTsoMaxSize; }
+  std::uint32_t needed_headroom(const Device& dev) const override;
   bool xmit(Device& dev, Frame&& f) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;

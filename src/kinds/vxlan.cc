@@ -6,6 +6,8 @@
 #include <net/if.h>  // before any <linux/if*.h>
 
 #include <linux/if.h>
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <sys/socket.h>
 
@@ -227,6 +229,18 @@ std::vector<std::uint8_t> port_range_bytes(const Conf& c) {
           std::uint8_t(c.port_high)};
 }
 
+// Linux: vxlan_config_apply's needed_headroom — the lower's link header and headroom (an
+// Ethernet header's without a lower), and the device's own headers, a metadata device's
+// sized for IPv6.
+void set_needed_headroom(VxlanPriv& v, const Device* lower) {
+  std::uint32_t below = ETH_HLEN;
+  if (lower) {
+    const bool ether = lower->hw_type() == ARPHRD_ETHER || lower->hw_type() == ARPHRD_LOOPBACK;
+    below = (ether ? ETH_HLEN : 0) + lower->kind().needed_headroom(*lower);
+  }
+  v.needed_headroom = below + v.conf.headroom(v.conf.ipv6() || (v.conf.flags & kMetadata));
+}
+
 }  // namespace
 
 const std::vector<Device*>& vx::net_devices(Namespace& net) {
@@ -273,6 +287,7 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
   priv->conf = c;
   priv->net = net;
   if (lower) priv->lower = Ref(*lower, "vxlan");
+  set_needed_headroom(*priv, lower);
   dev->set_priv(std::move(priv));
   IFCORE_TRY(ctl.apply_create_attrs(*dev, req));
   // Linux: vxlan_config_apply — an mtu given at creation comes under the lower's too.
@@ -300,7 +315,8 @@ Result<Device*> Vxlan::new_link(Control& ctl, Namespace& ns, const LinkRequest& 
 Kind::Undo Vxlan::save_link(Device& dev) const {
   const VxlanPriv& v = *vxlan_of(dev);
   Device* d = &dev;
-  return [d, conf = v.conf, lower = v.lower.get(), mtu = dev.mtu()](Control& ctl) -> Result<void> {
+  return [d, conf = v.conf, lower = v.lower.get(), mtu = dev.mtu(),
+          headroom = v.needed_headroom](Control& ctl) -> Result<void> {
     VxlanPriv& w = *vxlan_of(*d);
     d->set_mtu_locked(ctl, mtu);
     if (w.lower.get() != lower) {
@@ -312,6 +328,7 @@ Kind::Undo Vxlan::save_link(Device& dev) const {
       }
     }
     w.conf = conf;
+    w.needed_headroom = headroom;
     (void)ctl.notify(EventInfo{NetdevEvent::ChangeInfoData, *d});
     return ok();
   };
@@ -332,6 +349,7 @@ Result<void> Vxlan::change_link(Control& ctl, Device& dev, const LinkRequest& re
     }
   }
   v.conf = c;
+  set_needed_headroom(v, lower);
   // Linux: vxlan_config_apply on a change — under a lower device, an mtu above its less
   // the headers comes down to it (set directly: no NETDEV_CHANGEMTU).
   if (lower) {
@@ -359,6 +377,11 @@ Result<void> Vxlan::change_mtu(Control&, Device& dev, std::uint32_t mtu) const {
 std::uint32_t Vxlan::tso_max_size(const Device& dev) const {
   const auto& lowers = dev.lowers_locked();
   return lowers.empty() ? kLegacyTsoMaxSize : lowers.front()->kind().tso_max_size(*lowers.front());
+}
+
+std::uint32_t Vxlan::needed_headroom(const Device& dev) const {
+  const VxlanPriv* v = vxlan_of(dev);
+  return v ? v->needed_headroom : 0;
 }
 
 AttrList Vxlan::fill_info(const Device& dev) const {

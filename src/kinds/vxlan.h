@@ -22,6 +22,7 @@ class Vxlan final : public Kind, public PernetHooks {
   AttrList fill_info(const Device& dev) const override;
   std::uint32_t tso_max_size(const Device& dev) const override;
   std::uint32_t setup_tso_max_size() const override { return kLegacyTsoMaxSize; }
+  std::uint32_t needed_headroom(const Device& dev) const override;
   Result<void> change_mtu(Control& ctl, Device& dev, std::uint32_t mtu) const override;
   Result<void> open(Control& ctl, Device& dev) const override;
   void stop(Control& ctl, Device& dev) const override;

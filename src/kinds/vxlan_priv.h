@@ -15,7 +15,6 @@ namespace ifcore::kinds::vx {
 constexpr std::uint16_t kDefaultPort = 8472;   // Linux: IANA_VXLAN_UDP_PORT is 4789; the
                                                // kernel's default is the old 8472
 constexpr std::uint32_t kDefaultAgeing = 300;  // Linux: FDB_AGE_DEFAULT
-constexpr std::uint32_t kHeadroom4 = 50, kHeadroom6 = 70;  // VXLAN_HEADROOM / VXLAN6_HEADROOM
 
 // Linux's VXLAN_F_* bits, as ifcore keeps them.
 enum Flag : std::uint32_t {
@@ -53,8 +52,12 @@ struct Conf {
   bool ipv6() const {
     return (!remote.empty() && remote.is_v6()) || (!local.empty() && local.is_v6());
   }
-  // The bytes the device adds before a frame (Linux: vxlan_headroom).
-  std::uint32_t headroom() const { return ipv6() ? kHeadroom6 : kHeadroom4; }
+  // The bytes the device adds before a frame (Linux: vxlan_headroom): the outer IP, UDP
+  // and VXLAN headers, and the inner Ethernet header but with GPE.
+  std::uint32_t headroom() const { return headroom(ipv6()); }
+  std::uint32_t headroom(bool v6) const {
+    return (v6 ? 40 : 20) + 8 + 8 + ((flags & kGpe) ? 0 : 14);
+  }
 };
 
 // One remote of a forwarding entry (Linux: struct vxlan_rdst).
@@ -94,6 +97,9 @@ struct VxlanPriv final : DevicePriv {
   std::uint64_t fdb_seq = 0;
   std::vector<VniNode> vnis;  // control lock; by VNI (Linux: vg->vni_list)
   TimerId age_timer = 0;      // control lock; registered at the first open (Linux: age_timer)
+  // Linux: needed_headroom, set from the conf and the lower at creation and at each change
+  // (vxlan_config_apply). Control lock.
+  std::uint32_t needed_headroom = 0;
   bool has_vni(std::uint32_t vni) const {
     for (const auto& n : vnis)
       if (n.vni == vni) return true;

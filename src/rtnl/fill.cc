@@ -205,7 +205,9 @@ wire::LinkMessage link_message(const Device& dev, std::uint32_t change, std::uin
   m.carrier_changes = s.carrier_up_count + s.carrier_down_count;
   m.carrier_up_count = s.carrier_up_count;
   m.carrier_down_count = s.carrier_down_count;
-  m.headroom = 0;  // Linux: IFLA_HEADROOM / IFLA_TAILROOM (needed_headroom/tailroom)
+  // Linux: IFLA_HEADROOM / IFLA_TAILROOM (needed_headroom/tailroom: ifcore's kinds leave
+  // no tailroom).
+  m.headroom = static_cast<std::uint16_t>(dev.kind().needed_headroom(dev));
   m.tailroom = 0;
   m.proto_down = s.proto_down ? 1 : 0;
   if (s.proto_down_reason) m.proto_down_reason = s.proto_down_reason;

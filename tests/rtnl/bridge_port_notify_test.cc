@@ -239,6 +239,24 @@ TEST_F(BridgePortNotifyTest, APortsNewAddressChangesTheEntriesBeforeTheBridgesAd
   EXPECT_EQ(find("br0")->address(), HwAddr::ethernet({2, 0, 0, 0, 0, 1}));
 }
 
+// Linux: br_set_mac_address — the bridge's own entry for its old address deleted and one
+// for the new made (br_stp_change_bridge_id), then its NETDEV_CHANGEADDR; the same address
+// again changes no entry, and a port's address no longer moves the bridge's.
+TEST_F(BridgePortNotifyTest, TheUsersAddressChangesTheBridgesOwnEntryBeforeItIsAnnounced) {
+  auto both = open();
+  both->add_membership(RTNLGRP_LINK);
+  both->add_membership(RTNLGRP_NEIGH);
+  const HwAddr mine = HwAddr::ethernet({2, 0, 0, 0, 0, 9});
+  ASSERT_EQ(set("br0", [&](LinkRequest& r) { r.address = mine; }), 0);
+  EXPECT_EQ(notification_types(*both),
+            (std::vector<std::uint16_t>{RTM_DELNEIGH, RTM_NEWNEIGH, RTM_NEWLINK}));
+  ASSERT_EQ(set("br0", [&](LinkRequest& r) { r.address = mine; }), 0);
+  EXPECT_EQ(notification_types(*both), (std::vector<std::uint16_t>{RTM_NEWLINK}));
+  ASSERT_EQ(master("v0", idx("br0")), 0);
+  ASSERT_EQ(set("v0", [](LinkRequest& r) { r.address = HwAddr::ethernet({2, 0, 0, 0, 0, 1}); }), 0);
+  EXPECT_EQ(find("br0")->address(), mine);
+}
+
 // Linux: the port's NETDEV_DOWN disables it (announced), then its NETDEV_UNREGISTER
 // releases it (del_nbp: announced again, then leaving), before its RTM_DELLINK.
 TEST_F(BridgePortNotifyTest, ADeletedPortIsDisabledReleasedThenWithdrawn) {
