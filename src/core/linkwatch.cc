@@ -83,7 +83,8 @@ void LinkWatch::mark(Device& dev, std::uint8_t bit, bool on) {
   std::uint8_t& t = DeviceAccess::lw_transit(dev);
   if (bool(t & bit) == on) return;
   t = on ? t | bit : t & ~bit;
-  if (bit == kOpening) on ? ++opening_ : --opening_;
+  std::size_t& count = bit == kOpening ? opening_ : closing_;
+  on ? ++count : --count;
 }
 
 bool LinkWatch::adaptive_urgent(const Device& dev) const {
@@ -146,11 +147,15 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
       deliver(ctl, dev);
       return;
     }
-    if (opening_ != 0) {
+    if (opening_ != 0 || closing_ != 0 || delivering_) {
       // Linux: the events an open fires (veth_open: carrier on for the device, then its
       // peer) are run by the link watch after the open, in the order they fired: the
       // opening device's first. Held until its Up, or until its open fails (open_failed);
-      // no timer, so that the worker thread is not woken for them.
+      // no timer, so that the worker thread is not woken for them. Likewise those a close
+      // fires (veth_close: the peer's carrier off; a bridge's, with its last forwarding
+      // port): after the closing device's own announcement, at its Down. And those an
+      // event's delivery fires (a port's carrier turning its bridge's on): after the events
+      // being delivered (Linux: queued for the watch's next run).
       enqueue(dev, Wait::Budget, now());
       held_.push_back(dev.id());
       return;
@@ -177,6 +182,15 @@ void LinkWatch::fire(Control& ctl, Device& dev) {
 }
 
 void LinkWatch::deliver(Control& ctl, Device& dev) {
+  const bool outer = !delivering_;
+  delivering_ = true;
+  deliver_one(ctl, dev);
+  if (!outer) return;
+  delivering_ = false;
+  release_held(ctl, impl_.engine.time().now());
+}
+
+void LinkWatch::deliver_one(Control& ctl, Device& dev) {
   Ref keep;
   if (auto it = pending_.find(dev.id()); it != pending_.end()) {
     keep = std::move(it->second.ref);
@@ -220,6 +234,7 @@ void LinkWatch::run_due(Control& ctl, TimePoint now) {
   }
   // Linux: __linkwatch_run_queue: a full run opens the next one-second window.
   if (window_run) next_full_run_ = now + tuning_.kernel_window;
+  delivering_ = true;
   for (Ref& r : due) {
     auto it = pending_.find(r->id());
     if (it == pending_.end()) continue;  // delivered meanwhile by a nested change
@@ -228,6 +243,8 @@ void LinkWatch::run_due(Control& ctl, TimePoint now) {
     else
       deliver(ctl, *r);
   }
+  delivering_ = false;
+  release_held(ctl, now);
   reschedule(now);
 }
 
@@ -243,13 +260,18 @@ void LinkWatch::open_failed(Control& ctl, Device& dev) {
 }
 
 void LinkWatch::release_held(Control& ctl, TimePoint now) {
-  if (opening_ != 0 || held_.empty()) return;
-  std::vector<std::uint64_t> held;
-  held.swap(held_);
-  for (std::uint64_t id : held) {
-    auto it = pending_.find(id);
-    if (it != pending_.end() && it->second.wait == Wait::Budget)
-      deliver_budgeted(ctl, *it->second.ref, now);
+  if (opening_ != 0 || closing_ != 0 || delivering_) return;
+  // The events these deliveries fire are held in turn, and delivered after them.
+  while (!held_.empty()) {
+    std::vector<std::uint64_t> held;
+    held.swap(held_);
+    delivering_ = true;
+    for (std::uint64_t id : held) {
+      auto it = pending_.find(id);
+      if (it != pending_.end() && it->second.wait == Wait::Budget)
+        deliver_budgeted(ctl, *it->second.ref, now);
+    }
+    delivering_ = false;
   }
 }
 
@@ -297,11 +319,13 @@ Result<void> LinkWatch::on_event(Control& ctl, const EventInfo& ev) {
     case NetdevEvent::Down: {
       mark(dev, kClosing, false);
       if (pending_.empty()) break;
+      TimePoint now = impl_.engine.time().now();
       auto it = pending_.find(id);
       if (it != pending_.end() && it->second.wait == Wait::Budget)
         deliver(ctl, dev);  // silent: the device is down
       else if (it != pending_.end())
-        reschedule(impl_.engine.time().now());
+        reschedule(now);
+      release_held(ctl, now);
       break;
     }
     case NetdevEvent::Unregister:

@@ -65,14 +65,16 @@ class LinkWatch final : public Subscriber {
   // Takes a token from `dev`'s bucket if one is there (making the bucket, and marking the
   // device kQueued). Sets `*back` to when one will be.
   bool take_token(Device& dev, TimePoint now, TimePoint* back);
-  // Linux: linkwatch_do_dev. Removes the entry first.
+  // Linux: linkwatch_do_dev. Removes the entry first; then delivers the events the
+  // delivery fired (held while delivering_).
   void deliver(Control& ctl, Device& dev);
+  void deliver_one(Control& ctl, Device& dev);
   // deliver() for an adaptive (budget) event whose turn has come: it spends a token, which
   // only paces the device's next events.
   void deliver_budgeted(Control& ctl, Device& dev, TimePoint now);
   void schedule(TimePoint at);
   void reschedule(TimePoint now);
-  // Delivers the held events once no device is opening. Context: control lock.
+  // Delivers the held events once no device is opening or closing. Context: control lock.
   void release_held(Control& ctl, TimePoint now);
   void worker();
   void run_due(Control& ctl, TimePoint now);
@@ -90,10 +92,12 @@ class LinkWatch final : public Subscriber {
   // device may have an entry in pending_ or buckets_; the Unregister of a device without
   // it or kOpening touches the device alone, and runs without the plug-in lock.
   static constexpr std::uint8_t kOpening = 1, kClosing = 2, kQueued = 4;
-  std::size_t opening_ = 0;
-  // Adaptive events of other devices fired while one opens (a veth end turning its peer's
-  // carrier on): delivered in firing order after the opening device's own, at its Up.
+  std::size_t opening_ = 0, closing_ = 0;
+  // Adaptive events of other devices fired while one opens or closes (a veth end turning
+  // its peer's carrier on or off): delivered in firing order after the device's own
+  // announcement, at its Up or Down.
   std::vector<std::uint64_t> held_;
+  bool delivering_ = false;    // an event is being delivered: those it fires are held
   TimePoint next_full_run_{};  // Linux: linkwatch_nextevent
 
   Mutex mu_;  // LOCK ORDERING: a leaf, taken inside the control lock or alone

@@ -183,6 +183,36 @@ TEST_F(LinkNotifyTest, BridgeAnnouncesAFeatureChangeAtItsFirstAndLastPort) {
   EXPECT_EQ(last.back(), feat);  // after the bridge's new address
 }
 
+// Linux: a veth end's close and open change its peer's carrier, and a bridge port's state
+// its bridge's; the link watch announces them after the change that caused them (checked
+// with `ip monitor link` on the kernel: its lines name the same devices in this order).
+TEST_F(LinkNotifyTest, APeersAndABridgesCarrierAreAnnouncedAfterTheirCause) {
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, named("br0", "bridge"))).last_error(), 0);
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("v0", "v1"))).last_error(), 0);
+  LinkRequest to_br;
+  to_br.master = static_cast<std::uint32_t>(find("br0")->ifindex());
+  set("v0", to_br);
+  for (const char* name : {"v1", "br0", "v0"}) flags(name, IFF_UP, IFF_UP);
+  drain(*mon);
+  // Each message's device, "br " before a bridge port's (AF_BRIDGE) message.
+  auto heard = [&](const std::string& name, bool up) {
+    LinkRequest r;
+    r.name = name;
+    r.flags = up ? IFF_UP : 0;
+    r.change = IFF_UP;
+    EXPECT_EQ(send(link_msg(RTM_SETLINK, NLM_F_ACK, 9, r)).last_error(), 0);
+    Lines out;
+    for (const Heard& h : drain(*mon))
+      out.push_back((h.msg.family == AF_BRIDGE ? "br " : "") + h.msg.name);
+    return out;
+  };
+  EXPECT_EQ(heard("v0", false), (Lines{"v0", "br v0", "v1", "br0"}));
+  EXPECT_EQ(heard("v0", true), (Lines{"v0", "br v0", "br v0", "br v0", "v0", "v1", "br0"}));
+  // (v0's link watch event disables the port, which turns the bridge's carrier off: the
+  // bridge's event comes after v0's own message.)
+  EXPECT_EQ(heard("v1", false), (Lines{"v1", "br v0", "v0", "br0"}));
+}
+
 // Linux 6.18's RTM_DELLINK carries an empty IFLA_AF_SPEC (the families' state is gone),
 // and every link message empty IFLA_DEVLINK_PORT and IFLA_DPLL_PIN nests.
 TEST_F(LinkNotifyTest, DellinkCarriesTheEmptyNestsLinuxSends) {
