@@ -9,10 +9,12 @@
 //  - Kernel: Linux before 4.1 (seed 003). An event is urgent only if the device is running
 //    and stacked on a lower device (vlan, macvlan); urgent events are handled at once, the
 //    others wait so that at most one full run happens per second (`kernel_window`).
-//  - Adaptive (default): virtual kinds (Kind::is_virtual) are urgent and delivered inline,
-//    within the change that caused them; each device has a token bucket (`burst` events,
-//    refilled at `per_second`) and events beyond it are merged into one pending event that
-//    reports the state of the moment it is delivered, so the last state always arrives.
+//  - Adaptive (default): virtual kinds (Kind::is_virtual) are urgent and delivered within
+//    the request that caused them, after its own announcement (an open's or close's at its
+//    Up or Down, a delivery's after it, as Linux's watch runs them after the change that
+//    fired them); each device has a token bucket (`burst` events, refilled at
+//    `per_second`) and events beyond it are merged into one pending event that reports
+//    the state of the moment it is delivered, so the last state always arrives.
 // Non-urgent events run from a worker thread that waits on the engine's TimeSource, or
 // from run_link_watch(), which tests with a FakeTime call after advancing it.
 #pragma once
