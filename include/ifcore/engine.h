@@ -160,6 +160,7 @@ class RegisterBatch {
     std::unique_ptr<Device> dev;
     std::string name;
     int ifindex = 0;
+    Namespace* ns = nullptr;  // the device's, read by add() while the new device is in cache
   };
 
  private:

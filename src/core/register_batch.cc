@@ -14,6 +14,7 @@
 #include <set>
 #include <utility>
 
+#include "base/prefetch.h"
 #include "core/engine_impl.h"
 #include "core/registry.h"
 
@@ -25,6 +26,7 @@ std::size_t RegisterBatch::add(std::unique_ptr<Device> dev, std::string name, in
   it.dev = std::move(dev);
   it.name = std::move(name);
   it.ifindex = ifindex;
+  it.ns = &it.dev->ns();
   return items_.size() - 1;
 }
 
@@ -154,7 +156,9 @@ Result<void> list_one(const Control& ctl, Registry& reg, Device& dev, const std:
   }
   dev.set_name_locked(ctl, final_name);
   DeviceAccess::set_ifindex(dev, ifindex);
-  return reg.insert(dev, final_name, ifindex, hash);
+  IFCORE_TRY(reg.insert(dev, final_name, ifindex, hash));
+  DeviceAccess::set_state(dev, RegState::Registered);
+  return ok();
 }
 
 // Unlists the devices listed so far, newest first.
@@ -222,16 +226,25 @@ Listing list_in_request_order(const Control& ctl, Items& items,
   return {};
 }
 
+// The lines of a device the listing writes (its index, state and name, in its first 256
+// bytes).
+constexpr std::size_t kDeviceLines = 4 * kCacheLine;
+
 Listing list_in_bulk(const Control& ctl, Items& items, const std::vector<std::uint64_t>& hashes) {
   Registry& registry = items.front().dev->ns().registry();
   std::vector<Device*> devs(items.size());
   std::vector<std::string_view> names(items.size());
+  constexpr std::size_t kAhead = 4;  // devices: made long ago, past the cache at 10^6
   for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i + kAhead < items.size()) prefetch_lines(items[i + kAhead].dev.get(), kDeviceLines, true);
     Device& d = *items[i].dev;
     auto index = registry.alloc_ifindex();
     if (!index) return tl::unexpected(ListingFault{{}, {}, i, std::move(index).error()});
     d.set_name_locked(ctl, items[i].name);
     DeviceAccess::set_ifindex(d, *index);
+    // Set while the device is in cache: before it is in the tables, where only a batch
+    // that fails whole would show it (Linux sets it after list_netdevice).
+    DeviceAccess::set_state(d, RegState::Registered);
     devs[i] = &d;
     names[i] = items[i].name;
   }
@@ -249,11 +262,11 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
   batch.items_.clear();
   if (items.empty()) return std::vector<Device*>{};
   auto& impl = engine_->impl();
-  // Each item's namespace, read once from its device (10^6 new devices are far past the
-  // cache; the checks and the listing read them here).
+  // Each item's namespace, as add() read it (10^6 new devices are far past the cache; the
+  // checks and the listing read them here).
   Spaces spaces(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
-    spaces[i] = &items[i].dev->ns();
+    spaces[i] = items[i].ns;
     if (auto r = check_covers(*spaces[i]); !r)
       return tl::unexpected(item_error(i, std::move(r).error()));
   }
@@ -291,12 +304,9 @@ BatchResult Control::register_batch(RegisterBatch& batch) {
     return tl::unexpected(std::move(fault));
   }
   for (const auto& [ns, next] : saved) ns->registry().maybe_resize();
-  std::vector<Device*> devs;  // listed: devs holds them now
+  std::vector<Device*> devs;  // listed (and Registered, by the listing): devs holds them now
   devs.reserve(items.size());
-  for (auto& it : items) {
-    devs.push_back(it.dev.release());
-    DeviceAccess::set_state(*devs.back(), RegState::Registered);
-  }
+  for (auto& it : items) devs.push_back(it.dev.release());
   impl.stats.count(*this, StatsCounters::Registered, devs.size());
   // One Register pass for the whole batch; a veto undoes it all.
   std::size_t vetoed = 0;
