@@ -110,6 +110,11 @@ class Kind {
   // True for kinds that stack on a lower device and die with it (vlan, macvlan): when the
   // lower is queued for unregister, its uppers of such kinds are queued into the same batch.
   virtual bool dies_with_lower() const { return false; }
+  // For those: true if the device is closed as its lower closes (Linux: a vlan, from its
+  // lower's NETDEV_DOWN); false if it stays up until the batch of its own that its lower's
+  // unregistering makes closes it first thing (a macvlan, a vxlan: their dellink, and a
+  // vxlan's entries announced deleted, come between the lower's down and their own).
+  virtual bool closes_with_lower() const { return false; }
 
   // Frame path (frame.h): a frame sent on `dev`, whose carrier and transmit path core has
   // checked. The kind hands it on (veth: to the peer; vlan: tagged, to the lower) and

@@ -164,10 +164,20 @@ void commit_one_batch(Control& ctl, Engine::Impl& impl, std::span<Device* const>
   // before its own grace periods, as in the kernel it imitates (the legacy figures of
   // seeds 001 and 004 depend on when the inet6 teardown begins).
   bool defer = !single;
-  // The nested devices are closed with the others (Linux: a vlan follows its lower down,
-  // a macvlan is closed first thing in its batch), their cleanup not deferred to a batch
-  // they are not in.
-  close_many(ctl, impl, facts.up, single, defer && nested.empty());
+  // The nested devices that follow their lower down (Kind::closes_with_lower: a vlan) are
+  // closed with the others, their cleanup not deferred to a batch they are not in; the
+  // rest (a macvlan, a vxlan) first thing in their own batch, below.
+  const std::vector<Device*>* up = &facts.up;
+  std::vector<Device*> up_now;
+  if (!nested.empty()) {
+    std::unordered_set<const Device*> later;
+    for (Device* d : nested)
+      if (!d->kind().closes_with_lower()) later.insert(d);
+    for (Device* d : facts.up)
+      if (!later.count(d)) up_now.push_back(d);
+    up = &up_now;
+  }
+  close_many(ctl, impl, *up, single, defer && nested.empty());
   if (!nested.empty()) devs = outer;
   unlist(impl, devs, facts.one);
   // Seed 002's kernel: synchronize_net after unlisting, per device.

@@ -24,6 +24,7 @@ class Vlan final : public Kind {
   Result<void> open(Control& ctl, Device& dev) const override;
   void uninit(Control& ctl, Device& dev) const override;
   bool dies_with_lower() const override { return true; }
+  bool closes_with_lower() const override { return true; }
 
   // Registers the kind and its subscriber (lower device events).
   static void install(Engine& engine);

@@ -445,18 +445,22 @@ Result<void> Vxlan::open(Control& ctl, Device& dev) const {
 void Vxlan::stop(Control& ctl, Device& dev) const {
   if (auto* v = vxlan_of(dev)) {  // Linux: vxlan_stop
     vx::fdb_stop_ageing(ctl, *v);
-    vx::fdb_flush(ctl, dev, *v, false);
+    vx::fdb_flush(ctl, dev, *v, v->flush_all_at_stop);
   }
 }
 
 Result<void> Vxlan::del_link(Control& ctl, Device& dev, UnregisterBatch& batch) const {
   // Linux: vxlan_dellink — every entry flushed (announced before the device goes), the
   // device queued, its lower unlinked (announced; not a lower that goes in the same batch,
-  // whose messages stop once it is queued).
+  // whose messages stop once it is queued). Queued with its lower, it is flushed later, as
+  // Linux's runs from the lower's NETDEV_UNREGISTER: when its own batch closes it (stop),
+  // or as it goes (uninit) if it is down.
   VxlanPriv* v = vxlan_of(dev);
-  if (v) vx::fdb_flush(ctl, dev, *v, true);
+  const bool with_lower = v && v->lower && batch.contains(*v->lower);
+  if (v && !with_lower) vx::fdb_flush(ctl, dev, *v, true);
+  if (v) v->flush_all_at_stop = with_lower;
   batch.add(dev);
-  if (v && v->lower && !batch.contains(*v->lower)) ctl.unlink_upper(*v->lower, dev);
+  if (v && v->lower && !with_lower) ctl.unlink_upper(*v->lower, dev);
   return ok();
 }
 

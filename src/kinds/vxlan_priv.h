@@ -100,6 +100,9 @@ struct VxlanPriv final : DevicePriv {
   // Linux: needed_headroom, set from the conf and the lower at creation and at each change
   // (vxlan_config_apply). Control lock.
   std::uint32_t needed_headroom = 0;
+  // Queued for deletion with its lower: the stop that closes it flushes every entry (the
+  // deferred dellink flush). Control lock.
+  bool flush_all_at_stop = false;
   bool has_vni(std::uint32_t vni) const {
     for (const auto& n : vnis)
       if (n.vni == vni) return true;

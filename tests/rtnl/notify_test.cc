@@ -124,6 +124,32 @@ TEST_F(RtnlTest, AVxlansDefaultEntryComesAfterItAndGoesBeforeIt) {
   EXPECT_EQ(types(), (std::vector<std::uint16_t>{RTM_DELNEIGH, RTM_DELLINK}));
 }
 
+// Linux: a vxlan deleted with its lower stays up through the lower's close; its entries
+// are flushed from the lower's NETDEV_UNREGISTER (vxlan_dellink), then its own batch
+// closes it (checked with `ip monitor link neigh` on the kernel).
+TEST_F(RtnlTest, AVxlanDeletedWithItsLowerFlushesItsEntriesAfterTheLowersDown) {
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 1, veth_pair("v0", "v1"))).last_error(), 0);
+  LinkRequest vx = named("vx0", "vxlan");
+  vx.has_info_data = true;
+  const std::uint8_t remote[] = {192, 0, 2, 1};
+  vx.info_data = {Attr::u32(IFLA_VXLAN_ID, 10), Attr::binary(IFLA_VXLAN_GROUP, remote),
+                  Attr::be16(IFLA_VXLAN_PORT, 4789),
+                  Attr::u32(IFLA_VXLAN_LINK, static_cast<std::uint32_t>(find("v0")->ifindex()))};
+  ASSERT_EQ(send(link_msg(RTM_NEWLINK, kCreate, 2, vx)).last_error(), 0);
+  for (const char* name : {"v0", "vx0"}) {
+    LinkRequest up = named(name);
+    up.flags = up.change = IFF_UP;
+    ASSERT_EQ(send(link_msg(RTM_NEWLINK, NLM_F_ACK, 3, up)).last_error(), 0);
+  }
+  auto mon = open();
+  mon->add_membership(RTNLGRP_LINK);
+  mon->add_membership(RTNLGRP_NEIGH);
+  ASSERT_EQ(send(link_msg(RTM_DELLINK, NLM_F_ACK, 4, named("v0"))).last_error(), 0);
+  EXPECT_EQ(notification_types(*mon),
+            (std::vector<std::uint16_t>{RTM_NEWLINK, RTM_DELNEIGH, RTM_NEWLINK, RTM_DELLINK,
+                                        RTM_DELLINK, RTM_DELLINK}));
+}
+
 // Linux 6.18 (checked with `ip monitor` on the kernel): renaming a device that is up
 // announces the device first (rtnetlink_event, the chain's first subscriber, on
 // NETDEV_CHANGENAME), then its IPv4 address under the new label (inetdev_changename); an
