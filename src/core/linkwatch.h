@@ -74,7 +74,8 @@ class LinkWatch final : public Subscriber {
   void deliver_budgeted(Control& ctl, Device& dev, TimePoint now);
   void schedule(TimePoint at);
   void reschedule(TimePoint now);
-  // Delivers the held events once no device is opening or closing. Context: control lock.
+  // Delivers the held events once no device is opening or closing and no event is being
+  // delivered. Context: control lock.
   void release_held(Control& ctl, TimePoint now);
   void worker();
   void run_due(Control& ctl, TimePoint now);
